@@ -1,0 +1,8 @@
+//! gate: git hooks and a pre-push gate that prove scope, commit-range
+//! provenance, fresh receipts, binding and the brief (see SPEC in docs/).
+//!
+//! The library holds everything; `main.rs` only dispatches. `git` is the only
+//! module that talks to git; checks are pure functions from inputs to findings.
+
+pub mod git;
+pub mod path;
