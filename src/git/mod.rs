@@ -10,10 +10,14 @@
 //! it cannot read is an error that names the object or path, so callers can
 //! report it as *unknown* rather than guess.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::path::RepoPath;
+
+mod diff;
+mod status;
 
 /// A git object id (SHA-1 today; the type does not assume a length).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -21,8 +25,11 @@ pub struct Oid(gix::ObjectId);
 
 impl Oid {
     /// Parse a full hexadecimal object id (40 hex digits for SHA-1, 64 for SHA-256).
+    ///
+    /// Anything else (abbreviations, other lengths, non-hex characters, a
+    /// 64-digit id when this build has no SHA-256 support) is `None`.
     pub fn from_hex(hex: &str) -> Option<Oid> {
-        unimplemented!("git layer: {hex}")
+        gix::ObjectId::from_hex(hex.as_bytes()).ok().map(Oid)
     }
 
     pub fn to_hex(&self) -> String {
@@ -207,19 +214,92 @@ pub enum GitError {
     NotACommit { spec: String, kind: String },
     #[error("object {id} is missing from the repository")]
     MissingObject { id: String },
+    /// A commit at the edge of a shallow clone: its parent is not here, so
+    /// its changes cannot be computed (git would show it as a root commit).
+    #[error(
+        "commit {commit} is at the shallow-clone boundary: its parent {parent} is not in this clone"
+    )]
+    ShallowBoundary { commit: String, parent: String },
     #[error("{context}: {message}")]
     Other { context: String, message: String },
 }
 
 impl GitError {
     pub(crate) fn other(context: impl Into<String>, err: impl fmt::Display) -> GitError {
-        GitError::Other { context: context.into(), message: err.to_string() }
+        GitError::Other {
+            context: context.into(),
+            message: err.to_string(),
+        }
+    }
+
+    /// Wrap a gix error, keeping its whole chain of causes in the message.
+    fn gix(context: impl Into<String>, err: &gix::Error) -> GitError {
+        GitError::Other {
+            context: context.into(),
+            message: format!("{err:#}"),
+        }
     }
 }
 
 /// An open repository.
+///
+/// Not `Sync`: it keeps per-repository caches (object cache, tree-diff
+/// state) behind interior mutability so the per-commit diff loop allocates
+/// as little as possible. Open one per thread.
 pub struct Repo {
     repo: gix::Repository,
+    /// Canonical per-worktree git directory.
+    git_dir: PathBuf,
+    /// Canonical common directory.
+    common_dir: PathBuf,
+    /// Canonical work tree root, `None` when bare.
+    workdir: Option<PathBuf>,
+    /// Reused across [`Repo::changes`] calls.
+    diff: RefCell<diff::DiffCache>,
+}
+
+/// How much memory the object cache may use: tree diffs over long histories
+/// read the same trees again and again (see GIX-NOTES, pitfall 5).
+const OBJECT_CACHE_BYTES: usize = 64 * 1024 * 1024;
+
+/// Canonicalise a path git gave us, keeping it as is when that fails (a
+/// directory that vanished is reported later, by whatever reads it).
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// `path` with `.` and `..` components resolved without touching the file
+/// system, as git normalises `core.hooksPath`.
+fn lexically_normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(component),
+            },
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Whether a gix error means "there is no repository here".
+fn is_not_found(err: &gix::Error) -> bool {
+    use gix::discover::upwards::Error as Up;
+    err.downcast_any_ref::<Up>().is_some_and(|up| {
+        matches!(
+            up,
+            Up::NoGitRepository { .. }
+                | Up::NoGitRepositoryWithinCeiling { .. }
+                | Up::NoGitRepositoryWithinFs { .. }
+        )
+    })
 }
 
 impl Repo {
@@ -227,107 +307,594 @@ impl Repo {
     /// any subdirectory, honouring `GIT_DIR`, `GIT_WORK_TREE` and
     /// `GIT_INDEX_FILE`, and following linked worktrees.
     pub fn discover(start: &Path) -> Result<Repo, GitError> {
-        unimplemented!("git layer: {}", start.display())
+        let mut repo = gix::discover_with_environment_overrides(start).map_err(|err| {
+            if is_not_found(&err) {
+                GitError::NotARepository {
+                    path: start.to_path_buf(),
+                }
+            } else {
+                GitError::gix(
+                    format!("opening the repository at {}", start.display()),
+                    &err,
+                )
+            }
+        })?;
+        repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+        Ok(Repo::from_gix(repo))
+    }
+
+    fn from_gix(repo: gix::Repository) -> Repo {
+        let git_dir = canonical(repo.git_dir());
+        let common_dir = canonical(repo.common_dir());
+        let workdir = repo.workdir().map(canonical);
+        Repo {
+            repo,
+            git_dir,
+            common_dir,
+            workdir,
+            diff: RefCell::new(diff::DiffCache::default()),
+        }
     }
 
     /// The root of the work tree, `None` for a bare repository.
     pub fn workdir(&self) -> Option<&Path> {
-        unimplemented!("git layer")
+        self.workdir.as_deref()
     }
 
     /// The per-worktree git directory (`.git`, or `.git/worktrees/<name>`), canonical.
     pub fn git_dir(&self) -> PathBuf {
-        unimplemented!("git layer")
+        self.git_dir.clone()
     }
 
     /// The directory shared by all worktrees, canonical.
     pub fn common_dir(&self) -> PathBuf {
-        unimplemented!("git layer")
+        self.common_dir.clone()
     }
 
     /// The hooks directory git really uses: `core.hooksPath` (relative values
     /// against the work tree root, `~/` expanded), else `<common-dir>/hooks`.
+    ///
+    /// Git runs hooks from the work tree root (the git directory when bare),
+    /// so that is what a relative `core.hooksPath` is relative to. Hooks are
+    /// shared by linked worktrees, hence the common directory by default.
     pub fn hooks_dir(&self) -> Result<PathBuf, GitError> {
-        unimplemented!("git layer")
+        let configured = self
+            .repo
+            .config_snapshot()
+            .trusted_path("core.hooksPath")
+            .map_err(|err| GitError::gix("reading core.hooksPath", &err))?;
+        Ok(match configured {
+            Some(path) if path.is_absolute() => lexically_normal(&path),
+            Some(path) => {
+                let base = self.workdir.as_deref().unwrap_or(&self.git_dir);
+                lexically_normal(&base.join(path))
+            }
+            None => self.common_dir.join("hooks"),
+        })
     }
 
     /// A configuration value as a string (`user.name`), `None` when unset.
     pub fn config_string(&self, key: &str) -> Option<String> {
-        unimplemented!("git layer: {key}")
+        self.repo
+            .config_snapshot()
+            .string(key)
+            .map(|value| String::from_utf8_lossy(value.as_ref()).into_owned())
     }
 
     pub fn head(&self) -> Result<Head, GitError> {
-        unimplemented!("git layer")
+        let head = self
+            .repo
+            .head()
+            .map_err(|err| GitError::gix("reading HEAD", &err))?;
+        match &head.kind {
+            gix::head::Kind::Unborn(name) => Ok(Head::Unborn {
+                branch: name.as_bstr().to_string(),
+            }),
+            gix::head::Kind::Detached { .. } => {
+                let id = head
+                    .id()
+                    .ok_or_else(|| GitError::other("reading HEAD", "detached HEAD has no id"))?;
+                Ok(Head::Detached {
+                    id: Oid(id.detach()),
+                })
+            }
+            gix::head::Kind::Symbolic(reference) => {
+                let branch = reference.name.as_bstr().to_string();
+                let id = head.id().ok_or_else(|| {
+                    GitError::other(
+                        format!("reading HEAD ({branch})"),
+                        "the branch points to no object",
+                    )
+                })?;
+                Ok(Head::Branch {
+                    branch,
+                    id: Oid(id.detach()),
+                })
+            }
+        }
     }
 
     /// Resolve a revision (`HEAD`, a branch, a full or abbreviated id,
     /// `main~2`) to a commit id, peeling tags.
+    ///
+    /// Errors: [`GitError::MissingObject`] for a well-formed full id (or a ref)
+    /// naming an absent object, [`GitError::UnknownRevision`] when `spec` does
+    /// not resolve, [`GitError::NotACommit`] when it names a tree or a blob.
     pub fn resolve_commit(&self, spec: &str) -> Result<Oid, GitError> {
-        unimplemented!("git layer: {spec}")
+        if let Some(id) = Oid::from_hex(spec)
+            && !self.repo.has_object(id.0)
+        {
+            return Err(GitError::MissingObject { id: id.to_hex() });
+        }
+        let id = self
+            .repo
+            .rev_parse_single(gix::bstr::BStr::new(spec.as_bytes()))
+            .map_err(|_| GitError::UnknownRevision {
+                spec: spec.to_owned(),
+            })?
+            .detach();
+        // Peel annotated tags (possibly nested) down to what they point at.
+        let mut current = id;
+        for _ in 0..64 {
+            let object = self.find_object(current)?;
+            match object.kind {
+                gix::objs::Kind::Commit => return Ok(Oid(current)),
+                gix::objs::Kind::Tag => {
+                    let tag = object.into_tag();
+                    current = tag
+                        .target_id()
+                        .map_err(|err| {
+                            GitError::gix(format!("reading tag {current} (from `{spec}`)"), &err)
+                        })?
+                        .detach();
+                }
+                kind => {
+                    return Err(GitError::NotACommit {
+                        spec: spec.to_owned(),
+                        kind: kind.to_string(),
+                    });
+                }
+            }
+        }
+        Err(GitError::other(
+            format!("resolving `{spec}`"),
+            "tag chain too long",
+        ))
     }
 
     /// Whether the object exists in the object database.
     pub fn has_object(&self, id: Oid) -> bool {
-        unimplemented!("git layer: {id}")
+        self.repo.has_object(id.0)
     }
 
     /// Whether `ancestor` is `descendant` or one of its ancestors.
+    ///
+    /// Unrelated histories answer `false`. Either id being absent is
+    /// [`GitError::MissingObject`].
     pub fn is_ancestor(&self, ancestor: Oid, descendant: Oid) -> Result<bool, GitError> {
-        unimplemented!("git layer: {ancestor} {descendant}")
+        for id in [ancestor, descendant] {
+            if !self.repo.has_object(id.0) {
+                return Err(GitError::MissingObject { id: id.to_hex() });
+            }
+        }
+        if ancestor == descendant {
+            return Ok(true);
+        }
+        // When `ancestor` is reachable from `descendant`, it is their only
+        // best common ancestor.
+        match self.repo.merge_base(ancestor.0, descendant.0) {
+            Ok(base) => Ok(base.is_some_and(|base| base.detach() == ancestor.0)),
+            Err(err) => Err(GitError::gix(
+                format!("finding the merge base of {ancestor} and {descendant}"),
+                &err,
+            )),
+        }
     }
 
     /// Whether the repository is a shallow clone.
     pub fn is_shallow(&self) -> bool {
-        unimplemented!("git layer")
+        self.repo.is_shallow().unwrap_or_else(|_| {
+            self.common_dir
+                .join("shallow")
+                .metadata()
+                .is_ok_and(|m| m.len() > 0)
+        })
     }
 
     /// The shallow boundary commits (whose parents are absent), empty when not shallow.
     pub fn shallow_commits(&self) -> Result<Vec<Oid>, GitError> {
-        unimplemented!("git layer")
+        let commits = self
+            .repo
+            .shallow_commits()
+            .map_err(|err| GitError::gix("reading the shallow file", &err))?;
+        Ok(commits
+            .map(|c| c.iter().map(|id| Oid(*id)).collect())
+            .unwrap_or_default())
     }
 
     pub fn commit(&self, id: Oid) -> Result<CommitInfo, GitError> {
-        unimplemented!("git layer: {id}")
+        let commit = self.find_commit(id)?;
+        let decoded = commit
+            .decode()
+            .map_err(|err| GitError::gix(format!("decoding commit {id}"), &err))?;
+        Ok(CommitInfo {
+            id,
+            parents: decoded.parents().map(Oid).collect(),
+            message: decoded.message.to_vec(),
+        })
     }
 
     /// Every commit reachable from `tips` and not from `hidden`, following all
     /// parents, newest first (`git rev-list tips ^hidden`).
+    ///
+    /// Order: by committer time, newest first (ties in discovery order), like
+    /// `git rev-list` without `--topo-order`. In a shallow clone the walk
+    /// stops at the boundary commits (they are listed; their absent parents
+    /// are not). An absent tip or hidden commit is [`GitError::MissingObject`].
+    ///
+    /// Exactness: with a commit-graph (generation numbers) the set is exact.
+    /// Without one, the frontier between tips and hidden commits is found by
+    /// committer date; under clock skew (a commit dated before its parent)
+    /// it may, like git's own `rev-list`, also list a few commits that are
+    /// reachable from `hidden`. It never leaves out one that is not.
     pub fn walk(&self, tips: &[Oid], hidden: &[Oid]) -> Result<Vec<Oid>, GitError> {
-        unimplemented!("git layer: {tips:?} {hidden:?}")
+        if tips.is_empty() {
+            return Ok(Vec::new());
+        }
+        for id in tips.iter().chain(hidden) {
+            self.find_commit(*id)?;
+        }
+        let context = || {
+            let mut range = String::from("walking");
+            for id in tips {
+                range.push_str(&format!(" {}", id.short()));
+            }
+            for id in hidden {
+                range.push_str(&format!(" ^{}", id.short()));
+            }
+            range
+        };
+        let walk = self
+            .repo
+            .rev_walk(tips.iter().map(|id| id.0))
+            .with_hidden(hidden.iter().map(|id| id.0))
+            .sorting(gix::revision::walk::Sorting::ByCommitTime(
+                gix::traverse::commit::simple::CommitTimeOrder::NewestFirst,
+            ))
+            .all()
+            .map_err(|err| GitError::gix(context(), &err))?;
+        let mut out = Vec::new();
+        for info in walk {
+            let info = info.map_err(|err| GitError::gix(context(), &err))?;
+            out.push(Oid(info.id));
+        }
+        Ok(out)
     }
 
     /// The changes of commit `id` against each of its parents, in parent
     /// order; a root commit yields one diff against the empty tree. Every
     /// file-level path, no filter.
+    ///
+    /// A parent that is absent fails: [`GitError::ShallowBoundary`] in a
+    /// shallow clone, [`GitError::MissingObject`] otherwise. Never a silent
+    /// diff against the empty tree.
     pub fn changes(&self, id: Oid, renames: Renames) -> Result<Vec<ParentDiff>, GitError> {
-        unimplemented!("git layer: {id} {renames:?}")
+        let commit = self.find_commit(id)?;
+        let decoded = commit
+            .decode()
+            .map_err(|err| GitError::gix(format!("decoding commit {id}"), &err))?;
+        let tree_id = decoded.tree();
+        let parents: Vec<gix::ObjectId> = decoded.parents().collect();
+        drop(decoded);
+        let new_tree = self.find_tree(tree_id, || format!("the tree of commit {id}"))?;
+
+        let mut cache = self.diff.borrow_mut();
+        let mut out = Vec::with_capacity(parents.len().max(1));
+        if parents.is_empty() {
+            let empty = self.repo.empty_tree();
+            let changes = cache.tree_changes(&self.repo, &empty, &new_tree, renames, || {
+                format!("diffing root commit {id}")
+            })?;
+            out.push(ParentDiff {
+                parent: None,
+                changes,
+            });
+            return Ok(out);
+        }
+        for parent in parents {
+            let parent = Oid(parent);
+            let parent_commit = match self.repo.try_find_object(parent.0) {
+                Ok(Some(object)) => object,
+                Ok(None) => return Err(self.missing_parent(id, parent)),
+                Err(err) => {
+                    return Err(GitError::gix(
+                        format!("reading parent {parent} of commit {id}"),
+                        &err,
+                    ));
+                }
+            };
+            if parent_commit.kind != gix::objs::Kind::Commit {
+                return Err(GitError::other(
+                    format!("reading parent {parent} of commit {id}"),
+                    format_args!("it is a {}, not a commit", parent_commit.kind),
+                ));
+            }
+            let parent_tree_id = parent_commit
+                .into_commit()
+                .tree_id()
+                .map_err(|err| GitError::gix(format!("decoding commit {parent}"), &err))?
+                .detach();
+            let old_tree =
+                self.find_tree(parent_tree_id, || format!("the tree of commit {parent}"))?;
+            let changes = cache.tree_changes(&self.repo, &old_tree, &new_tree, renames, || {
+                format!("diffing commit {id} against parent {parent}")
+            })?;
+            out.push(ParentDiff {
+                parent: Some(parent),
+                changes,
+            });
+        }
+        Ok(out)
     }
 
     /// Staged changes: the index against HEAD's tree (the empty tree when
     /// HEAD is unborn).
+    ///
+    /// The index is the one git would use (`GIT_INDEX_FILE` honoured).
+    /// Unmerged (conflicted) and intent-to-add entries are not staged changes
+    /// and are skipped, as `git diff --cached` does; a sparse index is an error.
     pub fn staged_changes(&self, renames: Renames) -> Result<Vec<Change>, GitError> {
-        unimplemented!("git layer: {renames:?}")
+        self.require_workdir()?;
+        let head_tree = match self.head()?.id() {
+            None => gix::ObjectId::empty_tree(self.repo.object_hash()),
+            Some(head) => {
+                let commit = self.find_commit(head)?;
+                commit
+                    .tree_id()
+                    .map_err(|err| GitError::gix(format!("decoding commit {head} (HEAD)"), &err))?
+                    .detach()
+            }
+        };
+        diff::staged_changes(&self.repo, head_tree, renames)
     }
 
     /// The worktree against the index, plus untracked files (and ignored ones
     /// when `ignored` is true).
+    ///
+    /// Like `git status --porcelain --untracked-files=all` (plus
+    /// `--ignored=matching` when `ignored`): untracked files are listed one by
+    /// one, never as a collapsed directory; a nested repository is listed as
+    /// its directory (`nested`, without a slash), as git does; an ignored
+    /// directory matched by a pattern is listed as that directory, its files
+    /// are not. An intent-to-add entry (`git add -N`) counts as
+    /// [`WorktreeState::Modified`]. Sorted by path, one entry per path.
     pub fn worktree_status(&self, ignored: bool) -> Result<Vec<StatusEntry>, GitError> {
-        unimplemented!("git layer: {ignored}")
+        self.require_workdir()?;
+        status::worktree_status(&self.repo, ignored)
     }
 
     /// The bytes of a blob.
     pub fn read_blob(&self, id: Oid) -> Result<Vec<u8>, GitError> {
-        unimplemented!("git layer: {id}")
+        let mut object = self.find_object(id.0)?;
+        if object.kind != gix::objs::Kind::Blob {
+            return Err(GitError::other(
+                format!("reading blob {id}"),
+                format_args!("it is a {}, not a blob", object.kind),
+            ));
+        }
+        Ok(std::mem::take(&mut object.data))
     }
 
     /// The entry at `path` in commit `commit`'s tree, `None` when absent.
-    pub fn entry_at(&self, commit: Oid, path: &RepoPath) -> Result<Option<(Oid, EntryKind)>, GitError> {
-        unimplemented!("git layer: {commit} {path}")
+    ///
+    /// Directories are not entries here: a path naming a tree is `None`.
+    pub fn entry_at(
+        &self,
+        commit: Oid,
+        path: &RepoPath,
+    ) -> Result<Option<(Oid, EntryKind)>, GitError> {
+        let tree_id = self
+            .find_commit(commit)?
+            .tree_id()
+            .map_err(|err| GitError::gix(format!("decoding commit {commit}"), &err))?
+            .detach();
+        let tree = self.find_tree(tree_id, || format!("the tree of commit {commit}"))?;
+        if path.as_bytes().is_empty() {
+            return Ok(None);
+        }
+        let entry = tree
+            .lookup_entry(path.as_bytes().split(|b| *b == b'/'))
+            .map_err(|err| GitError::gix(format!("looking up {path} in commit {commit}"), &err))?;
+        Ok(entry
+            .and_then(|entry| entry_kind(entry.mode()).map(|kind| (Oid(entry.object_id()), kind))))
     }
 
     /// The full names and targets of the remote-tracking branches of `remote`
     /// (`refs/remotes/<remote>/*`).
+    ///
+    /// Targets are peeled (an annotated tag yields its commit). Symbolic refs
+    /// (`refs/remotes/<remote>/HEAD`) are left out. Sorted by name.
     pub fn remote_branches(&self, remote: &str) -> Result<Vec<(String, Oid)>, GitError> {
-        unimplemented!("git layer: {remote}")
+        let context = || format!("listing the branches of remote `{remote}`");
+        if remote.is_empty()
+            || remote.contains(['*', '?', '[', '\\'])
+            || remote.split('/').any(|c| c.is_empty() || c == "..")
+        {
+            return Err(GitError::other(context(), "not a valid remote name"));
+        }
+        let prefix = format!("refs/remotes/{remote}/");
+        let platform = self
+            .repo
+            .references()
+            .map_err(|err| GitError::gix(context(), &err))?;
+        let iter = platform
+            .prefixed(prefix.as_str())
+            .map_err(|err| GitError::gix(context(), &err))?;
+        let mut out = Vec::new();
+        for reference in iter {
+            let mut reference = reference.map_err(|err| GitError::gix(context(), &err))?;
+            if matches!(reference.target(), gix::refs::TargetRef::Symbolic(_)) {
+                continue;
+            }
+            let name = reference.name().as_bstr().to_string();
+            let id = reference
+                .peel_to_id()
+                .map_err(|err| GitError::gix(format!("peeling {name}"), &err))?;
+            out.push((name, Oid(id.detach())));
+        }
+        out.sort();
+        Ok(out)
+    }
+}
+
+/// Private helpers.
+impl Repo {
+    fn require_workdir(&self) -> Result<&Path, GitError> {
+        self.workdir.as_deref().ok_or_else(|| GitError::NoWorkTree {
+            path: self.git_dir.clone(),
+        })
+    }
+
+    /// The object `id`, or [`GitError::MissingObject`].
+    fn find_object(&self, id: gix::ObjectId) -> Result<gix::Object<'_>, GitError> {
+        match self.repo.try_find_object(id) {
+            Ok(Some(object)) => Ok(object),
+            Ok(None) => Err(GitError::MissingObject { id: id.to_string() }),
+            Err(err) => Err(GitError::gix(format!("reading object {id}"), &err)),
+        }
+    }
+
+    /// The commit `id`: [`GitError::MissingObject`] when absent,
+    /// [`GitError::NotACommit`] when it is something else.
+    fn find_commit(&self, id: Oid) -> Result<gix::Commit<'_>, GitError> {
+        let object = self.find_object(id.0)?;
+        if object.kind != gix::objs::Kind::Commit {
+            return Err(GitError::NotACommit {
+                spec: id.to_hex(),
+                kind: object.kind.to_string(),
+            });
+        }
+        Ok(object.into_commit())
+    }
+
+    fn find_tree(
+        &self,
+        id: gix::ObjectId,
+        what: impl FnOnce() -> String,
+    ) -> Result<gix::Tree<'_>, GitError> {
+        let object = self.find_object(id)?;
+        if object.kind != gix::objs::Kind::Tree {
+            return Err(GitError::other(
+                what(),
+                format_args!("object {id} is a {}, not a tree", object.kind),
+            ));
+        }
+        Ok(object.into_tree())
+    }
+
+    fn missing_parent(&self, commit: Oid, parent: Oid) -> GitError {
+        let shallow = self
+            .shallow_commits()
+            .is_ok_and(|boundary| boundary.contains(&commit));
+        if shallow {
+            GitError::ShallowBoundary {
+                commit: commit.to_hex(),
+                parent: parent.to_hex(),
+            }
+        } else {
+            GitError::MissingObject {
+                id: parent.to_hex(),
+            }
+        }
+    }
+}
+
+/// The kind of a tree entry; `None` for a tree (directory).
+fn entry_kind(mode: gix::objs::tree::EntryMode) -> Option<EntryKind> {
+    use gix::objs::tree::EntryKind as K;
+    match mode.kind() {
+        K::Tree => None,
+        K::Blob => Some(EntryKind::File),
+        K::BlobExecutable => Some(EntryKind::Executable),
+        K::Link => Some(EntryKind::Symlink),
+        K::Commit => Some(EntryKind::Gitlink),
+    }
+}
+
+/// The [`ChangeKind`] of a path present on both sides.
+fn modification_kind(old: EntryKind, new: EntryKind) -> ChangeKind {
+    if old.is_type_change_to(new) {
+        ChangeKind::TypeChanged
+    } else {
+        ChangeKind::Modified
+    }
+}
+
+/// Rename tracking for [`Renames::Exact`]: identical content only, no copies.
+///
+/// Empty files take part, as in git (`--rename-empty` is git's default).
+fn exact_rewrites() -> gix::diff::Rewrites {
+    gix::diff::Rewrites {
+        copies: None,
+        percentage: None,
+        limit: 0,
+        track_empty: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_hex_accepts_only_full_ids() {
+        let hex = "0123456789abcdef0123456789abcdef01234567";
+        assert_eq!(
+            Oid::from_hex(hex).map(|id| id.to_hex()),
+            Some(hex.to_owned())
+        );
+        assert_eq!(
+            Oid::from_hex(&hex.to_uppercase()).map(|id| id.to_hex()),
+            Some(hex.to_owned())
+        );
+        assert!(Oid::from_hex(&hex[..39]).is_none());
+        assert!(Oid::from_hex(&format!("{hex}0")).is_none());
+        assert!(Oid::from_hex("").is_none());
+        assert!(Oid::from_hex("0123456789abcdef0123456789abcdef0123456g").is_none());
+        assert!(Oid::from_hex("é123456789abcdef0123456789abcdef0123456").is_none());
+        // 64 digits only parse when the build supports SHA-256 (it does not).
+        assert!(Oid::from_hex(&"ab".repeat(32)).is_none());
+    }
+
+    #[test]
+    fn null_id() {
+        let id = Oid::from_hex(&"0".repeat(40)).expect("valid");
+        assert!(id.is_null());
+        assert_eq!(id.short(), "000000000000");
+    }
+
+    #[test]
+    fn type_changes_and_modifications() {
+        use EntryKind::*;
+        assert_eq!(modification_kind(File, Executable), ChangeKind::Modified);
+        assert_eq!(modification_kind(File, Symlink), ChangeKind::TypeChanged);
+        assert_eq!(
+            modification_kind(Gitlink, Executable),
+            ChangeKind::TypeChanged
+        );
+        assert_eq!(modification_kind(Symlink, Symlink), ChangeKind::Modified);
+    }
+
+    #[test]
+    fn entry_modes_map_to_kinds() {
+        use gix::objs::tree::EntryKind as K;
+        assert_eq!(entry_kind(K::Blob.into()), Some(EntryKind::File));
+        assert_eq!(
+            entry_kind(K::BlobExecutable.into()),
+            Some(EntryKind::Executable)
+        );
+        assert_eq!(entry_kind(K::Link.into()), Some(EntryKind::Symlink));
+        assert_eq!(entry_kind(K::Commit.into()), Some(EntryKind::Gitlink));
+        assert_eq!(entry_kind(K::Tree.into()), None);
     }
 }

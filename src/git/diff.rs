@@ -1,0 +1,271 @@
+//! Tree-to-tree and tree-to-index diffs, mapped to the domain [`Change`].
+//!
+//! Owns the translation of gix's change records into file-level changes:
+//! directories are dropped (gix reports them too, including whole-directory
+//! renames), type changes are derived from entry kinds (gix has no such
+//! status), and rename tracking is always set explicitly (gix otherwise
+//! follows `diff.renames`, which defaults to on).
+
+use std::ops::ControlFlow;
+
+use gix::diff::tree_with_rewrites::ChangeRef;
+
+use super::{
+    Change, ChangeKind, EntryKind, GitError, Renames, entry_kind, exact_rewrites, modification_kind,
+};
+use crate::path::RepoPath;
+
+/// State reused across tree diffs so the per-commit loop does not allocate
+/// it again: the tree-traversal buffers, and the blob resource cache the
+/// rename tracker requires (identity matching never reads from it, and it is
+/// cleared after each diff, keeping its allocation).
+#[derive(Default)]
+pub(super) struct DiffCache {
+    state: gix::diff::tree::State,
+    resources: Option<gix::diff::blob::Platform>,
+}
+
+impl DiffCache {
+    /// The file-level changes turning `old` into `new`, sorted by path.
+    pub(super) fn tree_changes(
+        &mut self,
+        repo: &gix::Repository,
+        old: &gix::Tree<'_>,
+        new: &gix::Tree<'_>,
+        renames: Renames,
+        context: impl Fn() -> String,
+    ) -> Result<Vec<Change>, GitError> {
+        let resources = match &mut self.resources {
+            Some(resources) => resources,
+            slot @ None => slot.insert(resource_cache(repo).map_err(|err| {
+                GitError::gix(format!("{}: preparing the diff", context()), &err)
+            })?),
+        };
+        let options = gix::diff::tree_with_rewrites::Options {
+            location: Some(gix::diff::tree::recorder::Location::Path),
+            // Explicit every time: `None` never builds a rename tracker.
+            rewrites: match renames {
+                Renames::Off => None,
+                Renames::Exact => Some(exact_rewrites()),
+            },
+        };
+        let mut changes = Vec::new();
+        let outcome = gix::diff::tree_with_rewrites(
+            gix::objs::TreeRefIter::from_bytes(&old.data, old.id.kind()),
+            gix::objs::TreeRefIter::from_bytes(&new.data, new.id.kind()),
+            resources,
+            &mut self.state,
+            repo,
+            |change| {
+                if let Some(change) = from_tree_change(change) {
+                    changes.push(change);
+                }
+                Ok(ControlFlow::Continue(()))
+            },
+            options,
+        );
+        resources.clear_resource_cache_keep_allocation();
+        outcome.map_err(|err| GitError::other(context(), format_args!("{err:#}")))?;
+        changes.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        Ok(changes)
+    }
+}
+
+/// A blob resource cache that needs no index: exact rename tracking compares
+/// object ids only, so neither attributes from the work tree nor filters are
+/// ever consulted. This avoids loading (or, when bare, building) an index.
+fn resource_cache(repo: &gix::Repository) -> gix::Result<gix::diff::blob::Platform> {
+    let index = gix::index::State::new(repo.object_hash());
+    let attributes = repo
+        .attributes_only(
+            &index,
+            gix::worktree::stack::state::attributes::Source::IdMapping,
+        )?
+        .detach();
+    gix::diff::resource_cache(
+        repo,
+        gix::diff::blob::pipeline::Mode::ToGit,
+        attributes,
+        Default::default(),
+    )
+}
+
+/// One tree change as a file-level [`Change`]; `None` for directories.
+fn from_tree_change(change: ChangeRef<'_>) -> Option<Change> {
+    Some(match change {
+        ChangeRef::Addition {
+            location,
+            entry_mode,
+            ..
+        } => Change {
+            kind: ChangeKind::Added,
+            path: RepoPath::new(location.to_vec()),
+            from: None,
+            old: None,
+            new: Some(entry_kind(entry_mode)?),
+        },
+        ChangeRef::Deletion {
+            location,
+            entry_mode,
+            ..
+        } => Change {
+            kind: ChangeKind::Deleted,
+            path: RepoPath::new(location.to_vec()),
+            from: None,
+            old: Some(entry_kind(entry_mode)?),
+            new: None,
+        },
+        ChangeRef::Modification {
+            location,
+            previous_entry_mode,
+            entry_mode,
+            ..
+        } => {
+            let (old, new) = (entry_kind(previous_entry_mode)?, entry_kind(entry_mode)?);
+            Change {
+                kind: modification_kind(old, new),
+                path: RepoPath::new(location.to_vec()),
+                from: None,
+                old: Some(old),
+                new: Some(new),
+            }
+        }
+        ChangeRef::Rewrite {
+            source_location,
+            source_entry_mode,
+            location,
+            entry_mode,
+            copy,
+            ..
+        } => {
+            let (old, new) = (entry_kind(source_entry_mode)?, entry_kind(entry_mode)?);
+            rewrite(source_location, old, location, new, copy)
+        }
+    })
+}
+
+/// A rename as a [`Change`]. Copies are never asked for; should one appear,
+/// its destination is reported as the addition it is (the source did not
+/// change).
+fn rewrite(source: &[u8], old: EntryKind, dest: &[u8], new: EntryKind, copy: bool) -> Change {
+    if copy {
+        return Change {
+            kind: ChangeKind::Added,
+            path: RepoPath::new(dest.to_vec()),
+            from: None,
+            old: None,
+            new: Some(new),
+        };
+    }
+    Change {
+        kind: ChangeKind::Renamed,
+        path: RepoPath::new(dest.to_vec()),
+        from: Some(RepoPath::new(source.to_vec())),
+        old: Some(old),
+        new: Some(new),
+    }
+}
+
+/// The staged changes: `head_tree` against the current index.
+pub(super) fn staged_changes(
+    repo: &gix::Repository,
+    head_tree: gix::ObjectId,
+    renames: Renames,
+) -> Result<Vec<Change>, GitError> {
+    let index = repo.index_or_empty().map_err(|err| {
+        GitError::gix(
+            format!("reading the index {}", repo.index_path().display()),
+            &err,
+        )
+    })?;
+    // No patterns and `false`: the whole index, whatever the current
+    // directory (gix's default pathspec would limit it to the cwd's prefix).
+    let mut pathspec = repo
+        .pathspec(
+            false,
+            None::<&str>,
+            false,
+            &gix::index::State::new(repo.object_hash()),
+            gix::worktree::stack::state::attributes::Source::IdMapping,
+        )
+        .map_err(|err| GitError::gix("preparing the staged diff", &err))?;
+    let track = match renames {
+        Renames::Off => gix::status::tree_index::TrackRenames::Disabled,
+        Renames::Exact => gix::status::tree_index::TrackRenames::Given(exact_rewrites()),
+    };
+    let mut changes = Vec::new();
+    repo.tree_index_status(
+        &head_tree,
+        &index,
+        Some(&mut pathspec),
+        track,
+        |change, _, _| {
+            if let Some(change) = from_index_change(&change) {
+                changes.push(change);
+            }
+            Ok(ControlFlow::Continue(()))
+        },
+    )
+    .map_err(|err| GitError::gix(format!("diffing the index against tree {head_tree}"), &err))?;
+    changes.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    Ok(changes)
+}
+
+/// The kind of an index entry; `None` for a sparse directory entry.
+fn index_kind(mode: gix::index::entry::Mode) -> Option<EntryKind> {
+    entry_kind(mode.to_tree_entry_mode()?)
+}
+
+fn from_index_change(change: &gix::diff::index::ChangeRef<'_, '_>) -> Option<Change> {
+    use gix::diff::index::ChangeRef as C;
+    Some(match change {
+        C::Addition {
+            location,
+            entry_mode,
+            ..
+        } => Change {
+            kind: ChangeKind::Added,
+            path: RepoPath::new(location.to_vec()),
+            from: None,
+            old: None,
+            new: Some(index_kind(*entry_mode)?),
+        },
+        C::Deletion {
+            location,
+            entry_mode,
+            ..
+        } => Change {
+            kind: ChangeKind::Deleted,
+            path: RepoPath::new(location.to_vec()),
+            from: None,
+            old: Some(index_kind(*entry_mode)?),
+            new: None,
+        },
+        C::Modification {
+            location,
+            previous_entry_mode,
+            entry_mode,
+            ..
+        } => {
+            let (old, new) = (index_kind(*previous_entry_mode)?, index_kind(*entry_mode)?);
+            Change {
+                kind: modification_kind(old, new),
+                path: RepoPath::new(location.to_vec()),
+                from: None,
+                old: Some(old),
+                new: Some(new),
+            }
+        }
+        C::Rewrite {
+            source_location,
+            source_entry_mode,
+            location,
+            entry_mode,
+            copy,
+            ..
+        } => {
+            let (old, new) = (index_kind(*source_entry_mode)?, index_kind(*entry_mode)?);
+            rewrite(source_location, old, location, new, *copy)
+        }
+    })
+}
