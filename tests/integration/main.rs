@@ -1,0 +1,3 @@
+//! The integration test binary: one module per area, sharing `support`.
+
+mod support;
