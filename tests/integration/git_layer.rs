@@ -1,0 +1,2063 @@
+//! The git layer against the git CLI as oracle, on real repositories: a
+//! generated history with every kind of change, staged changes, worktree
+//! status, discovery, hooks, revisions, shallow clones and remotes.
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use gate::git::{Change, ChangeKind, EntryKind, GitError, Head, Oid, Renames, Repo, WorktreeState};
+use gate::path::RepoPath;
+
+use crate::support::{
+    Rng, TestRepo, check, git_command, is_child, isolate, nul_fields, run_in_child,
+};
+use crate::this_test;
+
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+fn open(repo: &TestRepo) -> Repo {
+    Repo::discover(repo.path())
+        .unwrap_or_else(|err| panic!("discover {}: {err}", repo.path().display()))
+}
+
+fn oid(hex: &str) -> Oid {
+    Oid::from_hex(hex.trim()).unwrap_or_else(|| panic!("not a full id: {hex:?}"))
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize()
+        .unwrap_or_else(|err| panic!("canonicalize {}: {err}", path.display()))
+}
+
+// ---------------------------------------------------------------------------
+// Rows: one changed path, as git's `--name-status -z` prints it.
+
+/// (status letter, path, rename source).
+type Row = (char, Vec<u8>, Option<Vec<u8>>);
+
+fn parse_name_status(bytes: &[u8]) -> Vec<Row> {
+    let fields = nul_fields(bytes);
+    let mut rows = Vec::new();
+    let mut i = 0;
+    while i < fields.len() {
+        let letter = fields[i][0] as char;
+        if letter == 'R' || letter == 'C' {
+            rows.push((letter, fields[i + 2].clone(), Some(fields[i + 1].clone())));
+            i += 3;
+        } else {
+            rows.push((letter, fields[i + 1].clone(), None));
+            i += 2;
+        }
+    }
+    rows.sort();
+    rows
+}
+
+fn letter(kind: ChangeKind) -> char {
+    match kind {
+        ChangeKind::Added => 'A',
+        ChangeKind::Deleted => 'D',
+        ChangeKind::Modified => 'M',
+        ChangeKind::TypeChanged => 'T',
+        ChangeKind::Renamed => 'R',
+    }
+}
+
+fn gate_rows(changes: &[Change]) -> Vec<Row> {
+    let mut rows: Vec<Row> = changes
+        .iter()
+        .map(|c| {
+            (
+                letter(c.kind),
+                c.path.as_bytes().to_vec(),
+                c.from.as_ref().map(|p| p.as_bytes().to_vec()),
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// Every path a set of rows touches, both sides of renames.
+fn row_paths(rows: &[Row]) -> BTreeSet<Vec<u8>> {
+    rows.iter()
+        .flat_map(|(_, path, from)| from.iter().cloned().chain([path.clone()]))
+        .collect()
+}
+
+fn gate_paths(changes: &[Change]) -> BTreeSet<Vec<u8>> {
+    changes
+        .iter()
+        .flat_map(|c| c.paths().map(|p| p.as_bytes().to_vec()))
+        .collect()
+}
+
+fn show(rows: &[Row]) -> String {
+    rows.iter()
+        .map(|(l, p, f)| match f {
+            Some(f) => format!(
+                "{l} {} -> {}",
+                RepoPath::new(f.clone()),
+                RepoPath::new(p.clone())
+            ),
+            None => format!("{l} {}", RepoPath::new(p.clone())),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn assert_rows(what: &str, git: &[Row], gate: &[Row]) {
+    assert!(
+        git == gate,
+        "{what}: git and gate differ\n--- git:\n{}\n--- gate:\n{}",
+        show(git),
+        show(gate)
+    );
+}
+
+/// Check that every `Change` is internally consistent: entry kinds present
+/// on the right sides, type changes exactly when the kind class changes.
+fn assert_well_formed(changes: &[Change]) {
+    for c in changes {
+        match c.kind {
+            ChangeKind::Added => assert!(
+                c.old.is_none() && c.new.is_some() && c.from.is_none(),
+                "{c:?}"
+            ),
+            ChangeKind::Deleted => assert!(
+                c.old.is_some() && c.new.is_none() && c.from.is_none(),
+                "{c:?}"
+            ),
+            ChangeKind::Modified | ChangeKind::TypeChanged => {
+                let (old, new) = (c.old.expect("old side"), c.new.expect("new side"));
+                assert_eq!(
+                    old.is_type_change_to(new),
+                    c.kind == ChangeKind::TypeChanged,
+                    "{c:?}"
+                );
+                assert!(c.from.is_none(), "{c:?}");
+            }
+            ChangeKind::Renamed => assert!(
+                c.old.is_some() && c.new.is_some() && c.from.is_some(),
+                "{c:?}"
+            ),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The generated history.
+
+/// Paths git and file systems find awkward, all in the root commit.
+const SPECIAL_NAMES: &[&[u8]] = &[
+    b"with space.txt",
+    b"quote\"d.txt",
+    b"\xc3\xa9t\xc3\xa9.txt",
+    "日本/語.txt".as_bytes(),
+    b"bad\xff.txt",
+    b"new\nline.txt",
+    b"tab\there.txt",
+    b"back\\slash.txt",
+    b"dir with space/inner file.txt",
+];
+
+const DIRS: &[&str] = &[
+    "",
+    "src/",
+    "docs/",
+    "src/deep/nested/",
+    "dir with space/",
+    "\u{e9}/",
+    "日本/",
+];
+const NAMES: &[&str] = &["f", "file ", "\u{e9}t\u{e9}-", "q\"", "nl\n"];
+
+/// Paths the scripted parts of the history own; random changes leave them be.
+const RESERVED: &[&[u8]] = &[b"sub", b"shared.txt", b"empty", b"evil-added.txt"];
+
+/// A tracked entry: mode and path.
+struct Tracked {
+    mode: u32,
+    path: Vec<u8>,
+}
+
+/// Builds a history with every kind of change, deterministically.
+struct Generator<'a> {
+    repo: &'a TestRepo,
+    rng: Rng,
+    counter: u64,
+}
+
+impl<'a> Generator<'a> {
+    fn new(repo: &'a TestRepo, seed: u64) -> Generator<'a> {
+        Generator {
+            repo,
+            rng: Rng::new(seed),
+            counter: 0,
+        }
+    }
+
+    fn tick(&mut self) -> u64 {
+        self.counter += 1;
+        self.counter
+    }
+
+    /// Content no other file has (exact rename pairing is then unambiguous).
+    fn content(&mut self) -> Vec<u8> {
+        let n = self.tick();
+        format!("content {n}\nsecond line of {n}\nthird line\n").into_bytes()
+    }
+
+    fn fresh_path(&mut self) -> Vec<u8> {
+        let n = self.tick();
+        let dir = *self.rng.pick(DIRS);
+        let name = *self.rng.pick(NAMES);
+        format!("{dir}{name}{n}.txt").into_bytes()
+    }
+
+    fn tracked(&self) -> Vec<Tracked> {
+        let out = self.repo.git_bytes(&["ls-files", "-s", "-z"]);
+        nul_fields(&out)
+            .into_iter()
+            .filter_map(|line| {
+                let tab = line.iter().position(|b| *b == b'\t')?;
+                let mode = u32::from_str_radix(std::str::from_utf8(&line[..6]).ok()?, 8).ok()?;
+                Some(Tracked {
+                    mode,
+                    path: line[tab + 1..].to_vec(),
+                })
+            })
+            .collect()
+    }
+
+    /// Tracked entries with one of `modes` that an earlier operation of the
+    /// same commit left alone, never the gitlink.
+    fn candidates(&self, modes: &[u32]) -> Vec<Vec<u8>> {
+        self.tracked()
+            .into_iter()
+            .filter(|t| modes.contains(&t.mode) && !RESERVED.iter().any(|r| t.path.starts_with(r)))
+            .filter(|t| {
+                let meta = self.repo.abs(&t.path).symlink_metadata();
+                meta.is_ok_and(|m| {
+                    if t.mode == 0o120000 {
+                        m.file_type().is_symlink()
+                    } else {
+                        m.is_file()
+                    }
+                })
+            })
+            .map(|t| t.path)
+            .collect()
+    }
+
+    fn pick(&mut self, modes: &[u32]) -> Option<Vec<u8>> {
+        let candidates = self.candidates(modes);
+        (!candidates.is_empty()).then(|| candidates[self.rng.below(candidates.len())].clone())
+    }
+
+    fn add(&mut self) {
+        let path = self.fresh_path();
+        let content = self.content();
+        self.repo.write_at(&path, content);
+    }
+
+    /// One random change to the worktree (or index, for `git mv`).
+    fn random_op(&mut self) {
+        const FILES: &[u32] = &[0o100644, 0o100755];
+        let op = self.rng.below(11);
+        let done = match op {
+            0 | 1 => {
+                self.add();
+                Some(())
+            }
+            2 | 3 => self.pick(FILES).map(|p| {
+                let c = self.content();
+                self.repo.write_at(&p, c);
+            }),
+            4 => self
+                .pick(&[0o100644, 0o100755, 0o120000])
+                .map(|p| self.repo.remove(&p)),
+            5 => self.pick(FILES).map(|p| {
+                let to = self.fresh_path();
+                self.git_mv(&p, &to);
+            }),
+            6 => self.pick(FILES).map(|p| {
+                let to = self.fresh_path();
+                self.git_mv(&p, &to);
+                let mut c = std::fs::read(self.repo.abs(&to)).expect("read renamed file");
+                c.extend_from_slice(format!("edited {}\n", self.tick()).as_bytes());
+                self.repo.write_at(&to, c);
+            }),
+            7 => self.pick(FILES).map(|p| {
+                let exec = self
+                    .tracked()
+                    .iter()
+                    .any(|t| t.path == p && t.mode == 0o100755);
+                self.repo.chmod(&p, !exec);
+            }),
+            8 => self.pick(FILES).map(|p| {
+                let target = format!("target-{}", self.tick());
+                self.repo.symlink(&p, target.as_bytes());
+            }),
+            9 => self.pick(&[0o120000]).map(|p| {
+                let c = self.content();
+                self.repo.remove(&p);
+                self.repo.write_at(&p, c);
+            }),
+            _ => self.pick(FILES).map(|p| {
+                // A file becomes a directory of the same name.
+                let c = self.content();
+                self.repo.remove(&p);
+                let mut inner = p.clone();
+                inner.extend_from_slice(b"/inner.txt");
+                self.repo.write_at(&inner, c);
+            }),
+        };
+        if done.is_none() {
+            self.add();
+        }
+    }
+
+    fn git_mv(&self, from: &[u8], to: &[u8]) {
+        if let Some(parent) = self.repo.abs(to).parent() {
+            std::fs::create_dir_all(parent).expect("create rename target dir");
+        }
+        let mut cmd = git_command(self.repo.path());
+        cmd.arg("mv").arg(os(from)).arg(os(to));
+        let out = cmd.output().expect("run git mv");
+        check(&cmd, out);
+    }
+
+    fn commit_random(&mut self, ops: usize) -> String {
+        for _ in 0..ops.max(1) {
+            self.random_op();
+        }
+        let n = self.tick();
+        self.repo
+            .commit_all(&format!("random commit {n}\n\nTask: T-{n}\n"))
+    }
+
+    fn random_commits(&mut self, count: usize) {
+        for _ in 0..count {
+            let ops = 1 + self.rng.below(3);
+            self.commit_random(ops);
+        }
+    }
+
+    /// Merge `branch` into the current branch with a merge commit; any
+    /// conflict is resolved by committing the worktree as it stands.
+    fn merge(&mut self, args: &[&str]) {
+        let mut full = vec!["merge", "-q", "--no-ff", "--no-edit"];
+        full.extend_from_slice(args);
+        let out = self.repo.git_may_fail(&full);
+        if !out.status.success() {
+            self.repo.git(&["add", "-A"]);
+            self.repo.git(&["commit", "-q", "--no-edit"]);
+        }
+    }
+}
+
+fn os(bytes: &[u8]) -> &std::ffi::OsStr {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::OsStr::from_bytes(bytes)
+}
+
+/// The history every oracle test below runs on.
+fn generated_history(seed: u64) -> TestRepo {
+    let repo = TestRepo::new();
+    let mut g = Generator::new(&repo, seed);
+
+    // A root commit with plain, special and empty files.
+    for _ in 0..4 {
+        g.add();
+    }
+    for name in SPECIAL_NAMES {
+        let content = g.content();
+        repo.write_at(name, content);
+    }
+    repo.write("shared.txt", "base\nline 2\nline 3\n");
+    repo.write("empty.txt", "");
+    repo.write("run.sh", "#!/bin/sh\necho hi\n");
+    repo.chmod(b"run.sh", true);
+    repo.symlink(b"link", b"target-of-link");
+    repo.commit_all("root");
+
+    g.random_commits(6);
+
+    // An empty file renamed (git pairs empty files too).
+    repo.git(&["mv", "empty.txt", "empty-renamed.txt"]);
+    repo.commit_all("rename the empty file");
+
+    // A gitlink (submodule entry); the empty directory keeps `add -A` from
+    // deleting it.
+    let head = repo.head();
+    repo.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("160000,{head},sub"),
+    ]);
+    std::fs::create_dir_all(repo.abs(b"sub")).expect("mkdir sub");
+    repo.git(&["commit", "-q", "-m", "add a gitlink"]);
+    g.random_commits(2);
+    let other = repo.rev("HEAD~1");
+    repo.git(&[
+        "update-index",
+        "--cacheinfo",
+        &format!("160000,{other},sub"),
+    ]);
+    repo.git(&["commit", "-q", "-m", "move the gitlink"]);
+
+    // A feature branch merged back, both sides having moved on.
+    repo.git(&["checkout", "-q", "-b", "feature", "HEAD~2"]);
+    g.random_commits(5);
+    repo.git(&["checkout", "-q", "main"]);
+    g.random_commits(3);
+    g.merge(&["feature"]);
+
+    // A conflicting merge, resolved by hand.
+    repo.git(&["checkout", "-q", "-b", "conflict"]);
+    repo.write("shared.txt", "base\nline 2 from conflict\nline 3\n");
+    repo.commit_all("conflict side");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("shared.txt", "base\nline 2 from main\nline 3\n");
+    repo.commit_all("main side");
+    let out = repo.git_may_fail(&["merge", "-q", "--no-ff", "--no-edit", "conflict"]);
+    assert!(!out.status.success(), "the merge was meant to conflict");
+    repo.write("shared.txt", "base\nline 2 resolved\nline 3\n");
+    repo.git(&["add", "shared.txt"]);
+    repo.git(&["commit", "-q", "--no-edit"]);
+
+    // An "evil" merge that changes paths neither parent has.
+    repo.git(&["checkout", "-q", "-b", "evil"]);
+    g.random_commits(2);
+    repo.git(&["checkout", "-q", "main"]);
+    g.random_commits(1);
+    repo.git_may_fail(&["merge", "-q", "--no-ff", "--no-commit", "evil"]);
+    repo.write("evil-added.txt", "only in the merge\n");
+    repo.write(
+        "shared.txt",
+        "base\nline 2 changed by the merge itself\nline 3\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "evil merge"]);
+
+    // A second root, merged with --allow-unrelated-histories.
+    repo.git(&["checkout", "-q", "--orphan", "other"]);
+    repo.git(&["rm", "-r", "-q", "-f", "--cached", "."]);
+    for entry in std::fs::read_dir(repo.path()).expect("read repo dir") {
+        let entry = entry.expect("dir entry");
+        if entry.file_name() != ".git" {
+            let name = entry.file_name();
+            repo.remove(name.as_encoded_bytes());
+        }
+    }
+    repo.write("other/readme.txt", "another root\n");
+    repo.write("shared.txt", "the orphan's own shared.txt\n");
+    repo.commit_all("second root");
+    g.random_commits(2);
+    repo.git(&["checkout", "-q", "-f", "main"]);
+    std::fs::create_dir_all(repo.abs(b"sub")).expect("mkdir sub");
+    g.merge(&["--allow-unrelated-histories", "other"]);
+
+    // An octopus merge.
+    for branch in ["o1", "o2"] {
+        repo.git(&["checkout", "-q", "-b", branch, "main"]);
+        let n = g.tick();
+        repo.write(&format!("{branch}/file{n}.txt"), format!("{branch} {n}\n"));
+        repo.commit_all(branch);
+    }
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["merge", "-q", "--no-ff", "--no-edit", "o1", "o2"]);
+
+    // A merge whose tree equals its second parent's (empty diff there), and
+    // an empty commit.
+    repo.git(&["checkout", "-q", "-b", "ff", "main"]);
+    g.random_commits(2);
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["merge", "-q", "--no-ff", "--no-edit", "ff"]);
+    repo.git(&["commit", "-q", "--allow-empty", "-m", "empty commit"]);
+
+    // The gitlink becomes a plain file (a type change), on a branch.
+    repo.git(&["checkout", "-q", "-b", "typechange", "main"]);
+    repo.git(&["rm", "-q", "--cached", "sub"]);
+    repo.remove(b"sub");
+    repo.write("sub", "a file where a submodule was\n");
+    repo.commit_all("gitlink becomes a file");
+    repo.git(&["checkout", "-q", "main"]);
+    g.random_commits(1);
+    g.merge(&["typechange"]);
+
+    g.random_commits(8);
+    repo.git(&["checkout", "-q", "-b", "late", "HEAD~3"]);
+    g.random_commits(3);
+    repo.git(&["checkout", "-q", "main"]);
+    g.merge(&["late"]);
+    g.random_commits(2);
+    repo
+}
+
+/// `(commit, parents)` for every commit of every ref.
+fn all_commits(repo: &TestRepo) -> Vec<(String, Vec<String>)> {
+    repo.git(&["rev-list", "--all", "--parents"])
+        .lines()
+        .map(|line| {
+            let mut ids = line.split(' ').map(str::to_owned);
+            let commit = ids.next().expect("commit id");
+            (commit, ids.collect())
+        })
+        .collect()
+}
+
+/// git's changes of `commit` against `parent` (the empty tree for a root).
+///
+/// One invocation per parent: `git diff-tree -m <merge>` prints one block per
+/// parent, each headed by the commit id, but leaves out the block (header
+/// included) of a parent the merge does not differ from, so blocks cannot be
+/// matched to parents reliably.
+fn git_diff(repo: &TestRepo, parent: Option<&str>, commit: &str, mode: &str) -> Vec<Row> {
+    let old = parent.unwrap_or(EMPTY_TREE);
+    parse_name_status(&repo.git_bytes(&[
+        "diff-tree",
+        "-r",
+        "-z",
+        "--name-status",
+        mode,
+        old,
+        commit,
+    ]))
+}
+
+#[test]
+fn changes_match_git_diff_tree_on_a_generated_history() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let seeds: Vec<u64> = match std::env::var("GATE_TEST_SEEDS") {
+        // More histories on demand: GATE_TEST_SEEDS=1..40
+        Ok(range) => {
+            let (a, b) = range.split_once("..").expect("a..b");
+            (a.parse().expect("seed")..b.parse().expect("seed")).collect()
+        }
+        Err(_) => vec![0x5eed_1234],
+    };
+    for seed in seeds {
+        compare_generated_history(seed);
+    }
+}
+
+fn compare_generated_history(seed: u64) {
+    let repo = generated_history(seed);
+    let gate = open(&repo);
+    let commits = all_commits(&repo);
+    assert!(commits.len() > 50, "history too small: {}", commits.len());
+    let merges = commits.iter().filter(|(_, p)| p.len() > 1).count();
+    assert!(merges >= 6, "expected several merges, got {merges}");
+    assert!(
+        commits.iter().filter(|(_, p)| p.is_empty()).count() == 2,
+        "two roots"
+    );
+
+    let mut seen = BTreeSet::new();
+    for (commit, parents) in &commits {
+        let id = oid(commit);
+        let off = gate
+            .changes(id, Renames::Off)
+            .unwrap_or_else(|err| panic!("changes({commit}): {err}"));
+        let exact = gate
+            .changes(id, Renames::Exact)
+            .unwrap_or_else(|err| panic!("changes({commit}): {err}"));
+        let expected_parents: Vec<Option<Oid>> = if parents.is_empty() {
+            vec![None]
+        } else {
+            parents.iter().map(|p| Some(oid(p))).collect()
+        };
+        assert_eq!(
+            off.iter().map(|d| d.parent).collect::<Vec<_>>(),
+            expected_parents,
+            "{commit}"
+        );
+        assert_eq!(
+            exact.iter().map(|d| d.parent).collect::<Vec<_>>(),
+            expected_parents,
+            "{commit}"
+        );
+
+        for (i, (d_off, d_exact)) in off.iter().zip(&exact).enumerate() {
+            let parent = parents.get(i).map(String::as_str);
+            let what = format!("commit {commit} parent #{i}");
+            assert_well_formed(&d_off.changes);
+            assert_well_formed(&d_exact.changes);
+
+            let git_off = git_diff(&repo, parent, commit, "--no-renames");
+            assert_rows(
+                &format!("{what} (no renames)"),
+                &git_off,
+                &gate_rows(&d_off.changes),
+            );
+
+            let git_exact = git_diff(&repo, parent, commit, "-M100%");
+            assert_rows(
+                &format!("{what} (exact renames)"),
+                &git_exact,
+                &gate_rows(&d_exact.changes),
+            );
+
+            // With similarity renames git pairs differently, but touches the
+            // same paths.
+            let git_similar = git_diff(&repo, parent, commit, "-M");
+            assert_eq!(
+                row_paths(&git_similar),
+                gate_paths(&d_off.changes),
+                "{what} (-M paths)"
+            );
+            assert_eq!(
+                row_paths(&git_similar),
+                gate_paths(&d_exact.changes),
+                "{what} (-M paths)"
+            );
+
+            for row in git_off.iter().chain(&git_exact) {
+                seen.insert(row.0);
+            }
+        }
+    }
+    // The generator really produced every kind of change.
+    for kind in ['A', 'D', 'M', 'T', 'R'] {
+        assert!(
+            seen.contains(&kind),
+            "no `{kind}` change in the generated history: {seen:?}"
+        );
+    }
+
+    // Gitlinks moved, and turned into a file.
+    let all: Vec<Change> = commits
+        .iter()
+        .flat_map(|(c, _)| gate.changes(oid(c), Renames::Off).expect("changes"))
+        .flat_map(|d| d.changes)
+        .collect();
+    let gitlink = Some(EntryKind::Gitlink);
+    assert!(
+        all.iter()
+            .any(|c| c.kind == ChangeKind::Modified && c.old == gitlink && c.new == gitlink)
+    );
+    assert!(
+        all.iter()
+            .any(|c| c.kind == ChangeKind::TypeChanged && c.old == gitlink)
+    );
+    assert!(
+        all.iter()
+            .any(|c| c.kind == ChangeKind::Modified && c.old != c.new),
+        "a mode change"
+    );
+
+    // Special paths came through byte for byte.
+    let every_path: BTreeSet<Vec<u8>> = commits
+        .iter()
+        .flat_map(|(c, _)| gate.changes(oid(c), Renames::Off).expect("changes"))
+        .flat_map(|d| d.changes.into_iter().map(|c| c.path.as_bytes().to_vec()))
+        .collect();
+    for name in [
+        &b"bad\xff.txt"[..],
+        b"new\nline.txt",
+        "\u{e9}t\u{e9}.txt".as_bytes(),
+    ] {
+        assert!(
+            every_path.contains(name),
+            "{:?} never changed",
+            RepoPath::new(name.to_vec())
+        );
+    }
+}
+
+#[test]
+fn walk_and_ancestry_match_git_rev_list_and_merge_base() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = generated_history(0x0a11_0f17);
+    let gate = open(&repo);
+
+    let ranges: &[(&[&str], &[&str])] = &[
+        (&["main"], &[]),
+        (&["main"], &["feature"]),
+        (&["main"], &["main~5"]),
+        (&["main~2"], &["main~2^2"]),
+        (&["main~2^2"], &["main~2^1"]),
+        (&["other"], &["main"]),
+        (&["feature"], &["main"]),
+        (&["main", "other"], &["feature", "evil"]),
+        (&["late", "ff"], &["o1"]),
+        (&["main"], &["main"]),
+    ];
+    for (tips, hidden) in ranges {
+        let mut args = vec!["rev-list".to_owned()];
+        args.extend(tips.iter().map(|t| t.to_string()));
+        args.extend(hidden.iter().map(|h| format!("^{h}")));
+        args.push("--".to_owned());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let expected: BTreeSet<Oid> = repo.git(&args).lines().map(oid).collect();
+        let tips: Vec<Oid> = tips.iter().map(|t| oid(&repo.rev(t))).collect();
+        let hidden: Vec<Oid> = hidden.iter().map(|h| oid(&repo.rev(h))).collect();
+        let walked = gate.walk(&tips, &hidden).expect("walk");
+        // Dates strictly increase here (no ties, no skew): the order is git's.
+        let git_order: Vec<Oid> = repo.git(&args).lines().map(oid).collect();
+        assert_eq!(walked, git_order, "walk order {args:?}");
+        let unique: BTreeSet<Oid> = walked.iter().copied().collect();
+        assert_eq!(
+            unique.len(),
+            walked.len(),
+            "walk listed a commit twice: {args:?}"
+        );
+        assert_eq!(unique, expected, "walk {args:?}");
+    }
+    assert!(gate.walk(&[], &[]).expect("empty walk").is_empty());
+
+    let commits: Vec<String> = all_commits(&repo).into_iter().map(|(c, _)| c).collect();
+    let mut rng = Rng::new(7);
+    for i in 0..80 {
+        let a = rng.pick(&commits).clone();
+        let b = if i % 10 == 0 {
+            a.clone()
+        } else {
+            rng.pick(&commits).clone()
+        };
+        let git = repo.git_ok(&["merge-base", "--is-ancestor", &a, &b]);
+        assert_eq!(
+            gate.is_ancestor(oid(&a), oid(&b)).expect("is_ancestor"),
+            git,
+            "is_ancestor({a}, {b})"
+        );
+    }
+    // Unrelated histories: false, not an error.
+    let feature_root = repo.git(&["rev-list", "--max-parents=0", "feature"]);
+    let other_tip = repo.rev("other");
+    assert!(
+        !gate
+            .is_ancestor(oid(&feature_root), oid(&other_tip))
+            .expect("unrelated")
+    );
+    assert!(
+        !gate
+            .is_ancestor(oid(&other_tip), oid(&repo.rev("feature")))
+            .expect("unrelated")
+    );
+}
+
+#[test]
+fn commit_entries_and_blobs_match_git() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = generated_history(0xb10b);
+    let gate = open(&repo);
+    for (commit, parents) in all_commits(&repo).iter().take(40) {
+        let info = gate.commit(oid(commit)).expect("commit");
+        assert_eq!(info.id, oid(commit));
+        assert_eq!(
+            info.parents,
+            parents.iter().map(|p| oid(p)).collect::<Vec<_>>()
+        );
+        let raw = repo.git_bytes(&["cat-file", "commit", commit]);
+        let body = raw
+            .windows(2)
+            .position(|w| w == b"\n\n")
+            .map(|i| raw[i + 2..].to_vec())
+            .expect("message");
+        assert_eq!(info.message, body, "message of {commit}");
+    }
+
+    // Every entry of HEAD's tree, found by path.
+    let head = oid(&repo.head());
+    let listing = repo.git_bytes(&["ls-tree", "-r", "-z", "HEAD"]);
+    let mut checked = 0;
+    for line in nul_fields(&listing) {
+        let tab = line.iter().position(|b| *b == b'\t').expect("tab");
+        let meta = std::str::from_utf8(&line[..tab]).expect("ascii");
+        let mut parts = meta.split(' ');
+        let (mode, _kind, id) = (
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+        );
+        let path = RepoPath::new(line[tab + 1..].to_vec());
+        let kind = match mode {
+            "100644" => EntryKind::File,
+            "100755" => EntryKind::Executable,
+            "120000" => EntryKind::Symlink,
+            "160000" => EntryKind::Gitlink,
+            other => panic!("unexpected mode {other}"),
+        };
+        assert_eq!(
+            gate.entry_at(head, &path).expect("entry_at"),
+            Some((oid(id), kind)),
+            "{path}"
+        );
+        if kind != EntryKind::Gitlink {
+            let blob = gate.read_blob(oid(id)).expect("read_blob");
+            assert_eq!(blob, repo.git_bytes(&["cat-file", "blob", id]), "{path}");
+        }
+        checked += 1;
+    }
+    assert!(checked > 10);
+    for absent in [
+        "no/such/file",
+        "",
+        "src",
+        "sub/inside",
+        "shared.txt/below",
+        "/shared.txt",
+        "src//x",
+    ] {
+        assert_eq!(
+            gate.entry_at(head, &RepoPath::from(absent))
+                .expect("entry_at"),
+            None,
+            "{absent:?}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Staged changes.
+
+fn git_cached(repo: &TestRepo, mode: &str) -> Vec<Row> {
+    parse_name_status(&repo.git_bytes(&["diff", "--cached", "-z", "--name-status", mode]))
+}
+
+fn assert_staged_match(repo: &TestRepo, what: &str) {
+    let gate = open(repo);
+    let off = gate.staged_changes(Renames::Off).expect("staged_changes");
+    let exact = gate.staged_changes(Renames::Exact).expect("staged_changes");
+    assert_well_formed(&off);
+    assert_well_formed(&exact);
+    assert_rows(
+        &format!("{what} (no renames)"),
+        &git_cached(repo, "--no-renames"),
+        &gate_rows(&off),
+    );
+    assert_rows(
+        &format!("{what} (exact renames)"),
+        &git_cached(repo, "-M100%"),
+        &gate_rows(&exact),
+    );
+    assert_eq!(
+        row_paths(&git_cached(repo, "-M")),
+        gate_paths(&exact),
+        "{what} (-M paths)"
+    );
+}
+
+#[test]
+fn staged_changes_on_an_unborn_branch() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    let gate = open(&repo);
+    assert!(
+        gate.staged_changes(Renames::Off)
+            .expect("empty index")
+            .is_empty()
+    );
+    repo.write("a.txt", "a\n");
+    repo.write_at(b"bad\xff.txt", "b\n");
+    repo.write_at(b"new\nline.txt", "c\n");
+    repo.write("run.sh", "#!/bin/sh\n");
+    repo.chmod(b"run.sh", true);
+    repo.symlink(b"link", b"a.txt");
+    repo.write("not-staged.txt", "worktree only\n");
+    repo.git(&["add", "a.txt", "run.sh", "link"]);
+    let mut cmd = git_command(repo.path());
+    cmd.arg("add")
+        .arg(os(b"bad\xff.txt"))
+        .arg(os(b"new\nline.txt"));
+    let out = cmd.output().expect("git add");
+    check(&cmd, out);
+    assert_staged_match(&repo, "unborn");
+    let staged = open(&repo).staged_changes(Renames::Off).expect("staged");
+    assert_eq!(staged.len(), 5);
+    let run = staged
+        .iter()
+        .find(|c| c.path == RepoPath::from("run.sh"))
+        .expect("run.sh");
+    assert_eq!(
+        (run.kind, run.new),
+        (ChangeKind::Added, Some(EntryKind::Executable))
+    );
+}
+
+#[test]
+fn staged_changes_match_git_diff_cached() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    for name in [
+        "a.txt",
+        "b.txt",
+        "c.txt",
+        "d.txt",
+        "e.txt",
+        "f.txt",
+        "g.txt",
+        "dir/x.txt",
+        "swap",
+    ] {
+        repo.write(name, format!("{name} content\nwith lines\n"));
+    }
+    repo.write("empty", "");
+    repo.symlink(b"link", b"a.txt");
+    repo.commit_all("base");
+
+    std::fs::create_dir_all(repo.abs(b"moved")).expect("mkdir");
+    repo.git(&["mv", "a.txt", "moved/a.txt"]); // pure rename
+    repo.git(&["mv", "b.txt", "b2.txt"]); // rename + edit
+    repo.write("b2.txt", "b.txt content\nwith lines\nand more\n");
+    repo.chmod(b"c.txt", true); // mode change
+    repo.git(&["rm", "-q", "d.txt"]); // deletion
+    repo.symlink(b"e.txt", b"somewhere"); // file -> symlink
+    repo.remove(b"link"); // symlink -> file
+    repo.write("link", "now a file\n");
+    repo.write("f.txt", "modified\n"); // modification
+    repo.write("new.txt", "new\n"); // addition
+    repo.write_at(b"bad\xff.txt", "non-utf8 name\n");
+    repo.remove(b"swap"); // file -> directory
+    repo.write("swap/inner.txt", "inner\n");
+    repo.git(&["mv", "empty", "empty2"]); // empty file rename
+    repo.git(&["add", "-A"]);
+    let head = repo.head();
+    repo.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("160000,{head},gitlink"),
+    ]);
+    // Worktree-only changes are not staged.
+    repo.write("g.txt", "not staged\n");
+    repo.write("untracked.txt", "untracked\n");
+    assert_staged_match(&repo, "mixed");
+
+    let gate = open(&repo);
+    let exact = gate.staged_changes(Renames::Exact).expect("staged");
+    let moved = exact
+        .iter()
+        .find(|c| c.path == RepoPath::from("moved/a.txt"))
+        .expect("a rename");
+    assert_eq!(
+        (moved.kind, moved.from.clone()),
+        (ChangeKind::Renamed, Some(RepoPath::from("a.txt")))
+    );
+    let empty = exact
+        .iter()
+        .find(|c| c.path == RepoPath::from("empty2"))
+        .expect("the empty file");
+    assert_eq!(
+        (empty.kind, empty.from.clone()),
+        (ChangeKind::Renamed, Some(RepoPath::from("empty")))
+    );
+    let e = exact
+        .iter()
+        .find(|c| c.path == RepoPath::from("e.txt"))
+        .expect("e.txt");
+    assert_eq!(
+        (e.kind, e.old, e.new),
+        (
+            ChangeKind::TypeChanged,
+            Some(EntryKind::File),
+            Some(EntryKind::Symlink)
+        )
+    );
+    let c = exact
+        .iter()
+        .find(|c| c.path == RepoPath::from("c.txt"))
+        .expect("c.txt");
+    assert_eq!(
+        (c.kind, c.new),
+        (ChangeKind::Modified, Some(EntryKind::Executable))
+    );
+    assert!(exact.iter().all(|c| c.path != RepoPath::from("g.txt")));
+}
+
+#[test]
+fn staged_changes_honour_git_index_file() {
+    if is_child() {
+        // GIT_INDEX_FILE is set for this process: gate and git must agree.
+        let root = PathBuf::from(std::env::var_os("GATE_TEST_REPO").expect("repo path"));
+        let gate = Repo::discover(&root).expect("discover");
+        let mut git = Command::new("git");
+        git.current_dir(&root)
+            .args(["diff", "--cached", "-z", "--name-status", "--no-renames"]);
+        let out = git.output().expect("git diff --cached");
+        let expected = parse_name_status(&check(&git, out).stdout);
+        assert_rows(
+            "under GIT_INDEX_FILE",
+            &expected,
+            &gate_rows(&gate.staged_changes(Renames::Off).expect("staged")),
+        );
+        assert!(
+            expected.iter().any(|r| r.1 == b"temp-only.txt"),
+            "{}",
+            show(&expected)
+        );
+        return;
+    }
+    let repo = TestRepo::new();
+    repo.write("a.txt", "a\n");
+    repo.commit_all("base");
+    // The real index stages one change, a temporary index (as `git commit
+    // -a` or `git commit <path>` use) another.
+    repo.write("real-only.txt", "r\n");
+    repo.git(&["add", "real-only.txt"]);
+    let temp_index = repo.scratch("temp-index");
+    let env = [("GIT_INDEX_FILE", temp_index.as_os_str())];
+    repo.git_env_bytes(&["read-tree", "HEAD"], &env);
+    repo.write("temp-only.txt", "t\n");
+    repo.git_env_bytes(&["add", "temp-only.txt"], &env);
+    let real = gate_rows(&open(&repo).staged_changes(Renames::Off).expect("staged"));
+    assert_eq!(real, vec![('A', b"real-only.txt".to_vec(), None)]);
+    run_in_child(
+        this_test!(),
+        repo.path(),
+        &[
+            ("GIT_INDEX_FILE", temp_index.into_os_string()),
+            ("GATE_TEST_REPO", repo.path().into()),
+        ],
+    );
+}
+
+#[test]
+fn a_subdirectory_as_current_directory_does_not_narrow_anything() {
+    if is_child() {
+        let root = PathBuf::from(std::env::var_os("GATE_TEST_REPO").expect("repo path"));
+        let cwd = std::env::current_dir().expect("cwd");
+        assert_ne!(canonical(&cwd), canonical(&root));
+        let gate = Repo::discover(&cwd).expect("discover from the subdirectory");
+        assert_eq!(gate.workdir(), Some(canonical(&root).as_path()));
+        let staged = gate_paths(&gate.staged_changes(Renames::Off).expect("staged"));
+        assert_eq!(
+            staged,
+            [b"top.txt".to_vec(), b"sub/dir/low.txt".to_vec()]
+                .into_iter()
+                .collect()
+        );
+        let status: Vec<Vec<u8>> = gate
+            .worktree_status(false)
+            .expect("status")
+            .into_iter()
+            .map(|e| e.path.as_bytes().to_vec())
+            .collect();
+        assert_eq!(
+            status,
+            vec![
+                b"sub/dir/untracked.txt".to_vec(),
+                b"top-untracked.txt".to_vec()
+            ]
+        );
+        return;
+    }
+    let repo = TestRepo::new();
+    repo.write("keep.txt", "k\n");
+    repo.commit_all("base");
+    repo.write("top.txt", "t\n");
+    repo.write("sub/dir/low.txt", "l\n");
+    repo.git(&["add", "-A"]);
+    repo.write("top-untracked.txt", "u\n");
+    repo.write("sub/dir/untracked.txt", "u\n");
+    run_in_child(
+        this_test!(),
+        &repo.path().join("sub/dir"),
+        &[("GATE_TEST_REPO", repo.path().into())],
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Worktree status.
+
+/// `git status --porcelain=v1 -z` as (path, state) pairs, worktree column
+/// only (what `worktree_status` reports); directories lose their slash.
+fn git_status(repo: &TestRepo, extra: &[&str]) -> Vec<(Vec<u8>, WorktreeState)> {
+    let mut args = vec!["status", "--porcelain=v1", "-z", "--untracked-files=all"];
+    args.extend_from_slice(extra);
+    let fields = nul_fields(&repo.git_bytes(&args));
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < fields.len() {
+        let field = &fields[i];
+        let (x, y) = (field[0], field[1]);
+        let mut path = field[3..].to_vec();
+        i += 1;
+        if x == b'R' || x == b'C' {
+            i += 1; // the rename source follows
+        }
+        if path.ends_with(b"/") {
+            path.pop();
+        }
+        let unmerged = matches!((x, y), (b'D', b'D') | (b'A', b'A') | (b'U', _) | (_, b'U'));
+        let state = match y {
+            _ if unmerged => WorktreeState::Conflicted,
+            b'?' => WorktreeState::Untracked,
+            b'!' => WorktreeState::Ignored,
+            b'M' | b'A' => WorktreeState::Modified,
+            b'D' => WorktreeState::Deleted,
+            b'T' => WorktreeState::TypeChanged,
+            b' ' => continue, // index-only change
+            other => panic!("unexpected status column {:?}", other as char),
+        };
+        out.push((path, state));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+fn gate_status(repo: &TestRepo, ignored: bool) -> Vec<(Vec<u8>, WorktreeState)> {
+    let entries = open(repo)
+        .worktree_status(ignored)
+        .expect("worktree_status");
+    let paths: Vec<&RepoPath> = entries.iter().map(|e| &e.path).collect();
+    let mut sorted = paths.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(
+        paths, sorted,
+        "worktree_status must be sorted with one entry per path"
+    );
+    entries
+        .into_iter()
+        .map(|e| (e.path.as_bytes().to_vec(), e.state))
+        .collect()
+}
+
+fn show_status(entries: &[(Vec<u8>, WorktreeState)]) -> String {
+    entries
+        .iter()
+        .map(|(p, s)| format!("{s:?} {}", RepoPath::new(p.clone())))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn assert_status_match(repo: &TestRepo) {
+    for (ignored, extra) in [(false, &[][..]), (true, &["--ignored=matching"][..])] {
+        let git = git_status(repo, extra);
+        let gate = gate_status(repo, ignored);
+        assert!(
+            git == gate,
+            "status (ignored: {ignored}) differs\n--- git:\n{}\n--- gate:\n{}",
+            show_status(&git),
+            show_status(&gate)
+        );
+    }
+}
+
+#[test]
+fn worktree_status_matches_git_status() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    repo.write(".gitignore", "*.log\nbuild/\n/ignored-dir/\n");
+    for name in [
+        "a.txt",
+        "b.txt",
+        "exec.sh",
+        "dir/c.txt",
+        "staged.txt",
+        "tracked.log",
+    ] {
+        repo.write(name, format!("{name}\n"));
+    }
+    repo.symlink(b"link", b"a.txt");
+    let first = repo.commit_all("first");
+    // Gitlinks: an unpopulated submodule (empty directory: clean) and one
+    // whose directory is gone (deleted).
+    for name in ["sub-empty", "sub-gone"] {
+        repo.git(&[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("160000,{first},{name}"),
+        ]);
+    }
+    std::fs::create_dir_all(repo.abs(b"sub-empty")).expect("mkdir");
+    repo.git(&["commit", "-q", "-m", "base"]);
+
+    repo.write("a.txt", "modified\n");
+    repo.remove(b"b.txt");
+    repo.chmod(b"dir/c.txt", true);
+    repo.remove(b"link");
+    repo.write("link", "a file now\n");
+    repo.write("staged.txt", "staged only\n");
+    repo.git(&["add", "staged.txt"]);
+    repo.write("tracked.log", "tracked but matches an ignore pattern\n");
+    repo.write("new/a", "a\n");
+    repo.write("new/b", "b\n");
+    repo.write("new/deep/c", "c\n");
+    repo.write_at(b"bad\xff.txt", "x\n");
+    repo.write_at(b"new\nline.txt", "x\n");
+    repo.write("with space.txt", "x\n");
+    repo.write("x.log", "ignored\n");
+    repo.write("dir/y.log", "ignored\n");
+    repo.write("build/out.o", "ignored\n");
+    repo.write("build/sub/y.o", "ignored\n");
+    repo.write("ignored-dir/z", "ignored\n");
+    std::fs::create_dir_all(repo.abs(b"emptydir")).expect("mkdir");
+    // A nested repository is one untracked entry, as in git.
+    let nested = repo.path().join("nested");
+    std::fs::create_dir_all(&nested).expect("mkdir nested");
+    repo.git_in(&nested, &["init", "-q", "-b", "main"]);
+    repo.write("nested/inside.txt", "x\n");
+    // Intent to add.
+    repo.write("ita.txt", "intent\n");
+    repo.git(&["add", "-N", "ita.txt"]);
+
+    assert_status_match(&repo);
+    let status = gate_status(&repo, false);
+    for (path, state) in [
+        (&b"new/a"[..], WorktreeState::Untracked),
+        (b"new/b", WorktreeState::Untracked),
+        (b"new/deep/c", WorktreeState::Untracked),
+        (b"nested", WorktreeState::Untracked),
+        (b"bad\xff.txt", WorktreeState::Untracked),
+        (b"a.txt", WorktreeState::Modified),
+        (b"dir/c.txt", WorktreeState::Modified),
+        (b"b.txt", WorktreeState::Deleted),
+        (b"link", WorktreeState::TypeChanged),
+        (b"sub-gone", WorktreeState::Deleted),
+    ] {
+        assert!(
+            status.contains(&(path.to_vec(), state)),
+            "{state:?} {:?} missing",
+            RepoPath::new(path.to_vec())
+        );
+    }
+    assert!(
+        status
+            .iter()
+            .all(|(p, _)| p != b"staged.txt" && p != b"x.log")
+    );
+
+    // A clean worktree.
+    repo.remove(b"nested");
+    std::fs::create_dir_all(repo.abs(b"sub-gone")).expect("mkdir");
+    repo.commit_all("everything");
+    assert_status_match(&repo);
+    assert!(gate_status(&repo, false).is_empty());
+}
+
+#[test]
+fn worktree_status_reports_conflicts() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    repo.write("both.txt", "base\n");
+    repo.write("keep.txt", "keep\n");
+    repo.commit_all("base");
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write("both.txt", "side\n");
+    repo.write("added.txt", "side version\n");
+    repo.write("clean.txt", "merges cleanly\n");
+    repo.commit_all("side");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("both.txt", "main\n");
+    repo.write("added.txt", "main version\n");
+    repo.commit_all("main");
+    assert!(!repo.git_may_fail(&["merge", "-q", "side"]).status.success());
+    assert_status_match(&repo);
+    let status = gate_status(&repo, false);
+    assert!(status.contains(&(b"both.txt".to_vec(), WorktreeState::Conflicted)));
+    assert!(status.contains(&(b"added.txt".to_vec(), WorktreeState::Conflicted)));
+    // A staged conflict-free path is not a worktree change.
+    assert!(status.iter().all(|(p, _)| p != b"clean.txt"));
+    // Staged changes skip unmerged entries, as `git diff --cached` shows them
+    // only as "unmerged".
+    let staged = open(&repo).staged_changes(Renames::Off).expect("staged");
+    assert_eq!(gate_rows(&staged), vec![('A', b"clean.txt".to_vec(), None)]);
+}
+
+#[test]
+fn status_and_staged_changes_need_a_work_tree() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let bare = TestRepo::bare();
+    let gate = open(&bare);
+    assert!(matches!(
+        gate.worktree_status(false),
+        Err(GitError::NoWorkTree { .. })
+    ));
+    assert!(matches!(
+        gate.staged_changes(Renames::Off),
+        Err(GitError::NoWorkTree { .. })
+    ));
+}
+
+// ---------------------------------------------------------------------------
+// Discovery, places and hooks.
+
+fn rev_parse_path(repo: &TestRepo, dir: &Path, what: &str) -> PathBuf {
+    canonical(Path::new(
+        repo.git_in(dir, &["rev-parse", "--path-format=absolute", what])
+            .trim(),
+    ))
+}
+
+fn git_hooks_dir(repo: &TestRepo, dir: &Path) -> PathBuf {
+    let out = repo.git_in(
+        dir,
+        &["rev-parse", "--path-format=absolute", "--git-path", "hooks"],
+    );
+    PathBuf::from(out.trim())
+}
+
+/// `hooks_dir` may name a directory that does not exist yet: compare it
+/// after resolving symlinks of its existing ancestors.
+fn normalise(path: &Path) -> PathBuf {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_owned());
+                existing = parent.to_path_buf();
+            }
+            _ => break,
+        }
+    }
+    let mut out = existing.canonicalize().unwrap_or(existing);
+    for part in rest.iter().rev() {
+        out.push(part);
+    }
+    out
+}
+
+#[test]
+fn discover_from_subdirectories_and_linked_worktrees() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    repo.write("src/deep/file.txt", "x\n");
+    repo.commit_all("base");
+    let wt = repo.scratch("linked");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "wtbranch",
+        wt.to_str().expect("utf-8 temp path"),
+    ]);
+    std::fs::create_dir_all(wt.join("src/deep")).expect("mkdir");
+
+    for (dir, top) in [
+        (repo.path().to_path_buf(), repo.path().to_path_buf()),
+        (repo.path().join("src/deep"), repo.path().to_path_buf()),
+        (wt.clone(), wt.clone()),
+        (wt.join("src/deep"), wt.clone()),
+    ] {
+        let gate =
+            Repo::discover(&dir).unwrap_or_else(|err| panic!("discover {}: {err}", dir.display()));
+        assert_eq!(
+            gate.workdir(),
+            Some(canonical(&top).as_path()),
+            "{}",
+            dir.display()
+        );
+        assert_eq!(
+            gate.git_dir(),
+            rev_parse_path(&repo, &dir, "--absolute-git-dir"),
+            "{}",
+            dir.display()
+        );
+        assert_eq!(
+            gate.common_dir(),
+            rev_parse_path(&repo, &dir, "--git-common-dir"),
+            "{}",
+            dir.display()
+        );
+        assert_eq!(gate.common_dir(), canonical(&repo.path().join(".git")));
+        assert_eq!(
+            normalise(&gate.hooks_dir().expect("hooks")),
+            normalise(&git_hooks_dir(&repo, &dir))
+        );
+    }
+    let linked = Repo::discover(&wt).expect("linked");
+    assert_ne!(linked.git_dir(), linked.common_dir());
+    assert_eq!(
+        linked.head().expect("head"),
+        Head::Branch {
+            branch: "refs/heads/wtbranch".into(),
+            id: oid(&repo.head())
+        }
+    );
+    assert_eq!(
+        linked.hooks_dir().expect("hooks"),
+        canonical(&repo.path().join(".git")).join("hooks")
+    );
+}
+
+#[test]
+fn hooks_dir_follows_core_hooks_path() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    repo.write("a", "a\n");
+    repo.commit_all("base");
+    let wt = repo.scratch("wt");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "--detach",
+        wt.to_str().expect("utf-8 temp path"),
+    ]);
+    let absolute = repo.scratch("shared-hooks");
+    let settings: Vec<Option<String>> = vec![
+        None,
+        Some("my-hooks".into()),
+        Some("./tools/../hooks-dir".into()),
+        Some(absolute.to_str().expect("utf-8").into()),
+        Some("~/gate-test-hooks".into()),
+    ];
+    for setting in settings {
+        match &setting {
+            Some(value) => {
+                repo.git(&["config", "core.hooksPath", value]);
+            }
+            None => {
+                repo.git_may_fail(&["config", "--unset-all", "core.hooksPath"]);
+            }
+        }
+        if setting.as_deref().is_some_and(|s| s.starts_with('~'))
+            && std::env::var_os("HOME").is_none()
+        {
+            continue;
+        }
+        for dir in [repo.path().to_path_buf(), wt.clone()] {
+            let gate = Repo::discover(&dir).expect("discover");
+            assert_eq!(
+                normalise(&gate.hooks_dir().expect("hooks_dir")),
+                normalise(&git_hooks_dir(&repo, &dir)),
+                "core.hooksPath = {setting:?} from {}",
+                dir.display()
+            );
+        }
+    }
+
+    // A bare repository: relative to the git directory.
+    let bare = TestRepo::bare();
+    for value in [None, Some("relative-hooks")] {
+        if let Some(value) = value {
+            bare.git(&["config", "core.hooksPath", value]);
+        }
+        let gate = open(&bare);
+        assert_eq!(gate.workdir(), None);
+        assert_eq!(gate.git_dir(), canonical(bare.path()));
+        assert_eq!(gate.common_dir(), canonical(bare.path()));
+        assert_eq!(
+            normalise(&gate.hooks_dir().expect("hooks")),
+            normalise(&git_hooks_dir(&bare, bare.path()))
+        );
+    }
+}
+
+#[test]
+fn discover_honours_git_dir_and_git_work_tree() {
+    if is_child() {
+        let root = canonical(&PathBuf::from(
+            std::env::var_os("GATE_TEST_REPO").expect("repo path"),
+        ));
+        let cwd = std::env::current_dir().expect("cwd");
+        let gate = Repo::discover(&cwd).expect("discover via GIT_DIR");
+        assert_eq!(gate.workdir(), Some(root.as_path()));
+        assert_eq!(gate.git_dir(), root.join(".git"));
+        let staged = gate_rows(&gate.staged_changes(Renames::Off).expect("staged"));
+        assert_eq!(staged, vec![('A', b"staged.txt".to_vec(), None)]);
+        return;
+    }
+    let repo = TestRepo::new();
+    repo.write("a", "a\n");
+    repo.commit_all("base");
+    repo.write("staged.txt", "s\n");
+    repo.git(&["add", "staged.txt"]);
+    let elsewhere = repo.scratch("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    run_in_child(
+        this_test!(),
+        &elsewhere,
+        &[
+            ("GIT_DIR", repo.path().join(".git").into_os_string()),
+            ("GIT_WORK_TREE", repo.path().as_os_str().to_owned()),
+            ("GATE_TEST_REPO", OsString::from(repo.path())),
+        ],
+    );
+}
+
+#[test]
+fn discover_outside_any_repository_fails() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    let outside = repo.scratch("not-a-repo");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    let git_finds_one = git_command(&outside)
+        .args(["rev-parse", "--git-dir"])
+        .output()
+        .expect("git")
+        .status
+        .success();
+    match Repo::discover(&outside) {
+        Err(GitError::NotARepository { path }) => assert_eq!(path, outside),
+        Err(other) => panic!("unexpected error: {other}"),
+        Ok(_) => assert!(git_finds_one, "gate found a repository git does not"),
+    }
+}
+
+#[test]
+fn head_unborn_branch_and_detached() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    let gate = open(&repo);
+    assert_eq!(
+        gate.head().expect("head"),
+        Head::Unborn {
+            branch: "refs/heads/main".into()
+        }
+    );
+    assert_eq!(gate.head().expect("head").id(), None);
+    let first = repo.commit_all("first");
+    assert_eq!(
+        gate.head().expect("head"),
+        Head::Branch {
+            branch: "refs/heads/main".into(),
+            id: oid(&first)
+        }
+    );
+    repo.commit_all("second");
+    repo.git(&["checkout", "-q", "--detach", "HEAD~1"]);
+    assert_eq!(
+        gate.head().expect("head"),
+        Head::Detached { id: oid(&first) }
+    );
+    repo.git(&["checkout", "-q", "--orphan", "fresh"]);
+    assert_eq!(
+        gate.head().expect("head"),
+        Head::Unborn {
+            branch: "refs/heads/fresh".into()
+        }
+    );
+    assert_eq!(
+        gate.config_string("core.autocrlf").as_deref(),
+        Some("false")
+    );
+    assert_eq!(gate.config_string("gate.nothing"), None);
+}
+
+#[test]
+fn resolve_commit_names_each_failure() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    repo.write("a.txt", "a\n");
+    let first = repo.commit_all("first");
+    repo.write("a.txt", "b\n");
+    let second = repo.commit_all("second");
+    repo.git(&["tag", "-a", "-m", "annotated", "v1", &first]);
+    repo.git(&["tag", "light", &second]);
+    let gate = open(&repo);
+
+    assert_eq!(gate.resolve_commit("HEAD").expect("HEAD"), oid(&second));
+    assert_eq!(gate.resolve_commit("main~1").expect("main~1"), oid(&first));
+    assert_eq!(
+        gate.resolve_commit(&second[..10]).expect("abbreviated"),
+        oid(&second)
+    );
+    assert_eq!(gate.resolve_commit(&first).expect("full"), oid(&first));
+    assert_eq!(
+        gate.resolve_commit("v1").expect("annotated tag"),
+        oid(&first)
+    );
+    assert_eq!(
+        gate.resolve_commit("light").expect("lightweight tag"),
+        oid(&second)
+    );
+    assert_eq!(
+        gate.resolve_commit("refs/heads/main").expect("full ref"),
+        oid(&second)
+    );
+
+    for spec in [
+        "nope",
+        "main~5",
+        "",
+        "HEAD..main",
+        "a b",
+        "\u{e9}",
+        "main^^^^^^^^",
+    ] {
+        match gate.resolve_commit(spec) {
+            Err(GitError::UnknownRevision { spec: s }) => assert_eq!(s, spec),
+            other => panic!("{spec:?}: expected UnknownRevision, got {other:?}"),
+        }
+    }
+    let tree = repo.git(&["rev-parse", "HEAD^{tree}"]).trim().to_owned();
+    let blob = repo.git(&["rev-parse", "HEAD:a.txt"]).trim().to_owned();
+    for (spec, kind) in [
+        (tree.as_str(), "tree"),
+        (blob.as_str(), "blob"),
+        ("HEAD^{tree}", "tree"),
+    ] {
+        match gate.resolve_commit(spec) {
+            Err(GitError::NotACommit { spec: s, kind: k }) => {
+                assert_eq!((s.as_str(), k.as_str()), (spec, kind))
+            }
+            other => panic!("{spec:?}: expected NotACommit, got {other:?}"),
+        }
+    }
+    let missing = "0123456789abcdef0123456789abcdef01234567";
+    assert!(
+        matches!(gate.resolve_commit(missing), Err(GitError::MissingObject { id }) if id == missing)
+    );
+    assert!(!gate.has_object(oid(missing)));
+    assert!(gate.has_object(oid(&tree)));
+}
+
+#[test]
+fn missing_objects_are_errors_never_empty_diffs() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    let mut commits = Vec::new();
+    for i in 1..=5 {
+        repo.write("a.txt", format!("version {i}\n"));
+        repo.write("dir/b.txt", format!("version {i}\n"));
+        commits.push(repo.commit_all(&format!("commit {i}")));
+    }
+    let [c1, c2, c3, c4] = [&commits[0], &commits[1], &commits[2], &commits[3]];
+    let tree3 = repo
+        .git(&["rev-parse", &format!("{c3}^{{tree}}")])
+        .trim()
+        .to_owned();
+    let blob4 = repo
+        .git(&["rev-parse", &format!("{c4}:a.txt")])
+        .trim()
+        .to_owned();
+    // Objects are loose here (nothing was packed): delete some.
+    let loose = |id: &str| {
+        repo.path()
+            .join(".git/objects")
+            .join(&id[..2])
+            .join(&id[2..])
+    };
+    for id in [c1.as_str(), &tree3, &blob4] {
+        std::fs::remove_file(loose(id)).unwrap_or_else(|err| panic!("remove {id}: {err}"));
+    }
+    // A subtree missing deep inside a diff: an error naming it.
+    let subtree5 = repo
+        .git(&["rev-parse", &format!("{}:dir", commits[4])])
+        .trim()
+        .to_owned();
+    std::fs::remove_file(loose(&subtree5)).expect("remove a subtree");
+    let gate = open(&repo);
+    let err = gate
+        .changes(oid(&commits[4]), Renames::Off)
+        .expect_err("a subtree is gone");
+    assert!(err.to_string().contains(&subtree5), "{err}");
+    assert!(err.to_string().contains(&commits[4]), "{err}");
+    let missing = |result: Result<_, GitError>| match result {
+        Err(GitError::MissingObject { id }) => id,
+        Err(other) => panic!("expected MissingObject, got {other}"),
+        Ok(_) => panic!("expected MissingObject, got a result"),
+    };
+
+    // A missing parent (not a shallow clone): an error naming it.
+    assert_eq!(
+        missing(gate.changes(oid(c2), Renames::Off).map(|_| ())),
+        *c1
+    );
+    // A parent's missing tree, and a commit's own missing tree.
+    assert_eq!(
+        missing(gate.changes(oid(c4), Renames::Exact).map(|_| ())),
+        tree3
+    );
+    assert_eq!(
+        missing(gate.changes(oid(c3), Renames::Off).map(|_| ())),
+        tree3
+    );
+    assert_eq!(missing(gate.commit(oid(c1)).map(|_| ())), *c1);
+    assert_eq!(missing(gate.read_blob(oid(&blob4)).map(|_| ())), blob4);
+    assert_eq!(
+        missing(gate.entry_at(oid(c3), &RepoPath::from("a.txt")).map(|_| ())),
+        tree3
+    );
+    assert_eq!(missing(gate.is_ancestor(oid(c1), oid(c4)).map(|_| ())), *c1);
+    assert_eq!(missing(gate.walk(&[oid(c4)], &[oid(c1)]).map(|_| ())), *c1);
+    assert!(
+        gate.walk(&[oid(c4)], &[]).is_err(),
+        "walking into a missing commit"
+    );
+    assert_eq!(missing(gate.resolve_commit(c1).map(|_| ())), *c1);
+}
+
+#[test]
+fn shallow_clones_are_detected_and_their_boundary_is_not_a_root() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let source = TestRepo::new();
+    for i in 0..4 {
+        source.write("file.txt", format!("{i}\n"));
+        source.write(&format!("f{i}.txt"), format!("{i}\n"));
+        source.commit_all(&format!("commit {i}"));
+    }
+    let full = open(&source);
+    assert!(!full.is_shallow());
+    assert!(full.shallow_commits().expect("shallow commits").is_empty());
+
+    let clone_dir = source.scratch("shallow");
+    let url = format!("file://{}", source.path().display());
+    source.git(&[
+        "clone",
+        "-q",
+        "--depth",
+        "1",
+        &url,
+        clone_dir.to_str().expect("utf-8"),
+    ]);
+    let gate = Repo::discover(&clone_dir).expect("discover the clone");
+    let head = oid(&source.head());
+    let parent = oid(&source.rev("HEAD~1"));
+    assert!(gate.is_shallow());
+    assert_eq!(gate.shallow_commits().expect("shallow commits"), vec![head]);
+    // The commit still names its parent...
+    assert_eq!(gate.commit(head).expect("commit").parents, vec![parent]);
+    // ...which is absent. git would show this commit as a root (every file
+    // added); gate refuses to guess.
+    match gate.changes(head, Renames::Off) {
+        Err(GitError::ShallowBoundary { commit, parent: p }) => {
+            assert_eq!((commit, p), (head.to_hex(), parent.to_hex()));
+        }
+        other => panic!("expected ShallowBoundary, got {other:?}"),
+    }
+    assert_eq!(
+        gate.walk(&[head], &[]).expect("walk stops at the boundary"),
+        vec![head]
+    );
+    assert!(matches!(
+        gate.is_ancestor(parent, head),
+        Err(GitError::MissingObject { .. })
+    ));
+}
+
+#[test]
+fn remote_branches_match_for_each_ref() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let source = TestRepo::new();
+    source.write("a", "a\n");
+    source.commit_all("base");
+    source.git(&["branch", "topic"]);
+    source.write("b", "b\n");
+    source.commit_all("more");
+    source.git(&["branch", "nested/deeper"]);
+
+    let clone_dir = source.scratch("clone");
+    source.git(&[
+        "clone",
+        "-q",
+        source.path().to_str().expect("utf-8"),
+        clone_dir.to_str().expect("utf-8"),
+    ]);
+    let clone = |args: &[&str]| source.git_in(&clone_dir, args);
+    clone(&[
+        "remote",
+        "add",
+        "origin-two",
+        source.path().to_str().expect("utf-8"),
+    ]);
+    clone(&["fetch", "-q", "origin-two"]);
+    let listing = clone(&[
+        "for-each-ref",
+        "--format=%(refname) %(objectname) %(symref)",
+        "refs/remotes/origin/",
+    ]);
+    let expected: Vec<(String, Oid)> = listing
+        .lines()
+        .filter_map(|line| {
+            let mut parts = line.split(' ');
+            let (name, id, symref) = (parts.next()?, parts.next()?, parts.next().unwrap_or(""));
+            symref.is_empty().then(|| (name.to_owned(), oid(id)))
+        })
+        .collect();
+    assert!(
+        listing.contains("refs/remotes/origin/HEAD"),
+        "the clone has an origin/HEAD symref:\n{listing}"
+    );
+    assert_eq!(expected.len(), 3);
+    let gate = Repo::discover(&clone_dir).expect("discover the clone");
+    assert_eq!(
+        gate.remote_branches("origin").expect("remote branches"),
+        expected
+    );
+    assert_eq!(
+        gate.remote_branches("origin-two")
+            .expect("remote branches")
+            .len(),
+        3
+    );
+    assert!(
+        gate.remote_branches("nowhere")
+            .expect("no such remote")
+            .is_empty()
+    );
+    assert!(gate.remote_branches("../x").is_err());
+}
+
+#[test]
+fn the_gate_command_runs_in_the_repository() {
+    let repo = TestRepo::new();
+    repo.gate().assert().success();
+}
+
+// ---------------------------------------------------------------------------
+// A long history.
+
+/// A `git fast-import` stream: `count` commits on `main`, every seventh on
+/// a side branch merged back every fifty, each touching a few files.
+fn long_history_stream(count: u64) -> Vec<u8> {
+    use std::io::Write;
+    let mut s = Vec::new();
+    let mut main_tip: Option<u64> = None;
+    let mut side_tip: Option<u64> = None;
+    let blob = |s: &mut Vec<u8>, path: &str, content: &str| {
+        writeln!(
+            s,
+            "M 100644 inline {path}\ndata {}\n{content}",
+            content.len()
+        )
+        .expect("write");
+    };
+    for mark in 1..=count {
+        let time = 1_767_225_600 + mark;
+        let on_side = mark % 7 == 0 && main_tip.is_some();
+        let merge = mark % 50 == 0 && side_tip.is_some() && !on_side;
+        let branch = if on_side { "side" } else { "main" };
+        let msg = format!("commit {mark}\n");
+        writeln!(s, "commit refs/heads/{branch}\nmark :{mark}").expect("write");
+        writeln!(
+            s,
+            "committer T <t@example.com> {time} +0000\ndata {}\n{msg}",
+            msg.len()
+        )
+        .expect("write");
+        let from = if on_side {
+            side_tip.or(main_tip)
+        } else {
+            main_tip
+        };
+        if let Some(from) = from {
+            writeln!(s, "from :{from}").expect("write");
+        }
+        if merge {
+            writeln!(s, "merge :{}", side_tip.expect("side tip")).expect("write");
+            blob(&mut s, "merge.txt", &format!("merge {mark}\n"));
+            side_tip = None;
+        } else if on_side {
+            blob(
+                &mut s,
+                &format!("side/s{}.txt", mark % 30),
+                &format!("side {mark}\n"),
+            );
+            side_tip = Some(mark);
+        } else {
+            blob(
+                &mut s,
+                &format!("dir{}/f{}.txt", mark % 13, mark % 40),
+                &format!("main {mark}\n"),
+            );
+            if mark % 11 == 0 {
+                writeln!(s, "D dir{}/f{}.txt", (mark + 5) % 13, (mark + 7) % 40).expect("write");
+            }
+        }
+        s.push(b'\n');
+        if !on_side {
+            main_tip = Some(mark);
+        }
+    }
+    s
+}
+
+#[test]
+fn a_ten_thousand_commit_history_is_walked_and_diffed_quickly() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    use std::io::Write;
+    let repo = TestRepo::new();
+    let mut cmd = git_command(repo.path());
+    cmd.args(["fast-import", "--quiet"])
+        .stdin(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn fast-import");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(&long_history_stream(10_000))
+        .expect("feed fast-import");
+    assert!(child.wait().expect("fast-import").success());
+    repo.git(&["reset", "-q", "--hard", "main"]);
+
+    let gate = open(&repo);
+    let start = std::time::Instant::now();
+    let walked = gate.walk(&[oid(&repo.head())], &[]).expect("walk");
+    let walk_time = start.elapsed();
+    let expected: BTreeSet<Oid> = repo.git(&["rev-list", "main"]).lines().map(oid).collect();
+    assert_eq!(walked.iter().copied().collect::<BTreeSet<_>>(), expected);
+    assert!(walked.len() > 9_000);
+
+    let start = std::time::Instant::now();
+    let mut total = 0usize;
+    for id in &walked {
+        for diff in gate.changes(*id, Renames::Off).expect("changes") {
+            total += diff.changes.len();
+        }
+    }
+    let diff_time = start.elapsed();
+    // git's count: one raw line per changed path per (commit, parent).
+    let raw = repo.git(&[
+        "log",
+        "-m",
+        "--raw",
+        "--no-renames",
+        "--no-abbrev",
+        "--format=",
+        "main",
+    ]);
+    let git_total = raw.lines().filter(|l| l.starts_with(':')).count();
+    assert_eq!(total, git_total);
+    eprintln!("10k history: walk {walk_time:?}, diffs {diff_time:?} ({total} changes)");
+    assert!(
+        walk_time.as_secs() < 20 && diff_time.as_secs() < 60,
+        "too slow: {walk_time:?} / {diff_time:?}"
+    );
+}
+
+/// A random DAG whose committer dates are shuffled (clock skew), built with
+/// `git fast-import`.
+fn skewed_history(seed: u64) -> (TestRepo, Rng) {
+    use std::io::Write;
+    let repo = TestRepo::new();
+    let mut rng = Rng::new(seed);
+    let mut s = Vec::new();
+    for mark in 1..=60u64 {
+        let time = 1_767_225_600 + rng.below(1000) as u64;
+        writeln!(s, "commit refs/heads/b{}\nmark :{mark}", mark % 5).expect("write");
+        writeln!(s, "committer T <t@example.com> {time} +0000\ndata 2\nc\n").expect("write");
+        if mark > 1 {
+            let first = 1 + rng.below((mark - 1) as usize) as u64;
+            writeln!(s, "from :{first}").expect("write");
+            let second = 1 + rng.below((mark - 1) as usize) as u64;
+            if rng.chance(30) && second != first {
+                writeln!(s, "merge :{second}").expect("write");
+            }
+        }
+        writeln!(
+            s,
+            "M 100644 inline f{}\ndata 3\n{:02}\n",
+            mark % 7,
+            mark % 100
+        )
+        .expect("write");
+    }
+    let mut cmd = git_command(repo.path());
+    cmd.args(["fast-import", "--quiet", "--force"])
+        .stdin(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn fast-import");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(&s)
+        .expect("feed fast-import");
+    assert!(child.wait().expect("fast-import").success());
+    (repo, rng)
+}
+
+#[test]
+fn walk_under_clock_skew_never_leaves_a_commit_out() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    // Committer dates out of order mislead date-ordered walks: git's
+    // `rev-list A ^B` may then list commits reachable from B, and so may
+    // gate's walk. Neither may leave out a commit that B cannot reach, and
+    // with a commit-graph (generation numbers) gate is exact.
+    for seed in 1..16u64 {
+        let (repo, mut rng) = skewed_history(seed);
+        let commits: Vec<String> = repo
+            .git(&["rev-list", "--all"])
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        let reachable = |rev: &str| -> BTreeSet<Oid> {
+            repo.git(&["rev-list", rev]).lines().map(oid).collect()
+        };
+        let mut pairs: Vec<(String, String)> = (0..15)
+            .map(|_| (rng.pick(&commits).clone(), rng.pick(&commits).clone()))
+            .collect();
+        // Pairs where the first is an ancestor of the second.
+        for _ in 0..10 {
+            let b = rng.pick(&commits).clone();
+            let ancestors: Vec<String> = repo
+                .git(&["rev-list", &b])
+                .lines()
+                .map(str::to_owned)
+                .collect();
+            pairs.push((rng.pick(&ancestors).clone(), b));
+        }
+        for with_graph in [false, true] {
+            if with_graph {
+                repo.git(&["commit-graph", "write", "--reachable"]);
+            }
+            let gate = open(&repo);
+            for (tip, hidden) in &pairs {
+                let exact: BTreeSet<Oid> = reachable(tip)
+                    .difference(&reachable(hidden))
+                    .copied()
+                    .collect();
+                let walked: BTreeSet<Oid> = gate
+                    .walk(&[oid(tip)], &[oid(hidden)])
+                    .expect("walk")
+                    .into_iter()
+                    .collect();
+                assert!(
+                    walked.is_superset(&exact),
+                    "seed {seed}: {tip} ^{hidden} left commits out"
+                );
+                if with_graph {
+                    assert_eq!(
+                        walked, exact,
+                        "seed {seed}: {tip} ^{hidden} with a commit-graph"
+                    );
+                }
+                let ancestor = reachable(hidden).contains(&oid(tip));
+                assert_eq!(
+                    gate.is_ancestor(oid(tip), oid(hidden))
+                        .expect("is_ancestor"),
+                    ancestor,
+                    "seed {seed}"
+                );
+            }
+        }
+    }
+}
