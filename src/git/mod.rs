@@ -243,9 +243,9 @@ impl GitError {
 
 /// An open repository.
 ///
-/// Not `Sync`: it keeps per-repository caches (object cache, tree-diff
-/// state) behind interior mutability so the per-commit diff loop allocates
-/// as little as possible. Open one per thread.
+/// `Send` but not `Sync`: it keeps per-repository caches (object cache,
+/// tree-diff state) behind interior mutability so the per-commit diff loop
+/// allocates as little as possible. Open one per thread to work in parallel.
 pub struct Repo {
     repo: gix::Repository,
     /// Canonical per-worktree git directory.
@@ -503,10 +503,10 @@ impl Repo {
 
     /// The shallow boundary commits (whose parents are absent), empty when not shallow.
     pub fn shallow_commits(&self) -> Result<Vec<Oid>, GitError> {
-        let commits = self
-            .repo
-            .shallow_commits()
-            .map_err(|err| GitError::gix("reading the shallow file", &err))?;
+        let commits = self.repo.shallow_commits().map_err(|err| {
+            let file = self.common_dir.join("shallow");
+            GitError::gix(format!("reading {}", file.display()), &err)
+        })?;
         Ok(commits
             .map(|c| c.iter().map(|id| Oid(*id)).collect())
             .unwrap_or_default())
@@ -871,6 +871,13 @@ mod tests {
         let id = Oid::from_hex(&"0".repeat(40)).expect("valid");
         assert!(id.is_null());
         assert_eq!(id.short(), "000000000000");
+    }
+
+    #[test]
+    fn a_repo_can_move_to_another_thread() {
+        fn assert_send<T: Send>() {}
+        assert_send::<Repo>();
+        assert_send::<GitError>();
     }
 
     #[test]
