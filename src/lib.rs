@@ -5,4 +5,6 @@
 //! module that talks to git; checks are pure functions from inputs to findings.
 
 pub mod git;
+pub mod load;
 pub mod path;
+pub mod yaml;
