@@ -4,7 +4,10 @@
 //! The library holds everything; `main.rs` only dispatches. `git` is the only
 //! module that talks to git; checks are pure functions from inputs to findings.
 
+pub mod clock;
+pub mod digest;
 pub mod git;
+pub mod ids;
 pub mod load;
 pub mod path;
 pub mod yaml;
