@@ -10,4 +10,5 @@ pub mod git;
 pub mod ids;
 pub mod load;
 pub mod path;
+pub mod policy;
 pub mod yaml;
