@@ -10,5 +10,6 @@ pub mod git;
 pub mod ids;
 pub mod load;
 pub mod path;
+pub mod plan;
 pub mod policy;
 pub mod yaml;
