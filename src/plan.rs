@@ -1,0 +1,1277 @@
+//! `.gate/plan.yaml`: intents, their criteria, the checks that evidence them,
+//! the issues that serve them and the critiques of them (SPEC §1.2).
+//!
+//! Owns the closed schema, load-time validation, reference resolution
+//! ([`Plan::reference_faults`]), the glob dialect of issue paths
+//! ([`compile_glob`]) and a check's contract digest
+//! ([`Check::contract_digest`]). It decides no binding and runs no check.
+//!
+//! # Keys
+//!
+//! Every key not listed as optional is required. All four top-level lists
+//! are optional (default empty).
+//!
+//! - intent: `id`, `statement`, `status` (`active`|`retired`); optional
+//!   `invariants`, `non_goals`, `criteria` (default empty).
+//! - criterion: `id`, `criterion`; optional `evidence` (check ids, default
+//!   empty: a criterion naming no check is *unevidenced*, which is legal).
+//! - check: `id`, `command`, `sources` (at least one); optional `purpose`,
+//!   `environment`.
+//! - issue: `id` (a string: write `id: "42"`), `title`, `paths` (may be
+//!   empty), `status` (`open`|`closed`); optional `intent` (absent: a
+//!   maintenance issue) and `serves` (criterion ids of that intent, default
+//!   empty).
+//! - critique: `intent`, `reviewed_at` (a date `YYYY-MM-DD` or a commit id of
+//!   7–64 lowercase hex digits); optional `plan_revision` (64 lowercase hex
+//!   digits) and `findings` (default empty).
+//! - finding: `id`, `blocking`, `text`; optional `resolution` (absent or
+//!   blank: the finding is open).
+//!
+//! Strings must be strings: `id: 42` is a type error (quote it). Ids follow
+//! [`crate::ids`].
+//!
+//! # Validation
+//!
+//! A load error ([`LoadError::Invalid`], with the line): a malformed id; an
+//! id declared twice (intents, checks, issues; criteria within an intent;
+//! findings within a critique); a blank statement, criterion, command, title
+//! or finding text; a bad `sources` entry (see [`check_source`]); an issue
+//! path that is not a valid glob (see [`compile_glob`]); a bad `reviewed_at`
+//! or `plan_revision`.
+//!
+//! A reference that resolves to nothing is *not* a load error: the plan still
+//! loads, and [`Plan::reference_faults`] lists each with a stable cause so
+//! the binding and `gate plan validate` can report them as findings.
+//!
+//! # Paths
+//!
+//! `sources` are literal repository-relative paths (a file or a directory,
+//! with or without a trailing `/`), never globs. `issues[].paths` are globs
+//! matched against the whole repository-relative path: `*`, `?` and `[...]`
+//! never match `/`; `**` as a whole component matches any number of
+//! components (`src/**` is everything under `src`, `**/*.md` every Markdown
+//! file); `{a,b}` is either; `\` escapes. A pattern without wildcards matches
+//! that one path only, not a directory's contents: write `docs/**`.
+
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobBuilder};
+use serde::Deserialize;
+
+use crate::digest;
+use crate::ids;
+use crate::load::{self, LoadError};
+use crate::yaml;
+
+/// Where a plan lives in a repository.
+pub const PLAN_PATH: &str = ".gate/plan.yaml";
+
+/// The causes [`Plan::reference_faults`] reports (stable snake_case names).
+pub mod cause {
+    /// A criterion's evidence names a check the plan does not declare.
+    pub const UNKNOWN_CHECK: &str = "unknown_check";
+    /// An issue or a critique names an intent the plan does not declare.
+    pub const UNKNOWN_INTENT: &str = "unknown_intent";
+    /// An issue lists `serves` but names no intent.
+    pub const SERVES_WITHOUT_INTENT: &str = "serves_without_intent";
+    /// An issue serves a criterion id that no intent has.
+    pub const SERVES_UNKNOWN_CRITERION: &str = "serves_unknown_criterion";
+    /// An issue serves a criterion of another intent than its own.
+    pub const SERVES_ANOTHER_INTENT: &str = "serves_another_intent";
+    /// An issue under an intent serves none of its criteria.
+    pub const ISSUE_SERVES_NOTHING: &str = "issue_serves_nothing";
+}
+
+/// A whole plan.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a plan mapping (intents, checks, issues, critiques)"
+)]
+pub struct Plan {
+    #[serde(default)]
+    pub intents: Vec<Intent>,
+    #[serde(default)]
+    pub checks: Vec<Check>,
+    #[serde(default)]
+    pub issues: Vec<Issue>,
+    #[serde(default)]
+    pub critiques: Vec<Critique>,
+}
+
+/// What the work is for.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an intent mapping (id, statement, status, invariants, non_goals, criteria)"
+)]
+pub struct Intent {
+    #[serde(deserialize_with = "yaml::string")]
+    pub id: String,
+    #[serde(deserialize_with = "yaml::string")]
+    pub statement: String,
+    pub status: IntentStatus,
+    #[serde(default, deserialize_with = "yaml::strings")]
+    pub invariants: Vec<String>,
+    #[serde(default, deserialize_with = "yaml::strings")]
+    pub non_goals: Vec<String>,
+    #[serde(default)]
+    pub criteria: Vec<Criterion>,
+}
+
+impl Intent {
+    /// This intent's criterion `id`.
+    pub fn criterion(&self, id: &str) -> Option<&Criterion> {
+        self.criteria.iter().find(|c| c.id == id)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntentStatus {
+    Active,
+    Retired,
+}
+
+/// One acceptance criterion of an intent and the checks that evidence it.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a criterion mapping (id, criterion, evidence)"
+)]
+pub struct Criterion {
+    #[serde(deserialize_with = "yaml::string")]
+    pub id: String,
+    #[serde(deserialize_with = "yaml::string")]
+    pub criterion: String,
+    /// Check ids.
+    #[serde(default, deserialize_with = "yaml::strings")]
+    pub evidence: Vec<String>,
+}
+
+/// An executable acceptance check.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a check mapping (id, command, sources, purpose, environment)"
+)]
+pub struct Check {
+    #[serde(deserialize_with = "yaml::string")]
+    pub id: String,
+    /// Run with `sh -c` at the repository root by `gate verify`.
+    #[serde(deserialize_with = "yaml::string")]
+    pub command: String,
+    /// Repository-relative files and directories the check reads.
+    #[serde(deserialize_with = "yaml::strings")]
+    pub sources: Vec<String>,
+    #[serde(default, deserialize_with = "yaml::opt_string")]
+    pub purpose: Option<String>,
+    #[serde(default, deserialize_with = "yaml::opt_string")]
+    pub environment: Option<String>,
+}
+
+impl Check {
+    /// SHA-256 (hex) of the canonical JSON of every field of the check
+    /// (`command`, `environment`, `id`, `purpose`, `sources`; an absent
+    /// optional is `null`, `sources` in the order written). Any edit to a
+    /// field moves it; the order of keys in the YAML does not.
+    pub fn contract_digest(&self) -> String {
+        let value = serde_json::json!({
+            "id": self.id,
+            "command": self.command,
+            "sources": self.sources,
+            "purpose": self.purpose,
+            "environment": self.environment,
+        });
+        digest::sha256_hex(digest::canonical_json(&value).as_bytes())
+    }
+}
+
+/// A unit of work and the paths it may touch.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an issue mapping (id, title, intent, serves, paths, status)"
+)]
+pub struct Issue {
+    #[serde(deserialize_with = "yaml::id_string")]
+    pub id: String,
+    #[serde(deserialize_with = "yaml::string")]
+    pub title: String,
+    /// The intent served; `None` for a maintenance issue.
+    #[serde(default, deserialize_with = "yaml::opt_string")]
+    pub intent: Option<String>,
+    /// Criterion ids of `intent`.
+    #[serde(default, deserialize_with = "yaml::strings")]
+    pub serves: Vec<String>,
+    /// Globs (see the module doc).
+    #[serde(deserialize_with = "yaml::strings")]
+    pub paths: Vec<String>,
+    pub status: IssueStatus,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IssueStatus {
+    Open,
+    Closed,
+}
+
+/// A review of an intent's plan.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a critique mapping (intent, reviewed_at, plan_revision, findings)"
+)]
+pub struct Critique {
+    #[serde(deserialize_with = "yaml::string")]
+    pub intent: String,
+    /// When it was written: `YYYY-MM-DD` or a commit id.
+    #[serde(deserialize_with = "yaml::string")]
+    pub reviewed_at: String,
+    /// The intent's plan revision it reviewed (64 hex digits).
+    #[serde(default, deserialize_with = "yaml::opt_string")]
+    pub plan_revision: Option<String>,
+    #[serde(default)]
+    pub findings: Vec<CritiqueFinding>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a finding mapping (id, blocking, text, resolution)"
+)]
+pub struct CritiqueFinding {
+    #[serde(deserialize_with = "yaml::string")]
+    pub id: String,
+    pub blocking: bool,
+    #[serde(deserialize_with = "yaml::string")]
+    pub text: String,
+    /// How it was resolved; absent means open.
+    #[serde(default, deserialize_with = "yaml::opt_string")]
+    pub resolution: Option<String>,
+}
+
+impl CritiqueFinding {
+    /// Whether the finding is still open (no resolution, or a blank one).
+    pub fn is_open(&self) -> bool {
+        self.resolution
+            .as_deref()
+            .is_none_or(|r| r.trim().is_empty())
+    }
+}
+
+/// A reference in the plan that resolves to nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanFault {
+    /// One of [`cause`].
+    pub cause: &'static str,
+    /// Key path of the offending value (`issues[2].serves[0]`).
+    pub key: String,
+    /// 1-based line in the plan file, when known.
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+/// A plan read from a worktree, with its text for locating keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadedPlan {
+    pub plan: Plan,
+    /// Repository-relative, `.gate/plan.yaml`.
+    pub file: PathBuf,
+    /// The file's text (without a byte-order mark).
+    pub text: String,
+}
+
+impl LoadedPlan {
+    /// [`Plan::reference_faults`] with their lines in [`Self::text`].
+    ///
+    /// Each line costs a parse of the text, so a plan with very many faults
+    /// gets lines for the first ones only (about 32 MiB of parsing in all).
+    pub fn reference_faults(&self) -> Vec<PlanFault> {
+        let mut faults = self.plan.reference_faults();
+        let mut parses = ((32 << 20) / self.text.len().max(1)).max(8);
+        for fault in &mut faults {
+            fault.line = locate_nearest(&self.text, &fault.key, &mut parses).map(|(line, _)| line);
+        }
+        faults
+    }
+}
+
+/// The plan of the worktree at `worktree_root`; `None` when it has no
+/// `.gate/plan.yaml`.
+pub fn load(worktree_root: &Path) -> Result<Option<LoadedPlan>, LoadError> {
+    let shown = Path::new(PLAN_PATH);
+    let Some(text) = load::read_optional_as(shown, &worktree_root.join(PLAN_PATH))? else {
+        return Ok(None);
+    };
+    let plan = parse(shown, &text)?;
+    Ok(Some(LoadedPlan {
+        plan,
+        file: shown.to_path_buf(),
+        text,
+    }))
+}
+
+/// Read and validate a plan from `text`, naming `file` in errors.
+pub fn parse(file: &Path, text: &str) -> Result<Plan, LoadError> {
+    let plan: Plan = yaml::from_str(file, text)?;
+    validate(&plan).map_err(|(key, message)| yaml::invalid(file, text, key, message))?;
+    Ok(plan)
+}
+
+impl Plan {
+    pub fn intent(&self, id: &str) -> Option<&Intent> {
+        self.intents.iter().find(|i| i.id == id)
+    }
+
+    pub fn issue(&self, id: &str) -> Option<&Issue> {
+        self.issues.iter().find(|i| i.id == id)
+    }
+
+    pub fn check(&self, id: &str) -> Option<&Check> {
+        self.checks.iter().find(|c| c.id == id)
+    }
+
+    /// Every reference that resolves to nothing, in document order: unknown
+    /// checks in evidence, unknown intents of issues and critiques, and issues
+    /// whose `serves` does not fit their intent. Lines are `None` here; use
+    /// [`LoadedPlan::reference_faults`] to have them.
+    pub fn reference_faults(&self) -> Vec<PlanFault> {
+        let mut faults = Vec::new();
+        let mut fault = |cause, key: String, message: String| {
+            faults.push(PlanFault {
+                cause,
+                key,
+                line: None,
+                message,
+            });
+        };
+
+        for (i, intent) in self.intents.iter().enumerate() {
+            for (k, criterion) in intent.criteria.iter().enumerate() {
+                for (e, check) in criterion.evidence.iter().enumerate() {
+                    if self.check(check).is_none() {
+                        fault(
+                            cause::UNKNOWN_CHECK,
+                            format!("intents[{i}].criteria[{k}].evidence[{e}]"),
+                            format!(
+                                "criterion {} of intent {} names check {check:?}, which the plan \
+                                 does not declare",
+                                criterion.id, intent.id
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+
+        for (i, issue) in self.issues.iter().enumerate() {
+            let Some(intent_id) = &issue.intent else {
+                if !issue.serves.is_empty() {
+                    fault(
+                        cause::SERVES_WITHOUT_INTENT,
+                        format!("issues[{i}].serves"),
+                        format!(
+                            "issue {:?} serves criteria but names no intent; add `intent:` or \
+                             remove `serves`",
+                            issue.id
+                        ),
+                    );
+                }
+                continue;
+            };
+            let Some(intent) = self.intent(intent_id) else {
+                fault(
+                    cause::UNKNOWN_INTENT,
+                    format!("issues[{i}].intent"),
+                    format!(
+                        "issue {:?} names intent {intent_id:?}, which the plan does not declare",
+                        issue.id
+                    ),
+                );
+                continue;
+            };
+            if issue.serves.is_empty() {
+                fault(
+                    cause::ISSUE_SERVES_NOTHING,
+                    format!("issues[{i}].serves"),
+                    format!(
+                        "issue {:?} is under intent {} but serves none of its criteria; list \
+                         them in `serves`",
+                        issue.id, intent.id
+                    ),
+                );
+            }
+            for (s, served) in issue.serves.iter().enumerate() {
+                if intent.criterion(served).is_some() {
+                    continue;
+                }
+                let owners: Vec<&str> = self
+                    .intents
+                    .iter()
+                    .filter(|other| other.criterion(served).is_some())
+                    .map(|other| other.id.as_str())
+                    .collect();
+                let key = format!("issues[{i}].serves[{s}]");
+                if owners.is_empty() {
+                    fault(
+                        cause::SERVES_UNKNOWN_CRITERION,
+                        key,
+                        format!(
+                            "issue {:?} serves {served:?}, which no intent has as a criterion",
+                            issue.id
+                        ),
+                    );
+                } else {
+                    fault(
+                        cause::SERVES_ANOTHER_INTENT,
+                        key,
+                        format!(
+                            "issue {:?} serves {served:?}, a criterion of {} and not of its own \
+                             intent {}",
+                            issue.id,
+                            owners.join(", "),
+                            intent.id
+                        ),
+                    );
+                }
+            }
+        }
+
+        for (i, critique) in self.critiques.iter().enumerate() {
+            if self.intent(&critique.intent).is_none() {
+                fault(
+                    cause::UNKNOWN_INTENT,
+                    format!("critiques[{i}].intent"),
+                    format!(
+                        "a critique names intent {:?}, which the plan does not declare",
+                        critique.intent
+                    ),
+                );
+            }
+        }
+        faults
+    }
+}
+
+/// The position of `key`, or of its nearest ancestor present in the text
+/// (a fault about an absent `serves` points at its issue).
+/// Each attempt spends one of `parses`; none left, no position.
+fn locate_nearest(text: &str, key: &str, parses: &mut usize) -> Option<(usize, usize)> {
+    let mut key = key;
+    loop {
+        *parses = parses.checked_sub(1)?;
+        if let Some(at) = yaml::locate(text, key) {
+            return Some(at);
+        }
+        let cut = key.rfind(['.', '['])?;
+        key = &key[..cut];
+    }
+}
+
+/// The first validation failure as (key path, message).
+fn validate(plan: &Plan) -> Result<(), (String, String)> {
+    fn ensure(
+        ok: bool,
+        key: impl FnOnce() -> String,
+        message: &str,
+    ) -> Result<(), (String, String)> {
+        if ok {
+            Ok(())
+        } else {
+            Err((key(), message.to_owned()))
+        }
+    }
+    fn id_ok(
+        check: fn(&str) -> Result<(), String>,
+        id: &str,
+        key: impl Fn() -> String,
+    ) -> Result<(), (String, String)> {
+        check(id).map_err(|message| (key(), message))
+    }
+    /// Refuses the `n`th of `ids` when an earlier one is the same.
+    fn unique<'a>(
+        what: &str,
+        ids: impl Iterator<Item = &'a str> + Clone,
+        n: usize,
+        key: impl Fn(usize) -> String,
+    ) -> Result<(), (String, String)> {
+        let id = ids.clone().nth(n).unwrap_or_default();
+        match ids.take(n).position(|other| other == id) {
+            Some(first) => Err((
+                key(n),
+                format!("{what} {id:?} is declared twice (first at {})", key(first)),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    for (i, intent) in plan.intents.iter().enumerate() {
+        let at = |field: &str| format!("intents[{i}].{field}");
+        id_ok(ids::intent_id, &intent.id, || at("id"))?;
+        unique(
+            "intent",
+            plan.intents.iter().map(|x| x.id.as_str()),
+            i,
+            |n| format!("intents[{n}].id"),
+        )?;
+        ensure(
+            !intent.statement.trim().is_empty(),
+            || at("statement"),
+            "the statement is blank; say what the intent is",
+        )?;
+        for (k, criterion) in intent.criteria.iter().enumerate() {
+            let at = |field: &str| format!("intents[{i}].criteria[{k}].{field}");
+            id_ok(ids::criterion_id, &criterion.id, || at("id"))?;
+            unique(
+                "criterion",
+                intent.criteria.iter().map(|x| x.id.as_str()),
+                k,
+                |n| format!("intents[{i}].criteria[{n}].id"),
+            )?;
+            ensure(
+                !criterion.criterion.trim().is_empty(),
+                || at("criterion"),
+                "the criterion is blank; say what must hold",
+            )?;
+        }
+    }
+
+    for (i, check) in plan.checks.iter().enumerate() {
+        let at = |field: &str| format!("checks[{i}].{field}");
+        id_ok(ids::check_id, &check.id, || at("id"))?;
+        unique("check", plan.checks.iter().map(|x| x.id.as_str()), i, |n| {
+            format!("checks[{n}].id")
+        })?;
+        ensure(
+            !check.command.trim().is_empty(),
+            || at("command"),
+            "the command is blank",
+        )?;
+        ensure(
+            !check.sources.is_empty(),
+            || at("sources"),
+            "a check names at least one source: the files and directories its result depends on",
+        )?;
+        for (s, source) in check.sources.iter().enumerate() {
+            check_source(source)
+                .map_err(|message| (format!("checks[{i}].sources[{s}]"), message))?;
+        }
+    }
+
+    for (i, issue) in plan.issues.iter().enumerate() {
+        let at = |field: &str| format!("issues[{i}].{field}");
+        id_ok(ids::issue_id, &issue.id, || at("id"))?;
+        unique("issue", plan.issues.iter().map(|x| x.id.as_str()), i, |n| {
+            format!("issues[{n}].id")
+        })?;
+        ensure(
+            !issue.title.trim().is_empty(),
+            || at("title"),
+            "the title is blank",
+        )?;
+        for (p, pattern) in issue.paths.iter().enumerate() {
+            compile_glob(pattern)
+                .map_err(|message| (format!("issues[{i}].paths[{p}]"), message))?;
+        }
+    }
+
+    for (i, critique) in plan.critiques.iter().enumerate() {
+        let at = |field: &str| format!("critiques[{i}].{field}");
+        reviewed_at(&critique.reviewed_at).map_err(|message| (at("reviewed_at"), message))?;
+        if let Some(revision) = &critique.plan_revision {
+            ensure(
+                revision.len() == 64 && is_lower_hex(revision),
+                || at("plan_revision"),
+                "a plan revision is 64 lowercase hex digits, as `gate plan validate` prints it",
+            )?;
+        }
+        for (f, finding) in critique.findings.iter().enumerate() {
+            let at = |field: &str| format!("critiques[{i}].findings[{f}].{field}");
+            id_ok(ids::finding_id, &finding.id, || at("id"))?;
+            unique(
+                "finding",
+                critique.findings.iter().map(|x| x.id.as_str()),
+                f,
+                |n| format!("critiques[{i}].findings[{n}].id"),
+            )?;
+            ensure(
+                !finding.text.trim().is_empty(),
+                || at("text"),
+                "the finding's text is blank",
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn is_lower_hex(text: &str) -> bool {
+    text.bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// A critique's `reviewed_at`: a strict date or a commit id (7–64 lowercase
+/// hex digits).
+fn reviewed_at(text: &str) -> Result<(), String> {
+    let looks_like_date = text.len() == 10 && text.as_bytes()[4] == b'-';
+    if looks_like_date {
+        return crate::clock::Date::parse(text).map(|_| ());
+    }
+    if (7..=64).contains(&text.len()) && is_lower_hex(text) {
+        return Ok(());
+    }
+    Err(format!(
+        "{text:?} is neither a date (YYYY-MM-DD) nor a commit id (7 to 64 lowercase hex digits)"
+    ))
+}
+
+/// Whether `source` is an acceptable `sources` entry: a repository-relative
+/// path, `/`-separated (a trailing `/` is allowed), with no empty, `.` or
+/// `..` component, not inside any `.git` directory, without backslashes or
+/// control characters.
+pub fn check_source(source: &str) -> Result<(), String> {
+    if source.is_empty() {
+        return Err("the source path is empty".into());
+    }
+    if source.contains('\\') {
+        return Err(format!(
+            "{source:?} contains a backslash; separate directories with '/'"
+        ));
+    }
+    if source.chars().any(char::is_control) {
+        return Err(format!("{source:?} contains a control character"));
+    }
+    if source.starts_with('/') {
+        return Err(format!(
+            "{source:?} is absolute; sources are relative to the repository root"
+        ));
+    }
+    let body = source.strip_suffix('/').unwrap_or(source);
+    for part in body.split('/') {
+        let problem = match part {
+            "" => "has an empty component ('//')",
+            "." => "has a '.' component; write the path without it",
+            ".." => "has a '..' component; sources stay inside the repository",
+            _ if part.eq_ignore_ascii_case(".git") => {
+                "is inside a .git directory, which is git's, not the project's"
+            }
+            _ => continue,
+        };
+        return Err(format!("{source:?} {problem}"));
+    }
+    Ok(())
+}
+
+/// Compile an issue path (or task scope) glob in gate's dialect (see the
+/// module doc): `*` and `?` stop at `/`, `**` crosses it, `\` escapes; the
+/// pattern is repository-relative, has no `.` or `..` component and does
+/// not end with `/`.
+pub fn compile_glob(pattern: &str) -> Result<Glob, String> {
+    if pattern.is_empty() {
+        return Err("the path pattern is empty".into());
+    }
+    if pattern.starts_with('/') {
+        return Err(format!(
+            "{pattern:?} is absolute; paths are relative to the repository root"
+        ));
+    }
+    if let Some(dir) = pattern.strip_suffix('/') {
+        return Err(format!(
+            "{pattern:?} ends with '/', which matches no file; write \"{dir}/**\" for \
+             everything under it"
+        ));
+    }
+    for part in pattern.split('/') {
+        if part == "." || part == ".." {
+            return Err(format!(
+                "{pattern:?} has a {part:?} component; paths are written from the repository \
+                 root"
+            ));
+        }
+    }
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map_err(|err| format!("{pattern:?} is not a valid glob: {}", err.kind()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = include_str!("../policy/plan.example.yaml");
+
+    fn parse_text(text: &str) -> Result<Plan, LoadError> {
+        parse(Path::new(PLAN_PATH), text)
+    }
+
+    fn invalid(text: &str) -> (Option<usize>, String, String) {
+        match parse_text(text).unwrap_err() {
+            LoadError::Invalid {
+                line, key, message, ..
+            } => (line, key, message),
+            other => panic!("expected an invalid-value error, got {other:?}"),
+        }
+    }
+
+    fn schema(text: &str) -> (Option<usize>, Option<usize>, String, String) {
+        match parse_text(text).unwrap_err() {
+            LoadError::Schema {
+                line,
+                column,
+                key,
+                message,
+                ..
+            } => (line, column, key, message),
+            other => panic!("expected a schema error, got {other:?}"),
+        }
+    }
+
+    fn loaded(text: &str) -> LoadedPlan {
+        LoadedPlan {
+            plan: parse_text(text).unwrap(),
+            file: PLAN_PATH.into(),
+            text: text.to_owned(),
+        }
+    }
+
+    const SPEC_EXAMPLE: &str = r#"
+intents:
+  - id: I-binding
+    statement: A task names what it serves.
+    status: active
+    invariants: [The binding is derived, never stored]
+    non_goals: [Judging completion]
+    criteria:
+      - id: C1
+        criterion: Binding answers bound/maintenance/exempt/refused.
+        evidence: [binding-tests]
+checks:
+  - id: binding-tests
+    command: cargo test --test binding
+    sources: [src, tests, Cargo.toml, Cargo.lock]
+    purpose: Binding behaviour end to end
+    environment: local
+issues:
+  - id: "42"
+    title: Binding capability
+    intent: I-binding
+    serves: [C1]
+    paths: ["src/binding/**", "docs/binding.md"]
+    status: open
+critiques:
+  - intent: I-binding
+    reviewed_at: 2026-11-20
+    plan_revision: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+    findings:
+      - id: F1
+        blocking: true
+        text: No test for ambiguity.
+        resolution: Added binding-tests case.
+"#;
+
+    #[test]
+    fn spec_example_parses_with_no_faults() {
+        let plan = parse_text(SPEC_EXAMPLE).unwrap();
+        assert_eq!(plan.intents[0].status, IntentStatus::Active);
+        assert_eq!(plan.issue("42").unwrap().status, IssueStatus::Open);
+        assert_eq!(plan.check("binding-tests").unwrap().sources.len(), 4);
+        assert_eq!(plan.intent("I-binding").unwrap().criteria[0].id, "C1");
+        assert!(!plan.critiques[0].findings[0].is_open());
+        assert!(plan.reference_faults().is_empty());
+        assert!(
+            plan.issue("43").is_none() && plan.check("x").is_none() && plan.intent("x").is_none()
+        );
+    }
+
+    #[test]
+    fn example_plan_parses_cleanly_with_no_faults() {
+        let plan = parse(Path::new(".gate/plan.example.yaml"), EXAMPLE).unwrap();
+        assert_eq!(loaded(EXAMPLE).reference_faults(), []);
+        assert_eq!(plan.intents.len(), 1);
+        assert_eq!(plan.intents[0].criteria.len(), 2);
+        assert_eq!(plan.checks.len(), 2);
+        assert!(
+            plan.issues
+                .iter()
+                .any(|i| i.intent.is_some() && i.serves.len() == 2)
+        );
+        assert!(plan.issues.iter().any(|i| i.intent.is_none()));
+        assert!(plan.critiques[0].findings.iter().any(|f| !f.is_open()));
+    }
+
+    #[test]
+    fn optional_keys_default() {
+        let plan = parse_text(
+            "intents:\n  - id: I\n    statement: s\n    status: retired\nchecks:\n  - id: c\n    command: true\n    sources: [src/]\nissues:\n  - id: m1\n    title: t\n    paths: []\n    status: closed\ncritiques:\n  - intent: I\n    reviewed_at: abcdef0\n",
+        );
+        // `command: true` is a boolean, not a string.
+        let err = plan.unwrap_err();
+        assert_eq!(err.key(), "checks[0].command");
+        let plan = parse_text(
+            "intents:\n  - id: I\n    statement: s\n    status: retired\nchecks:\n  - id: c\n    command: \"true\"\n    sources: [src/]\nissues:\n  - id: m1\n    title: t\n    paths: []\n    status: closed\ncritiques:\n  - intent: I\n    reviewed_at: abcdef0\n",
+        )
+        .unwrap();
+        let intent = &plan.intents[0];
+        assert!(
+            intent.invariants.is_empty()
+                && intent.non_goals.is_empty()
+                && intent.criteria.is_empty()
+        );
+        assert!(plan.checks[0].purpose.is_none() && plan.checks[0].environment.is_none());
+        assert!(plan.issues[0].intent.is_none() && plan.issues[0].serves.is_empty());
+        assert!(plan.critiques[0].plan_revision.is_none() && plan.critiques[0].findings.is_empty());
+        assert_eq!(parse_text("{}").unwrap(), Plan::default());
+        assert_eq!(parse_text("intents: []\n").unwrap(), Plan::default());
+    }
+
+    #[test]
+    fn schema_errors_name_line_column_and_key() {
+        let text = "intents:\n  - id: I\n    statement: s\n    status: active\n    criteria:\n      - id: C1\n        criterion: c\n        evidence: [a]\n        weight: 3\n";
+        let (line, column, key, message) = schema(text);
+        assert_eq!((line, column), (Some(9), Some(9)));
+        assert_eq!(key, "intents[0].criteria[0].weight");
+        assert!(
+            message.starts_with(
+                "unknown field `weight`, expected one of `id`, `criterion`, `evidence`"
+            ),
+            "{message}"
+        );
+
+        let (line, _, key, message) = schema("checks:\n  - id: c\n    sources: [a]\n");
+        assert_eq!((line, key.as_str()), (Some(2), "checks[0].command"));
+        assert_eq!(message, "missing field `command`");
+
+        let (line, _, key, message) = schema(
+            "intents:\n  - id: I\n    statement: s\n    status: active\n    criteria:\n      - id: C1\n        criterion: c\n        evidence: [a, [b]]\n",
+        );
+        assert_eq!(
+            (line, key.as_str()),
+            (Some(8), "intents[0].criteria[0].evidence[1]")
+        );
+        assert!(message.contains("expected a string"), "{message}");
+
+        let (_, _, key, message) =
+            schema("intents:\n  - id: I\n    statement: s\n    status: done\n");
+        assert_eq!(key, "intents[0].status");
+        assert_eq!(
+            message,
+            "unknown variant `done`, expected `active` or `retired`"
+        );
+
+        let (_, _, key, message) = schema(
+            "critiques:\n  - intent: I\n    reviewed_at: 2026-01-01\n    findings:\n      - id: F1\n        blocking: yes\n        text: t\n",
+        );
+        assert_eq!(key, "critiques[0].findings[0].blocking");
+        assert!(message.contains("expected a boolean"), "{message}");
+
+        let (_, _, key, _) = schema("checks: {}\n");
+        assert_eq!(key, "checks");
+        let (_, _, key, message) = schema("- a\n");
+        assert_eq!(key, "");
+        assert!(message.contains("expected a plan mapping"), "{message}");
+    }
+
+    #[test]
+    fn numeric_issue_id_hints_to_quote_it() {
+        let (line, column, key, message) =
+            schema("issues:\n  - id: 42\n    title: t\n    paths: []\n    status: open\n");
+        assert_eq!((line, column), (Some(2), Some(9)));
+        assert_eq!(key, "issues[0].id");
+        assert_eq!(
+            message,
+            "expected a string, found the number 42; quote it: id: \"42\""
+        );
+        let err = parse_text("issues:\n  - id: 42\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            ".gate/plan.yaml:2:9: issues[0].id: expected a string, found the number 42; quote it: id: \"42\""
+        );
+    }
+
+    #[test]
+    fn crlf_and_bom_plans() {
+        let crlf = SPEC_EXAMPLE.replace('\n', "\r\n");
+        assert_eq!(
+            parse_text(&crlf).unwrap(),
+            parse_text(SPEC_EXAMPLE).unwrap()
+        );
+        let bad = crlf.replace("id: C1", "id: 1C");
+        let (line, key, _) = invalid(&bad);
+        assert_eq!((line, key.as_str()), (Some(9), "intents[0].criteria[0].id"));
+        let bom = format!("\u{feff}{}", SPEC_EXAMPLE.replace("id: C1", "id: 1C"));
+        let (line, _, _) = invalid(&bom);
+        assert_eq!(line, Some(9));
+    }
+
+    #[test]
+    fn bad_ids_are_refused() {
+        let cases = [
+            ("id: I-binding\n", "id: I binding\n", 3, "intents[0].id"),
+            ("id: C1\n", "id: C.1\n", 9, "intents[0].criteria[0].id"),
+            ("id: binding-tests\n", "id: 9tests\n", 13, "checks[0].id"),
+            ("id: \"42\"\n", "id: \"-42\"\n", 19, "issues[0].id"),
+            ("id: F1\n", "id: F/1\n", 30, "critiques[0].findings[0].id"),
+        ];
+        for (from, to, line, key) in cases {
+            let text = SPEC_EXAMPLE.replacen(from, to, 1);
+            assert_ne!(text, SPEC_EXAMPLE, "{from}");
+            let (got_line, got_key, message) = invalid(&text);
+            assert_eq!((got_line, got_key.as_str()), (Some(line), key), "{message}");
+        }
+    }
+
+    #[test]
+    fn duplicate_ids_are_refused() {
+        let intent = "  - id: I\n    statement: s\n    status: active\n";
+        let (line, key, message) = invalid(&format!("intents:\n{intent}{intent}"));
+        assert_eq!((line, key.as_str()), (Some(5), "intents[1].id"));
+        assert_eq!(
+            message,
+            "intent \"I\" is declared twice (first at intents[0].id)"
+        );
+
+        let check = "  - id: c\n    command: x\n    sources: [a]\n";
+        let (line, key, _) = invalid(&format!("checks:\n{check}{check}{check}"));
+        assert_eq!((line, key.as_str()), (Some(5), "checks[1].id"));
+
+        let issue = "  - id: \"1\"\n    title: t\n    paths: []\n    status: open\n";
+        let (line, key, _) = invalid(&format!("issues:\n{issue}{issue}"));
+        assert_eq!((line, key.as_str()), (Some(6), "issues[1].id"));
+
+        let (line, key, _) = invalid(
+            "intents:\n  - id: I\n    statement: s\n    status: active\n    criteria:\n      - {id: C1, criterion: a}\n      - {id: C1, criterion: b}\n",
+        );
+        assert_eq!((line, key.as_str()), (Some(7), "intents[0].criteria[1].id"));
+
+        // The same criterion id under two intents is fine.
+        parse_text(
+            "intents:\n  - id: I\n    statement: s\n    status: active\n    criteria: [{id: C1, criterion: a}]\n  - id: J\n    statement: s\n    status: active\n    criteria: [{id: C1, criterion: a}]\n",
+        )
+        .unwrap();
+
+        let (line, key, _) = invalid(
+            "critiques:\n  - intent: I\n    reviewed_at: 2026-01-01\n    findings:\n      - {id: F1, blocking: false, text: a}\n      - {id: F1, blocking: true, text: b}\n",
+        );
+        assert_eq!(
+            (line, key.as_str()),
+            (Some(6), "critiques[0].findings[1].id")
+        );
+    }
+
+    #[test]
+    fn bad_sources_are_refused() {
+        for bad in [
+            "/abs",
+            "../x",
+            "a/../b",
+            "a/..",
+            ".git",
+            ".git/hooks",
+            "sub/.git/x",
+            ".GIT",
+            "a\\b",
+            "",
+            "./src",
+            "a//b",
+            "a/./b",
+        ] {
+            let text = format!(
+                "checks:\n  - id: c\n    command: x\n    sources:\n      - ok\n      - {bad:?}\n"
+            );
+            let (line, key, message) = invalid(&text);
+            assert_eq!(
+                (line, key.as_str()),
+                (Some(6), "checks[0].sources[1]"),
+                "{bad:?}: {message}"
+            );
+        }
+        for good in [
+            "src",
+            "src/",
+            "Cargo.toml",
+            "a/b/c.rs",
+            ".github/workflows",
+            ".gitignore",
+            "a..b",
+        ] {
+            assert_eq!(check_source(good), Ok(()), "{good}");
+        }
+        let (line, key, _) = invalid("checks:\n  - id: c\n    command: x\n    sources: []\n");
+        assert_eq!((line, key.as_str()), (Some(4), "checks[0].sources"));
+        let (_, key, _) = invalid("checks:\n  - id: c\n    command: \" \"\n    sources: [a]\n");
+        assert_eq!(key, "checks[0].command");
+    }
+
+    #[test]
+    fn bad_globs_are_refused() {
+        for bad in [
+            "src/[a", "src/{a", "/src/**", "../x/**", "src/../x", "./src", "src/", "", "a\\",
+        ] {
+            let text = format!(
+                "issues:\n  - id: \"1\"\n    title: t\n    paths:\n      - \"ok/**\"\n      - {bad:?}\n    status: open\n"
+            );
+            let (line, key, message) = invalid(&text);
+            assert_eq!(
+                (line, key.as_str()),
+                (Some(6), "issues[0].paths[1]"),
+                "{bad:?}: {message}"
+            );
+        }
+        assert!(compile_glob("src/").unwrap_err().contains("\"src/**\""));
+    }
+
+    #[test]
+    fn glob_dialect() {
+        let m = |pattern: &str, path: &str| {
+            compile_glob(pattern)
+                .unwrap()
+                .compile_matcher()
+                .is_match(path)
+        };
+        assert!(m("src/*.rs", "src/a.rs"));
+        assert!(!m("src/*.rs", "src/x/a.rs"));
+        assert!(m("src/**", "src/x/a.rs"));
+        assert!(m("src/**/*.rs", "src/a.rs"));
+        assert!(m("**/*.md", "a/b/c.md"));
+        assert!(m("**/*.md", "c.md"));
+        assert!(!m("docs", "docs/a.md"));
+        assert!(m("docs/{a,b}.md", "docs/b.md"));
+        assert!(m("a\\*", "a*"));
+        assert!(!m("a\\*", "ab"));
+        assert!(!m("?", "/"));
+    }
+
+    #[test]
+    fn critique_dates_and_revisions_are_validated() {
+        let critique = |reviewed: &str, revision: &str| {
+            format!("critiques:\n  - intent: I\n    reviewed_at: {reviewed}\n{revision}")
+        };
+        for ok in [
+            "2026-11-20",
+            "abcdef0",
+            "\"1234567\"",
+            &"a".repeat(40),
+            &"0".repeat(64).replace('0', "f"),
+        ] {
+            parse_text(&critique(ok, "")).unwrap();
+        }
+        for bad in [
+            "2026-02-30",
+            "2026-11",
+            "abcdef",
+            "ABCDEF0",
+            "yesterday",
+            &"a".repeat(65),
+        ] {
+            let (line, key, _) = invalid(&critique(bad, ""));
+            assert_eq!(
+                (line, key.as_str()),
+                (Some(3), "critiques[0].reviewed_at"),
+                "{bad}"
+            );
+        }
+        let (_, _, key, message) = schema(&critique("1234567", ""));
+        assert_eq!(key, "critiques[0].reviewed_at");
+        assert!(message.contains("quote it"), "{message}");
+
+        let good = format!("    plan_revision: {}\n", "ab".repeat(32));
+        parse_text(&critique("2026-01-01", &good)).unwrap();
+        for bad in ["abc".to_string(), "AB".repeat(32), "ab".repeat(33)] {
+            let (line, key, _) = invalid(&critique(
+                "2026-01-01",
+                &format!("    plan_revision: {bad}\n"),
+            ));
+            assert_eq!(
+                (line, key.as_str()),
+                (Some(4), "critiques[0].plan_revision")
+            );
+        }
+    }
+
+    #[test]
+    fn blank_texts_are_refused() {
+        let (_, key, _) =
+            invalid("intents:\n  - id: I\n    statement: \"  \"\n    status: active\n");
+        assert_eq!(key, "intents[0].statement");
+        let (_, key, _) =
+            invalid("issues:\n  - id: \"1\"\n    title: \"\"\n    paths: []\n    status: open\n");
+        assert_eq!(key, "issues[0].title");
+    }
+
+    #[test]
+    fn every_reference_fault_has_its_cause_key_and_line() {
+        let text = "\
+intents:
+  - id: I
+    statement: s
+    status: active
+    criteria:
+      - id: C1
+        criterion: c
+        evidence: [known, unknown-check]
+      - id: C2
+        criterion: c
+  - id: J
+    statement: s
+    status: active
+    criteria:
+      - id: J1
+        criterion: c
+checks:
+  - id: known
+    command: x
+    sources: [a]
+issues:
+  - id: \"1\"
+    title: unknown intent
+    intent: Nope
+    serves: [C1]
+    paths: []
+    status: open
+  - id: \"2\"
+    title: serves without intent
+    serves: [C1]
+    paths: []
+    status: open
+  - id: \"3\"
+    title: serves unknown and another
+    intent: I
+    serves: [C1, C9, J1]
+    paths: []
+    status: open
+  - id: \"4\"
+    title: serves nothing
+    intent: J
+    paths: []
+    status: open
+  - id: \"5\"
+    title: maintenance
+    paths: []
+    status: open
+critiques:
+  - intent: Gone
+    reviewed_at: 2026-01-01
+";
+        let faults = loaded(text).reference_faults();
+        let got: Vec<(&str, &str, Option<usize>)> = faults
+            .iter()
+            .map(|f| (f.cause, f.key.as_str(), f.line))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "unknown_check",
+                    "intents[0].criteria[0].evidence[1]",
+                    Some(8)
+                ),
+                ("unknown_intent", "issues[0].intent", Some(24)),
+                ("serves_without_intent", "issues[1].serves", Some(30)),
+                ("serves_unknown_criterion", "issues[2].serves[1]", Some(36)),
+                ("serves_another_intent", "issues[2].serves[2]", Some(36)),
+                ("issue_serves_nothing", "issues[3].serves", Some(39)),
+                ("unknown_intent", "critiques[0].intent", Some(49)),
+            ]
+        );
+        assert!(
+            faults[4]
+                .message
+                .contains("a criterion of J and not of its own intent I"),
+            "{}",
+            faults[4].message
+        );
+        // Without the text, the same faults without lines.
+        let bare = parse_text(text).unwrap().reference_faults();
+        assert_eq!(bare.len(), faults.len());
+        assert!(bare.iter().all(|f| f.line.is_none()));
+    }
+
+    #[test]
+    fn locating_many_faults_is_bounded() {
+        let mut parses = 2;
+        let text = "issues:\n  - id: \"1\"\n";
+        assert_eq!(
+            locate_nearest(text, "issues[0].serves", &mut parses),
+            Some((2, 5))
+        );
+        assert_eq!(parses, 0);
+        assert_eq!(locate_nearest(text, "issues[0].id", &mut parses), None);
+    }
+
+    #[test]
+    fn contract_digest_is_stable_under_key_order_and_moves_with_every_field() {
+        let base = "checks:\n  - id: t\n    command: cargo test\n    sources: [src, Cargo.toml]\n    purpose: p\n    environment: local\n";
+        let reordered = "checks:\n  - environment: local\n    sources:\n      - src\n      - Cargo.toml\n    purpose: p\n    command: 'cargo test'\n    id: t\n";
+        let digest = |text: &str| parse_text(text).unwrap().checks[0].contract_digest();
+        let d = digest(base);
+        assert_eq!(d.len(), 64);
+        assert_eq!(digest(reordered), d);
+        // The encoding is a public contract: pin it.
+        assert_eq!(
+            digest::canonical_json(&serde_json::json!({
+                "id": "t", "command": "cargo test", "sources": ["src", "Cargo.toml"],
+                "purpose": "p", "environment": "local"
+            })),
+            r#"{"command":"cargo test","environment":"local","id":"t","purpose":"p","sources":["src","Cargo.toml"]}"#
+        );
+        assert_eq!(
+            d,
+            digest::sha256_hex(
+                br#"{"command":"cargo test","environment":"local","id":"t","purpose":"p","sources":["src","Cargo.toml"]}"#
+            )
+        );
+        let edits = [
+            base.replace("id: t", "id: u"),
+            base.replace("cargo test", "cargo test --all"),
+            base.replace("[src, Cargo.toml]", "[src]"),
+            base.replace("[src, Cargo.toml]", "[Cargo.toml, src]"),
+            base.replace("purpose: p", "purpose: q"),
+            base.replace("    purpose: p\n", ""),
+            base.replace("environment: local", "environment: ci"),
+            base.replace("    environment: local\n", ""),
+        ];
+        let mut seen = vec![d];
+        for edit in edits {
+            let moved = digest(&edit);
+            assert!(!seen.contains(&moved), "{edit}");
+            seen.push(moved);
+        }
+        // An absent optional and an empty one differ.
+        assert_ne!(
+            digest(&base.replace("purpose: p", "purpose: \"\"")),
+            digest(&base.replace("    purpose: p\n", ""))
+        );
+    }
+
+    #[test]
+    fn load_reads_the_file_or_returns_none() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(load(dir.path()).unwrap().is_none());
+        std::fs::create_dir(dir.path().join(".gate")).unwrap();
+        std::fs::write(
+            dir.path().join(PLAN_PATH),
+            format!("\u{feff}{SPEC_EXAMPLE}"),
+        )
+        .unwrap();
+        let loaded = load(dir.path()).unwrap().unwrap();
+        assert_eq!(loaded.file, Path::new(PLAN_PATH));
+        assert!(!loaded.text.starts_with('\u{feff}'));
+        assert_eq!(loaded.plan.issues[0].id, "42");
+
+        std::fs::write(
+            dir.path().join(PLAN_PATH),
+            "checks:\n  - id: c\n    command: x\n    sources: [/etc]\n",
+        )
+        .unwrap();
+        let err = load(dir.path()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            ".gate/plan.yaml:4:15: checks[0].sources[0]: \"/etc\" is absolute; sources are relative to the repository root"
+        );
+        std::fs::write(dir.path().join(PLAN_PATH), "").unwrap();
+        assert!(matches!(load(dir.path()), Err(LoadError::Schema { .. })));
+    }
+}

@@ -1,0 +1,823 @@
+//! `.gate/policy.yaml`: what each check costs, and the declared exemption
+//! classes (SPEC §1.1).
+//!
+//! Owns the closed schema, its validation and the embedded default policy
+//! (`policy/default.yaml`, also what `gate init` writes). It decides nothing
+//! about a change: checks read a [`Policy`] and apply its modes.
+//!
+//! Reading rules:
+//! - `version` is required and must be `1`.
+//! - Every top-level section is optional. An absent check section (`scope`,
+//!   `provenance`, `receipts`, `brief`) reads as `advisory`, the embedded
+//!   default's value; inside a present section `mode` is required and the
+//!   other keys default as in the SPEC (`merges: refuse`, `max_entries:
+//!   20000`, `max_bytes: 134217728`, no `upstream`, `trailer` or
+//!   `required_since`).
+//! - `binding` is special (SPEC §4.4): absent, empty or misspelt reads as
+//!   `off` and says so in [`Policy::notes`] instead of failing — a policy that
+//!   predates the key must keep working. Its value is therefore read as text.
+//! - `upstream` is a full ref name (`refs/...`), `trailer` a trailer token
+//!   (letters, digits, `-`), `required_since` a strict `YYYY-MM-DD` date,
+//!   the limits positive, exemption ids valid and unique. Each error names
+//!   the file, line and key.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::clock::Date;
+use crate::ids;
+use crate::load::{self, LoadError};
+use crate::yaml;
+
+/// Where a policy lives in a repository.
+pub const POLICY_PATH: &str = ".gate/policy.yaml";
+
+/// The embedded default policy: every check `advisory`, binding `off`.
+pub const DEFAULT_POLICY_YAML: &str = include_str!("../policy/default.yaml");
+
+/// What a check's refusal costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Not run.
+    Off,
+    /// Run and reported; never blocks.
+    Advisory,
+    /// Refused or unknown blocks.
+    Required,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Off => "off",
+            Mode::Advisory => "advisory",
+            Mode::Required => "required",
+        }
+    }
+
+    /// The mode named exactly `text` (`off`, `advisory`, `required`).
+    pub fn from_name(text: &str) -> Option<Mode> {
+        match text {
+            "off" => Some(Mode::Off),
+            "advisory" => Some(Mode::Advisory),
+            "required" => Some(Mode::Required),
+            _ => None,
+        }
+    }
+
+    /// Whether the check runs at all.
+    pub fn runs(self) -> bool {
+        self != Mode::Off
+    }
+
+    /// Whether a refused or unknown outcome blocks.
+    pub fn blocks(self) -> bool {
+        self == Mode::Required
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How provenance treats merge commits in a range.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Merges {
+    /// Each merge commit is refused (`merge_commit`).
+    #[default]
+    Refuse,
+    /// A merge's own changes are checked against every parent.
+    Inspect,
+}
+
+impl Merges {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Merges::Refuse => "refuse",
+            Merges::Inspect => "inspect",
+        }
+    }
+}
+
+impl fmt::Display for Merges {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A read policy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Policy {
+    /// Always 1.
+    pub version: u32,
+    pub binding: Mode,
+    pub exemptions: Vec<ExemptionClass>,
+    pub scope: Mode,
+    pub provenance: Provenance,
+    pub receipts: ReceiptsPolicy,
+    pub brief: BriefPolicy,
+    /// What reading the policy had to assume, for people (e.g. a misspelt
+    /// `binding` read as `off`).
+    pub notes: Vec<String>,
+}
+
+impl Policy {
+    /// The declared exemption class `id`.
+    pub fn exemption(&self, id: &str) -> Option<&ExemptionClass> {
+        self.exemptions.iter().find(|class| class.id == id)
+    }
+}
+
+/// A declared kind of work that serves no intent.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an exemption mapping (id, description)"
+)]
+pub struct ExemptionClass {
+    #[serde(deserialize_with = "yaml::string")]
+    pub id: String,
+    #[serde(deserialize_with = "yaml::string")]
+    pub description: String,
+}
+
+/// The `provenance` section.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a provenance mapping (mode, merges, upstream, trailer)"
+)]
+pub struct Provenance {
+    pub mode: Mode,
+    #[serde(default)]
+    pub merges: Merges,
+    /// A full ref name (`refs/heads/main`) whose commits count as imported.
+    #[serde(default, deserialize_with = "yaml::opt_string")]
+    pub upstream: Option<String>,
+    /// The trailer token naming a commit's task (`Task`).
+    #[serde(default, deserialize_with = "yaml::opt_string")]
+    pub trailer: Option<String>,
+}
+
+impl Default for Provenance {
+    /// The section when absent: advisory, merges refused.
+    fn default() -> Provenance {
+        Provenance {
+            mode: Mode::Advisory,
+            merges: Merges::Refuse,
+            upstream: None,
+            trailer: None,
+        }
+    }
+}
+
+/// The `receipts` section.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a receipts mapping (mode, max_entries, max_bytes)"
+)]
+pub struct ReceiptsPolicy {
+    pub mode: Mode,
+    /// Most files a source fingerprint may cover.
+    #[serde(default = "default_max_entries")]
+    pub max_entries: u64,
+    /// Most bytes of content a source fingerprint may hash.
+    #[serde(default = "default_max_bytes")]
+    pub max_bytes: u64,
+}
+
+/// Default `receipts.max_entries`.
+pub const DEFAULT_MAX_ENTRIES: u64 = 20_000;
+/// Default `receipts.max_bytes` (128 MiB).
+pub const DEFAULT_MAX_BYTES: u64 = 128 << 20;
+
+fn default_max_entries() -> u64 {
+    DEFAULT_MAX_ENTRIES
+}
+
+fn default_max_bytes() -> u64 {
+    DEFAULT_MAX_BYTES
+}
+
+impl Default for ReceiptsPolicy {
+    /// The section when absent: advisory, default limits.
+    fn default() -> ReceiptsPolicy {
+        ReceiptsPolicy {
+            mode: Mode::Advisory,
+            max_entries: DEFAULT_MAX_ENTRIES,
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
+    }
+}
+
+/// The `brief` section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BriefPolicy {
+    pub mode: Mode,
+    /// Tasks created on or after this day must have a valid brief.
+    pub required_since: Option<Date>,
+}
+
+impl Default for BriefPolicy {
+    /// The section when absent: advisory, no date.
+    fn default() -> BriefPolicy {
+        BriefPolicy {
+            mode: Mode::Advisory,
+            required_since: None,
+        }
+    }
+}
+
+/// Where a policy came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PolicySource {
+    /// No `.gate/policy.yaml`: the embedded default.
+    Embedded,
+    /// The repository's file (repository-relative, `.gate/policy.yaml`).
+    File(PathBuf),
+}
+
+impl fmt::Display for PolicySource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PolicySource::Embedded => f.write_str("the embedded default policy"),
+            PolicySource::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// A policy and where it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadedPolicy {
+    pub policy: Policy,
+    pub source: PolicySource,
+}
+
+/// The embedded default policy.
+pub fn embedded() -> Policy {
+    parse(Path::new("<embedded default policy>"), DEFAULT_POLICY_YAML)
+        .expect("the embedded default policy parses (a unit test proves it)")
+}
+
+/// The policy of the worktree at `worktree_root`: its `.gate/policy.yaml` if
+/// present, else the embedded default.
+pub fn load(worktree_root: &Path) -> Result<LoadedPolicy, LoadError> {
+    let shown = Path::new(POLICY_PATH);
+    match load::read_optional_as(shown, &worktree_root.join(POLICY_PATH))? {
+        Some(text) => Ok(LoadedPolicy {
+            policy: parse(shown, &text)?,
+            source: PolicySource::File(shown.to_path_buf()),
+        }),
+        None => Ok(LoadedPolicy {
+            policy: embedded(),
+            source: PolicySource::Embedded,
+        }),
+    }
+}
+
+/// Read and validate a policy from `text`, naming `file` in errors.
+pub fn parse(file: &Path, text: &str) -> Result<Policy, LoadError> {
+    let raw: RawPolicy = yaml::from_str(file, text)?;
+    let invalid = |key: &str, message: String| yaml::invalid(file, text, key, message);
+
+    if raw.version != 1 {
+        return Err(invalid(
+            "version",
+            format!(
+                "version {} is not supported; this gate reads version 1",
+                raw.version
+            ),
+        ));
+    }
+
+    let mut notes = Vec::new();
+    let binding = match raw.binding.as_deref() {
+        None => {
+            notes.push("binding is not set; read as off".to_owned());
+            Mode::Off
+        }
+        Some(text) => match Mode::from_name(text) {
+            Some(mode) => mode,
+            None => {
+                notes.push(format!(
+                    "binding: {text:?} is not off, advisory or required; read as off"
+                ));
+                Mode::Off
+            }
+        },
+    };
+
+    for (i, class) in raw.exemptions.iter().enumerate() {
+        if let Err(message) = ids::exemption_id(&class.id) {
+            return Err(invalid(&format!("exemptions[{i}].id"), message));
+        }
+        if raw.exemptions[..i].iter().any(|c| c.id == class.id) {
+            return Err(invalid(
+                &format!("exemptions[{i}].id"),
+                format!("exemption {:?} is declared twice", class.id),
+            ));
+        }
+        if class.description.trim().is_empty() {
+            return Err(invalid(
+                &format!("exemptions[{i}].description"),
+                "the description is blank; say what work this class covers".into(),
+            ));
+        }
+    }
+
+    let provenance = raw.provenance.unwrap_or_default();
+    if let Some(upstream) = &provenance.upstream
+        && let Err(message) = full_ref_name(upstream)
+    {
+        return Err(invalid("provenance.upstream", message));
+    }
+    if let Some(trailer) = &provenance.trailer
+        && let Err(message) = trailer_token(trailer)
+    {
+        return Err(invalid("provenance.trailer", message));
+    }
+
+    let receipts = raw.receipts.unwrap_or_default();
+    for (key, value) in [
+        ("receipts.max_entries", receipts.max_entries),
+        ("receipts.max_bytes", receipts.max_bytes),
+    ] {
+        if value == 0 {
+            return Err(invalid(key, "must be a positive number".into()));
+        }
+    }
+
+    let brief = match raw.brief {
+        None => BriefPolicy::default(),
+        Some(brief) => BriefPolicy {
+            mode: brief.mode,
+            required_since: match brief.required_since {
+                None => None,
+                Some(text) => Some(
+                    Date::parse(&text)
+                        .map_err(|message| invalid("brief.required_since", message))?,
+                ),
+            },
+        },
+    };
+
+    Ok(Policy {
+        version: raw.version,
+        binding,
+        exemptions: raw.exemptions,
+        scope: raw.scope.unwrap_or(Mode::Advisory),
+        provenance,
+        receipts,
+        brief,
+        notes,
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a policy mapping (version, binding, exemptions, scope, provenance, receipts, brief)"
+)]
+struct RawPolicy {
+    version: u32,
+    #[serde(default, deserialize_with = "binding_text")]
+    binding: Option<String>,
+    #[serde(default)]
+    exemptions: Vec<ExemptionClass>,
+    #[serde(default)]
+    scope: Option<Mode>,
+    #[serde(default)]
+    provenance: Option<Provenance>,
+    #[serde(default)]
+    receipts: Option<ReceiptsPolicy>,
+    #[serde(default)]
+    brief: Option<RawBrief>,
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a brief mapping (mode, required_since)"
+)]
+struct RawBrief {
+    mode: Mode,
+    #[serde(default, deserialize_with = "yaml::opt_string")]
+    required_since: Option<String>,
+}
+
+/// `binding` as written: any scalar becomes its text (so a misspelling is
+/// read, reported and treated as `off`); empty is `None`; a list or a
+/// mapping is a type error.
+fn binding_text<'de, D: Deserializer<'de>>(de: D) -> Result<Option<String>, D::Error> {
+    use serde::de::{self, Visitor};
+
+    struct Text;
+
+    impl<'de> Visitor<'de> for Text {
+        type Value = Option<String>;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("off, advisory or required")
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            Ok(Some(v.to_owned()))
+        }
+        fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+            Ok(Some(v.to_string()))
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            Ok(Some(v.to_string()))
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            Ok(Some(v.to_string()))
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            Ok(Some(v.to_string()))
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    }
+
+    de.deserialize_any(Text)
+}
+
+/// A full ref name as git would accept it (`refs/heads/main`).
+fn full_ref_name(name: &str) -> Result<(), String> {
+    let usage = || {
+        format!(
+            "{name:?} is not a full ref name: use e.g. refs/heads/main or refs/remotes/origin/main"
+        )
+    };
+    let Some(rest) = name.strip_prefix("refs/") else {
+        return Err(usage());
+    };
+    let bad_char = |c: char| c.is_ascii_control() || " ~^:?*[\\".contains(c);
+    let ok = !rest.is_empty()
+        && !name.contains("..")
+        && !name.contains("@{")
+        && !name.chars().any(bad_char)
+        && !name.ends_with('.')
+        && rest
+            .split('/')
+            .all(|part| !part.is_empty() && !part.starts_with('.') && !part.ends_with(".lock"));
+    if ok { Ok(()) } else { Err(usage()) }
+}
+
+/// A git trailer token: letters, digits and `-`, starting with a letter.
+fn trailer_token(token: &str) -> Result<(), String> {
+    let ok = token.starts_with(|c: char| c.is_ascii_alphabetic())
+        && token.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{token:?} is not a trailer token: use letters, digits and '-', starting with a \
+             letter (e.g. Task)"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_text(text: &str) -> Result<Policy, LoadError> {
+        parse(Path::new(POLICY_PATH), text)
+    }
+
+    fn invalid_at(text: &str) -> (Option<usize>, String, String) {
+        match parse_text(text).unwrap_err() {
+            LoadError::Invalid {
+                line, key, message, ..
+            } => (line, key, message),
+            other => panic!("expected an invalid-value error, got {other:?}"),
+        }
+    }
+
+    fn schema_at(text: &str) -> (Option<usize>, String, String) {
+        match parse_text(text).unwrap_err() {
+            LoadError::Schema {
+                line, key, message, ..
+            } => (line, key, message),
+            other => panic!("expected a schema error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn embedded_default_parses_with_the_documented_values() {
+        let policy = embedded();
+        assert_eq!(policy.version, 1);
+        assert_eq!(policy.binding, Mode::Off);
+        assert!(policy.exemptions.is_empty());
+        assert_eq!(policy.scope, Mode::Advisory);
+        assert_eq!(policy.provenance, Provenance::default());
+        assert_eq!(policy.receipts, ReceiptsPolicy::default());
+        assert_eq!(policy.receipts.max_entries, 20_000);
+        assert_eq!(policy.receipts.max_bytes, 134_217_728);
+        assert_eq!(policy.brief, BriefPolicy::default());
+        assert!(policy.notes.is_empty(), "{:?}", policy.notes);
+    }
+
+    #[test]
+    fn embedded_default_shows_every_key() {
+        for key in [
+            "version:",
+            "binding:",
+            "exemptions:",
+            "- id:",
+            "description:",
+            "scope:",
+            "provenance:",
+            "merges:",
+            "upstream:",
+            "trailer:",
+            "receipts:",
+            "max_entries:",
+            "max_bytes:",
+            "brief:",
+            "required_since:",
+        ] {
+            assert!(DEFAULT_POLICY_YAML.contains(key), "{key}");
+        }
+        // The commented-out examples are valid when uncommented.
+        let uncommented = DEFAULT_POLICY_YAML
+            .replace("exemptions: []", "exemptions:")
+            .replace("#  - id:", "  - id:")
+            .replace("#    description:", "    description:")
+            .replace("# upstream:", "upstream:")
+            .replace("# trailer:", "trailer:")
+            .replace("# required_since:", "required_since:");
+        let policy = parse_text(&uncommented).unwrap();
+        assert_eq!(policy.exemptions[0].id, "dependency-bump");
+        assert_eq!(
+            policy.provenance.upstream.as_deref(),
+            Some("refs/heads/main")
+        );
+        assert_eq!(policy.provenance.trailer.as_deref(), Some("Task"));
+        assert_eq!(
+            policy.brief.required_since,
+            Some(Date::parse("2026-11-29").unwrap())
+        );
+    }
+
+    #[test]
+    fn spec_example_parses() {
+        let policy = parse_text(
+            "version: 1
+binding: required
+exemptions:
+  - id: dependency-bump
+    description: Lockfile-only updates
+scope: required
+provenance:
+  mode: required
+  merges: inspect
+  upstream: refs/heads/main
+  trailer: Task
+receipts:
+  mode: off
+  max_entries: 100
+  max_bytes: 1000
+brief:
+  mode: advisory
+  required_since: 2026-11-29
+",
+        )
+        .unwrap();
+        assert_eq!(policy.binding, Mode::Required);
+        assert_eq!(
+            policy.exemption("dependency-bump").unwrap().description,
+            "Lockfile-only updates"
+        );
+        assert_eq!(policy.scope, Mode::Required);
+        assert_eq!(policy.provenance.merges, Merges::Inspect);
+        assert_eq!(policy.receipts.mode, Mode::Off);
+        assert_eq!(policy.receipts.max_entries, 100);
+        assert_eq!(
+            policy.brief.required_since.unwrap().to_string(),
+            "2026-11-29"
+        );
+        assert!(policy.notes.is_empty());
+    }
+
+    #[test]
+    fn absent_sections_are_advisory_and_present_ones_default_the_rest() {
+        let policy = parse_text("version: 1\nbinding: advisory\n").unwrap();
+        assert_eq!(policy.scope, Mode::Advisory);
+        assert_eq!(policy.provenance, Provenance::default());
+        assert_eq!(policy.receipts, ReceiptsPolicy::default());
+        assert_eq!(policy.brief, BriefPolicy::default());
+
+        let policy = parse_text(
+            "version: 1\nbinding: off\nprovenance:\n  mode: off\nreceipts:\n  mode: required\n",
+        )
+        .unwrap();
+        assert_eq!(policy.provenance.mode, Mode::Off);
+        assert_eq!(policy.provenance.merges, Merges::Refuse);
+        assert_eq!(policy.receipts.max_bytes, DEFAULT_MAX_BYTES);
+    }
+
+    #[test]
+    fn binding_absent_or_misspelt_reads_as_off_with_a_note() {
+        let policy = parse_text("version: 1\nbinding: requird\n").unwrap();
+        assert_eq!(policy.binding, Mode::Off);
+        assert_eq!(
+            policy.notes,
+            ["binding: \"requird\" is not off, advisory or required; read as off"]
+        );
+        let policy = parse_text("version: 1\nbinding: Required\n").unwrap();
+        assert_eq!(policy.binding, Mode::Off);
+        assert_eq!(policy.notes.len(), 1);
+        let policy = parse_text("version: 1\nbinding: true\n").unwrap();
+        assert_eq!(policy.binding, Mode::Off);
+        assert!(policy.notes[0].contains("\"true\""));
+
+        for text in ["version: 1\n", "version: 1\nbinding:\n"] {
+            let policy = parse_text(text).unwrap();
+            assert_eq!(policy.binding, Mode::Off);
+            assert_eq!(policy.notes, ["binding is not set; read as off"]);
+        }
+        // A list is not a misspelling.
+        let (_, key, _) = schema_at("version: 1\nbinding: [required]\n");
+        assert_eq!(key, "binding");
+    }
+
+    #[test]
+    fn version_is_required_and_must_be_1() {
+        let (line, key, message) = schema_at("binding: off\n");
+        assert_eq!((line, key.as_str()), (Some(1), "version"));
+        assert_eq!(message, "missing field `version`");
+        let (line, key, message) = invalid_at("binding: off\nversion: 2\n");
+        assert_eq!((line, key.as_str()), (Some(2), "version"));
+        assert!(message.contains("version 2 is not supported"), "{message}");
+        let (_, key, _) = schema_at("version: \"1\"\n");
+        assert_eq!(key, "version");
+    }
+
+    #[test]
+    fn closed_schema_errors_name_line_and_key() {
+        let (line, key, message) = schema_at("version: 1\nscope: requird\n");
+        assert_eq!((line, key.as_str()), (Some(2), "scope"));
+        assert!(message.contains("unknown variant `requird`"), "{message}");
+        let (line, key, message) = schema_at("version: 1\nprovenance:\n  merges: inspect\n");
+        assert_eq!((line, key.as_str()), (Some(3), "provenance.mode"));
+        assert_eq!(message, "missing field `mode`");
+        let (line, key, message) =
+            schema_at("version: 1\nreceipts:\n  mode: off\n  max_files: 3\n");
+        assert_eq!((line, key.as_str()), (Some(4), "receipts.max_files"));
+        assert!(message.contains("expected one of `mode`, `max_entries`, `max_bytes`"));
+        let (_, key, _) = schema_at("version: 1\nexemptions:\n  - id: x\n");
+        assert_eq!(key, "exemptions[0].description");
+        let (_, key, _) = schema_at("version: 1\ncolour: red\n");
+        assert_eq!(key, "colour");
+        let (_, key, message) = schema_at("version: 1\nreceipts:\n  mode: off\n  max_bytes: -1\n");
+        assert_eq!(key, "receipts.max_bytes");
+        assert!(message.contains("expected u64"), "{message}");
+    }
+
+    #[test]
+    fn values_are_validated() {
+        let cases = [
+            (
+                "provenance:\n  mode: off\n  upstream: main\n",
+                5,
+                "provenance.upstream",
+            ),
+            (
+                "provenance:\n  mode: off\n  upstream: refs/heads/a..b\n",
+                5,
+                "provenance.upstream",
+            ),
+            (
+                "provenance:\n  mode: off\n  upstream: refs/\n",
+                5,
+                "provenance.upstream",
+            ),
+            (
+                "provenance:\n  mode: off\n  upstream: refs/heads/x.lock\n",
+                5,
+                "provenance.upstream",
+            ),
+            (
+                "provenance:\n  mode: off\n  trailer: Task id\n",
+                5,
+                "provenance.trailer",
+            ),
+            (
+                "provenance:\n  mode: off\n  trailer: \"Task:\"\n",
+                5,
+                "provenance.trailer",
+            ),
+            (
+                "receipts:\n  mode: off\n  max_entries: 0\n",
+                5,
+                "receipts.max_entries",
+            ),
+            (
+                "receipts:\n  mode: off\n  max_bytes: 0\n",
+                5,
+                "receipts.max_bytes",
+            ),
+            (
+                "brief:\n  mode: off\n  required_since: 2026-02-30\n",
+                5,
+                "brief.required_since",
+            ),
+            (
+                "brief:\n  mode: off\n  required_since: 29/11/2026\n",
+                5,
+                "brief.required_since",
+            ),
+            (
+                "exemptions:\n  - id: 1bad\n    description: x\n",
+                4,
+                "exemptions[0].id",
+            ),
+            (
+                "exemptions:\n  - id: a\n    description: \" \"\n",
+                5,
+                "exemptions[0].description",
+            ),
+            (
+                "exemptions:\n  - id: a\n    description: x\n  - id: a\n    description: y\n",
+                6,
+                "exemptions[1].id",
+            ),
+        ];
+        for (body, line, key) in cases {
+            let (got_line, got_key, message) =
+                invalid_at(&format!("version: 1\nbinding: off\n{body}"));
+            assert_eq!(
+                (got_line, got_key.as_str()),
+                (Some(line), key),
+                "{body}: {message}"
+            );
+        }
+        let ok = parse_text(
+            "version: 1\nbinding: off\nprovenance:\n  mode: off\n  upstream: refs/remotes/origin/main\n  trailer: Gate-Task\n",
+        )
+        .unwrap();
+        assert_eq!(ok.provenance.trailer.as_deref(), Some("Gate-Task"));
+    }
+
+    #[test]
+    fn duplicate_exemption_message() {
+        let (_, _, message) = invalid_at(
+            "version: 1\nexemptions:\n  - id: a\n    description: x\n  - id: a\n    description: y\n",
+        );
+        assert_eq!(message, "exemption \"a\" is declared twice");
+    }
+
+    #[test]
+    fn load_uses_the_file_or_the_embedded_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let loaded = load(dir.path()).unwrap();
+        assert_eq!(loaded.source, PolicySource::Embedded);
+        assert_eq!(loaded.policy, embedded());
+        assert_eq!(loaded.source.to_string(), "the embedded default policy");
+
+        std::fs::create_dir(dir.path().join(".gate")).unwrap();
+        std::fs::write(
+            dir.path().join(POLICY_PATH),
+            "version: 1\nbinding: required\n",
+        )
+        .unwrap();
+        let loaded = load(dir.path()).unwrap();
+        assert_eq!(loaded.source, PolicySource::File(POLICY_PATH.into()));
+        assert_eq!(loaded.policy.binding, Mode::Required);
+
+        std::fs::write(
+            dir.path().join(POLICY_PATH),
+            "version: 1\nscope: sometimes\n",
+        )
+        .unwrap();
+        let err = load(dir.path()).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with(".gate/policy.yaml:2:8: scope: unknown variant"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn modes_display_and_parse() {
+        for mode in [Mode::Off, Mode::Advisory, Mode::Required] {
+            assert_eq!(Mode::from_name(mode.as_str()), Some(mode));
+            assert_eq!(mode.to_string(), mode.as_str());
+        }
+        assert!(!Mode::Off.runs() && Mode::Advisory.runs() && !Mode::Advisory.blocks());
+        assert!(Mode::Required.blocks());
+        assert_eq!(Merges::default().to_string(), "refuse");
+    }
+}
