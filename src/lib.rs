@@ -1,15 +1,24 @@
 //! gate: git hooks and a pre-push gate that prove scope, commit-range
-//! provenance, fresh receipts, binding and the brief (see SPEC in docs/).
+//! provenance, fresh receipts, binding and the brief (see `docs/`).
 //!
 //! The library holds everything; `main.rs` only dispatches. `git` is the only
-//! module that talks to git; checks are pure functions from inputs to findings.
+//! module that talks to git; `yaml` the only one that names the YAML parser;
+//! checks (`scope`, `provenance`) are pure functions from inputs to findings;
+//! `report` renders them; `commands` has one module per verb.
 
+pub mod cli;
 pub mod clock;
+pub mod commands;
 pub mod digest;
+pub mod fsutil;
 pub mod git;
 pub mod ids;
 pub mod load;
 pub mod path;
 pub mod plan;
 pub mod policy;
+pub mod provenance;
+pub mod report;
+pub mod scope;
+pub mod task;
 pub mod yaml;

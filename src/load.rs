@@ -29,7 +29,7 @@ pub enum LoadError {
     #[error("{}: cannot read: {source}", file.display())]
     Read { file: PathBuf, source: io::Error },
     /// The file is larger than [`MAX_FILE_BYTES`]; it was not read.
-    #[error("{}: {size} bytes is over the {MAX_FILE_BYTES}-byte limit for gate's files", file.display())]
+    #[error("{}: {size} bytes is over the 1 MiB ({MAX_FILE_BYTES}-byte) limit for gate's files", file.display())]
     TooLarge { file: PathBuf, size: u64 },
     /// The file is not UTF-8 text.
     #[error("{}: not UTF-8 text", file.display())]
@@ -89,6 +89,17 @@ impl LoadError {
             LoadError::Schema { key, .. } | LoadError::Invalid { key, .. } => key,
             _ => "",
         }
+    }
+
+    /// Move the reported line down by `lines`: for YAML embedded in a larger
+    /// file (a task file's front matter starts on line 2).
+    pub fn shift_lines(mut self, lines: usize) -> LoadError {
+        if let LoadError::Schema { line: Some(l), .. } | LoadError::Invalid { line: Some(l), .. } =
+            &mut self
+        {
+            *l += lines;
+        }
+        self
     }
 }
 

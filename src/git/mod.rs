@@ -709,6 +709,52 @@ impl Repo {
             .and_then(|entry| entry_kind(entry.mode()).map(|kind| (Oid(entry.object_id()), kind))))
     }
 
+    /// The file-level entries directly inside directory `dir` of commit
+    /// `commit`'s tree, as full paths, sorted as git sorts them; empty when
+    /// the directory is absent. Subdirectories are left out.
+    pub fn list_dir(
+        &self,
+        commit: Oid,
+        dir: &RepoPath,
+    ) -> Result<Vec<(RepoPath, Oid, EntryKind)>, GitError> {
+        let tree_id = self
+            .find_commit(commit)?
+            .tree_id()
+            .map_err(|err| GitError::gix(format!("decoding commit {commit}"), &err))?
+            .detach();
+        let root = self.find_tree(tree_id, || format!("the tree of commit {commit}"))?;
+        let dir_tree = if dir.as_bytes().is_empty() {
+            root
+        } else {
+            let entry = root
+                .lookup_entry(dir.as_bytes().split(|b| *b == b'/'))
+                .map_err(|err| {
+                    GitError::gix(format!("looking up {dir} in commit {commit}"), &err)
+                })?;
+            match entry {
+                Some(entry) if entry.mode().is_tree() => {
+                    self.find_tree(entry.object_id(), || format!("{dir} in commit {commit}"))?
+                }
+                _ => return Ok(Vec::new()),
+            }
+        };
+        let decoded = dir_tree
+            .decode()
+            .map_err(|err| GitError::gix(format!("decoding {dir} in commit {commit}"), &err))?;
+        let mut out = Vec::new();
+        for entry in &decoded.entries {
+            if let Some(kind) = entry_kind(entry.mode) {
+                let mut path = dir.as_bytes().to_vec();
+                if !path.is_empty() {
+                    path.push(b'/');
+                }
+                path.extend_from_slice(entry.filename);
+                out.push((RepoPath::new(path), Oid(entry.oid.to_owned()), kind));
+            }
+        }
+        Ok(out)
+    }
+
     /// The full names and targets of the remote-tracking branches of `remote`
     /// (`refs/remotes/<remote>/*`).
     ///

@@ -1823,12 +1823,6 @@ fn remote_branches_match_for_each_ref() {
     assert!(gate.remote_branches("../x").is_err());
 }
 
-#[test]
-fn the_gate_command_runs_in_the_repository() {
-    let repo = TestRepo::new();
-    repo.gate().assert().success();
-}
-
 // ---------------------------------------------------------------------------
 // A long history.
 

@@ -1,4 +1,12 @@
-//! The integration test binary: one module per area, sharing `support`.
+//! The integration test binary: one module per area, sharing `support`,
+//! `fixture` and `golden`.
 
+mod bad_input;
+mod check_scope;
+mod fixture;
 mod git_layer;
+mod golden;
+mod help;
+mod json_schema;
+mod start_task;
 mod support;

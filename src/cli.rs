@@ -1,0 +1,173 @@
+//! Command-line definitions (clap derive) and nothing else: no I/O, no
+//! decisions. Each verb's arguments are handed to its module in `commands/`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Prove that work stays in the issue it names, every pushed commit is
+/// accounted for, and acceptance checks ran on exactly this code.
+#[derive(Debug, Parser)]
+#[command(name = "gate", version, max_term_width = 100)]
+pub struct Cli {
+    /// Run as if gate was started in DIR
+    #[arg(short = 'C', value_name = "DIR", global = true)]
+    pub dir: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write .gate/policy.yaml and an example plan
+    Init(InitArgs),
+    /// Install the pre-commit, pre-push and post-checkout hooks
+    Install(InstallArgs),
+    /// Remove gate's hooks and restore the hooks they chained
+    Uninstall,
+    /// Run the checks under the policy and report
+    Check(CheckArgs),
+    /// Entry points called by the installed git hooks
+    #[command(subcommand)]
+    Hook(HookCommand),
+    /// Start a task: name what it serves, keep the brief, make it active
+    Start(StartArgs),
+    /// List, show and switch tasks
+    #[command(subcommand)]
+    Task(TaskCommand),
+    /// Work with .gate/plan.yaml
+    #[command(subcommand)]
+    Plan(PlanCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Overwrite files that already exist
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// Record this gate binary in the hooks instead of the running one
+    #[arg(long, value_name = "PATH")]
+    pub binary: Option<PathBuf>,
+}
+
+/// The checks `--only` can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckName {
+    Scope,
+    Provenance,
+}
+
+impl CheckName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckName::Scope => "scope",
+            CheckName::Provenance => "provenance",
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Check the staged changes against HEAD (what pre-commit runs)
+    #[arg(long, conflicts_with = "range")]
+    pub staged: bool,
+    /// Check every commit in the range A..B
+    #[arg(long, value_name = "A..B")]
+    pub range: Option<String>,
+    /// The task to check (default: the worktree's active task)
+    #[arg(long, value_name = "ID")]
+    pub task: Option<String>,
+    /// Run only these checks
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub only: Vec<CheckName>,
+    /// Print one JSON document (schema gate.report/1)
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Called by git before a commit: scope of the staged changes
+    PreCommit,
+    /// Called by git before a push, with the refs on stdin
+    PrePush {
+        /// The remote's name (or its URL when pushing to a URL)
+        remote: String,
+        /// The remote's URL
+        url: String,
+    },
+    /// Called by git after a checkout; never fails
+    PostCheckout {
+        /// The previous HEAD
+        old: String,
+        /// The new HEAD
+        new: String,
+        /// 1 for a branch checkout, 0 for a file checkout
+        flag: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct StartArgs {
+    /// The plan issue this task serves
+    #[arg(long, value_name = "ID")]
+    pub issue: Option<String>,
+    /// The plan intent this task serves
+    #[arg(long, value_name = "ID")]
+    pub intent: Option<String>,
+    /// Paths the work will touch (names the one open issue covering them)
+    #[arg(long = "path", value_name = "P")]
+    pub paths: Vec<String>,
+    /// A declared exemption class (needs --because)
+    #[arg(long, value_name = "CLASS", requires = "because")]
+    pub exempt: Option<String>,
+    /// Why the exemption applies
+    #[arg(long, value_name = "REASON", requires = "exempt")]
+    pub because: Option<String>,
+    /// The task id (default: derived from what is named)
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+    /// Scope globs (default: the named issue's paths)
+    #[arg(long = "scope", value_name = "GLOB")]
+    pub scope: Vec<String>,
+    /// The operator's request, verbatim: a file, or - for stdin
+    #[arg(long, value_name = "FILE|-")]
+    pub brief: Option<String>,
+    /// Who asked for the work (default: git user.name)
+    #[arg(long, value_name = "NAME")]
+    pub operator: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TaskCommand {
+    /// List the tasks in .gate/tasks
+    List {
+        /// Print one JSON document (schema gate.tasks/1)
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a task: its record, the whole brief and every addendum
+    Show {
+        /// The task (default: the active task)
+        id: Option<String>,
+    },
+    /// Make a task this worktree's active task
+    Switch {
+        /// The task to activate
+        id: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PlanCommand {
+    /// Report every fault in .gate/plan.yaml
+    Validate {
+        /// Print one JSON document (schema gate.report/1)
+        #[arg(long)]
+        json: bool,
+    },
+}

@@ -1,0 +1,303 @@
+//! `gate check`: run the checks under the policy modes and report.
+//!
+//! - `--staged`: scope of the staged changes against HEAD (pre-commit);
+//! - `--range A..B`: provenance of every commit in the range;
+//! - neither: the task's `baseline..HEAD` (provenance) and its current state
+//!   (scope of staged, unstaged and untracked changes).
+
+use std::path::Path;
+
+use super::{Ctx, Failure, out, policy_origin, task_ref};
+use crate::cli::{CheckArgs, CheckName};
+use crate::git::{Change, ChangeKind, Renames, WorktreeState};
+use crate::policy::{LoadedPolicy, Mode};
+use crate::provenance::{self, Base, RangeSpec};
+use crate::report::{CheckReport, Finding, Report, Skipped, human, json};
+use crate::scope::{self, Scope};
+use crate::task::Task;
+
+/// What a run looks at.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// Staged changes (pre-commit).
+    Staged,
+    /// A revision range given as `A..B`.
+    Range(String),
+    /// The task's baseline..HEAD and its current state.
+    Task,
+}
+
+pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<i32, Failure> {
+    let result = (|| {
+        let ctx = Ctx::open(dir)?;
+        let target = match (&args.range, args.staged) {
+            (Some(r), _) => Target::Range(r.clone()),
+            (None, true) => Target::Staged,
+            (None, false) => Target::Task,
+        };
+        let policy = ctx.policy()?;
+        let report = build(
+            &ctx,
+            &policy,
+            args.task.as_deref(),
+            &target,
+            &args.only,
+            "check".into(),
+        )?;
+        Ok(report)
+    })();
+    match result {
+        Ok(report) => {
+            out(&if args.json {
+                json::to_string(&json::report(&report))
+            } else {
+                human::render(&report)
+            });
+            Ok(report.exit_code())
+        }
+        Err(f) if args.json => {
+            out(&json::to_string(&json::error(&f)));
+            Err(f)
+        }
+        Err(f) => Err(f),
+    }
+}
+
+/// The task a run is about: named, active, or none; an unreadable task is
+/// kept as its error so each check can report it as unknown.
+pub enum TaskState {
+    None,
+    Loaded(Box<Task>),
+    Unreadable(String),
+}
+
+pub fn task_state(ctx: &Ctx, id: Option<&str>) -> TaskState {
+    match ctx.task(id) {
+        Ok(Some(t)) => TaskState::Loaded(Box::new(t)),
+        Ok(None) => TaskState::None,
+        Err(f) => TaskState::Unreadable(f.message),
+    }
+}
+
+/// Run the checks for `target` and gather them into a report.
+pub fn build(
+    ctx: &Ctx,
+    policy: &LoadedPolicy,
+    task_id: Option<&str>,
+    target: &Target,
+    only: &[CheckName],
+    verb: String,
+) -> Result<Report, Failure> {
+    let task = task_state(ctx, task_id);
+    let p = &policy.policy;
+    let wants = |c: CheckName| only.is_empty() || only.contains(&c);
+    let mut report = Report {
+        verb,
+        policy: policy_origin(policy),
+        task: match &task {
+            TaskState::Loaded(t) => Some(task_ref(t)),
+            _ => None,
+        },
+        checks: vec![],
+        skipped: vec![],
+        notes: p.notes.clone(),
+    };
+    let consider =
+        |name: CheckName, mode: Mode, applies: Result<(), &str>, report: &mut Report| -> bool {
+            if !wants(name) {
+                return false;
+            }
+            if mode == Mode::Off {
+                report.skipped.push(Skipped {
+                    check: name.as_str(),
+                    reason: "off in the policy".into(),
+                });
+                return false;
+            }
+            if let Err(why) = applies {
+                report.skipped.push(Skipped {
+                    check: name.as_str(),
+                    reason: why.into(),
+                });
+                return false;
+            }
+            true
+        };
+    let scope_applies = match target {
+        Target::Range(_) => Err("a range is proved by provenance, commit by commit"),
+        _ => Ok(()),
+    };
+    if consider(CheckName::Scope, p.scope, scope_applies, &mut report) {
+        let (summary, findings) = scope_check(ctx, &task, target);
+        report
+            .checks
+            .push(CheckReport::new(scope::CHECK, p.scope, summary, findings));
+    }
+    let prov_applies = match target {
+        Target::Staged => Err("staged changes have no commits yet"),
+        _ => Ok(()),
+    };
+    if consider(
+        CheckName::Provenance,
+        p.provenance.mode,
+        prov_applies,
+        &mut report,
+    ) {
+        let (summary, findings) = provenance_check(ctx, policy, &task, target);
+        report.checks.push(CheckReport::new(
+            provenance::CHECK,
+            p.provenance.mode,
+            summary,
+            findings,
+        ));
+    }
+    Ok(report)
+}
+
+/// A finding for a check that needs a task and has none.
+pub fn no_task(check: &'static str, task: &TaskState) -> Option<Finding> {
+    match task {
+        TaskState::Loaded(_) => None,
+        TaskState::None => Some(Finding {
+            check,
+            cause: "no_active_task",
+            severity: crate::report::Severity::Blocker,
+            unknown: false,
+            message: "no task is active in this worktree, so nothing says what this work may touch".into(),
+            decide: "start a task for the issue (`gate start --issue ID --brief FILE`) or switch to one (`gate task switch ID`)".into(),
+            subject: Default::default(),
+        }),
+        TaskState::Unreadable(m) => Some(Finding::unknown(
+            check,
+            "task_unreadable",
+            format!("the task could not be read: {m}"),
+            "fix the task file, or switch to another task with `gate task switch ID`".into(),
+        )),
+    }
+}
+
+fn scope_check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Finding>) {
+    if let Some(f) = no_task(scope::CHECK, task) {
+        return ("no task".into(), vec![f]);
+    }
+    let TaskState::Loaded(task) = task else {
+        unreachable!("no_task covers the other states")
+    };
+    let id = &task.record.id;
+    let scope = match Scope::new(&task.record.scope, id) {
+        Ok(s) => s,
+        Err(m) => {
+            return (
+                "scope unreadable".into(),
+                vec![Finding::unknown(
+                    scope::CHECK,
+                    "task_unreadable",
+                    format!("task {id}: scope: {m}"),
+                    "fix the task's scope globs".into(),
+                )],
+            );
+        }
+    };
+    let changes = match target {
+        Target::Staged => ctx
+            .repo
+            .staged_changes(Renames::Exact)
+            .map(|c| (c, "staged")),
+        _ => current_changes(ctx).map(|c| (c, "changed")),
+    };
+    match changes {
+        Ok((changes, what)) => {
+            let n: usize = changes.iter().map(|c| c.paths().count()).sum();
+            let findings = scope::check_changes(&scope, id, &changes, None);
+            (
+                format!(
+                    "{n} {what} path{} against task {id}",
+                    if n == 1 { "" } else { "s" }
+                ),
+                findings,
+            )
+        }
+        Err(e) => (
+            "changes unreadable".into(),
+            vec![Finding::unknown(
+                scope::CHECK,
+                "input_unreadable",
+                e.to_string(),
+                "repair the repository (git fsck), then check again".into(),
+            )],
+        ),
+    }
+}
+
+/// Staged, unstaged and untracked changes: everything the next commit could hold.
+fn current_changes(ctx: &Ctx) -> Result<Vec<Change>, crate::git::GitError> {
+    let mut changes = ctx.repo.staged_changes(Renames::Exact)?;
+    for entry in ctx.repo.worktree_status(false)? {
+        if changes.iter().any(|c| c.paths().any(|p| *p == entry.path)) {
+            continue;
+        }
+        let kind = match entry.state {
+            WorktreeState::Deleted => ChangeKind::Deleted,
+            WorktreeState::TypeChanged => ChangeKind::TypeChanged,
+            WorktreeState::Untracked => ChangeKind::Added,
+            WorktreeState::Modified | WorktreeState::Conflicted => ChangeKind::Modified,
+            WorktreeState::Ignored => continue,
+        };
+        changes.push(Change {
+            kind,
+            path: entry.path,
+            from: None,
+            old: None,
+            new: None,
+        });
+    }
+    Ok(changes)
+}
+
+fn provenance_check(
+    ctx: &Ctx,
+    policy: &LoadedPolicy,
+    task: &TaskState,
+    target: &Target,
+) -> (String, Vec<Finding>) {
+    let range = match target {
+        Target::Range(spec) => match provenance::parse_range(&ctx.repo, spec) {
+            Ok(r) => r,
+            Err(f) => return ("range unreadable".into(), vec![*f]),
+        },
+        _ => {
+            if let Some(f) = no_task(provenance::CHECK, task) {
+                return ("no task".into(), vec![f]);
+            }
+            let TaskState::Loaded(t) = task else {
+                unreachable!("no_task covers the other states")
+            };
+            match provenance::task_range(&ctx.repo, t) {
+                Ok(r) => r,
+                Err(f) => return ("range unreadable".into(), vec![*f]),
+            }
+        }
+    };
+    let default_task = match task {
+        TaskState::Loaded(t) => Some(t.as_ref()),
+        _ => None,
+    };
+    let tasks = provenance::TaskSet::gather(&ctx.repo, Some(ctx.root()), range.tip, default_task);
+    provenance::check(
+        &ctx.repo,
+        &policy.policy,
+        &tasks,
+        &range,
+        &provenance::Options::default(),
+    )
+}
+
+/// The range of a pushed ref (used by the pre-push hook).
+pub fn push_range(base: Base, tip: crate::git::Oid, ref_name: &str) -> RangeSpec {
+    RangeSpec {
+        base,
+        tip,
+        label: ref_name.to_string(),
+        ref_name: Some(ref_name.to_string()),
+    }
+}

@@ -1,0 +1,313 @@
+//! `gate hook …`: the entry points the installed hooks call (SPEC §5).
+//!
+//! - `pre-commit`: the scope of the staged changes;
+//! - `pre-push REMOTE URL`: provenance of every pushed ref, read from stdin;
+//! - `post-checkout OLD NEW FLAG`: re-point the active task; never fails.
+
+use std::io::Read;
+use std::path::Path;
+
+use super::check::{self, Target, TaskState};
+use super::start::started_path;
+use super::{Ctx, Failure, err, out, policy_origin, task_ref};
+use crate::cli::HookCommand;
+use crate::git::{Head, Oid};
+use crate::policy::Mode;
+use crate::provenance::{self, Base, Options, RangeSpec, TaskSet};
+use crate::report::{CheckReport, Report, Skipped, human};
+use crate::task::{self as tasks, TaskStatus};
+
+pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<i32, Failure> {
+    match hook {
+        HookCommand::PreCommit => pre_commit(dir),
+        HookCommand::PrePush { remote, url: _ } => pre_push(dir, remote),
+        HookCommand::PostCheckout {
+            old: _,
+            new: _,
+            flag,
+        } => {
+            // Never fail a checkout: report and exit 0 whatever happens.
+            if let Err(f) = post_checkout(dir, flag) {
+                err(&format!("gate: post-checkout: {}\n", f.message));
+            }
+            Ok(0)
+        }
+    }
+}
+
+/// Print a hook's report: one line when nothing was found, else the whole report.
+fn print(report: &Report) {
+    let quiet = report.checks.iter().all(|c| c.findings.is_empty()) && report.notes.is_empty();
+    if quiet {
+        let parts: Vec<String> = report
+            .checks
+            .iter()
+            .map(|c| format!("{}: {}", c.check, c.summary))
+            .collect();
+        let what = if parts.is_empty() {
+            "no check applies".to_string()
+        } else {
+            parts.join(" · ")
+        };
+        out(&format!("gate {}: pass · {what}\n", report.verb));
+    } else {
+        out(&human::render(report));
+    }
+}
+
+fn pre_commit(dir: Option<&Path>) -> Result<i32, Failure> {
+    let ctx = Ctx::open(dir)?;
+    let policy = ctx.policy()?;
+    let report = check::build(
+        &ctx,
+        &policy,
+        None,
+        &Target::Staged,
+        &[],
+        "hook pre-commit".into(),
+    )?;
+    print(&report);
+    Ok(report.exit_code())
+}
+
+/// One line of pre-push input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushLine {
+    pub local_ref: String,
+    pub local: String,
+    pub remote_ref: String,
+    pub remote: String,
+}
+
+/// Whether an id is git's "no object" (all zeros, SHA-1 or SHA-256 length).
+pub fn is_zero_id(id: &str) -> bool {
+    (id.len() == 40 || id.len() == 64) && id.bytes().all(|b| b == b'0')
+}
+
+/// Parse pre-push stdin: `<local ref> <local oid> <remote ref> <remote oid>` per line.
+pub fn parse_push_lines(input: &str) -> Result<Vec<PushLine>, String> {
+    let mut lines = Vec::new();
+    for (n, line) in input.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(' ').collect();
+        let hex =
+            |s: &str| (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit());
+        match fields.as_slice() {
+            [lr, lo, rr, ro] if hex(lo) && hex(ro) => lines.push(PushLine {
+                local_ref: lr.to_string(),
+                local: lo.to_ascii_lowercase(),
+                remote_ref: rr.to_string(),
+                remote: ro.to_ascii_lowercase(),
+            }),
+            _ => {
+                return Err(format!(
+                    "stdin line {}: expected `<local ref> <local oid> <remote ref> <remote oid>`, got `{line}`",
+                    n + 1
+                ));
+            }
+        }
+    }
+    Ok(lines)
+}
+
+fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
+    let ctx = Ctx::open(dir)?;
+    let policy = ctx.policy()?;
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .map_err(|e| Failure::unknown(format!("pre-push: cannot read the refs on stdin: {e}")))?;
+    let lines = parse_push_lines(&input).map_err(|m| Failure::unknown(format!("pre-push: {m}")))?;
+    let task = check::task_state(&ctx, None);
+    let p = &policy.policy;
+    let mut report = Report {
+        verb: "hook pre-push".into(),
+        policy: policy_origin(&policy),
+        task: match &task {
+            TaskState::Loaded(t) => Some(task_ref(t)),
+            _ => None,
+        },
+        checks: vec![],
+        skipped: vec![],
+        notes: p.notes.clone(),
+    };
+    if p.provenance.mode == Mode::Off {
+        report.skipped.push(Skipped {
+            check: provenance::CHECK,
+            reason: "off in the policy".into(),
+        });
+    } else {
+        let default_task = match &task {
+            TaskState::Loaded(t) => Some(t.as_ref()),
+            _ => None,
+        };
+        let remote_tips: Vec<Oid> = ctx
+            .repo
+            .remote_branches(remote)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(_, o)| o)
+            .collect();
+        let mut findings = Vec::new();
+        let mut summaries = Vec::new();
+        for line in &lines {
+            let name = &line.remote_ref;
+            if is_zero_id(&line.local) {
+                report
+                    .notes
+                    .push(format!("{name}: deleted on {remote}; nothing to prove"));
+                continue;
+            }
+            let Some(tip) = Oid::from_hex(&line.local) else {
+                return Err(Failure::unknown(format!(
+                    "pre-push: `{}` is not an object id",
+                    line.local
+                )));
+            };
+            let base = if is_zero_id(&line.remote) {
+                // A new branch: from the task's baseline when the push descends from it.
+                match default_task.and_then(|t| Oid::from_hex(&t.record.baseline)) {
+                    Some(b) if ctx.repo.is_ancestor(b, tip).unwrap_or(false) => Base::Commit(b),
+                    _ => Base::Hidden(remote_tips.clone()),
+                }
+            } else {
+                match Oid::from_hex(&line.remote) {
+                    Some(r) if ctx.repo.has_object(r) => {
+                        if !ctx.repo.is_ancestor(r, tip).unwrap_or(false) {
+                            report.notes.push(format!(
+                                "{name}: not a fast-forward of {remote}'s {}; proving the commits it does not have",
+                                r.short()
+                            ));
+                        }
+                        Base::Hidden(vec![r])
+                    }
+                    _ => {
+                        report.notes.push(format!(
+                            "{name}: {remote}'s {} is not in this repository; proving the commits not on any {remote} ref",
+                            &line.remote[..12]
+                        ));
+                        Base::Hidden(remote_tips.clone())
+                    }
+                }
+            };
+            let tasks = TaskSet::gather(&ctx.repo, Some(ctx.root()), tip, default_task);
+            let range = RangeSpec {
+                base,
+                tip,
+                label: format!("{} → {remote} {name}", short_ref(&line.local_ref)),
+                ref_name: Some(name.clone()),
+            };
+            let (summary, mut f) =
+                provenance::check(&ctx.repo, p, &tasks, &range, &Options { push: true });
+            summaries.push(summary);
+            findings.append(&mut f);
+        }
+        if lines.is_empty() {
+            summaries.push("nothing pushed".into());
+        }
+        report.checks.push(CheckReport::new(
+            provenance::CHECK,
+            p.provenance.mode,
+            summaries.join("; "),
+            findings,
+        ));
+    }
+    print(&report);
+    Ok(report.exit_code())
+}
+
+fn short_ref(r: &str) -> &str {
+    r.strip_prefix("refs/heads/").unwrap_or(r)
+}
+
+/// Re-point the active task after a branch checkout: to the one task
+/// started on that branch, else clear it and say so. A rebase, bisect or am
+/// in progress leaves the pointer alone (they detach HEAD only for a while).
+fn post_checkout(dir: Option<&Path>, flag: &str) -> Result<(), Failure> {
+    if flag != "1" {
+        return Ok(());
+    }
+    let ctx = Ctx::open(dir)?;
+    let git_dir = ctx.repo.git_dir();
+    if ["rebase-merge", "rebase-apply", "BISECT_LOG"]
+        .iter()
+        .any(|p| git_dir.join(p).exists())
+    {
+        return Ok(());
+    }
+    let current = ctx.active_id().ok().flatten();
+    let branch = match ctx.repo.head()? {
+        Head::Branch { branch, .. } | Head::Unborn { branch } => Some(branch),
+        Head::Detached { .. } => None,
+    };
+    let candidates: Vec<String> = match &branch {
+        None => vec![],
+        Some(b) => tasks::list(ctx.root())?
+            .into_iter()
+            .flatten()
+            .filter(|t| t.record.status == TaskStatus::Active)
+            .filter(|t| {
+                std::fs::read_to_string(started_path(&ctx.repo.common_dir(), &t.record.id))
+                    .is_ok_and(|s| s.trim() == b)
+            })
+            .map(|t| t.record.id)
+            .collect(),
+    };
+    let where_ = branch
+        .as_deref()
+        .map_or("a detached HEAD".to_string(), |b| short_ref(b).to_string());
+    match candidates.as_slice() {
+        [one] => {
+            if current.as_deref() != Some(one.as_str()) {
+                tasks::active::set(&git_dir, one)?;
+            }
+            out(&format!("gate: active task {one} (started on {where_})\n"));
+        }
+        [] => {
+            if let Some(c) = current {
+                tasks::active::clear(&git_dir)?;
+                out(&format!(
+                    "gate: no task was started on {where_}; cleared the active task (was {c})\n"
+                ));
+            }
+        }
+        many => {
+            tasks::active::clear(&git_dir)?;
+            out(&format!(
+                "gate: {} tasks were started on {where_} ({}); cleared the active task — `gate task switch ID` picks one\n",
+                many.len(),
+                many.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_lines_parse_sha1_and_sha256_zero_ids() {
+        let z1 = "0".repeat(40);
+        let z2 = "0".repeat(64);
+        let a = "a".repeat(40);
+        let input = format!(
+            "refs/heads/x {a} refs/heads/x {z1}\n(delete) {z2} refs/heads/y {}\n",
+            "b".repeat(64)
+        );
+        let lines = parse_push_lines(&input).unwrap();
+        assert_eq!(lines.len(), 2);
+        assert!(is_zero_id(&lines[0].remote));
+        assert!(is_zero_id(&lines[1].local));
+        assert!(!is_zero_id(&a));
+        assert!(
+            parse_push_lines("garbage\n")
+                .unwrap_err()
+                .contains("line 1")
+        );
+        assert!(parse_push_lines("").unwrap().is_empty());
+    }
+}

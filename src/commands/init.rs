@@ -1,0 +1,39 @@
+//! `gate init`: write `.gate/policy.yaml` (the embedded default, commented)
+//! and `.gate/plan.yaml` (a commented example plan). Existing files are kept
+//! unless `--force` is given.
+
+use std::path::Path;
+
+use super::{Ctx, Failure, out};
+use crate::cli::InitArgs;
+use crate::fsutil;
+
+/// The example plan `gate init` writes.
+pub const EXAMPLE_PLAN: &str = include_str!("../../policy/plan.example.yaml");
+
+pub fn run(dir: Option<&Path>, args: &InitArgs) -> Result<i32, Failure> {
+    let ctx = Ctx::open(dir)?;
+    let files = [
+        (
+            crate::policy::POLICY_PATH,
+            crate::policy::DEFAULT_POLICY_YAML,
+        ),
+        (crate::plan::PLAN_PATH, EXAMPLE_PLAN),
+    ];
+    let mut text = String::new();
+    for (rel, content) in files {
+        let path = ctx.root().join(rel);
+        if path.exists() && !args.force {
+            text.push_str(&format!("kept {rel} (it exists; --force overwrites it)\n"));
+            continue;
+        }
+        let verb = if path.exists() { "overwrote" } else { "wrote" };
+        fsutil::write_atomic(&path, content.as_bytes(), None)?;
+        text.push_str(&format!("{verb} {rel}\n"));
+    }
+    text.push_str(
+        "next: edit .gate/plan.yaml, `gate install`, then `gate start --issue ID --brief FILE`\n",
+    );
+    out(&text);
+    Ok(0)
+}

@@ -1,0 +1,265 @@
+//! One module per verb. Each loads its inputs, calls the core, and returns
+//! an exit code or a [`Failure`]; printing goes through [`out`] and errors are
+//! printed in one place, [`run`].
+
+pub mod check;
+pub mod hook;
+pub mod init;
+pub mod install;
+pub mod plan;
+pub mod start;
+pub mod task;
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::cli::{Cli, Command};
+use crate::git::{GitError, Repo};
+use crate::load::LoadError;
+use crate::plan::LoadedPlan;
+use crate::policy::LoadedPolicy;
+use crate::report::{BriefDigest, PolicyOrigin, TaskRef};
+use crate::task::{self as tasks, Task, TaskError};
+
+/// A verb that could not do its work: the message, a hint, and the exit code
+/// (`1` refused, `2` usage, `3` could not read or decide).
+#[derive(Debug)]
+pub struct Failure {
+    pub code: i32,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl Failure {
+    pub fn refused(message: impl Into<String>) -> Failure {
+        Failure {
+            code: 1,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    pub fn usage(message: impl Into<String>) -> Failure {
+        Failure {
+            code: 2,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    pub fn unknown(message: impl Into<String>) -> Failure {
+        Failure {
+            code: 3,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> Failure {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+impl From<GitError> for Failure {
+    fn from(e: GitError) -> Failure {
+        let hint = match &e {
+            GitError::NotARepository { .. } => {
+                Some("run gate inside a git work tree, or pass -C DIR")
+            }
+            GitError::NoWorkTree { .. } => {
+                Some("this verb needs a work tree; a bare repository has none")
+            }
+            _ => None,
+        };
+        Failure {
+            code: 3,
+            message: e.to_string(),
+            hint: hint.map(str::to_string),
+        }
+    }
+}
+
+impl From<LoadError> for Failure {
+    fn from(e: LoadError) -> Failure {
+        Failure::unknown(e.to_string()).hint("fix the file, then run the command again")
+    }
+}
+
+impl From<TaskError> for Failure {
+    fn from(e: TaskError) -> Failure {
+        match e {
+            TaskError::NotFound { .. } => {
+                Failure::refused(e.to_string()).hint("`gate task list` shows the tasks")
+            }
+            TaskError::Exists { .. } => {
+                Failure::refused(e.to_string()).hint("choose another id with --id")
+            }
+            TaskError::BadId { .. } => Failure::usage(e.to_string()),
+            _ => Failure::unknown(e.to_string()),
+        }
+    }
+}
+
+impl From<crate::fsutil::FsError> for Failure {
+    fn from(e: crate::fsutil::FsError) -> Failure {
+        Failure::unknown(e.to_string())
+    }
+}
+
+/// Write to stdout; a closed pipe (`gate task list | head`) ends quietly.
+pub fn out(text: &str) {
+    let mut stdout = io::stdout().lock();
+    if let Err(e) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        && e.kind() == io::ErrorKind::BrokenPipe
+    {
+        std::process::exit(0);
+    }
+}
+
+/// Write a diagnostic line to stderr.
+pub fn err(text: &str) {
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// Run a parsed command line; returns the exit code.
+pub fn run(cli: Cli) -> i32 {
+    let dir = cli.dir.clone();
+    let result = match cli.command {
+        Command::Init(args) => init::run(dir.as_deref(), &args),
+        Command::Install(args) => install::install(dir.as_deref(), &args),
+        Command::Uninstall => install::uninstall(dir.as_deref()),
+        Command::Check(args) => check::run(dir.as_deref(), &args),
+        Command::Hook(hook) => hook::run(dir.as_deref(), &hook),
+        Command::Start(args) => start::run(dir.as_deref(), &args),
+        Command::Task(cmd) => task::run(dir.as_deref(), &cmd),
+        Command::Plan(cmd) => plan::run(dir.as_deref(), &cmd),
+    };
+    match result {
+        Ok(code) => code,
+        Err(f) => {
+            let mut text = format!("gate: error: {}\n", f.message);
+            if let Some(h) = &f.hint {
+                text.push_str(&format!("gate: hint: {h}\n"));
+            }
+            err(&text);
+            f.code
+        }
+    }
+}
+
+/// An open repository with a work tree, and the places gate uses in it.
+pub struct Ctx {
+    pub repo: Repo,
+    root: PathBuf,
+}
+
+impl Ctx {
+    /// Open the repository containing `dir` (default: the current directory).
+    pub fn open(dir: Option<&Path>) -> Result<Ctx, Failure> {
+        let start = match dir {
+            Some(d) => d.to_path_buf(),
+            None => std::env::current_dir()
+                .map_err(|e| Failure::unknown(format!("cannot read the current directory: {e}")))?,
+        };
+        let repo = Repo::discover(&start)?;
+        let root = repo
+            .workdir()
+            .map(Path::to_path_buf)
+            .ok_or_else(|| GitError::NoWorkTree {
+                path: repo.git_dir(),
+            })?;
+        Ok(Ctx { repo, root })
+    }
+
+    /// The work tree root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn policy(&self) -> Result<LoadedPolicy, Failure> {
+        Ok(crate::policy::load(&self.root)?)
+    }
+
+    pub fn plan(&self) -> Result<Option<LoadedPlan>, Failure> {
+        Ok(crate::plan::load(&self.root)?)
+    }
+
+    /// The active task id of this worktree.
+    pub fn active_id(&self) -> Result<Option<String>, Failure> {
+        Ok(tasks::active::read(&self.repo.git_dir())?)
+    }
+
+    /// The task named by `id`, else the active one; `Ok(None)` when neither.
+    pub fn task(&self, id: Option<&str>) -> Result<Option<Task>, Failure> {
+        let id = match id {
+            Some(id) => id.to_string(),
+            None => match self.active_id()? {
+                Some(id) => id,
+                None => return Ok(None),
+            },
+        };
+        Ok(Some(tasks::load(&self.root, &id)?))
+    }
+
+    /// Like [`task`](Self::task) but a task is required.
+    pub fn require_task(&self, id: Option<&str>) -> Result<Task, Failure> {
+        self.task(id)?.ok_or_else(|| {
+            Failure::refused("no task named and no active task in this worktree")
+                .hint("name one with an ID, `gate task switch ID`, or start one with `gate start`")
+        })
+    }
+}
+
+pub fn policy_origin(p: &LoadedPolicy) -> PolicyOrigin {
+    match &p.source {
+        crate::policy::PolicySource::Embedded => PolicyOrigin::Embedded,
+        crate::policy::PolicySource::File(f) => PolicyOrigin::File(f.display().to_string()),
+    }
+}
+
+/// The task as reports show it, with its brief digest.
+pub fn task_ref(task: &Task) -> TaskRef {
+    let r = &task.record;
+    TaskRef {
+        id: r.id.clone(),
+        issue: r.issue.clone(),
+        intent: r.intent.clone(),
+        exemption: r
+            .exemption
+            .as_ref()
+            .map(|e| format!("{} ({})", e.class, e.because)),
+        brief: task.body.brief.as_ref().map(|b| digest(&b.text, task)),
+    }
+}
+
+/// The first lines of a brief (three at most, each cut at 100 characters),
+/// the number of addenda and the latest one's heading.
+fn digest(brief: &str, task: &Task) -> BriefDigest {
+    let lines: Vec<&str> = brief.lines().filter(|l| !l.trim().is_empty()).collect();
+    let head = lines
+        .iter()
+        .take(3)
+        .map(|l| {
+            let l = l.trim_end();
+            match l.char_indices().nth(100) {
+                Some((i, _)) => format!("{}…", &l[..i]),
+                None => l.to_string(),
+            }
+        })
+        .collect();
+    let headings = task
+        .body
+        .addenda
+        .as_ref()
+        .map(|a| tasks::format::entry_headings(&a.text))
+        .unwrap_or_default();
+    BriefDigest {
+        head,
+        more: lines.len() > 3 || lines.iter().take(3).any(|l| l.chars().count() > 100),
+        addenda: headings.len(),
+        latest: headings.last().cloned(),
+    }
+}

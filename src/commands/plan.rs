@@ -1,0 +1,94 @@
+//! `gate plan validate`: every fault of `.gate/plan.yaml` the later checks
+//! would trip on, as a `gate.report/1` with one `plan` check.
+
+use std::path::Path;
+
+use super::{Ctx, Failure, out, policy_origin};
+use crate::cli::PlanCommand;
+use crate::load::LoadError;
+use crate::policy::Mode;
+use crate::report::{CheckReport, Finding, Report, Severity, Subject, human, json};
+
+pub const CHECK: &str = "plan";
+
+pub fn run(dir: Option<&Path>, cmd: &PlanCommand) -> Result<i32, Failure> {
+    match cmd {
+        PlanCommand::Validate { json } => validate(dir, *json),
+    }
+}
+
+fn validate(dir: Option<&Path>, as_json: bool) -> Result<i32, Failure> {
+    let ctx = Ctx::open(dir)?;
+    let policy = ctx.policy()?;
+    let (summary, findings) = match crate::plan::load(ctx.root()) {
+        Ok(None) => (
+            "no .gate/plan.yaml (run `gate init` for an example)".to_string(),
+            vec![],
+        ),
+        Ok(Some(loaded)) => {
+            let p = &loaded.plan;
+            let summary = format!(
+                "{} intents, {} checks, {} issues, {} critiques",
+                p.intents.len(),
+                p.checks.len(),
+                p.issues.len(),
+                p.critiques.len()
+            );
+            let file = loaded.file.display().to_string();
+            let findings = p
+                .reference_faults()
+                .into_iter()
+                .map(|f| Finding {
+                    check: CHECK,
+                    cause: f.cause,
+                    severity: Severity::Blocker,
+                    unknown: false,
+                    message: f.message,
+                    decide: "fix the reference in .gate/plan.yaml".into(),
+                    subject: Subject {
+                        file: Some(file.clone()),
+                        line: f.line,
+                        key: Some(f.key),
+                        ..Subject::default()
+                    },
+                })
+                .collect();
+            (summary, findings)
+        }
+        Err(e) => (
+            "the plan could not be read".to_string(),
+            vec![unreadable(CHECK, &e)],
+        ),
+    };
+    let report = Report {
+        verb: "plan validate".into(),
+        policy: policy_origin(&policy),
+        task: None,
+        checks: vec![CheckReport::new(CHECK, Mode::Required, summary, findings)],
+        skipped: vec![],
+        notes: vec![],
+    };
+    out(&if as_json {
+        json::to_string(&json::report(&report))
+    } else {
+        human::render(&report)
+    });
+    Ok(report.exit_code())
+}
+
+/// An unreadable input file as an unknown finding naming file, line and key.
+pub fn unreadable(check: &'static str, e: &LoadError) -> Finding {
+    let key = Some(e.key().to_string()).filter(|k| !k.is_empty());
+    Finding::unknown(
+        check,
+        "input_unreadable",
+        e.to_string(),
+        "fix the file, then run gate again".into(),
+    )
+    .with_subject(Subject {
+        file: Some(e.file().display().to_string()),
+        line: e.line(),
+        key,
+        ..Subject::default()
+    })
+}

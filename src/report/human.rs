@@ -1,0 +1,196 @@
+//! The human rendering of a [`Report`]: what was checked, what was found,
+//! what would decide it, and what it costs under the policy. Findings that
+//! name a commit are grouped under it.
+
+use std::fmt::Write as _;
+
+use super::style::{self, Out};
+use super::{BriefDigest, CheckReport, Finding, Outcome, PolicyOrigin, Report, Severity, TaskRef};
+use crate::policy::Mode;
+
+const OUT: Out = Out::Stdout;
+
+/// Render a whole report for a person.
+pub fn render(report: &Report) -> String {
+    let mut s = String::new();
+    let policy = match &report.policy {
+        PolicyOrigin::Embedded => "embedded default (.gate/policy.yaml absent)".to_string(),
+        PolicyOrigin::File(f) => f.clone(),
+    };
+    let _ = writeln!(
+        s,
+        "{} {} · policy: {policy}",
+        style::strong(OUT, "gate"),
+        report.verb
+    );
+    if let Some(task) = &report.task {
+        s.push_str(&task_lines(task));
+    }
+    for note in &report.notes {
+        let _ = writeln!(s, "{} {note}", style::dim(OUT, "note:"));
+    }
+    s.push('\n');
+    for check in &report.checks {
+        s.push_str(&check_block(check));
+    }
+    for skipped in &report.skipped {
+        let _ = writeln!(
+            s,
+            "{:<11} {:<8} {}",
+            skipped.check,
+            style::dim(OUT, "skipped"),
+            skipped.reason
+        );
+    }
+    if !report.checks.is_empty() || !report.skipped.is_empty() {
+        s.push('\n');
+    }
+    s.push_str(&result_line(report));
+    s
+}
+
+/// `task T-1 · issue 42` and the brief digest.
+pub fn task_lines(task: &TaskRef) -> String {
+    let mut s = String::new();
+    let mut named = Vec::new();
+    if let Some(i) = &task.issue {
+        named.push(format!("issue {i}"));
+    }
+    if let Some(i) = &task.intent {
+        named.push(format!("intent {i}"));
+    }
+    if let Some(e) = &task.exemption {
+        named.push(format!("exempt: {e}"));
+    }
+    let named = if named.is_empty() {
+        String::new()
+    } else {
+        format!(" · {}", named.join(" · "))
+    };
+    let _ = writeln!(s, "task {}{named}", style::strong(OUT, &task.id));
+    if let Some(brief) = &task.brief {
+        s.push_str(&brief_digest(brief));
+    } else {
+        let _ = writeln!(s, "  brief: {}", style::warn(OUT, "none recorded"));
+    }
+    s
+}
+
+/// The short brief digest: its first lines, how many addenda, the latest one.
+pub fn brief_digest(d: &BriefDigest) -> String {
+    let mut s = String::new();
+    for (i, line) in d.head.iter().enumerate() {
+        let label = if i == 0 { "  brief: " } else { "         " };
+        let _ = writeln!(s, "{label}{}", style::hint(OUT, line));
+    }
+    if d.head.is_empty() {
+        let _ = writeln!(s, "  brief: {}", style::warn(OUT, "(empty)"));
+    }
+    let more = if d.more {
+        "more in `gate task show` · "
+    } else {
+        ""
+    };
+    let addenda = match (d.addenda, &d.latest) {
+        (0, _) => "no addenda".to_string(),
+        (1, Some(l)) => format!("1 addendum: {l}"),
+        (n, Some(l)) => format!("{n} addenda, latest: {l}"),
+        (n, None) => format!("{n} addenda"),
+    };
+    let _ = writeln!(
+        s,
+        "         {}",
+        style::dim(OUT, format!("({more}{addenda})"))
+    );
+    s
+}
+
+fn outcome_word(o: Outcome) -> String {
+    match o {
+        Outcome::Pass => style::pass(OUT, "pass"),
+        Outcome::Refused => style::refused(OUT, "refused"),
+        Outcome::Unknown => style::unknown(OUT, "unknown"),
+    }
+}
+
+fn cost(check: &CheckReport) -> &'static str {
+    match (check.outcome, check.mode) {
+        (Outcome::Pass, _) => "",
+        (_, Mode::Required) => "blocks (required)",
+        (_, Mode::Advisory) => "reported only (advisory)",
+        (_, Mode::Off) => "",
+    }
+}
+
+fn check_block(check: &CheckReport) -> String {
+    let mut s = String::new();
+    // Pad the plain word, then color it, so alignment survives escape codes.
+    let word = format!("{:<8}", check.outcome.as_str());
+    let colored = word.replacen(check.outcome.as_str(), &outcome_word(check.outcome), 1);
+    let cost = cost(check);
+    let summary = if check.summary.is_empty() {
+        String::new()
+    } else {
+        format!(" · {}", check.summary)
+    };
+    let _ = writeln!(
+        s,
+        "{:<11} {colored} {}{}",
+        check.check,
+        cost,
+        style::dim(OUT, summary).trim_end()
+    );
+    // Group findings by commit, keeping first-appearance order.
+    let mut groups: Vec<(Option<&str>, Vec<&Finding>)> = Vec::new();
+    for f in &check.findings {
+        let key = f.subject.commit.as_deref();
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(f),
+            None => groups.push((key, vec![f])),
+        }
+    }
+    for (commit, findings) in groups {
+        let indent = if let Some(c) = commit {
+            let _ = writeln!(s, "  commit {}", style::strong(OUT, &c[..c.len().min(12)]));
+            "    "
+        } else {
+            "  "
+        };
+        for f in findings {
+            s.push_str(&finding_lines(f, indent));
+        }
+    }
+    s
+}
+
+fn finding_lines(f: &Finding, indent: &str) -> String {
+    let mark = match (f.severity, f.unknown) {
+        (Severity::Blocker, false) => style::refused(OUT, "✗"),
+        (Severity::Blocker, true) => style::unknown(OUT, "?"),
+        (Severity::Warn, _) => style::warn(OUT, "!"),
+        (Severity::Info, _) => style::dim(OUT, "·"),
+    };
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{indent}{mark} {} {}",
+        style::strong(OUT, f.cause),
+        f.message
+    );
+    if !f.decide.is_empty() {
+        let _ = writeln!(s, "{indent}  {} {}", style::hint(OUT, "decide:"), f.decide);
+    }
+    s
+}
+
+fn result_line(report: &Report) -> String {
+    let code = report.exit_code();
+    let outcome = report.outcome();
+    let verdict = match code {
+        0 if outcome == Outcome::Pass => style::pass(OUT, "pass"),
+        0 => format!("{}, nothing blocks (advisory)", outcome_word(outcome)),
+        1 => style::refused(OUT, "refused: a required check refused"),
+        _ => style::unknown(OUT, "unknown: a required check could not decide"),
+    };
+    format!("result: {verdict} (exit {code})\n")
+}

@@ -1,0 +1,328 @@
+//! Verdicts: findings, check outcomes, the cost a mode gives them, and the
+//! exit code (SPEC §2).
+//!
+//! Checks return [`Finding`]s; [`CheckReport::new`] turns them into an
+//! outcome under a mode; a [`Report`] gathers checks and decides the exit
+//! code. Rendering lives in [`human`] and [`json`]; nothing here prints.
+
+pub mod human;
+pub mod json;
+pub mod style;
+
+use crate::path::RepoPath;
+use crate::policy::Mode;
+
+/// How much a finding weighs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Blocker,
+    Warn,
+    Info,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Blocker => "blocker",
+            Severity::Warn => "warn",
+            Severity::Info => "info",
+        }
+    }
+}
+
+/// A check's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Pass,
+    /// A blocker finding.
+    Refused,
+    /// An input could not be read; never a pass.
+    Unknown,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Refused => "refused",
+            Outcome::Unknown => "unknown",
+        }
+    }
+}
+
+/// What a finding is about; every field optional, attached as JSON fields.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Subject {
+    pub commit: Option<String>,
+    pub path: Option<RepoPath>,
+    /// The change kind (`added`, `deleted`, `modified`, `type_changed`,
+    /// `renamed_from`, `renamed_to`, `merge`).
+    pub change: Option<&'static str>,
+    pub task: Option<String>,
+    pub check_id: Option<String>,
+    /// A ref name (pre-push).
+    pub ref_name: Option<String>,
+    /// A file with its line and key, for unreadable inputs.
+    pub file: Option<String>,
+    pub line: Option<usize>,
+    pub key: Option<String>,
+}
+
+/// One finding of one check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The check that made it (`scope`, `provenance`, …).
+    pub check: &'static str,
+    /// A stable snake_case cause.
+    pub cause: &'static str,
+    pub severity: Severity,
+    /// Whether it says "could not decide" rather than "refused".
+    pub unknown: bool,
+    pub message: String,
+    /// What would change the answer.
+    pub decide: String,
+    pub subject: Subject,
+}
+
+impl Finding {
+    /// A blocker meaning the check could not decide.
+    pub fn unknown(
+        check: &'static str,
+        cause: &'static str,
+        message: String,
+        decide: String,
+    ) -> Finding {
+        Finding {
+            check,
+            cause,
+            severity: Severity::Blocker,
+            unknown: true,
+            message,
+            decide,
+            subject: Subject::default(),
+        }
+    }
+
+    pub fn with_subject(mut self, subject: Subject) -> Finding {
+        self.subject = subject;
+        self
+    }
+}
+
+/// One check as run under a mode.
+#[derive(Debug, Clone)]
+pub struct CheckReport {
+    pub check: &'static str,
+    pub mode: Mode,
+    pub outcome: Outcome,
+    /// One line saying what was looked at (`14 staged paths`, `3 commits`).
+    pub summary: String,
+    pub findings: Vec<Finding>,
+}
+
+impl CheckReport {
+    /// The outcome follows from the findings: a blocker refusal refuses, else
+    /// an unknown makes it unknown, else it passes.
+    pub fn new(
+        check: &'static str,
+        mode: Mode,
+        summary: String,
+        findings: Vec<Finding>,
+    ) -> CheckReport {
+        let blocker = |f: &&Finding| f.severity == Severity::Blocker;
+        let outcome = if findings.iter().filter(blocker).any(|f| !f.unknown) {
+            Outcome::Refused
+        } else if findings.iter().filter(blocker).any(|f| f.unknown) {
+            Outcome::Unknown
+        } else {
+            Outcome::Pass
+        };
+        CheckReport {
+            check,
+            mode,
+            outcome,
+            summary,
+            findings,
+        }
+    }
+
+    /// Whether this check stops the work: only under `required`.
+    pub fn blocks(&self) -> bool {
+        self.mode == Mode::Required && self.outcome != Outcome::Pass
+    }
+}
+
+/// A check that did not run, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub check: &'static str,
+    pub reason: String,
+}
+
+/// Where the policy came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PolicyOrigin {
+    Embedded,
+    File(String),
+}
+
+/// The task a report is about, with a digest of its brief.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskRef {
+    pub id: String,
+    pub issue: Option<String>,
+    pub intent: Option<String>,
+    pub exemption: Option<String>,
+    pub brief: Option<BriefDigest>,
+}
+
+/// The short form of a brief shown by every verb that acts on a task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BriefDigest {
+    /// The first lines of the brief (at most three, each cut at 100 characters).
+    pub head: Vec<String>,
+    /// Whether lines were left out.
+    pub more: bool,
+    pub addenda: usize,
+    /// The heading of the latest addendum.
+    pub latest: Option<String>,
+}
+
+/// The result of `gate check` or a hook.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// `check`, `hook pre-commit`, `hook pre-push`, …
+    pub verb: String,
+    pub policy: PolicyOrigin,
+    pub task: Option<TaskRef>,
+    pub checks: Vec<CheckReport>,
+    pub skipped: Vec<Skipped>,
+    /// Plain remarks (policy notes, "nothing to prove" for a deleted ref, …).
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    /// The overall outcome: refused if any check refused, else unknown if
+    /// any is unknown, else pass. Mode does not enter here; see [`exit_code`](Self::exit_code).
+    pub fn outcome(&self) -> Outcome {
+        if self.checks.iter().any(|c| c.outcome == Outcome::Refused) {
+            Outcome::Refused
+        } else if self.checks.iter().any(|c| c.outcome == Outcome::Unknown) {
+            Outcome::Unknown
+        } else {
+            Outcome::Pass
+        }
+    }
+
+    /// `0` nothing blocks, `1` a required check refused, `3` a required check
+    /// could not decide (a refusal outranks an unknown: it is a definite answer).
+    pub fn exit_code(&self) -> i32 {
+        if self
+            .checks
+            .iter()
+            .any(|c| c.blocks() && c.outcome == Outcome::Refused)
+        {
+            1
+        } else if self
+            .checks
+            .iter()
+            .any(|c| c.blocks() && c.outcome == Outcome::Unknown)
+        {
+            3
+        } else {
+            0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(unknown: bool, severity: Severity) -> Finding {
+        Finding {
+            check: "scope",
+            cause: "x",
+            severity,
+            unknown,
+            message: String::new(),
+            decide: String::new(),
+            subject: Subject::default(),
+        }
+    }
+
+    fn report(checks: Vec<CheckReport>) -> Report {
+        Report {
+            verb: "check".into(),
+            policy: PolicyOrigin::Embedded,
+            task: None,
+            checks,
+            skipped: vec![],
+            notes: vec![],
+        }
+    }
+
+    #[test]
+    fn outcome_follows_blockers_only() {
+        assert_eq!(
+            CheckReport::new("s", Mode::Required, String::new(), vec![]).outcome,
+            Outcome::Pass
+        );
+        let warn = vec![
+            finding(false, Severity::Warn),
+            finding(false, Severity::Info),
+        ];
+        assert_eq!(
+            CheckReport::new("s", Mode::Required, String::new(), warn).outcome,
+            Outcome::Pass
+        );
+        let both = vec![
+            finding(true, Severity::Blocker),
+            finding(false, Severity::Blocker),
+        ];
+        assert_eq!(
+            CheckReport::new("s", Mode::Required, String::new(), both).outcome,
+            Outcome::Refused
+        );
+        let unknown = vec![finding(true, Severity::Blocker)];
+        assert_eq!(
+            CheckReport::new("s", Mode::Required, String::new(), unknown).outcome,
+            Outcome::Unknown
+        );
+    }
+
+    #[test]
+    fn exit_codes_follow_modes() {
+        let refused = |mode| {
+            CheckReport::new(
+                "s",
+                mode,
+                String::new(),
+                vec![finding(false, Severity::Blocker)],
+            )
+        };
+        let unknown = |mode| {
+            CheckReport::new(
+                "p",
+                mode,
+                String::new(),
+                vec![finding(true, Severity::Blocker)],
+            )
+        };
+        assert_eq!(report(vec![refused(Mode::Advisory)]).exit_code(), 0);
+        assert_eq!(report(vec![refused(Mode::Required)]).exit_code(), 1);
+        assert_eq!(report(vec![unknown(Mode::Required)]).exit_code(), 3);
+        assert_eq!(
+            report(vec![unknown(Mode::Required), refused(Mode::Required)]).exit_code(),
+            1
+        );
+        assert_eq!(
+            report(vec![unknown(Mode::Advisory), refused(Mode::Advisory)]).exit_code(),
+            0
+        );
+        assert_eq!(
+            report(vec![refused(Mode::Advisory)]).outcome(),
+            Outcome::Refused
+        );
+    }
+}

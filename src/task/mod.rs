@@ -1,0 +1,443 @@
+//! Tasks: `.gate/tasks/<ID>.md` records and the worktree's active pointer.
+//!
+//! The front matter is a closed schema of exactly the 12 keys of SPEC §1.3;
+//! the body keeps the operator's brief verbatim (see [`format`]). This module
+//! loads, lists and creates task files and reads and moves the active
+//! pointer at `<git-dir>/gate/active`. Every write is atomic; creating a task
+//! never overwrites one that exists.
+
+pub mod format;
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Deserializer};
+
+use crate::clock::Timestamp;
+use crate::fsutil::{self, FsError};
+use crate::ids;
+use crate::load::{self, LoadError};
+
+pub const TASK_SCHEMA: &str = "gate.task/1";
+pub const TASKS_DIR: &str = ".gate/tasks";
+
+/// A task's lifecycle status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    Active,
+    Completed,
+    Abandoned,
+}
+
+impl TaskStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Active => "active",
+            TaskStatus::Completed => "completed",
+            TaskStatus::Abandoned => "abandoned",
+        }
+    }
+}
+
+/// A declared exemption with its reason.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Exemption {
+    pub class: String,
+    pub because: String,
+}
+
+/// The two binding pins (SPEC §4.4); empty when no intent is reached.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pins {
+    pub plan_revision: String,
+    pub evidence_standing: String,
+}
+
+/// The task record: the front matter's 12 keys, all required (nullable ones
+/// must be present as `null`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskRecord {
+    pub schema: String,
+    pub id: String,
+    pub status: TaskStatus,
+    pub created_at: String,
+    pub created_by: String,
+    pub operator: String,
+    pub baseline: String,
+    pub scope: Vec<String>,
+    #[serde(deserialize_with = "present")]
+    pub issue: Option<String>,
+    #[serde(deserialize_with = "present")]
+    pub intent: Option<String>,
+    #[serde(deserialize_with = "present")]
+    pub exemption: Option<Exemption>,
+    pub pins: Pins,
+}
+
+/// Deserialize an `Option` whose key must be present (a `null` value is
+/// fine, a missing key is an error): `deserialize_with` without `default`
+/// makes serde require the key.
+fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d)
+}
+
+/// A loaded task file.
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub record: TaskRecord,
+    /// The repository-relative path of the file.
+    pub file: PathBuf,
+    /// The whole file text, exactly as read.
+    pub text: String,
+    /// The body's sections.
+    pub body: format::Body,
+}
+
+/// Why a task could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum TaskError {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error("{}:{line}: {message}", file.display())]
+    Layout {
+        file: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("{}:{}{key}: {message}", file.display(), line.map(|l| format!("{l}: ")).unwrap_or_default())]
+    Invalid {
+        file: PathBuf,
+        line: Option<usize>,
+        key: String,
+        message: String,
+    },
+    #[error("no task `{id}`: {} does not exist", file.display())]
+    NotFound { id: String, file: PathBuf },
+    #[error("task `{id}` already exists at {}", file.display())]
+    Exists { id: String, file: PathBuf },
+    #[error("invalid task id `{id}`: {message}")]
+    BadId { id: String, message: String },
+    #[error(transparent)]
+    Fs(#[from] FsError),
+}
+
+/// The repository-relative path of a task's file. The id must already be valid.
+pub fn task_file(id: &str) -> PathBuf {
+    Path::new(TASKS_DIR).join(format!("{id}.md"))
+}
+
+fn check_id(id: &str) -> Result<(), TaskError> {
+    ids::task_id(id).map_err(|message| TaskError::BadId {
+        id: id.to_string(),
+        message,
+    })
+}
+
+/// Load task `id` from the worktree at `root`.
+pub fn load(root: &Path, id: &str) -> Result<Task, TaskError> {
+    check_id(id)?;
+    let file = task_file(id);
+    let abs = root.join(&file);
+    if !abs.exists() {
+        return Err(TaskError::NotFound {
+            id: id.to_string(),
+            file,
+        });
+    }
+    let text = load::read_text_as(&file, &abs)?;
+    let task = parse(&file, text)?;
+    if task.record.id != id {
+        return Err(TaskError::Invalid {
+            file,
+            line: line_of_key(&task.text, "id"),
+            key: "id".into(),
+            message: format!("the file of task `{id}` records id `{}`", task.record.id),
+        });
+    }
+    Ok(task)
+}
+
+/// Parse a task file's text. `file` names it in errors.
+pub fn parse(file: &Path, text: String) -> Result<Task, TaskError> {
+    let split = format::split(&text).map_err(|e| TaskError::Layout {
+        file: file.to_path_buf(),
+        line: e.line,
+        message: e.message,
+    })?;
+    let offset = split.front_matter_line - 1;
+    let record: TaskRecord = crate::yaml::from_str(file, split.front_matter)
+        .map_err(|e| TaskError::Load(e.shift_lines(offset)))?;
+    validate_record(file, &text, &record)?;
+    let body_line = split.front_matter.lines().count() + 2;
+    let body = format::parse_body(split.body, body_line);
+    Ok(Task {
+        record,
+        file: file.to_path_buf(),
+        text: text.clone(),
+        body,
+    })
+}
+
+/// Checks beyond the schema: formats of the values.
+fn validate_record(file: &Path, text: &str, r: &TaskRecord) -> Result<(), TaskError> {
+    let invalid = |key: &str, message: String| TaskError::Invalid {
+        file: file.to_path_buf(),
+        line: line_of_key(text, key.split('.').next().unwrap_or(key)),
+        key: key.to_string(),
+        message,
+    };
+    if r.schema != TASK_SCHEMA {
+        return Err(invalid(
+            "schema",
+            format!("expected `{TASK_SCHEMA}`, found `{}`", r.schema),
+        ));
+    }
+    ids::task_id(&r.id).map_err(|m| invalid("id", m))?;
+    Timestamp::parse(&r.created_at).map_err(|m| invalid("created_at", m))?;
+    if r.created_by.trim().is_empty() {
+        return Err(invalid("created_by", "must not be blank".into()));
+    }
+    if r.operator.trim().is_empty() {
+        return Err(invalid("operator", "must not be blank".into()));
+    }
+    if !is_full_hex(&r.baseline) {
+        return Err(invalid(
+            "baseline",
+            format!("`{}` is not a full commit id", r.baseline),
+        ));
+    }
+    for (i, glob) in r.scope.iter().enumerate() {
+        crate::scope::compile_glob(glob).map_err(|m| invalid(&format!("scope[{i}]"), m))?;
+    }
+    if let Some(issue) = &r.issue {
+        ids::issue_id(issue).map_err(|m| invalid("issue", m))?;
+    }
+    if let Some(intent) = &r.intent {
+        ids::intent_id(intent).map_err(|m| invalid("intent", m))?;
+    }
+    if let Some(ex) = &r.exemption {
+        ids::exemption_id(&ex.class).map_err(|m| invalid("exemption.class", m))?;
+    }
+    for (key, pin) in [
+        ("pins.plan_revision", &r.pins.plan_revision),
+        ("pins.evidence_standing", &r.pins.evidence_standing),
+    ] {
+        let hex64 = pin.len() == 64 && pin.bytes().all(|b| b.is_ascii_hexdigit());
+        if !pin.is_empty() && !hex64 {
+            return Err(invalid(
+                key,
+                format!("`{pin}` is neither empty nor a SHA-256 hex digest"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn is_full_hex(s: &str) -> bool {
+    (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The 1-based line of a top-level front matter key, for errors.
+fn line_of_key(text: &str, key: &str) -> Option<usize> {
+    let prefix = format!("{key}:");
+    text.lines()
+        .position(|l| l.starts_with(&prefix))
+        .map(|i| i + 1)
+}
+
+/// Every task file in the worktree, sorted by id; a file that does not load
+/// is returned as its error so one bad file never hides the others.
+pub fn list(root: &Path) -> Result<Vec<Result<Task, TaskError>>, TaskError> {
+    let dir = root.join(TASKS_DIR);
+    let entries = match fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(FsError::new(&dir, "list", e).into()),
+    };
+    let mut ids = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| FsError::new(&dir, "list", e))?;
+        let name = entry.file_name();
+        let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".md")) else {
+            continue;
+        };
+        if !id.starts_with('.') {
+            ids.push(id.to_string());
+        }
+    }
+    ids.sort();
+    Ok(ids.iter().map(|id| load(root, id)).collect())
+}
+
+/// Render a whole task file: front matter, then the body text unchanged.
+pub fn render(record: &TaskRecord, body: &str) -> String {
+    let q = |s: &str| serde_json::to_string(s).expect("a string always serialises");
+    let opt = |s: &Option<String>| s.as_deref().map_or("null".to_string(), q);
+    let scope: Vec<String> = record.scope.iter().map(|s| q(s)).collect();
+    let exemption = match &record.exemption {
+        Some(e) => format!("{{class: {}, because: {}}}", q(&e.class), q(&e.because)),
+        None => "null".into(),
+    };
+    format!(
+        "---\nschema: {}\nid: {}\nstatus: {}\ncreated_at: {}\ncreated_by: {}\noperator: {}\nbaseline: {}\nscope: [{}]\nissue: {}\nintent: {}\nexemption: {}\npins: {{plan_revision: {}, evidence_standing: {}}}\n---\n{}",
+        record.schema,
+        q(&record.id),
+        record.status.as_str(),
+        q(&record.created_at),
+        q(&record.created_by),
+        q(&record.operator),
+        q(&record.baseline),
+        scope.join(", "),
+        opt(&record.issue),
+        opt(&record.intent),
+        exemption,
+        q(&record.pins.plan_revision),
+        q(&record.pins.evidence_standing),
+        body,
+    )
+}
+
+/// Create a new task file atomically; refuses when the id is taken (even
+/// by a concurrent creator: the final step is a hard link, which fails if
+/// the target exists).
+pub fn create(root: &Path, record: &TaskRecord, brief: &str) -> Result<PathBuf, TaskError> {
+    check_id(&record.id)?;
+    let file = task_file(&record.id);
+    let abs = root.join(&file);
+    let text = render(record, &format::render_new_body(brief));
+    // Parse what we are about to write: a task gate cannot read back must never land.
+    parse(&file, text.clone())?;
+    let dir = abs.parent().expect("a task file has a directory");
+    let tmp = dir.join(format!(".{}.new.{}", record.id, std::process::id()));
+    fsutil::write_atomic(&tmp, text.as_bytes(), None)?;
+    let linked = fs::hard_link(&tmp, &abs);
+    let _ = fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => Ok(file),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(TaskError::Exists {
+            id: record.id.clone(),
+            file,
+        }),
+        Err(e) => Err(FsError::new(&abs, "create", e).into()),
+    }
+}
+
+/// The worktree's active task pointer, `<git-dir>/gate/active`.
+pub mod active {
+    use super::*;
+
+    pub fn path(git_dir: &Path) -> PathBuf {
+        git_dir.join("gate").join("active")
+    }
+
+    /// The active task id, `None` when no task is active.
+    pub fn read(git_dir: &Path) -> Result<Option<String>, TaskError> {
+        let p = path(git_dir);
+        let Some(bytes) = fsutil::read_optional(&p)? else {
+            return Ok(None);
+        };
+        let id = String::from_utf8_lossy(&bytes).trim().to_string();
+        if id.is_empty() {
+            return Ok(None);
+        }
+        ids::task_id(&id).map_err(|message| TaskError::Invalid {
+            file: p.clone(),
+            line: Some(1),
+            key: "active".into(),
+            message: format!("`{id}` is not a task id ({message}); run `gate task switch ID`"),
+        })?;
+        Ok(Some(id))
+    }
+
+    pub fn set(git_dir: &Path, id: &str) -> Result<(), TaskError> {
+        check_id(id)?;
+        fsutil::write_atomic(&path(git_dir), format!("{id}\n").as_bytes(), None)?;
+        Ok(())
+    }
+
+    pub fn clear(git_dir: &Path) -> Result<(), TaskError> {
+        fsutil::remove_optional(&path(git_dir))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn record(id: &str) -> TaskRecord {
+        TaskRecord {
+            schema: TASK_SCHEMA.into(),
+            id: id.into(),
+            status: TaskStatus::Active,
+            created_at: "2026-11-29T22:40:00Z".into(),
+            created_by: "gate start".into(),
+            operator: "Ada \"the\" Operator".into(),
+            baseline: "0123456789abcdef0123456789abcdef01234567".into(),
+            scope: vec!["src/**".into(), "docs/a b.md".into()],
+            issue: Some("42".into()),
+            intent: None,
+            exemption: Some(Exemption {
+                class: "dependency-bump".into(),
+                because: "lockfile: only".into(),
+            }),
+            pins: Pins::default(),
+        }
+    }
+
+    #[test]
+    fn render_then_parse_round_trips_record_and_brief() {
+        let r = record("T-42");
+        let brief = "Do the thing.\n## Addenda\n---\n";
+        let text = render(&r, &format::render_new_body(brief));
+        let task = parse(Path::new(".gate/tasks/T-42.md"), text.clone()).unwrap();
+        assert_eq!(task.record, r);
+        assert_eq!(task.body.brief.unwrap().text, brief);
+        assert_eq!(task.text, text);
+    }
+
+    #[test]
+    fn front_matter_is_closed() {
+        let r = record("T-1");
+        let text = render(&r, "");
+        let extra = text.replacen("status: active\n", "status: active\nphase: build\n", 1);
+        let err = parse(Path::new("t.md"), extra).unwrap_err().to_string();
+        assert!(err.contains("phase"), "{err}");
+        let missing = text.replacen("intent: null\n", "", 1);
+        let err = parse(Path::new("t.md"), missing).unwrap_err().to_string();
+        assert!(err.contains("intent"), "{err}");
+    }
+
+    #[test]
+    fn create_refuses_an_existing_id_and_writes_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join(TASKS_DIR)).unwrap();
+        let r = record("T-9");
+        create(dir.path(), &r, "brief").unwrap();
+        let before = fs::read(dir.path().join(task_file("T-9"))).unwrap();
+        let err = create(dir.path(), &r, "other").unwrap_err();
+        assert!(matches!(err, TaskError::Exists { .. }), "{err}");
+        assert_eq!(fs::read(dir.path().join(task_file("T-9"))).unwrap(), before);
+        let names: Vec<_> = fs::read_dir(dir.path().join(TASKS_DIR))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn hostile_ids_never_form_paths() {
+        for id in ["../../x", "a/b", "", ".hidden", "x\ny"] {
+            assert!(matches!(check_id(id), Err(TaskError::BadId { .. })), "{id}");
+        }
+    }
+}

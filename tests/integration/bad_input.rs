@@ -1,0 +1,167 @@
+//! Bad input gets a clear error naming file, line and key — never a panic,
+//! a hang, or a pass.
+
+use std::time::Instant;
+
+use crate::fixture::{plan_repo, show};
+use crate::support::TestRepo;
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn assert_no_panic(out: &std::process::Output) {
+    assert!(!stderr(out).contains("panicked"), "{}", show(out));
+}
+
+#[test]
+fn an_unknown_policy_key_names_file_line_and_key() {
+    let repo = plan_repo("advisory");
+    repo.write(
+        ".gate/policy.yaml",
+        "version: 1\nprovenance:\n  mode: required\n  moed: x\n",
+    );
+    let out = repo.gate().arg("check").output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let err = stderr(&out);
+    assert!(err.contains(".gate/policy.yaml:4"), "{err}");
+    assert!(err.contains("moed"), "{err}");
+    assert_no_panic(&out);
+}
+
+#[test]
+fn wrong_types_and_missing_keys_in_the_plan_are_named() {
+    let repo = plan_repo("advisory");
+    for (text, line, key) in [
+        (
+            "issues:\n  - id: \"1\"\n    title: t\n    paths: docs\n    status: open\n",
+            ":4",
+            "paths",
+        ),
+        (
+            "issues:\n  - id: \"1\"\n    title: t\n    status: open\n",
+            ":2",
+            "paths",
+        ),
+        (
+            "issues:\n  - id: 1\n    title: t\n    paths: []\n    status: open\n",
+            ":2",
+            "id",
+        ),
+        (
+            "checks:\n  - id: c\n    command: x\n    sources: [../up]\n",
+            ":4",
+            "sources",
+        ),
+    ] {
+        repo.write(".gate/plan.yaml", text);
+        let out = repo
+            .gate()
+            .args(["plan", "validate", "--json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "{text}\n{}", show(&out));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let f = &doc["checks"][0]["findings"][0];
+        assert_eq!(f["cause"], "input_unreadable", "{doc:#}");
+        assert!(
+            f["message"]
+                .as_str()
+                .unwrap()
+                .contains(&format!(".gate/plan.yaml{line}")),
+            "{text}\n{doc:#}"
+        );
+        assert!(f["key"].as_str().unwrap().contains(key), "{text}\n{doc:#}");
+        assert_no_panic(&out);
+    }
+}
+
+#[test]
+fn crlf_and_bom_files_are_read() {
+    let repo = plan_repo("advisory");
+    let plan = crate::fixture::PLAN.replace('\n', "\r\n");
+    repo.write(".gate/plan.yaml", format!("\u{feff}{plan}"));
+    let out = repo.gate().args(["plan", "validate"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+}
+
+#[test]
+fn oversized_files_and_alias_bombs_are_refused_quickly() {
+    let repo = plan_repo("advisory");
+    let mut big = String::from("intents: []\n");
+    while big.len() <= 1 << 20 {
+        big.push_str("# padding padding padding padding padding padding padding padding\n");
+    }
+    repo.write(".gate/plan.yaml", &big);
+    let out = repo.gate().args(["plan", "validate"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("1 MiB") || stderr(&out).contains("1 MiB"),
+        "{}",
+        show(&out)
+    );
+
+    let mut bomb = String::from(
+        "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
+    for (i, prev) in ('b'..='j').zip('a'..='i') {
+        bomb.push_str(&format!(
+            "{i}: &{i} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
+        ));
+    }
+    bomb.push_str("intents: *j\n");
+    repo.write(".gate/plan.yaml", &bomb);
+    let started = Instant::now();
+    let out = repo.gate().args(["plan", "validate"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert_no_panic(&out);
+    // Not a timing assertion: a bomb that expanded would take minutes and gigabytes.
+    assert!(started.elapsed().as_secs() < 60);
+}
+
+#[test]
+fn gate_outside_a_repository_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = TestRepo::new();
+    let out = repo
+        .gate()
+        .current_dir(dir.path())
+        .arg("check")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("not inside a git repository"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn a_garbage_active_pointer_is_named() {
+    let repo = plan_repo("required");
+    let p = crate::fixture::git_path(&repo, "gate/active");
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, "../../etc/passwd\n").unwrap();
+    let out = repo.gate().args(["check", "--staged"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("task_unreadable"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn bad_ranges_are_unknown_not_pass() {
+    let repo = plan_repo("required");
+    for range in ["nope..HEAD", "HEAD..nope", "HEAD", "HEAD...HEAD~1"] {
+        let out = repo
+            .gate()
+            .args(["check", "--range", range])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "{range}\n{}", show(&out));
+        assert_no_panic(&out);
+    }
+}

@@ -1,0 +1,204 @@
+//! The JSON documents decode into `deny_unknown_fields` structs: a field
+//! cannot be added, renamed or dropped without this test (and docs/json.md)
+//! changing with it.
+
+use serde::Deserialize;
+
+use crate::fixture::{self, plan_repo, show};
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Report {
+    schema: String,
+    verb: String,
+    outcome: String,
+    exit_code: i32,
+    blocks: bool,
+    policy: Policy,
+    task: Option<Task>,
+    checks: Vec<Check>,
+    skipped: Vec<Skipped>,
+    notes: Vec<String>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Policy {
+    source: String,
+    file: Option<String>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Task {
+    id: String,
+    issue: Option<String>,
+    intent: Option<String>,
+    exemption: Option<String>,
+    brief: Option<Brief>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Brief {
+    head: Vec<String>,
+    more: bool,
+    addenda: usize,
+    latest: Option<String>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Check {
+    check: String,
+    mode: String,
+    outcome: String,
+    blocks: bool,
+    summary: String,
+    findings: Vec<Finding>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Finding {
+    check: String,
+    cause: String,
+    severity: String,
+    unknown: bool,
+    message: String,
+    decide: String,
+    commit: Option<String>,
+    path: Option<String>,
+    path_hex: Option<String>,
+    change: Option<String>,
+    task: Option<String>,
+    check_id: Option<String>,
+    #[serde(rename = "ref")]
+    ref_name: Option<String>,
+    file: Option<String>,
+    line: Option<usize>,
+    key: Option<String>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Skipped {
+    check: String,
+    reason: String,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TaskList {
+    schema: String,
+    active: Option<String>,
+    tasks: Vec<TaskEntry>,
+    errors: Vec<TaskListError>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TaskEntry {
+    id: String,
+    status: String,
+    active: bool,
+    issue: Option<String>,
+    intent: Option<String>,
+    exemption: Option<String>,
+    created_at: String,
+    operator: String,
+    baseline: String,
+    file: String,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TaskListError {
+    message: String,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ErrorDoc {
+    schema: String,
+    exit_code: i32,
+    message: String,
+    hint: Option<String>,
+}
+
+fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> T {
+    serde_json::from_slice(bytes)
+        .unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(bytes)))
+}
+
+#[test]
+fn reports_decode_strictly() {
+    let repo = plan_repo("required");
+    fixture::start_42(&repo);
+    repo.write("README.md", "# changed\n");
+    repo.git(&["add", "-A"]);
+    for args in [
+        &["check", "--staged", "--json"][..],
+        &["check", "--json"],
+        &["plan", "validate", "--json"],
+    ] {
+        let out = repo.gate().args(args).output().unwrap();
+        let doc: Report = decode(&out.stdout);
+        assert_eq!(doc.schema, "gate.report/1", "{args:?}");
+        assert_eq!(
+            Some(doc.exit_code),
+            out.status.code(),
+            "{args:?}\n{}",
+            show(&out)
+        );
+    }
+    repo.commit_all("work");
+    let out = repo
+        .gate()
+        .args(["check", "--range", "HEAD~1..HEAD", "--json"])
+        .output()
+        .unwrap();
+    let doc: Report = decode(&out.stdout);
+    assert!(
+        doc.checks.iter().any(|c| c.check == "provenance"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn task_lists_and_errors_decode_strictly() {
+    let repo = plan_repo("advisory");
+    fixture::start_42(&repo);
+    let out = repo
+        .gate()
+        .args(["task", "list", "--json"])
+        .output()
+        .unwrap();
+    let doc: TaskList = decode(&out.stdout);
+    assert_eq!(doc.schema, "gate.tasks/1");
+    assert_eq!(doc.active.as_deref(), Some("T-42"));
+    let out = repo
+        .gate()
+        .args(["check", "--range", "nope..HEAD", "--json"])
+        .output()
+        .unwrap();
+    let doc: Report = decode(&out.stdout);
+    assert_eq!(doc.outcome, "unknown");
+    let bare = crate::support::TestRepo::bare();
+    let out = bare.gate().args(["check", "--json"]).output().unwrap();
+    let doc: ErrorDoc = decode(&out.stdout);
+    assert_eq!(doc.schema, "gate.error/1");
+    assert_eq!(Some(doc.exit_code), out.status.code());
+}

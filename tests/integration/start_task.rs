@@ -1,0 +1,279 @@
+//! `gate start` and `gate task list | show | switch`.
+
+use crate::fixture::{self, git_path, plan_repo, show, start};
+use crate::golden::{assert_golden, transcript};
+use crate::support::TestRepo;
+
+fn brief_of(repo: &TestRepo, id: &str) -> String {
+    let task = gate::task::load(repo.path(), id).expect("task loads");
+    task.body.brief.expect("brief").text
+}
+
+#[test]
+fn start_records_names_scope_baseline_brief_and_activates() {
+    let repo = plan_repo("advisory");
+    let out = start(&repo, &["--issue", "42"], "Add CSV export.\n");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let task = gate::task::load(repo.path(), "T-42").unwrap();
+    let r = &task.record;
+    assert_eq!(r.issue.as_deref(), Some("42"));
+    assert_eq!(r.intent, None);
+    assert_eq!(r.scope, vec!["src/export/**", "docs/export.md"]);
+    assert_eq!(r.baseline, repo.head());
+    assert_eq!(r.operator, "Test Operator");
+    assert_eq!(r.created_by, "gate start");
+    assert_eq!(
+        std::fs::read_to_string(git_path(&repo, "gate/active")).unwrap(),
+        "T-42\n"
+    );
+    assert_eq!(brief_of(&repo, "T-42"), "Add CSV export.\n");
+    assert_golden("start/issue-42.txt", &transcript(Some(&repo), &out));
+}
+
+#[test]
+fn briefs_are_kept_byte_for_byte() {
+    let repo = plan_repo("advisory");
+    let briefs = [
+        "no final newline",
+        "trailing spaces   \n\ttabs\t\n\n\n",
+        "crlf\r\nlines\r\n",
+        "unicode: é 日本 🚀\n",
+        "## Addenda\n\n## Implementation notes\n---\nfront: matter?\n---\n",
+        "```rust\nfn main() {}\n```\n````\n",
+    ];
+    for (i, brief) in briefs.iter().enumerate() {
+        let id = format!("T-b{i}");
+        let out = start(&repo, &["--issue", "42", "--id", &id], brief);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        assert_eq!(brief_of(&repo, &id), *brief, "brief {i}");
+    }
+}
+
+#[test]
+fn ids_are_derived_and_never_reused() {
+    let repo = plan_repo("advisory");
+    fixture::start_42(&repo);
+    fixture::start_42(&repo);
+    assert!(repo.path().join(".gate/tasks/T-42-2.md").exists());
+    let out = start(&repo, &["--issue", "42", "--id", "T-42"], "again\n");
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already exists"));
+}
+
+/// Nothing is written by a refused start: no task file, no active pointer.
+fn assert_nothing_written(repo: &TestRepo) {
+    assert!(
+        !repo.path().join(".gate/tasks").exists(),
+        "a task file was written"
+    );
+    assert!(
+        !git_path(repo, "gate/active").exists(),
+        "the active pointer was written"
+    );
+}
+
+#[test]
+fn refused_starts_write_nothing() {
+    let cases: &[(&[&str], &str, i32, &str)] = &[
+        (&["--issue", "99"], "b\n", 1, "unknown_issue"),
+        (&["--intent", "I-nope"], "b\n", 1, "unknown_intent"),
+        (
+            &["--exempt", "nope", "--because", " "],
+            "b\n",
+            1,
+            "exemption_without_reason",
+        ),
+        (
+            &[
+                "--exempt",
+                "dependency-bump",
+                "--because",
+                "lock",
+                "--issue",
+                "42",
+            ],
+            "b\n",
+            1,
+            "exemption_names_work",
+        ),
+        (&["--path", "README.md"], "b\n", 1, "no_issue_covers_paths"),
+        (
+            &["--path", "docs/export.md"],
+            "b\n",
+            1,
+            "more than one open issue",
+        ),
+        (
+            &["--issue", "42", "--id", "../../x"],
+            "b\n",
+            2,
+            "invalid task id",
+        ),
+        (&["--issue", "42"], "   \n", 1, "empty"),
+        (&["--scope", "/abs"], "b\n", 2, "absolute"),
+    ];
+    for (args, brief, code, needle) in cases {
+        let repo = plan_repo("advisory");
+        let out = start(&repo, args, brief);
+        assert_eq!(out.status.code(), Some(*code), "{args:?}\n{}", show(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(needle),
+            "{args:?}: want {needle}\n{}",
+            show(&out)
+        );
+        assert_nothing_written(&repo);
+    }
+}
+
+#[test]
+fn an_exemption_reports_all_its_faults_together() {
+    let repo = plan_repo("advisory");
+    let out = start(
+        &repo,
+        &["--exempt", "nope", "--because", "", "--issue", "42"],
+        "b\n",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    for cause in [
+        "unknown_exemption",
+        "exemption_without_reason",
+        "exemption_names_work",
+    ] {
+        assert!(err.contains(cause), "{cause}\n{err}");
+    }
+    assert_nothing_written(&repo);
+}
+
+#[test]
+fn oversized_and_missing_briefs_are_refused() {
+    let repo = plan_repo("advisory");
+    let big = "x".repeat(100 * 1024 + 1);
+    let out = start(&repo, &["--issue", "42"], &big);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("100 KiB"));
+    let out = repo
+        .gate()
+        .args(["start", "--issue", "42"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert_nothing_written(&repo);
+}
+
+#[test]
+fn other_namings_work() {
+    let repo = plan_repo("advisory");
+    let out = start(&repo, &["--path", "src/export/csv.rs"], "by path\n");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(
+        gate::task::load(repo.path(), "T-42")
+            .unwrap()
+            .record
+            .issue
+            .as_deref(),
+        Some("42")
+    );
+    let out = start(&repo, &["--intent", "I-export"], "by intent\n");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let t = gate::task::load(repo.path(), "T-I-export").unwrap();
+    assert_eq!(t.record.intent.as_deref(), Some("I-export"));
+    assert_eq!(t.record.scope, vec!["src/export/**", "docs/export.md"]);
+    let out = start(
+        &repo,
+        &[
+            "--exempt",
+            "dependency-bump",
+            "--because",
+            "bump serde",
+            "--scope",
+            "Cargo.lock",
+        ],
+        "bump\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let t = gate::task::load(repo.path(), "T-dependency-bump").unwrap();
+    assert_eq!(t.record.exemption.unwrap().because, "bump serde");
+    let out = start(
+        &repo,
+        &["--exempt", "dependency-bump", "--because", "bump"],
+        "bump\n",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an exemption needs --scope: {}",
+        show(&out)
+    );
+}
+
+#[test]
+fn start_on_an_unborn_branch_is_refused() {
+    let repo = TestRepo::new();
+    let out = start(&repo, &["--scope", "src/**", "--operator", "Op"], "b\n");
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no commit yet"));
+}
+
+#[test]
+fn task_list_show_and_switch() {
+    let repo = plan_repo("advisory");
+    fixture::start_42(&repo);
+    let out = start(
+        &repo,
+        &["--issue", "7", "--operator", "Other"],
+        "Fix the typos.\nAll of them.\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let list = repo.gate().args(["task", "list"]).output().unwrap();
+    assert_golden("task/list.txt", &transcript(Some(&repo), &list));
+    let json = repo
+        .gate()
+        .args(["task", "list", "--json"])
+        .output()
+        .unwrap();
+    assert_golden("task/list.json", &transcript(Some(&repo), &json));
+    let shown = repo.gate().args(["task", "show", "T-7"]).output().unwrap();
+    assert_golden("task/show-T-7.txt", &transcript(Some(&repo), &shown));
+    let out = repo
+        .gate()
+        .args(["task", "switch", "T-42"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(
+        std::fs::read_to_string(git_path(&repo, "gate/active")).unwrap(),
+        "T-42\n"
+    );
+    let out = repo
+        .gate()
+        .args(["task", "switch", "T-404"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let out = repo.gate().args(["task", "show"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Add CSV export"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn a_corrupt_task_file_is_named_with_line_and_key() {
+    let repo = plan_repo("advisory");
+    fixture::start_42(&repo);
+    let path = repo.path().join(".gate/tasks/T-42.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replacen("status: active\n", "status: active\nphase: build\n", 1),
+    )
+    .unwrap();
+    let out = repo.gate().args(["task", "show", "T-42"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(".gate/tasks/T-42.md:5"), "{err}");
+    assert!(err.contains("phase"), "{err}");
+    let list = repo.gate().args(["task", "list"]).output().unwrap();
+    assert_eq!(list.status.code(), Some(3));
+}
