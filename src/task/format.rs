@@ -1,7 +1,7 @@
 //! The task file on disk: YAML front matter, then a Markdown body with three
 //! sections whose verbatim texts round-trip byte for byte.
 //!
-//! ```text
+//! `````text
 //! ---
 //! schema: gate.task/1
 //! …the 12 keys…
@@ -16,7 +16,7 @@
 //! ## Addenda
 //!
 //! ## Implementation notes
-//! ```
+//! `````
 //!
 //! Verbatim text sits in a fenced block whose fence is one backtick longer
 //! than the longest backtick run in the text (at least three), so the text
