@@ -27,15 +27,18 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<i32, Failure> {
         ),
         Ok(Some(loaded)) => {
             let p = &loaded.plan;
-            let summary = format!(
-                "{} intents, {} checks, {} issues, {} critiques",
-                p.intents.len(),
-                p.checks.len(),
-                p.issues.len(),
-                p.critiques.len()
-            );
+            let summary = [
+                (p.intents.len(), "intent"),
+                (p.checks.len(), "check"),
+                (p.issues.len(), "issue"),
+                (p.critiques.len(), "critique"),
+            ]
+            .iter()
+            .map(|&(n, what)| format!("{n} {what}{}", if n == 1 { "" } else { "s" }))
+            .collect::<Vec<_>>()
+            .join(", ");
             let file = loaded.file.display().to_string();
-            let findings = p
+            let findings = loaded
                 .reference_faults()
                 .into_iter()
                 .map(|f| Finding {

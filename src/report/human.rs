@@ -171,9 +171,16 @@ fn finding_lines(f: &Finding, indent: &str) -> String {
         (Severity::Info, _) => style::dim(OUT, "·"),
     };
     let mut s = String::new();
+    let place = match (&f.subject.file, f.subject.line) {
+        (Some(file), Some(line)) if !f.message.contains(file.as_str()) => {
+            format!(" ({file}:{line})")
+        }
+        (Some(file), None) if !f.message.contains(file.as_str()) => format!(" ({file})"),
+        _ => String::new(),
+    };
     let _ = writeln!(
         s,
-        "{indent}{mark} {} {}",
+        "{indent}{mark} {} {}{place}",
         style::strong(OUT, f.cause),
         f.message
     );

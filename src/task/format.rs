@@ -21,9 +21,9 @@
 //! Verbatim text sits in a fenced block whose fence is one backtick longer
 //! than the longest backtick run in the text (at least three), so the text
 //! can hold anything — Markdown headings, `---` lines, fences, CRLF, trailing
-//! spaces. The renderer always ends the text with one extra `\n` before the
-//! closing fence and the parser removes exactly that one, so a text with or
-//! without a final newline comes back as it went in.
+//! spaces. The closing fence must start a line, so a text without a final
+//! newline gets one and its info string says `no-final-newline`; the parser
+//! then drops exactly that newline. What goes in comes out, byte for byte.
 //!
 //! This module only splits and joins text; it reads no files and decides no
 //! policy.
@@ -244,7 +244,13 @@ pub fn verbatim_blocks(text: &str, heading_line: usize) -> Vec<(Verbatim, usize,
             Some((n, block_start, content_start, info, line)) => {
                 if is_closing_fence(l.content, *n) {
                     let raw = &text[*content_start..l.start];
-                    let content = raw.strip_suffix('\n').unwrap_or(raw);
+                    // The closing fence sits on its own line: a text without a
+                    // final newline got one, and says so in its info string.
+                    let content = if info.split_whitespace().any(|w| w == NO_FINAL_NEWLINE) {
+                        raw.strip_suffix('\n').unwrap_or(raw)
+                    } else {
+                        raw
+                    };
                     out.push((
                         Verbatim {
                             text: content.to_string(),
@@ -318,8 +324,16 @@ pub fn fence_for(text: &str) -> String {
 /// Render a verbatim block: fence line, the text, one `\n`, closing fence.
 pub fn render_verbatim(text: &str, info: &str) -> String {
     let fence = fence_for(text);
-    format!("{fence}{info}\n{text}\n{fence}\n")
+    if text.is_empty() || text.ends_with('\n') {
+        format!("{fence}{info}\n{text}{fence}\n")
+    } else {
+        format!("{fence}{info} {NO_FINAL_NEWLINE}\n{text}\n{fence}\n")
+    }
 }
+
+/// The info-string word that marks a verbatim text without a final newline
+/// (the newline before the closing fence is then not part of the text).
+pub const NO_FINAL_NEWLINE: &str = "no-final-newline";
 
 /// Render a new task body: the brief, an empty addenda log, empty notes.
 pub fn render_new_body(brief: &str) -> String {
