@@ -223,8 +223,12 @@ fn short_ref(r: &str) -> &str {
 }
 
 /// Re-point the active task after a branch checkout: to the one task
-/// started on that branch, else clear it and say so. A rebase, bisect or am
-/// in progress leaves the pointer alone (they detach HEAD only for a while).
+/// started on that branch, else clear it and say so; one short status line.
+///
+/// A detached HEAD leaves the pointer alone: rebases (both backends — the
+/// `apply` one detaches before its state directory exists), bisect and
+/// `git checkout <commit>` detach only for a while, and no post-checkout
+/// runs when a rebase finishes. So does a rebase, bisect or am in progress.
 fn post_checkout(dir: Option<&Path>, flag: &str) -> Result<(), Failure> {
     if flag != "1" {
         return Ok(());
@@ -237,51 +241,64 @@ fn post_checkout(dir: Option<&Path>, flag: &str) -> Result<(), Failure> {
     {
         return Ok(());
     }
-    let current = ctx.active_id().ok().flatten();
+    // An unreadable pointer is kept as its error: it is replaced or cleared
+    // like any other, never a reason to fail.
+    let current = ctx.active_id().map_err(|f| f.message);
     let branch = match ctx.repo.head()? {
-        Head::Branch { branch, .. } | Head::Unborn { branch } => Some(branch),
-        Head::Detached { .. } => None,
+        Head::Branch { branch, .. } | Head::Unborn { branch } => branch,
+        Head::Detached { .. } => {
+            out(&match current {
+                Ok(Some(c)) => format!("gate: HEAD is detached; the active task is still {c}\n"),
+                Ok(None) => "gate: HEAD is detached; no active task\n".to_string(),
+                Err(_) => "gate: HEAD is detached; the active task pointer is unreadable (`gate task switch ID` repairs it)\n".to_string(),
+            });
+            return Ok(());
+        }
     };
-    let candidates: Vec<String> = match &branch {
-        None => vec![],
-        Some(b) => tasks::list(ctx.root())?
-            .into_iter()
-            .flatten()
-            .filter(|t| t.record.status == TaskStatus::Active)
-            .filter(|t| {
-                std::fs::read_to_string(started_path(&ctx.repo.common_dir(), &t.record.id))
-                    .is_ok_and(|s| s.trim() == b)
-            })
-            .map(|t| t.record.id)
-            .collect(),
-    };
-    let where_ = branch
-        .as_deref()
-        .map_or("a detached HEAD".to_string(), |b| short_ref(b).to_string());
-    match candidates.as_slice() {
+    let common_dir = ctx.repo.common_dir();
+    let candidates: Vec<String> = tasks::list(ctx.root())?
+        .into_iter()
+        .flatten()
+        .filter(|t| t.record.status == TaskStatus::Active)
+        .filter(|t| {
+            std::fs::read_to_string(started_path(&common_dir, &t.record.id))
+                .is_ok_and(|s| s.trim() == branch)
+        })
+        .map(|t| t.record.id)
+        .collect();
+    let where_ = short_ref(&branch);
+    let line = match candidates.as_slice() {
         [one] => {
-            if current.as_deref() != Some(one.as_str()) {
+            if current.as_ref().ok().and_then(Option::as_deref) != Some(one.as_str()) {
                 tasks::active::set(&git_dir, one)?;
             }
-            out(&format!("gate: active task {one} (started on {where_})\n"));
+            format!("gate: active task {one} (started on {where_})\n")
         }
-        [] => {
-            if let Some(c) = current {
+        [] => match current {
+            Ok(None) => format!("gate: no active task (none was started on {where_})\n"),
+            Ok(Some(c)) => {
                 tasks::active::clear(&git_dir)?;
-                out(&format!(
+                format!(
                     "gate: no task was started on {where_}; cleared the active task (was {c})\n"
-                ));
+                )
             }
-        }
+            Err(_) => {
+                tasks::active::clear(&git_dir)?;
+                format!(
+                    "gate: no task was started on {where_}; cleared the active task pointer, which was unreadable\n"
+                )
+            }
+        },
         many => {
             tasks::active::clear(&git_dir)?;
-            out(&format!(
+            format!(
                 "gate: {} tasks were started on {where_} ({}); cleared the active task — `gate task switch ID` picks one\n",
                 many.len(),
                 many.join(", ")
-            ));
+            )
         }
-    }
+    };
+    out(&line);
     Ok(())
 }
 

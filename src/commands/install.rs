@@ -58,6 +58,16 @@ pub fn is_gate_hook(bytes: &[u8]) -> bool {
         .any(|l| l.starts_with(MARKER.as_bytes()))
 }
 
+/// Why a kept hook is silent: the scripts run it only when `[ -x ]` holds.
+const NOT_RUN: &str = "is not executable, so it does not run (git would not run it either)";
+
+/// Whether a chained hook runs: like git, the scripts run a hook only when
+/// it is executable (`[ -x ]`, following a symlink; a dangling one never runs).
+fn runs(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+}
+
 fn exists(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok()
 }
@@ -122,24 +132,38 @@ pub fn install(dir: Option<&Path>, args: &InstallArgs) -> Result<i32, Failure> {
     fs::create_dir_all(&hooks_dir).map_err(|e| FsError::new(&hooks_dir, "create directory", e))?;
     let mut text = format!("hooks directory: {}\n", hooks_dir.display());
     for (name, path, chained, state, script) in plans {
+        // What the gate hook will do with the chained one, if there is one.
+        let chain = || -> String {
+            if !exists(&chained) {
+                String::new()
+            } else if runs(&chained) {
+                format!("; {name}{CHAINED_SUFFIX} runs first")
+            } else {
+                format!("; {name}{CHAINED_SUFFIX} {NOT_RUN}")
+            }
+        };
         let line = match state {
-            Existing::Gate(bytes) if bytes == script.as_bytes() => "already installed".to_string(),
+            Existing::Gate(bytes) if bytes == script.as_bytes() => {
+                format!("already installed{}", chain())
+            }
             Existing::Gate(_) => {
                 fsutil::write_atomic(&path, script.as_bytes(), Some(0o755))?;
-                "updated".to_string()
+                format!("updated{}", chain())
             }
             Existing::Absent => {
                 fsutil::write_atomic(&path, script.as_bytes(), Some(0o755))?;
-                if exists(&chained) {
-                    format!("installed; it runs the earlier {name}{CHAINED_SUFFIX} first")
-                } else {
-                    "installed".to_string()
-                }
+                format!("installed{}", chain())
             }
             Existing::Foreign => {
                 fs::rename(&path, &chained).map_err(|e| FsError::new(&path, "move aside", e))?;
                 fsutil::write_atomic(&path, script.as_bytes(), Some(0o755))?;
-                format!("installed; your hook is kept as {name}{CHAINED_SUFFIX} and runs first")
+                if runs(&chained) {
+                    format!("installed; your hook is kept as {name}{CHAINED_SUFFIX} and runs first")
+                } else {
+                    format!(
+                        "installed; your hook is kept as {name}{CHAINED_SUFFIX}, which {NOT_RUN}"
+                    )
+                }
             }
         };
         text.push_str(&format!("  {name}: {line}\n"));

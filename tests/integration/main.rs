@@ -7,6 +7,7 @@ mod fixture;
 mod git_layer;
 mod golden;
 mod help;
+mod hooks;
 mod init;
 mod json_schema;
 mod start_task;
