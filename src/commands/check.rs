@@ -199,10 +199,7 @@ fn scope_check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Fin
         }
     };
     let changes = match target {
-        Target::Staged => ctx
-            .repo
-            .staged_changes(Renames::Exact)
-            .map(|c| (c, "staged")),
+        Target::Staged => staged_own_changes(ctx).map(|c| (c, "staged")),
         _ => current_changes(ctx).map(|c| (c, "changed")),
     };
     match changes {
@@ -227,6 +224,32 @@ fn scope_check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Fin
             )],
         ),
     }
+}
+
+/// The staged changes the next commit makes itself. When a merge is being
+/// concluded (`MERGE_HEAD`), that is the paths that differ from every parent —
+/// what the other side brought in unchanged was proved on that side
+/// (decision 0009) and is provenance's business at push.
+fn staged_own_changes(ctx: &Ctx) -> Result<Vec<Change>, crate::git::GitError> {
+    let changes = ctx.repo.staged_changes(Renames::Exact)?;
+    let merging = ctx.repo.merge_heads()?;
+    if merging.is_empty() {
+        return Ok(changes);
+    }
+    let mut others = Vec::new();
+    for head in merging {
+        let against: std::collections::HashSet<_> = ctx
+            .repo
+            .index_changes_against(head, Renames::Off)?
+            .into_iter()
+            .map(|c| c.path)
+            .collect();
+        others.push(against);
+    }
+    Ok(changes
+        .into_iter()
+        .filter(|c| c.paths().any(|p| others.iter().all(|o| o.contains(p))))
+        .collect())
 }
 
 /// Staged, unstaged and untracked changes: everything the next commit could hold.

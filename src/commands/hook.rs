@@ -35,7 +35,8 @@ pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<i32, Failure> {
     }
 }
 
-/// Print a hook's report: one line when nothing was found, else the whole report.
+/// Print a hook's report: one line when nothing was found, a few lines when
+/// nothing blocks (advisory findings), the whole report when something blocks.
 fn print(report: &Report) {
     let quiet = report.checks.iter().all(|c| c.findings.is_empty()) && report.notes.is_empty();
     if quiet {
@@ -50,6 +51,8 @@ fn print(report: &Report) {
             parts.join(" · ")
         };
         out(&format!("gate {}: pass · {what}\n", report.verb));
+    } else if report.exit_code() == 0 {
+        out(&human::render_compact(report));
     } else {
         out(&human::render(report));
     }

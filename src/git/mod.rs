@@ -658,6 +658,46 @@ impl Repo {
         diff::staged_changes(&self.repo, head_tree, renames)
     }
 
+    /// The index against commit `commit`'s tree: what a commit of the index
+    /// would change relative to that commit (used for each parent of a merge
+    /// being concluded).
+    pub fn index_changes_against(
+        &self,
+        commit: Oid,
+        renames: Renames,
+    ) -> Result<Vec<Change>, GitError> {
+        self.require_workdir()?;
+        let tree = self
+            .find_commit(commit)?
+            .tree_id()
+            .map_err(|err| GitError::gix(format!("decoding commit {commit}"), &err))?
+            .detach();
+        diff::staged_changes(&self.repo, tree, renames)
+    }
+
+    /// The commits being merged into HEAD when a merge is in progress
+    /// (`MERGE_HEAD`), empty otherwise.
+    pub fn merge_heads(&self) -> Result<Vec<Oid>, GitError> {
+        let path = self.git_dir().join("MERGE_HEAD");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(GitError::other(format!("reading {}", path.display()), e)),
+        };
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                let hex = l.split_whitespace().next().unwrap_or("");
+                Oid::from_hex(hex).ok_or_else(|| {
+                    GitError::other(
+                        format!("reading {}", path.display()),
+                        format_args!("`{l}` is not an object id"),
+                    )
+                })
+            })
+            .collect()
+    }
+
     /// The worktree against the index, plus untracked files (and ignored ones
     /// when `ignored` is true).
     ///

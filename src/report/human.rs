@@ -49,6 +49,46 @@ pub fn render(report: &Report) -> String {
     s
 }
 
+/// A short rendering for hooks when nothing blocks: one line per check with
+/// findings (its first finding and how many more), the notes, and where to
+/// see the rest.
+pub fn render_compact(report: &Report) -> String {
+    let mut s = format!(
+        "{} {}: nothing blocks · policy: {}\n",
+        style::strong(OUT, "gate"),
+        report.verb,
+        match &report.policy {
+            PolicyOrigin::Embedded => "embedded default".to_string(),
+            PolicyOrigin::File(f) => f.clone(),
+        }
+    );
+    for check in report.checks.iter().filter(|c| !c.findings.is_empty()) {
+        let first = &check.findings[0];
+        let more = match check.findings.len() {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        let _ = writeln!(
+            s,
+            "  {} {} ({}): {} {}{more}",
+            check.check,
+            outcome_word(check.outcome),
+            check.mode,
+            style::strong(OUT, first.cause),
+            first.message
+        );
+    }
+    for note in &report.notes {
+        let _ = writeln!(s, "  {} {note}", style::dim(OUT, "note:"));
+    }
+    let _ = writeln!(
+        s,
+        "  {}",
+        style::dim(OUT, "`gate check` shows every finding and what decides it")
+    );
+    s
+}
+
 /// `task T-1 · issue 42` and the brief digest.
 pub fn task_lines(task: &TaskRef) -> String {
     let mut s = String::new();
