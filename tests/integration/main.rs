@@ -8,5 +8,6 @@ mod git_layer;
 mod golden;
 mod help;
 mod json_schema;
+mod provenance;
 mod start_task;
 mod support;
