@@ -15,7 +15,7 @@ use crate::support::{
 };
 use crate::this_test;
 
-pub(crate) const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 fn open(repo: &TestRepo) -> Repo {
     Repo::discover(repo.path())

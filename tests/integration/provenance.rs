@@ -7,8 +7,7 @@ use std::process::Output;
 use serde_json::Value;
 
 use crate::fixture::show;
-use crate::git_layer::{EMPTY_TREE, Generator, Row, SPECIAL_NAMES, generated_history, git_diff};
-use crate::golden::{assert_golden, transcript};
+use crate::git_layer::{Generator, Row, SPECIAL_NAMES, generated_history, git_diff};
 use crate::support::{Rng, TestRepo};
 
 // ---------------------------------------------------------------------------
@@ -823,9 +822,7 @@ fn a_remote_tracking_upstream_is_used_only_when_named() {
             .into_iter()
             .collect();
         let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
-        let mut text = format!(
-            "version: 1\nbinding: off\nscope: required\nprovenance:\n  mode: required\n  merges: inspect\n"
-        );
+        let mut text = "version: 1\nbinding: off\nscope: required\nprovenance:\n  mode: required\n  merges: inspect\n".to_string();
         for l in extra {
             text.push_str(&format!("  {l}\n"));
         }
