@@ -258,6 +258,17 @@ impl TaskSet {
     pub fn get(&self, id: &str) -> Option<&TaskView> {
         self.tasks.get(id)
     }
+
+    /// Make the gathered task `id` the one commits without a trailer
+    /// belong to (`--task` where no work tree holds task files); `false`
+    /// when no such task was gathered.
+    pub fn set_default(&mut self, id: &str) -> bool {
+        let known = self.tasks.contains_key(id);
+        if known {
+            self.default = Some(id.to_string());
+        }
+        known
+    }
 }
 
 fn view_of(task: &Task) -> TaskView {
@@ -720,8 +731,18 @@ fn scope_findings(
         }
     };
     let mut found = scope::check_changes(scope, task_id, changes, Some(&id.to_hex()));
+    let decide = if merge {
+        format!(
+            "widen task {task_id}'s scope, or redo the merge without this change (a merge may change only what its task may)"
+        )
+    } else {
+        format!(
+            "widen task {task_id}'s scope, or split the commit (git rebase -i) and give this change to a task whose scope covers it — start one for the issue that owns the path"
+        )
+    };
     for f in &mut found {
         f.check = CHECK;
+        f.decide.clone_from(&decide);
         f.subject.ref_name = range.ref_name.clone();
         if merge {
             f.message.push_str(" (changed by the merge itself)");

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::fixture::show;
 use crate::git_layer::{Generator, Row, SPECIAL_NAMES, generated_history, git_diff};
+use crate::golden::{assert_golden, transcript};
 use crate::support::{Rng, TestRepo};
 
 // ---------------------------------------------------------------------------
@@ -1221,4 +1222,247 @@ fn a_hundred_thousand_commit_range_is_proved() {
     if let Some(peak) = peak {
         assert!(peak < 1 << 30, "peak memory {} MiB", peak >> 20);
     }
+}
+
+// ---------------------------------------------------------------------------
+// Golden transcripts.
+
+#[test]
+fn golden_refused_range() {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    repo.write("src/ok.rs", "in scope\n");
+    repo.write("README.md", "# out of scope\n");
+    repo.commit_all("readme\n\nTask: T-1");
+    repo.git(&["mv", "docs/x.md", "notes.md"]);
+    repo.write_at(b"data/bad\xffname.txt", "bytes\n");
+    repo.commit_all("move docs, add data\n\nTask: T-1");
+    repo.write("src/fine.rs", "fine\n");
+    repo.commit_all("fine\n\nTask: T-1");
+    repo.git(&["checkout", "-q", "-b", "side", "HEAD~1"]);
+    repo.write("src/side.rs", "side\n");
+    repo.commit_all("side\n\nTask: T-1");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["merge", "-q", "--no-ff", "--no-edit", "side"]);
+    let range = format!("{base}..HEAD");
+    let out = repo
+        .gate()
+        .args(["check", "--range", &range])
+        .output()
+        .unwrap();
+    assert_exit(&out, 1);
+    assert_golden(
+        "provenance/range-refused.txt",
+        &transcript(Some(&repo), &out),
+    );
+    let out = check_range(&repo, &range, &[]);
+    assert_exit(&out, 1);
+    assert_golden(
+        "provenance/range-refused.json",
+        &transcript(Some(&repo), &out),
+    );
+}
+
+// ---------------------------------------------------------------------------
+// A bare repository: CI's `--range` with no work tree, and the server hook.
+
+#[test]
+fn a_bare_repository_is_proved_with_the_policy_of_its_head() {
+    let (source, base) = task_repo("required", "refuse", &[]);
+    source.write("src/b.rs", "b\n");
+    source.commit_all("b\n\nTask: T-1");
+    source.write("README.md", "# out\n");
+    let bad = source.commit_all("readme\n\nTask: T-1");
+    let dir = clone(&source, "bare.git", &["--bare"]);
+    let out = gate_in(
+        &source,
+        &dir,
+        &["check", "--range", &format!("{base}..HEAD~1"), "--json"],
+    );
+    assert_exit(&out, 0);
+    let doc = json(&out);
+    assert_eq!(doc["policy"]["file"], "HEAD:.gate/policy.yaml");
+    assert_eq!(
+        doc["checks"][0]["summary"],
+        format!("2 commits in {base}..HEAD~1")
+    );
+    let out = gate_in(
+        &source,
+        &dir,
+        &["check", "--range", &format!("{base}..HEAD"), "--json"],
+    );
+    assert_exit(&out, 1);
+    let doc = json(&out);
+    assert_eq!(causes(&doc), vec!["path_outside_scope"]);
+    assert_eq!(findings(&doc)[0]["commit"], bad);
+    // --task names a task of the tip; an unknown one is refused.
+    let out = gate_in(
+        &source,
+        &dir,
+        &[
+            "check",
+            "--range",
+            &format!("{base}..HEAD"),
+            "--task",
+            "T-1",
+        ],
+    );
+    assert_exit(&out, 1);
+    let out = gate_in(
+        &source,
+        &dir,
+        &[
+            "check",
+            "--range",
+            &format!("{base}..HEAD"),
+            "--task",
+            "T-9",
+        ],
+    );
+    assert_exit(&out, 1);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no task `T-9`"),
+        "{}",
+        show(&out)
+    );
+    // Other verbs still need a work tree.
+    let out = gate_in(&source, &dir, &["check"]);
+    assert_exit(&out, 3);
+}
+
+/// The `update` hook recipe of docs/ci.md, verbatim.
+fn documented_update_hook() -> String {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/ci.md")).unwrap();
+    let after = doc
+        .split_once("<!-- recipe: update-hook")
+        .expect("docs/ci.md marks the recipe")
+        .1;
+    let script = after.split_once("```sh\n").expect("a sh block").1;
+    script
+        .split_once("```")
+        .expect("the block ends")
+        .0
+        .to_string()
+}
+
+/// `git push ARGS` with `gate` on PATH (the server hook calls it by name).
+fn push_with_gate_on_path(repo: &TestRepo, args: &[&str]) -> Output {
+    let bin = assert_cmd::cargo::cargo_bin!("gate");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = crate::support::git_command(repo.path());
+    cmd.arg("push").args(args).env("PATH", path);
+    cmd.output().unwrap()
+}
+
+#[test]
+fn the_documented_update_hook_proves_each_pushed_ref() {
+    let (repo, _) = task_repo("required", "refuse", &[]);
+    let server = TestRepo::bare();
+    repo.git(&["remote", "add", "origin", server.path().to_str().unwrap()]);
+    // Seed the server, then install the hook.
+    assert!(
+        push_with_gate_on_path(&repo, &["origin", "main"])
+            .status
+            .success()
+    );
+    let hook = server.path().join("hooks/update");
+    std::fs::write(&hook, documented_update_hook()).unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let on_server = |r: &str| {
+        let out = server.git_may_fail(&["rev-parse", "--verify", "-q", r]);
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+
+    // In scope: accepted.
+    repo.write("src/b.rs", "b\n");
+    let good = repo.commit_all("b\n\nTask: T-1");
+    let out = push_with_gate_on_path(&repo, &["origin", "main"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(on_server("refs/heads/main"), Some(good.clone()));
+
+    // Out of scope: that ref is refused, another ref of the same push lands.
+    repo.write("README.md", "# out\n");
+    let bad = repo.commit_all("readme\n\nTask: T-1");
+    repo.git(&["branch", "fine", &good]);
+    let out = push_with_gate_on_path(&repo, &["origin", "main", "fine:refs/heads/fine"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains("path_outside_scope") && text.contains(&bad[..12]),
+        "{text}"
+    );
+    assert_eq!(on_server("refs/heads/main"), Some(good.clone()));
+    assert_eq!(on_server("refs/heads/fine"), Some(good.clone()));
+
+    // A new branch, proved from where it leaves HEAD.
+    repo.git(&["checkout", "-q", "-b", "feature", &good]);
+    repo.write("src/f.rs", "f\n");
+    let feature = repo.commit_all("f\n\nTask: T-1");
+    let out = push_with_gate_on_path(&repo, &["origin", "feature"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("1 commit in"),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(on_server("refs/heads/feature"), Some(feature));
+
+    // A force push: proved from where old and new meet.
+    repo.write("src/f.rs", "f, amended\n");
+    repo.git(&[
+        "commit",
+        "-q",
+        "--amend",
+        "-a",
+        "-m",
+        "f again\n\nTask: T-1",
+    ]);
+    let out = push_with_gate_on_path(&repo, &["--force", "origin", "feature"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not a fast-forward"),
+        "{}",
+        show(&out)
+    );
+
+    // A deletion proves nothing.
+    let out = push_with_gate_on_path(&repo, &["origin", "--delete", "fine"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(on_server("refs/heads/fine"), None);
+}
+
+/// gix does not read git's push quarantine, so from `pre-receive` the
+/// pushed commits are invisible: gate must say unknown and refuse, never
+/// pass (docs/ci.md explains, and recommends the `update` hook).
+#[test]
+fn a_pre_receive_hook_fails_closed() {
+    let (repo, _) = task_repo("required", "refuse", &[]);
+    let server = TestRepo::bare();
+    repo.git(&["remote", "add", "origin", server.path().to_str().unwrap()]);
+    assert!(
+        push_with_gate_on_path(&repo, &["origin", "main"])
+            .status
+            .success()
+    );
+    let hook = server.path().join("hooks/pre-receive");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\nstatus=0\nwhile read old new ref; do\n  gate check --range \"$old..$new\" || status=$?\ndone\nexit $status\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    repo.write("src/b.rs", "b\n");
+    repo.commit_all("b\n\nTask: T-1");
+    let out = push_with_gate_on_path(&repo, &["origin", "main"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains("tip_unavailable") && text.contains("exit 3"),
+        "{text}"
+    );
 }
