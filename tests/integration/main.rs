@@ -8,6 +8,7 @@ mod git_layer;
 mod golden;
 mod help;
 mod json_schema;
+mod pre_push;
 mod provenance;
 mod start_task;
 mod support;
