@@ -1466,3 +1466,48 @@ fn a_pre_receive_hook_fails_closed() {
         "{text}"
     );
 }
+
+/// Which paths a commit changed is decided by its trees alone (`git log
+/// --name-status` needs no blob either): a blob missing from the range
+/// changes nothing in the proof. A blob gate must read — the task file
+/// that gives a commit its scope — is unknown when absent.
+#[test]
+fn a_missing_blob_matters_only_where_gate_reads_it() {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    repo.write("src/b.rs", "a blob that will go missing\n");
+    repo.write("README.md", "# out of scope\n");
+    repo.commit_all("b\n\nTask: T-1");
+    let range = format!("{base}..HEAD");
+    let before = check_range(&repo, &range, &[]);
+    assert_exit(&before, 1);
+    let blob = repo.git(&["rev-parse", "HEAD:src/b.rs"]).trim().to_string();
+    std::fs::remove_file(loose_object(&repo, &blob)).unwrap();
+    assert!(repo.git_ok(&["log", "--name-status", "--format=", &range]));
+    let after = check_range(&repo, &range, &[]);
+    assert_exit(&after, 1);
+    assert_eq!(findings(&json(&after)), findings(&json(&before)));
+
+    // The task file's blob, read from the tip when no task is active.
+    std::fs::remove_file(crate::fixture::git_path(&repo, "gate/active")).unwrap();
+    let task_blob = repo
+        .git(&["rev-parse", "HEAD:.gate/tasks/T-1.md"])
+        .trim()
+        .to_string();
+    std::fs::remove_file(loose_object(&repo, &task_blob)).unwrap();
+    let out = check_range(&repo, &range, &[]);
+    assert_exit(&out, 3);
+    let doc = json(&out);
+    // README.md cannot be judged against an unreadable scope: unknown for
+    // both commits, which name T-1; nothing passes.
+    assert_eq!(
+        causes(&doc),
+        vec!["task_unreadable", "task_unreadable"],
+        "{doc:#}"
+    );
+    assert!(
+        findings(&doc)[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&task_blob)
+    );
+}
