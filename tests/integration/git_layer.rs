@@ -37,7 +37,7 @@ fn canonical(path: &Path) -> PathBuf {
 /// (status letter, path, rename source).
 pub(crate) type Row = (char, Vec<u8>, Option<Vec<u8>>);
 
-pub(crate) fn parse_name_status(bytes: &[u8]) -> Vec<Row> {
+fn parse_name_status(bytes: &[u8]) -> Vec<Row> {
     let fields = nul_fields(bytes);
     let mut rows = Vec::new();
     let mut i = 0;
@@ -348,7 +348,7 @@ impl<'a> Generator<'a> {
 
     /// Merge `branch` into the current branch with a merge commit; any
     /// conflict is resolved by committing the worktree as it stands.
-    pub(crate) fn merge(&mut self, args: &[&str]) {
+    fn merge(&mut self, args: &[&str]) {
         let mut full = vec!["merge", "-q", "--no-ff", "--no-edit"];
         full.extend_from_slice(args);
         let out = self.repo.git_may_fail(&full);
