@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
-use crate::git::{Change, GitError, Oid, Renames, Repo};
+use crate::git::{Change, ChangeKind, GitError, Oid, Renames, Repo};
 use crate::path::RepoPath;
 use crate::policy::{Merges, Policy};
 use crate::report::{Finding, Severity, Subject};
@@ -71,16 +71,23 @@ fn unknown(cause: &'static str, message: String, decide: &str, subject: Subject)
 }
 
 fn git_unknown(e: &GitError, subject: Subject) -> Finding {
-    let cause = match e {
-        GitError::MissingObject { .. } => "object_missing",
-        _ => "input_unreadable",
-    };
-    unknown(
-        cause,
-        e.to_string(),
-        "fetch the missing history (git fetch), or repair the repository (git fsck)",
-        subject,
-    )
+    match e {
+        GitError::ShallowBoundary { .. } => {
+            unknown("shallow_history", e.to_string(), SHALLOW_DECIDE, subject)
+        }
+        GitError::MissingObject { .. } | GitError::MissingInDiff { .. } => unknown(
+            "object_missing",
+            e.to_string(),
+            "fetch the missing history (git fetch), or repair the repository (git fsck)",
+            subject,
+        ),
+        _ => unknown(
+            "input_unreadable",
+            e.to_string(),
+            "repair the repository (git fsck), then check again",
+            subject,
+        ),
+    }
 }
 
 /// Resolve `A..B` (`A..` and `..B` mean HEAD on the empty side).
@@ -105,7 +112,7 @@ pub fn parse_range(repo: &Repo, spec: &str) -> Result<RangeSpec, Box<Finding>> {
     let b = if b.is_empty() { "HEAD" } else { b };
     let base = repo
         .resolve_commit(a)
-        .map_err(|e| base_unavailable(a, &e))?;
+        .map_err(|e| base_unavailable(repo, a, &e))?;
     let tip = repo.resolve_commit(b).map_err(|e| {
         unknown(
             "tip_unavailable",
@@ -122,32 +129,43 @@ pub fn parse_range(repo: &Repo, spec: &str) -> Result<RangeSpec, Box<Finding>> {
     })
 }
 
-fn base_unavailable(spec: &str, e: &GitError) -> Finding {
+/// A baseline that cannot be read. In a shallow clone the likeliest cause is
+/// the boundary, and the remedy is to fetch: `shallow_history`.
+fn base_unavailable(repo: &Repo, spec: &str, e: &GitError) -> Finding {
+    let subject = Subject {
+        commit: Oid::from_hex(spec).map(|o| o.to_hex()),
+        ..Subject::default()
+    };
+    let absent = matches!(
+        e,
+        GitError::MissingObject { .. } | GitError::UnknownRevision { .. }
+    );
+    if absent && repo.is_shallow() {
+        return unknown(
+            "shallow_history",
+            format!(
+                "the baseline `{spec}` is not in this shallow clone ({e}): it may lie beyond the clone's boundary"
+            ),
+            SHALLOW_DECIDE,
+            subject,
+        );
+    }
     unknown(
         "baseline_unavailable",
         format!("the baseline `{spec}` is not available: {e}"),
         "fetch the history that holds it (git fetch), or correct the baseline",
-        Subject {
-            commit: Oid::from_hex(spec).map(|o| o.to_hex()),
-            ..Subject::default()
-        },
+        subject,
     )
 }
+
+const SHALLOW_DECIDE: &str = "fetch the full history (git fetch --unshallow, or a full-depth checkout in CI) and check again";
 
 /// A task's `baseline..HEAD`.
 pub fn task_range(repo: &Repo, task: &Task) -> Result<RangeSpec, Box<Finding>> {
     let baseline = &task.record.baseline;
-    let base = match Oid::from_hex(baseline) {
-        Some(oid) if repo.has_object(oid) => oid,
-        _ => {
-            return Err(Box::new(base_unavailable(
-                baseline,
-                &GitError::MissingObject {
-                    id: baseline.clone(),
-                },
-            )));
-        }
-    };
+    let base = repo
+        .resolve_commit(baseline)
+        .map_err(|e| base_unavailable(repo, baseline, &e))?;
     let tip = repo
         .head()
         .map_err(|e| git_unknown(&e, Subject::default()))?
@@ -155,15 +173,15 @@ pub fn task_range(repo: &Repo, task: &Task) -> Result<RangeSpec, Box<Finding>> {
         .ok_or_else(|| {
             unknown(
                 "tip_unavailable",
-                "HEAD has no commit".into(),
-                "commit the work first",
+                "HEAD is an unborn branch: it has no commit yet".into(),
+                "commit the work first, or check out the branch that holds it",
                 Subject::default(),
             )
         })?;
     Ok(RangeSpec {
         base: Base::Commit(base),
         tip,
-        label: format!("{}..HEAD", &baseline[..12]),
+        label: format!("{}..HEAD", base.short()),
         ref_name: None,
     })
 }
@@ -188,7 +206,8 @@ pub struct TaskSet {
 impl TaskSet {
     /// Tasks from the tip's tree (`.gate/tasks/*.md`), then from the work
     /// tree when given (a local task not committed yet), plus `default`.
-    /// The work tree's copy wins when `prefer_worktree`, else the tip's.
+    /// The tip's copy of a task wins over the work tree's (it is what the
+    /// range holds); `default` (`--task`, the active task) wins over both.
     pub fn gather(
         repo: &Repo,
         worktree: Option<&Path>,
@@ -239,6 +258,17 @@ impl TaskSet {
     pub fn get(&self, id: &str) -> Option<&TaskView> {
         self.tasks.get(id)
     }
+
+    /// Make the gathered task `id` the one commits without a trailer
+    /// belong to (`--task` where no work tree holds task files); `false`
+    /// when no such task was gathered.
+    pub fn set_default(&mut self, id: &str) -> bool {
+        let known = self.tasks.contains_key(id);
+        if known {
+            self.default = Some(id.to_string());
+        }
+        known
+    }
 }
 
 fn view_of(task: &Task) -> TaskView {
@@ -260,21 +290,99 @@ fn view_from_text(id: &str, text: Result<String, String>, file: &Path) -> TaskVi
     }
 }
 
-/// The values of trailer `key` (case-insensitive) in a commit message's
-/// last paragraph.
+/// The values of trailer `key` (case-insensitive) in a commit message, as
+/// git finds trailers: in the last paragraph, never in the title paragraph,
+/// and only when that paragraph is a trailer block — every line a
+/// `Token: value` trailer or an indented continuation, or (git's rule for
+/// mixed blocks) at least a quarter trailers with a `Signed-off-by:` or
+/// `(cherry picked from commit` line among them. Repeated values count once.
 pub fn trailer_values(message: &[u8], key: &str) -> Vec<String> {
     let text = String::from_utf8_lossy(message);
-    let last = text.trim_end().rsplit("\n\n").next().unwrap_or("");
-    last.lines()
-        .filter_map(|line| {
-            let (k, v) = line.split_once(':')?;
-            (k.trim().eq_ignore_ascii_case(key) && !k.contains(' ')).then(|| v.trim().to_string())
-        })
-        .filter(|v| !v.is_empty())
-        .collect()
+    let mut paragraphs: Vec<Vec<&str>> = vec![];
+    let mut current: Vec<&str> = vec![];
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            if !current.is_empty() {
+                paragraphs.push(std::mem::take(&mut current));
+            }
+        } else {
+            current.push(line);
+        }
+    }
+    if !current.is_empty() {
+        paragraphs.push(current);
+    }
+    if paragraphs.len() < 2 {
+        return Vec::new();
+    }
+    let block = paragraphs.last().expect("two paragraphs or more");
+    let trailer = |line: &str| -> Option<(String, String)> {
+        let (token, value) = line.split_once(':')?;
+        let token = token.trim_end();
+        let ok = !token.is_empty()
+            && token
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        ok.then(|| (token.to_string(), value.trim().to_string()))
+    };
+    let continuation = |line: &str| line.starts_with([' ', '\t']);
+    // Counted as git's trailer.c counts, bottom up: indented lines continue
+    // the trailer above them, or else are not trailers.
+    let (mut trailers, mut others, mut maybe_continued, mut generated) = (0, 0, 0, false);
+    for line in block.iter().rev() {
+        if line.starts_with("Signed-off-by: ") || line.starts_with("(cherry picked from commit ") {
+            generated = true;
+            trailers += 1;
+        } else if trailer(line).is_some() {
+            trailers += 1;
+            maybe_continued = 0;
+        } else if continuation(line) {
+            maybe_continued += 1;
+        } else {
+            others += maybe_continued + 1;
+            maybe_continued = 0;
+        }
+    }
+    if trailers == 0 || (others > 0 && !(generated && trailers * 3 >= others)) {
+        return Vec::new();
+    }
+    // Unfold continuation lines into the trailer above them.
+    let mut unfolded: Vec<(String, String)> = Vec::new();
+    for line in block {
+        match (trailer(line), unfolded.last_mut()) {
+            (Some(t), _) => unfolded.push(t),
+            (None, Some((_, value))) if continuation(line) => {
+                value.push(' ');
+                value.push_str(line.trim());
+            }
+            _ => {}
+        }
+    }
+    let mut values: Vec<String> = Vec::new();
+    for (token, value) in unfolded {
+        if token.eq_ignore_ascii_case(key) && !value.is_empty() && !values.contains(&value) {
+            values.push(value);
+        }
+    }
+    values
 }
 
-/// Prove a range. Returns a one-line summary and the findings.
+/// One commit read and diffed, waiting for its task: the range's task
+/// files decide it (CI, a fresh clone) once every commit has been read.
+struct Pending {
+    index: usize,
+    id: Oid,
+    merge: bool,
+    changes: Vec<Change>,
+}
+
+/// Prove a range. Returns a one-line summary and the findings, grouped by
+/// commit in walk order (newest first).
+///
+/// Each commit is read once and diffed once; its changes are checked as
+/// soon as its task is known (a trailer, `--task` or the active task) and
+/// then dropped, so memory stays flat over long ranges. Only commits whose
+/// task depends on the whole range are kept until the end.
 pub fn check(
     repo: &Repo,
     policy: &Policy,
@@ -291,33 +399,49 @@ pub fn check(
         commit: commit.map(|c| c.to_hex()),
         ..base_subject.clone()
     };
+    let shallow: HashSet<Oid> = if repo.is_shallow() {
+        repo.shallow_commits()
+            .unwrap_or_default()
+            .into_iter()
+            .collect()
+    } else {
+        HashSet::new()
+    };
     let hidden: Vec<Oid> = match &range.base {
         Base::Commit(base) => {
             match repo.is_ancestor(*base, range.tip) {
                 Ok(true) => {}
-                Ok(false) if repo.is_shallow() => {
-                    findings.push(unknown(
-                        "shallow_history",
-                        format!(
-                            "the clone is shallow and the baseline {} is not within its history",
-                            base.short()
-                        ),
-                        "fetch the full history (git fetch --unshallow) and check again",
-                        subject(Some(*base)),
-                    ));
-                    return (format!("{} not provable", range.label), findings);
-                }
                 Ok(false) => {
+                    // In a shallow clone the answer is only definite when
+                    // the walk from the tip never reaches the boundary.
+                    let cut = !shallow.is_empty()
+                        && repo
+                            .walk(&[range.tip], &[*base])
+                            .map_or(true, |c| c.iter().any(|id| shallow.contains(id)));
+                    if cut {
+                        findings.push(unknown(
+                            "shallow_history",
+                            format!(
+                                "the clone is shallow: whether the baseline {} is an ancestor of {} lies beyond its boundary",
+                                base.short(),
+                                range.tip.short()
+                            ),
+                            SHALLOW_DECIDE,
+                            subject(Some(*base)),
+                        ));
+                        return (format!("{} not provable", range.label), findings);
+                    }
                     findings.push(finding(
                         "baseline_not_ancestor",
                         format!("the baseline {} is not an ancestor of {}", base.short(), range.tip.short()),
-                        "rebase the work onto its baseline, or start a new task from the current HEAD",
+                        "rebase the work onto its baseline, or check a range whose base the tip descends from",
                         subject(Some(*base)),
                     ));
                     return (format!("{} not a range", range.label), findings);
                 }
                 Err(e) => {
-                    findings.push(git_unknown(&e, subject(Some(*base))));
+                    // The message names the absent object; the base is not it.
+                    findings.push(git_unknown(&e, subject(None)));
                     return (format!("{} unreadable", range.label), findings);
                 }
             }
@@ -328,7 +452,7 @@ pub fn check(
     let commits = match repo.walk(&[range.tip], &hidden) {
         Ok(c) => c,
         Err(e) => {
-            findings.push(git_unknown(&e, subject(Some(range.tip))));
+            findings.push(git_unknown(&e, subject(None)));
             return (format!("{} unreadable", range.label), findings);
         }
     };
@@ -352,13 +476,18 @@ pub fn check(
             ..finding(
                 "empty_range",
                 message,
-                "commit the work, or check the range that holds it",
+                if opts.push {
+                    ""
+                } else {
+                    "commit the work, or check the range that holds it"
+                },
                 subject(None),
             )
         });
         return (format!("{}: no commits", range.label), findings);
     }
-    // Imported commits: reachable from the named upstream.
+    // Imported commits: reachable from the named upstream (never a
+    // remote-tracking ref the policy does not name).
     let mut imported: HashSet<Oid> = HashSet::new();
     if let Some(upstream) = &policy.provenance.upstream {
         match repo.resolve_commit(upstream) {
@@ -381,191 +510,166 @@ pub fn check(
             )),
         }
     }
-    let shallow: HashSet<Oid> = if repo.is_shallow() {
-        repo.shallow_commits()
-            .unwrap_or_default()
-            .into_iter()
-            .collect()
-    } else {
-        HashSet::new()
-    };
-    let trailer_key = policy.provenance.trailer.clone();
-    let attribution_key = trailer_key.clone().unwrap_or_else(|| "Task".into());
+    let trailer_key = policy.provenance.trailer.as_deref();
+    let key = trailer_key.unwrap_or("Task");
+    let upstream_name = policy.provenance.upstream.as_deref().unwrap_or("upstream");
     let progress = Progress::new(commits.len());
 
-    // First pass: read every commit's changes once; note which task files the range touches.
-    struct Seen {
-        id: Oid,
-        parents: usize,
-        trailers: Vec<String>,
-        diffs: Vec<Vec<Change>>,
-    }
-    let mut seen: Vec<Seen> = Vec::with_capacity(commits.len());
+    // Findings carry the index of their commit, so the deferred ones land
+    // in walk order too.
+    let mut out: Vec<(usize, Finding)> = Vec::new();
+    let mut pending: Vec<Pending> = Vec::new();
     let mut touched_tasks: BTreeSet<String> = BTreeSet::new();
-    for (i, &id) in commits.iter().enumerate() {
-        progress.tick(i);
+    let mut merges = 0;
+    for (index, &id) in commits.iter().enumerate() {
+        progress.tick(index);
+        let sub = subject(Some(id));
+        let mut push = |f: Finding| out.push((index, f));
         if imported.contains(&id) {
-            findings.push(Finding {
+            push(Finding {
                 severity: Severity::Info,
                 ..finding(
                     "imported_commit",
                     format!(
-                        "{} is reachable from {}: imported, not scope-checked",
-                        id.short(),
-                        policy.provenance.upstream.as_deref().unwrap_or("upstream")
+                        "{} is reachable from {upstream_name}: imported, not scope-checked",
+                        id.short()
                     ),
                     "",
-                    subject(Some(id)),
+                    sub,
                 )
             });
             continue;
         }
         if shallow.contains(&id) {
-            findings.push(unknown(
+            push(unknown(
                 "shallow_history",
                 format!(
-                    "{} is a shallow boundary: its parents are not in this clone",
+                    "{} is a shallow boundary: its parents are not in this clone, so its changes are unknown",
                     id.short()
                 ),
-                "fetch the full history (git fetch --unshallow) and check again",
-                subject(Some(id)),
+                SHALLOW_DECIDE,
+                sub,
             ));
             continue;
         }
         let info = match repo.commit(id) {
             Ok(i) => i,
             Err(e) => {
-                findings.push(git_unknown(&e, subject(Some(id))));
+                push(git_unknown(&e, sub));
                 continue;
             }
         };
-        let diffs = match repo.changes(id, Renames::Exact) {
-            Ok(d) => d.into_iter().map(|p| p.changes).collect::<Vec<_>>(),
-            Err(e) => {
-                findings.push(git_unknown(&e, subject(Some(id))));
-                continue;
-            }
-        };
-        for changes in &diffs {
-            for c in changes {
-                for p in c.paths() {
-                    if let Some(task) = task_of_path(p) {
-                        touched_tasks.insert(task);
-                    }
-                }
-            }
-        }
-        seen.push(Seen {
-            id,
-            parents: info.parents.len(),
-            trailers: trailer_values(&info.message, &attribution_key),
-            diffs,
-        });
-    }
-    progress.done();
-    let fallback = tasks.default.clone().or_else(|| {
-        (touched_tasks.len() == 1)
-            .then(|| touched_tasks.iter().next().cloned())
-            .flatten()
-    });
-
-    let mut merges = 0;
-    for s in &seen {
-        let sub = subject(Some(s.id));
-        let is_merge = s.parents > 1;
-        if is_merge {
+        let merge = info.parents.len() > 1;
+        if merge {
             merges += 1;
             if policy.provenance.merges == Merges::Refuse {
-                findings.push(finding(
+                push(finding(
                     "merge_commit",
-                    format!("{} is a merge commit, and the policy refuses merges", s.id.short()),
+                    format!(
+                        "{} is a merge commit, and the policy refuses merges",
+                        id.short()
+                    ),
                     "rebase instead of merging, or set provenance.merges: inspect (with provenance.upstream) in .gate/policy.yaml",
-                    Subject { change: Some("merge"), ..sub.clone() },
-                ));
-                continue;
-            }
-        }
-        // Which task does the commit belong to?
-        let task_id = match s.trailers.as_slice() {
-            [one] => Some(one.clone()),
-            [] => {
-                if trailer_key.is_some() && !is_merge {
-                    findings.push(finding(
-                        "missing_trailer",
-                        format!("{} carries no `{attribution_key}:` trailer", s.id.short()),
-                        &format!("amend the commit message with `{attribution_key}: <task id>` (git commit --amend, or rebase -i)"),
-                        sub.clone(),
-                    ));
-                }
-                fallback.clone()
-            }
-            many => {
-                findings.push(finding(
-                    "unattributed_commit",
-                    format!("{} names several tasks: {}", s.id.short(), many.join(", ")),
-                    "split the commit so each names one task",
-                    sub.clone(),
-                ));
-                continue;
-            }
-        };
-        let Some(task_id) = task_id else {
-            findings.push(finding(
-                "unattributed_commit",
-                format!(
-                    "{} belongs to no task: no `{attribution_key}:` trailer, no task given, and the range touches {} task files",
-                    s.id.short(),
-                    touched_tasks.len()
-                ),
-                &format!("add a `{attribution_key}: <task id>` trailer, or pass --task ID"),
-                sub.clone(),
-            ));
-            continue;
-        };
-        let Some(view) = tasks.get(&task_id) else {
-            findings.push(finding(
-                "unknown_task",
-                format!(
-                    "{} names task `{task_id}`, which has no task file here",
-                    s.id.short()
-                ),
-                "commit the task's file, or correct the trailer",
-                Subject {
-                    task: Some(task_id.clone()),
-                    ..sub.clone()
-                },
-            ));
-            continue;
-        };
-        let scope = match &view.scope {
-            Ok(s) => s,
-            Err(m) => {
-                findings.push(unknown(
-                    "task_unreadable",
-                    format!("task {task_id} could not be read: {m}"),
-                    "fix the task file",
                     Subject {
-                        task: Some(task_id.clone()),
-                        ..sub.clone()
+                        change: Some("merge"),
+                        ..sub
                     },
                 ));
                 continue;
             }
-        };
-        let changes: Vec<Change> = if is_merge {
-            merge_own_changes(&s.diffs)
-        } else {
-            s.diffs.concat()
-        };
-        for mut f in scope::check_changes(scope, &task_id, &changes, Some(&s.id.to_hex())) {
-            f.check = CHECK;
-            f.subject.ref_name = range.ref_name.clone();
-            if is_merge {
-                f.message.push_str(" (changed by the merge itself)");
+        }
+        // A merge is judged by the paths it changed itself, path by path:
+        // rename pairing would tie a path of the merge to one of a parent.
+        let renames = if merge { Renames::Off } else { Renames::Exact };
+        let changes = match repo.changes(id, renames) {
+            Ok(diffs) if merge => merge_own_changes(diffs),
+            Ok(diffs) => diffs.into_iter().flat_map(|d| d.changes).collect(),
+            Err(e) => {
+                push(git_unknown(&e, sub));
+                continue;
             }
-            findings.push(f);
+        };
+        for c in &changes {
+            if c.kind != ChangeKind::Deleted
+                && let Some(task) = task_of_path(&c.path)
+            {
+                touched_tasks.insert(task);
+            }
+        }
+        let trailers = trailer_values(&info.message, key);
+        let task = match trailers.as_slice() {
+            [one] => Some(one.clone()),
+            [] => {
+                if trailer_key.is_some() && !merge {
+                    push(finding(
+                        "missing_trailer",
+                        format!("{} carries no `{key}:` trailer", id.short()),
+                        &format!(
+                            "add `{key}: <task id>` to the commit message (git commit --amend, or git rebase -i to reword)"
+                        ),
+                        sub.clone(),
+                    ));
+                }
+                tasks.default.clone()
+            }
+            many => {
+                push(finding(
+                    "unattributed_commit",
+                    format!("{} names several tasks: {}", id.short(), many.join(", ")),
+                    "split the commit so that each names one task",
+                    sub,
+                ));
+                continue;
+            }
+        };
+        match task {
+            Some(task) => {
+                for f in scope_findings(tasks, &task, id, merge, &changes, range) {
+                    push(f);
+                }
+            }
+            None => pending.push(Pending {
+                index,
+                id,
+                merge,
+                changes,
+            }),
         }
     }
+    progress.done();
+    // Commits with no trailer and no task given: the one task whose file the
+    // range adds or changes, if there is exactly one.
+    let fallback = match touched_tasks.len() {
+        1 => touched_tasks.iter().next().cloned(),
+        _ => None,
+    };
+    for p in pending {
+        let found = match &fallback {
+            Some(task) => scope_findings(tasks, task, p.id, p.merge, &p.changes, range),
+            None => vec![finding(
+                "unattributed_commit",
+                match touched_tasks.len() {
+                    0 => format!(
+                        "{} belongs to no task: it has no `{key}:` trailer, no task is given or active, and the range adds or changes no task file",
+                        p.id.short()
+                    ),
+                    n => format!(
+                        "{} could belong to any of {n} tasks whose files the range adds or changes ({}): it has no `{key}:` trailer",
+                        p.id.short(),
+                        touched_tasks.iter().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                },
+                &format!(
+                    "add a `{key}: <task id>` trailer to the commit, or name the task with --task ID"
+                ),
+                subject(Some(p.id)),
+            )],
+        };
+        out.extend(found.into_iter().map(|f| (p.index, f)));
+    }
+    out.sort_by_key(|(i, _)| *i);
+    findings.extend(out.into_iter().map(|(_, f)| f));
+
     let mut summary = format!(
         "{} commit{} in {}",
         commits.len(),
@@ -588,19 +692,80 @@ pub fn check(
     (summary, findings)
 }
 
-/// The changes a merge made itself: paths that differ from every parent.
-fn merge_own_changes(diffs: &[Vec<Change>]) -> Vec<Change> {
-    let Some((first, rest)) = diffs.split_first() else {
+/// The findings of one commit against the scope of task `task_id`.
+fn scope_findings(
+    tasks: &TaskSet,
+    task_id: &str,
+    id: Oid,
+    merge: bool,
+    changes: &[Change],
+    range: &RangeSpec,
+) -> Vec<Finding> {
+    let sub = Subject {
+        commit: Some(id.to_hex()),
+        task: Some(task_id.to_string()),
+        ref_name: range.ref_name.clone(),
+        ..Subject::default()
+    };
+    let Some(view) = tasks.get(task_id) else {
+        return vec![finding(
+            "unknown_task",
+            format!(
+                "{} names task `{task_id}`, which has no task file in {} or in the work tree",
+                id.short(),
+                range.tip.short()
+            ),
+            "commit the task's file with the work, or correct the trailer",
+            sub,
+        )];
+    };
+    let scope = match &view.scope {
+        Ok(s) => s,
+        Err(m) => {
+            return vec![unknown(
+                "task_unreadable",
+                format!("task {task_id} could not be read: {m}"),
+                "fix the task file",
+                sub,
+            )];
+        }
+    };
+    let mut found = scope::check_changes(scope, task_id, changes, Some(&id.to_hex()));
+    let decide = if merge {
+        format!(
+            "widen task {task_id}'s scope, or redo the merge without this change (a merge may change only what its task may)"
+        )
+    } else {
+        format!(
+            "widen task {task_id}'s scope, or split the commit (git rebase -i) and give this change to a task whose scope covers it — start one for the issue that owns the path"
+        )
+    };
+    for f in &mut found {
+        f.check = CHECK;
+        f.decide.clone_from(&decide);
+        f.subject.ref_name = range.ref_name.clone();
+        if merge {
+            f.message.push_str(" (changed by the merge itself)");
+        }
+    }
+    found
+}
+
+/// The changes a merge made itself: the paths that differ from every
+/// parent (git's combined diff, `-c`), as the first parent's diff describes
+/// them. Diffs must be path by path (no rename pairing).
+fn merge_own_changes(diffs: Vec<crate::git::ParentDiff>) -> Vec<Change> {
+    let mut diffs = diffs.into_iter();
+    let Some(first) = diffs.next() else {
         return Vec::new();
     };
-    let others: Vec<HashSet<&RepoPath>> = rest
-        .iter()
-        .map(|d| d.iter().flat_map(|c| c.paths()).collect())
+    let others: Vec<HashSet<RepoPath>> = diffs
+        .map(|d| d.changes.into_iter().map(|c| c.path).collect())
         .collect();
     first
-        .iter()
-        .filter(|c| c.paths().any(|p| others.iter().all(|o| o.contains(p))))
-        .cloned()
+        .changes
+        .into_iter()
+        .filter(|c| others.iter().all(|o| o.contains(&c.path)))
         .collect()
 }
 

@@ -9,8 +9,9 @@ use std::path::Path;
 
 use super::{Ctx, Failure, out, policy_origin, task_ref};
 use crate::cli::{CheckArgs, CheckName};
-use crate::git::{Change, ChangeKind, Renames, WorktreeState};
-use crate::policy::{LoadedPolicy, Mode};
+use crate::git::{Change, ChangeKind, Renames, Repo, WorktreeState};
+use crate::path::RepoPath;
+use crate::policy::{LoadedPolicy, Mode, PolicySource};
 use crate::provenance::{self, Base, RangeSpec};
 use crate::report::{CheckReport, Finding, Report, Skipped, human, json};
 use crate::scope::{self, Scope};
@@ -29,11 +30,23 @@ pub enum Target {
 
 pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<i32, Failure> {
     let result = (|| {
-        let ctx = Ctx::open(dir)?;
         let target = match (&args.range, args.staged) {
             (Some(r), _) => Target::Range(r.clone()),
             (None, true) => Target::Staged,
             (None, false) => Target::Task,
+        };
+        let ctx = match Ctx::open(dir) {
+            Ok(ctx) => ctx,
+            Err(failure) => {
+                // A bare repository (a server) has no work tree, but a range
+                // needs none.
+                if let Target::Range(spec) = &target
+                    && let Some(repo) = bare_repo(dir)
+                {
+                    return build_bare(&repo, spec, args.task.as_deref(), &args.only);
+                }
+                return Err(failure);
+            }
         };
         let policy = ctx.policy()?;
         let report = build(
@@ -313,6 +326,107 @@ fn provenance_check(
         &range,
         &provenance::Options::default(),
     )
+}
+
+/// The repository at `dir` (else the current directory) when it is bare.
+fn bare_repo(dir: Option<&Path>) -> Option<Repo> {
+    let start = match dir {
+        Some(d) => d.to_path_buf(),
+        None => std::env::current_dir().ok()?,
+    };
+    Repo::discover(&start)
+        .ok()
+        .filter(|repo| repo.workdir().is_none())
+}
+
+/// `gate check --range` in a bare repository (a server's `pre-receive` or
+/// `update` hook): no work tree, so no active task and nothing local. The
+/// policy is the one HEAD's tree holds (the branch the server serves, before
+/// the push lands, so a push cannot loosen the policy it is judged by); the
+/// tasks are those of the range's tip, and the commits' trailers.
+fn build_bare(
+    repo: &Repo,
+    spec: &str,
+    task_id: Option<&str>,
+    only: &[CheckName],
+) -> Result<Report, Failure> {
+    let policy = committed_policy(repo)?;
+    let p = &policy.policy;
+    let mut report = Report {
+        verb: "check".into(),
+        policy: policy_origin(&policy),
+        task: None,
+        checks: vec![],
+        skipped: vec![],
+        notes: p.notes.clone(),
+    };
+    report
+        .notes
+        .push("a bare repository: tasks come from the range's tip and its trailers".into());
+    let wants = |c: CheckName| only.is_empty() || only.contains(&c);
+    if wants(CheckName::Scope) && p.scope != Mode::Off {
+        report.skipped.push(Skipped {
+            check: scope::CHECK,
+            reason: "a range is proved by provenance, commit by commit".into(),
+        });
+    }
+    if !wants(CheckName::Provenance) {
+        return Ok(report);
+    }
+    if p.provenance.mode == Mode::Off {
+        report.skipped.push(Skipped {
+            check: provenance::CHECK,
+            reason: "off in the policy".into(),
+        });
+        return Ok(report);
+    }
+    let (summary, findings) = match provenance::parse_range(repo, spec) {
+        Err(f) => ("range unreadable".to_string(), vec![*f]),
+        Ok(range) => {
+            let mut tasks = provenance::TaskSet::gather(repo, None, range.tip, None);
+            if let Some(id) = task_id
+                && !tasks.set_default(id)
+            {
+                return Err(Failure::refused(format!(
+                    "no task `{id}` in {} (the range's tip)",
+                    range.tip.short()
+                ))
+                .hint("name a task whose file the tip holds, or leave --task out"));
+            }
+            provenance::check(repo, p, &tasks, &range, &provenance::Options::default())
+        }
+    };
+    report.checks.push(CheckReport::new(
+        provenance::CHECK,
+        p.provenance.mode,
+        summary,
+        findings,
+    ));
+    Ok(report)
+}
+
+/// The policy HEAD's tree holds (`HEAD:.gate/policy.yaml`), else the
+/// embedded default (an unborn HEAD, or no policy file).
+fn committed_policy(repo: &Repo) -> Result<LoadedPolicy, Failure> {
+    let shown = format!("HEAD:{}", crate::policy::POLICY_PATH);
+    let head = repo.head()?.id();
+    let entry = match head {
+        Some(id) => repo.entry_at(id, &RepoPath::from(crate::policy::POLICY_PATH))?,
+        None => None,
+    };
+    let Some((blob, _)) = entry else {
+        return Ok(LoadedPolicy {
+            policy: crate::policy::embedded(),
+            source: PolicySource::Embedded,
+        });
+    };
+    let bytes = repo.read_blob(blob)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Failure::unknown(format!("{shown} is not UTF-8 text")))?;
+    Ok(LoadedPolicy {
+        policy: crate::policy::parse(Path::new(&shown), &text)?,
+        source: PolicySource::File(shown.into()),
+    })
 }
 
 /// The range of a pushed ref (used by the pre-push hook).

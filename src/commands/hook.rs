@@ -11,10 +11,10 @@ use super::check::{self, Target, TaskState};
 use super::start::started_path;
 use super::{Ctx, Failure, err, out, policy_origin, task_ref};
 use crate::cli::HookCommand;
-use crate::git::{Head, Oid};
+use crate::git::{GitError, Head, Oid};
 use crate::policy::Mode;
 use crate::provenance::{self, Base, Options, RangeSpec, TaskSet};
-use crate::report::{CheckReport, Report, Skipped, human};
+use crate::report::{CheckReport, Finding, Report, Skipped, human};
 use crate::task::{self as tasks, TaskStatus};
 
 pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<i32, Failure> {
@@ -76,6 +76,8 @@ fn pre_commit(dir: Option<&Path>) -> Result<i32, Failure> {
 /// One line of pre-push input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PushLine {
+    /// Its 1-based line number on stdin.
+    pub line: usize,
     pub local_ref: String,
     pub local: String,
     pub remote_ref: String,
@@ -87,42 +89,60 @@ pub fn is_zero_id(id: &str) -> bool {
     (id.len() == 40 || id.len() == 64) && id.bytes().all(|b| b == b'0')
 }
 
-/// Parse pre-push stdin: `<local ref> <local oid> <remote ref> <remote oid>` per line.
+/// Parse pre-push stdin: `<local ref> <local oid> <remote ref> <remote oid>`
+/// per line. An id is all zeros (of either length: "no object") or a full
+/// id this repository can hold; anything else names its line.
 pub fn parse_push_lines(input: &str) -> Result<Vec<PushLine>, String> {
     let mut lines = Vec::new();
     for (n, line) in input.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
+        let n = n + 1;
         let fields: Vec<&str> = line.split(' ').collect();
-        let hex =
-            |s: &str| (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit());
-        match fields.as_slice() {
-            [lr, lo, rr, ro] if hex(lo) && hex(ro) => lines.push(PushLine {
-                local_ref: lr.to_string(),
-                local: lo.to_ascii_lowercase(),
-                remote_ref: rr.to_string(),
-                remote: ro.to_ascii_lowercase(),
-            }),
-            _ => {
+        let [local_ref, local, remote_ref, remote] = fields.as_slice() else {
+            return Err(format!(
+                "stdin line {n}: expected `<local ref> <local oid> <remote ref> <remote oid>`, got `{line}`"
+            ));
+        };
+        for id in [local, remote] {
+            if !is_zero_id(id) && Oid::from_hex(id).is_none() {
                 return Err(format!(
-                    "stdin line {}: expected `<local ref> <local oid> <remote ref> <remote oid>`, got `{line}`",
-                    n + 1
+                    "stdin line {n}: `{id}` is not a full object id of this repository (40 hex digits, SHA-1)"
                 ));
             }
         }
+        if local_ref.is_empty() || remote_ref.is_empty() {
+            return Err(format!("stdin line {n}: a ref name is empty in `{line}`"));
+        }
+        lines.push(PushLine {
+            line: n,
+            local_ref: local_ref.to_string(),
+            local: local.to_ascii_lowercase(),
+            remote_ref: remote_ref.to_string(),
+            remote: remote.to_ascii_lowercase(),
+        });
     }
     Ok(lines)
+}
+
+/// What pushing to one remote can be proved against.
+struct PushTarget<'a> {
+    /// The remote's name, or the URL when pushing to a URL.
+    remote: &'a str,
+    /// The tips of its remote-tracking branches (none for a URL).
+    tips: Vec<Oid>,
 }
 
 fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
     let ctx = Ctx::open(dir)?;
     let policy = ctx.policy()?;
-    let mut input = String::new();
+    let mut input = Vec::new();
     std::io::stdin()
-        .read_to_string(&mut input)
+        .read_to_end(&mut input)
         .map_err(|e| Failure::unknown(format!("pre-push: cannot read the refs on stdin: {e}")))?;
-    let lines = parse_push_lines(&input).map_err(|m| Failure::unknown(format!("pre-push: {m}")))?;
+    let lines = parse_push_lines(&String::from_utf8_lossy(&input))
+        .map_err(|m| Failure::unknown(format!("pre-push: {m}")))?;
     let task = check::task_state(&ctx, None);
     let p = &policy.policy;
     let mut report = Report {
@@ -146,64 +166,21 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
             TaskState::Loaded(t) => Some(t.as_ref()),
             _ => None,
         };
-        let remote_tips: Vec<Oid> = ctx
-            .repo
-            .remote_branches(remote)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(_, o)| o)
-            .collect();
+        let tips = match ctx.repo.remote_branches(remote) {
+            Ok(branches) => branches.into_iter().map(|(_, o)| o).collect(),
+            Err(_) => {
+                report.notes.push(format!(
+                    "{remote} is not a remote's name (a URL?): no remote-tracking refs say what it holds"
+                ));
+                Vec::new()
+            }
+        };
+        let target = PushTarget { remote, tips };
         let mut findings = Vec::new();
         let mut summaries = Vec::new();
         for line in &lines {
-            let name = &line.remote_ref;
-            if is_zero_id(&line.local) {
-                report
-                    .notes
-                    .push(format!("{name}: deleted on {remote}; nothing to prove"));
-                continue;
-            }
-            let Some(tip) = Oid::from_hex(&line.local) else {
-                return Err(Failure::unknown(format!(
-                    "pre-push: `{}` is not an object id",
-                    line.local
-                )));
-            };
-            let base = if is_zero_id(&line.remote) {
-                // A new branch: from the task's baseline when the push descends from it.
-                match default_task.and_then(|t| Oid::from_hex(&t.record.baseline)) {
-                    Some(b) if ctx.repo.is_ancestor(b, tip).unwrap_or(false) => Base::Commit(b),
-                    _ => Base::Hidden(remote_tips.clone()),
-                }
-            } else {
-                match Oid::from_hex(&line.remote) {
-                    Some(r) if ctx.repo.has_object(r) => {
-                        if !ctx.repo.is_ancestor(r, tip).unwrap_or(false) {
-                            report.notes.push(format!(
-                                "{name}: not a fast-forward of {remote}'s {}; proving the commits it does not have",
-                                r.short()
-                            ));
-                        }
-                        Base::Hidden(vec![r])
-                    }
-                    _ => {
-                        report.notes.push(format!(
-                            "{name}: {remote}'s {} is not in this repository; proving the commits not on any {remote} ref",
-                            &line.remote[..12]
-                        ));
-                        Base::Hidden(remote_tips.clone())
-                    }
-                }
-            };
-            let tasks = TaskSet::gather(&ctx.repo, Some(ctx.root()), tip, default_task);
-            let range = RangeSpec {
-                base,
-                tip,
-                label: format!("{} → {remote} {name}", short_ref(&line.local_ref)),
-                ref_name: Some(name.clone()),
-            };
             let (summary, mut f) =
-                provenance::check(&ctx.repo, p, &tasks, &range, &Options { push: true });
+                prove_push_line(&ctx, p, default_task, &target, line, &mut report.notes);
             summaries.push(summary);
             findings.append(&mut f);
         }
@@ -219,6 +196,93 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
     }
     print(&report);
     Ok(report.exit_code())
+}
+
+/// Prove what one pushed ref adds to the remote: a deletion proves nothing;
+/// a new ref is proved from the task's baseline when it descends from it,
+/// else by the commits on none of the remote's refs; an update by the
+/// commits the remote's old tip lacks (a non-fast-forward is noted). A tag
+/// is proved by the commit it names. Findings name the ref.
+fn prove_push_line(
+    ctx: &Ctx,
+    policy: &crate::policy::Policy,
+    default_task: Option<&tasks::Task>,
+    target: &PushTarget<'_>,
+    line: &PushLine,
+    notes: &mut Vec<String>,
+) -> (String, Vec<Finding>) {
+    let (name, remote) = (&line.remote_ref, target.remote);
+    if is_zero_id(&line.local) {
+        return (
+            format!("{name}: deleted on {remote}, nothing to prove"),
+            vec![],
+        );
+    }
+    let local = Oid::from_hex(&line.local).expect("parse_push_lines checked every id");
+    let tip = match ctx.repo.resolve_commit(&line.local) {
+        Ok(commit) => commit,
+        Err(GitError::NotACommit { kind, .. }) => {
+            return (
+                format!("{name}: names a {kind}, no commit to prove"),
+                vec![],
+            );
+        }
+        // Absent: the check names it (object_missing).
+        Err(_) => local,
+    };
+    let base = if is_zero_id(&line.remote) {
+        let baseline = default_task.and_then(|t| {
+            let b = Oid::from_hex(&t.record.baseline)?;
+            Some((t.record.id.as_str(), b))
+        });
+        match baseline {
+            Some((task, b)) if ctx.repo.is_ancestor(b, tip).unwrap_or(false) => {
+                notes.push(format!(
+                    "{name}: new on {remote}; proving from task {task}'s baseline {}",
+                    b.short()
+                ));
+                Base::Commit(b)
+            }
+            _ => {
+                notes.push(format!(
+                    "{name}: new on {remote}; proving the commits on none of {remote}'s refs"
+                ));
+                Base::Hidden(target.tips.clone())
+            }
+        }
+    } else {
+        match ctx.repo.resolve_commit(&line.remote) {
+            Ok(old) => {
+                if !ctx.repo.is_ancestor(old, tip).unwrap_or(false) {
+                    notes.push(format!(
+                        "{name}: not a fast-forward of {remote}'s {} (a force push); proving the commits it does not have",
+                        old.short()
+                    ));
+                }
+                Base::Hidden(vec![old])
+            }
+            Err(_) => {
+                notes.push(format!(
+                    "{name}: {remote}'s {} is not in this repository; proving the commits on none of {remote}'s refs",
+                    &line.remote[..12]
+                ));
+                Base::Hidden(target.tips.clone())
+            }
+        }
+    };
+    let tasks = TaskSet::gather(&ctx.repo, Some(ctx.root()), tip, default_task);
+    let range = RangeSpec {
+        base,
+        tip,
+        label: format!("{} → {remote} {name}", short_ref(&line.local_ref)),
+        ref_name: Some(name.clone()),
+    };
+    let (summary, mut findings) =
+        provenance::check(&ctx.repo, policy, &tasks, &range, &Options { push: true });
+    for f in &mut findings {
+        f.message = format!("{name}: {}", f.message);
+    }
+    (summary, findings)
 }
 
 fn short_ref(r: &str) -> &str {
@@ -315,19 +379,23 @@ mod tests {
         let z2 = "0".repeat(64);
         let a = "a".repeat(40);
         let input = format!(
-            "refs/heads/x {a} refs/heads/x {z1}\n(delete) {z2} refs/heads/y {}\n",
-            "b".repeat(64)
+            "refs/heads/x {a} refs/heads/x {z1}\n\n(delete) {z2} refs/heads/y {}\n",
+            "b".repeat(40)
         );
         let lines = parse_push_lines(&input).unwrap();
         assert_eq!(lines.len(), 2);
         assert!(is_zero_id(&lines[0].remote));
         assert!(is_zero_id(&lines[1].local));
+        assert_eq!((lines[0].line, lines[1].line), (1, 3));
         assert!(!is_zero_id(&a));
         assert!(
             parse_push_lines("garbage\n")
                 .unwrap_err()
                 .contains("line 1")
         );
+        // A non-zero id of SHA-256 length cannot name an object of this build.
+        let sha256 = format!("{input}refs/heads/z {} refs/heads/z {z2}\n", "c".repeat(64));
+        assert!(parse_push_lines(&sha256).unwrap_err().contains("line 4"));
         assert!(parse_push_lines("").unwrap().is_empty());
     }
 }

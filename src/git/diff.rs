@@ -6,6 +6,7 @@
 //! status), and rename tracking is always set explicitly (gix otherwise
 //! follows `diff.renames`, which defaults to on).
 
+use std::cell::Cell;
 use std::ops::ControlFlow;
 
 use gix::diff::tree_with_rewrites::ChangeRef;
@@ -50,12 +51,16 @@ impl DiffCache {
             },
         };
         let mut changes = Vec::new();
+        let objects = Recording {
+            repo,
+            missing: Cell::new(None),
+        };
         let outcome = gix::diff::tree_with_rewrites(
             gix::objs::TreeRefIter::from_bytes(&old.data, old.id.kind()),
             gix::objs::TreeRefIter::from_bytes(&new.data, new.id.kind()),
             resources,
             &mut self.state,
-            repo,
+            &objects,
             |change| {
                 if let Some(change) = from_tree_change(change) {
                     changes.push(change);
@@ -65,9 +70,50 @@ impl DiffCache {
             options,
         );
         resources.clear_resource_cache_keep_allocation();
-        outcome.map_err(|err| GitError::other(context(), format_args!("{err:#}")))?;
+        outcome.map_err(|err| match objects.missing.get() {
+            // A subtree that is not there: say which object, as every other
+            // read of the git layer does.
+            Some(id) => GitError::MissingInDiff {
+                id: id.to_string(),
+                context: context(),
+            },
+            None => GitError::other(context(), format_args!("{err:#}")),
+        })?;
         changes.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         Ok(changes)
+    }
+}
+
+/// The object database as a tree diff reads it, remembering the last object
+/// it could not find: gix reports an absent subtree only as a generic
+/// failure, and gate must name it as missing (unknown), like any other
+/// absent object.
+struct Recording<'r> {
+    repo: &'r gix::Repository,
+    missing: Cell<Option<gix::ObjectId>>,
+}
+
+impl gix::objs::Find for Recording<'_> {
+    fn try_find<'a>(
+        &self,
+        id: &gix::oid,
+        buffer: &'a mut Vec<u8>,
+    ) -> gix::Result<Option<gix::objs::Data<'a>>> {
+        let found = gix::objs::Find::try_find(self.repo, id, buffer)?;
+        if found.is_none() {
+            self.missing.set(Some(id.to_owned()));
+        }
+        Ok(found)
+    }
+}
+
+impl gix::objs::FindHeader for Recording<'_> {
+    fn try_header(&self, id: &gix::oid) -> gix::Result<Option<gix::objs::Header>> {
+        let found = gix::objs::FindHeader::try_header(self.repo, id)?;
+        if found.is_none() {
+            self.missing.set(Some(id.to_owned()));
+        }
+        Ok(found)
     }
 }
 

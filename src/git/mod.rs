@@ -214,6 +214,10 @@ pub enum GitError {
     NotACommit { spec: String, kind: String },
     #[error("object {id} is missing from the repository")]
     MissingObject { id: String },
+    /// An object absent where a diff needed it (a subtree), with what was
+    /// being diffed.
+    #[error("{context}: object {id} is missing from the repository")]
+    MissingInDiff { id: String, context: String },
     /// A commit at the edge of a shallow clone: its parent is not here, so
     /// its changes cannot be computed (git would show it as a root commit).
     #[error(
@@ -237,6 +241,27 @@ impl GitError {
         GitError::Other {
             context: context.into(),
             message: format!("{err:#}"),
+        }
+    }
+
+    /// Like [`GitError::gix`], but an error gix classifies as "not found"
+    /// that names an object id is [`GitError::MissingObject`] (a commit
+    /// absent in the middle of a walk, for one).
+    fn missing_or(context: impl Into<String>, err: &gix::Error) -> GitError {
+        let text = format!("{err:#}");
+        let id = err
+            .is_not_found()
+            .then(|| {
+                text.split(|c: char| !c.is_ascii_hexdigit())
+                    .find(|word| Oid::from_hex(word).is_some())
+            })
+            .flatten();
+        match id {
+            Some(id) => GitError::MissingObject { id: id.to_string() },
+            None => GitError::Other {
+                context: context.into(),
+                message: text,
+            },
         }
     }
 }
@@ -483,7 +508,20 @@ impl Repo {
         // When `ancestor` is reachable from `descendant`, it is their only
         // best common ancestor.
         match self.repo.merge_base(ancestor.0, descendant.0) {
-            Ok(base) => Ok(base.is_some_and(|base| base.detach() == ancestor.0)),
+            Ok(base)
+                if base
+                    .as_ref()
+                    .is_some_and(|base| base.detach() == ancestor.0) =>
+            {
+                Ok(true)
+            }
+            Ok(_) => {
+                // gix's merge-base takes an absent commit for the end of
+                // history and answers "unrelated": walk the history between
+                // before saying no, so an absent commit is an error here too.
+                self.walk(&[descendant], &[ancestor])?;
+                Ok(false)
+            }
             Err(err) => Err(GitError::gix(
                 format!("finding the merge base of {ancestor} and {descendant}"),
                 &err,
@@ -562,10 +600,10 @@ impl Repo {
                 gix::traverse::commit::simple::CommitTimeOrder::NewestFirst,
             ))
             .all()
-            .map_err(|err| GitError::gix(context(), &err))?;
+            .map_err(|err| GitError::missing_or(context(), &err))?;
         let mut out = Vec::new();
         for info in walk {
-            let info = info.map_err(|err| GitError::gix(context(), &err))?;
+            let info = info.map_err(|err| GitError::missing_or(context(), &err))?;
             out.push(Oid(info.id));
         }
         Ok(out)

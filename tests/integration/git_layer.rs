@@ -35,7 +35,7 @@ fn canonical(path: &Path) -> PathBuf {
 // Rows: one changed path, as git's `--name-status -z` prints it.
 
 /// (status letter, path, rename source).
-type Row = (char, Vec<u8>, Option<Vec<u8>>);
+pub(crate) type Row = (char, Vec<u8>, Option<Vec<u8>>);
 
 fn parse_name_status(bytes: &[u8]) -> Vec<Row> {
     let fields = nul_fields(bytes);
@@ -151,7 +151,7 @@ fn assert_well_formed(changes: &[Change]) {
 // The generated history.
 
 /// Paths git and file systems find awkward, all in the root commit.
-const SPECIAL_NAMES: &[&[u8]] = &[
+pub(crate) const SPECIAL_NAMES: &[&[u8]] = &[
     b"with space.txt",
     b"quote\"d.txt",
     b"\xc3\xa9t\xc3\xa9.txt",
@@ -184,14 +184,14 @@ struct Tracked {
 }
 
 /// Builds a history with every kind of change, deterministically.
-struct Generator<'a> {
+pub(crate) struct Generator<'a> {
     repo: &'a TestRepo,
     rng: Rng,
     counter: u64,
 }
 
 impl<'a> Generator<'a> {
-    fn new(repo: &'a TestRepo, seed: u64) -> Generator<'a> {
+    pub(crate) fn new(repo: &'a TestRepo, seed: u64) -> Generator<'a> {
         Generator {
             repo,
             rng: Rng::new(seed),
@@ -257,7 +257,7 @@ impl<'a> Generator<'a> {
         (!candidates.is_empty()).then(|| candidates[self.rng.below(candidates.len())].clone())
     }
 
-    fn add(&mut self) {
+    pub(crate) fn add(&mut self) {
         let path = self.fresh_path();
         let content = self.content();
         self.repo.write_at(&path, content);
@@ -339,7 +339,7 @@ impl<'a> Generator<'a> {
             .commit_all(&format!("random commit {n}\n\nTask: T-{n}\n"))
     }
 
-    fn random_commits(&mut self, count: usize) {
+    pub(crate) fn random_commits(&mut self, count: usize) {
         for _ in 0..count {
             let ops = 1 + self.rng.below(3);
             self.commit_random(ops);
@@ -365,7 +365,7 @@ fn os(bytes: &[u8]) -> &std::ffi::OsStr {
 }
 
 /// The history every oracle test below runs on.
-fn generated_history(seed: u64) -> TestRepo {
+pub(crate) fn generated_history(seed: u64) -> TestRepo {
     let repo = TestRepo::new();
     let mut g = Generator::new(&repo, seed);
 
@@ -517,7 +517,12 @@ fn all_commits(repo: &TestRepo) -> Vec<(String, Vec<String>)> {
 /// parent, each headed by the commit id, but leaves out the block (header
 /// included) of a parent the merge does not differ from, so blocks cannot be
 /// matched to parents reliably.
-fn git_diff(repo: &TestRepo, parent: Option<&str>, commit: &str, mode: &str) -> Vec<Row> {
+pub(crate) fn git_diff(
+    repo: &TestRepo,
+    parent: Option<&str>,
+    commit: &str,
+    mode: &str,
+) -> Vec<Row> {
     let old = parent.unwrap_or(EMPTY_TREE);
     parse_name_status(&repo.git_bytes(&[
         "diff-tree",
@@ -1828,7 +1833,7 @@ fn remote_branches_match_for_each_ref() {
 
 /// A `git fast-import` stream: `count` commits on `main`, every seventh on
 /// a side branch merged back every fifty, each touching a few files.
-fn long_history_stream(count: u64) -> Vec<u8> {
+pub(crate) fn long_history_stream(count: u64) -> Vec<u8> {
     use std::io::Write;
     let mut s = Vec::new();
     let mut main_tip: Option<u64> = None;

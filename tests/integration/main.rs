@@ -10,5 +10,7 @@ mod help;
 mod hooks;
 mod init;
 mod json_schema;
+mod pre_push;
+mod provenance;
 mod start_task;
 mod support;

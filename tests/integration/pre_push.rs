@@ -1,0 +1,366 @@
+//! The pre-push hook with real `git push`es to local bare remotes, the hook
+//! installed by `gate install`; and its stdin fed directly.
+
+use std::process::Output;
+
+use crate::fixture::show;
+use crate::golden::{assert_golden, transcript};
+use crate::provenance::{activate, task_repo, write_task};
+use crate::support::TestRepo;
+
+/// A repository with task T-1 (scope `src/**`) active, hooks installed, a
+/// bare remote `origin` holding `main` (pushed through the hook).
+fn pushing_repo() -> (TestRepo, TestRepo, String) {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    let remote = TestRepo::bare();
+    add_remote(&repo, "origin", &remote);
+    let out = repo.gate().arg("install").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let out = push(&repo, &["origin", "main"]);
+    assert!(out.status.success(), "{}", show(&out));
+    (repo, remote, base)
+}
+
+fn add_remote(repo: &TestRepo, name: &str, remote: &TestRepo) {
+    repo.git(&[
+        "remote",
+        "add",
+        name,
+        remote.path().to_str().expect("utf-8"),
+    ]);
+}
+
+fn push(repo: &TestRepo, args: &[&str]) -> Output {
+    let mut all = vec!["push"];
+    all.extend_from_slice(args);
+    repo.git_may_fail(&all)
+}
+
+/// Commit everything without the pre-commit hook: these tests make work
+/// that is meant to be stopped at the push.
+fn commit(repo: &TestRepo, message: &str) -> String {
+    repo.git(&["add", "-A"]);
+    repo.git(&[
+        "commit",
+        "-q",
+        "--no-verify",
+        "--allow-empty",
+        "-m",
+        message,
+    ]);
+    repo.head()
+}
+
+/// `git checkout`, then T-1 active again: post-checkout clears the active
+/// task on a branch no task was started on.
+fn checkout(repo: &TestRepo, args: &[&str]) {
+    let mut all = vec!["checkout"];
+    all.extend_from_slice(args);
+    repo.git(&all);
+    activate(repo, "T-1");
+}
+
+/// What the hook printed (git shows hook output on stderr).
+fn said(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The commit a ref names in `remote`, if any.
+fn remote_ref(remote: &TestRepo, name: &str) -> Option<String> {
+    let out = remote.git_may_fail(&["rev-parse", "--verify", "-q", name]);
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+#[test]
+fn an_in_scope_push_succeeds() {
+    let (repo, remote, _) = pushing_repo();
+    repo.write("src/b.rs", "b\n");
+    let head = commit(&repo, "b\n\nTask: T-1");
+    let out = push(&repo, &["origin", "main"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        said(&out).contains("gate hook pre-push: pass"),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(remote_ref(&remote, "refs/heads/main"), Some(head));
+}
+
+#[test]
+fn an_out_of_scope_push_is_refused_and_the_remote_is_unchanged() {
+    let (repo, remote, _) = pushing_repo();
+    let before = remote_ref(&remote, "refs/heads/main");
+    repo.write("README.md", "# out of scope\n");
+    let bad = commit(&repo, "readme\n\nTask: T-1");
+    let out = push(&repo, &["origin", "main"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    let text = said(&out);
+    for needle in [
+        "refs/heads/main",
+        &bad[..12],
+        "README.md",
+        "path_outside_scope",
+    ] {
+        assert!(text.contains(needle), "{needle} missing:\n{text}");
+    }
+    assert_eq!(remote_ref(&remote, "refs/heads/main"), before);
+}
+
+#[test]
+fn every_ref_of_a_multi_ref_push_is_checked() {
+    let (repo, remote, _) = pushing_repo();
+    checkout(&repo, &["-q", "-b", "a"]);
+    repo.write("docs/a.md", "a\n");
+    let bad_a = commit(&repo, "a\n\nTask: T-1");
+    checkout(&repo, &["-q", "-b", "b", "main"]);
+    repo.write("src/b.rs", "b\n");
+    commit(&repo, "b in scope\n\nTask: T-1");
+    checkout(&repo, &["-q", "-b", "c", "main"]);
+    repo.write("README.md", "c\n");
+    let bad_c = commit(&repo, "c\n\nTask: T-1");
+    let out = push(&repo, &["origin", "a", "b", "c"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    let text = said(&out);
+    for needle in [
+        "refs/heads/a",
+        "refs/heads/b",
+        "refs/heads/c",
+        &bad_a[..12],
+        &bad_c[..12],
+        "docs/a.md",
+        "README.md",
+    ] {
+        assert!(text.contains(needle), "{needle} missing:\n{text}");
+    }
+    for r in ["refs/heads/a", "refs/heads/b", "refs/heads/c"] {
+        assert_eq!(remote_ref(&remote, r), None, "{r} pushed");
+    }
+}
+
+#[test]
+fn deleting_a_remote_branch_proves_nothing_and_says_so() {
+    let (repo, remote, _) = pushing_repo();
+    let out = push(&repo, &["origin", "main:refs/heads/gone"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(remote_ref(&remote, "refs/heads/gone").is_some());
+    let out = push(&repo, &["origin", "--delete", "gone"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let text = said(&out);
+    assert!(text.contains("refs/heads/gone: deleted"), "{text}");
+    assert!(text.contains("nothing to prove"), "{text}");
+    assert_eq!(remote_ref(&remote, "refs/heads/gone"), None);
+}
+
+#[test]
+fn a_new_branch_is_proved_from_the_task_baseline_else_from_that_remote() {
+    let (repo, _origin, base) = pushing_repo();
+    let backup = TestRepo::bare();
+    add_remote(&repo, "backup", &backup);
+    checkout(&repo, &["-q", "-b", "feature"]);
+    repo.write("src/f.rs", "f\n");
+    commit(&repo, "f\n\nTask: T-1");
+    // The task's baseline: everything since it (2 commits), on either remote.
+    let out = push(&repo, &["origin", "feature"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let text = said(&out);
+    assert!(
+        text.contains(&format!("proving from task T-1's baseline {}", &base[..12])),
+        "{text}"
+    );
+    assert!(
+        text.contains("2 commits in feature → origin refs/heads/feature"),
+        "{text}"
+    );
+    // No active task: the commits on none of that remote's refs.
+    std::fs::remove_file(crate::fixture::git_path(&repo, "gate/active")).unwrap();
+    repo.git(&["checkout", "-q", "-b", "feature2"]);
+    repo.write("src/g.rs", "g\n");
+    commit(&repo, "g\n\nTask: T-1");
+    let out = push(&repo, &["origin", "feature2"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        said(&out).contains("1 commit in feature2 → origin refs/heads/feature2"),
+        "{}",
+        show(&out)
+    );
+    // backup holds nothing: every commit, the untrailered initial one too
+    // (it belongs to no task: the range adds T-1's file, so it is T-1's,
+    // and it touches paths outside src/).
+    let out = push(&repo, &["backup", "feature2"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    let text = said(&out);
+    assert!(
+        text.contains("4 commits in feature2 → backup refs/heads/feature2"),
+        "{text}"
+    );
+    assert!(text.contains(&base[..12]), "{text}");
+}
+
+#[test]
+fn a_force_push_is_noted_and_proves_what_the_remote_lacks() {
+    let (repo, remote, _) = pushing_repo();
+    repo.write("src/b.rs", "b\n");
+    commit(&repo, "b\n\nTask: T-1");
+    assert!(push(&repo, &["origin", "main"]).status.success());
+    repo.write("src/b.rs", "b, amended\n");
+    repo.git(&[
+        "commit",
+        "-q",
+        "--amend",
+        "-a",
+        "-m",
+        "b again\n\nTask: T-1",
+    ]);
+    let head = repo.head();
+    let out = push(&repo, &["--force", "origin", "main"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let text = said(&out);
+    assert!(text.contains("not a fast-forward"), "{text}");
+    assert!(
+        text.contains("1 commit in main → origin refs/heads/main"),
+        "{text}"
+    );
+    assert_eq!(remote_ref(&remote, "refs/heads/main"), Some(head));
+}
+
+#[test]
+fn a_push_that_adds_no_commit_is_info() {
+    let (repo, remote, _) = pushing_repo();
+    std::fs::remove_file(crate::fixture::git_path(&repo, "gate/active")).unwrap();
+    let out = push(&repo, &["origin", "main:refs/heads/copy"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let text = said(&out);
+    assert!(text.contains("empty_range"), "{text}");
+    assert!(text.contains("nothing new to prove"), "{text}");
+    assert_eq!(remote_ref(&remote, "refs/heads/copy"), Some(repo.head()));
+}
+
+#[test]
+fn tags_are_proved_by_the_commit_they_name() {
+    let (repo, remote, _) = pushing_repo();
+    repo.write("src/t.rs", "t\n");
+    commit(&repo, "t\n\nTask: T-1");
+    repo.git(&["tag", "-a", "v1", "-m", "version 1"]);
+    repo.git(&["tag", "light"]);
+    let out = push(&repo, &["origin", "main", "v1", "light"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(remote_ref(&remote, "refs/tags/v1").is_some());
+    // A tag on out-of-scope work is refused like a branch.
+    repo.write("README.md", "tagged\n");
+    let bad = commit(&repo, "readme\n\nTask: T-1");
+    repo.git(&["tag", "-a", "v2", "-m", "version 2"]);
+    let out = push(&repo, &["origin", "v2"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    let text = said(&out);
+    assert!(
+        text.contains("refs/tags/v2") && text.contains(&bad[..12]),
+        "{text}"
+    );
+}
+
+#[test]
+fn pushing_to_a_url_works_like_a_remote() {
+    let (repo, remote, _) = pushing_repo();
+    let url = format!("file://{}", remote.path().display());
+    repo.write("src/u.rs", "u\n");
+    let head = commit(&repo, "u\n\nTask: T-1");
+    let out = push(&repo, &[&url, "main"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(remote_ref(&remote, "refs/heads/main"), Some(head.clone()));
+    repo.write("docs/x.md", "out of scope\n");
+    commit(&repo, "docs\n\nTask: T-1");
+    let out = push(&repo, &[&url, "main"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(said(&out).contains("docs/x.md"), "{}", show(&out));
+    assert_eq!(remote_ref(&remote, "refs/heads/main"), Some(head));
+}
+
+// ---------------------------------------------------------------------------
+// stdin fed directly.
+
+fn hook(repo: &TestRepo, stdin: &str) -> Output {
+    repo.gate()
+        .args(["hook", "pre-push", "origin", "file:///nowhere"])
+        .write_stdin(stdin.as_bytes().to_vec())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn sha256_length_zero_ids_are_understood() {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    repo.write("src/b.rs", "b\n");
+    let head = commit(&repo, "b\n\nTask: T-1");
+    let z64 = "0".repeat(64);
+    let input = format!(
+        "refs/heads/main {head} refs/heads/main {z64}\n(delete) {z64} refs/heads/old {base}\n"
+    );
+    let out = hook(&repo, &input);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let text = said(&out);
+    assert!(text.contains("refs/heads/old: deleted"), "{text}");
+    assert!(text.contains("2 commits in"), "{text}");
+}
+
+#[test]
+fn malformed_stdin_is_unknown_with_its_line_number() {
+    let (repo, _) = task_repo("required", "refuse", &[]);
+    let head = repo.head();
+    let z40 = "0".repeat(40);
+    let good = format!("refs/heads/main {head} refs/heads/main {z40}\n");
+    for (input, line) in [
+        (format!("{good}garbage\n"), 2),
+        (format!("{good}{good}refs/heads/x {head} refs/heads/x\n"), 3),
+        (
+            format!("refs/heads/x {} refs/heads/x {z40}\n", "g".repeat(40)),
+            1,
+        ),
+        (
+            format!("refs/heads/x {} refs/heads/x {z40}\n", "ab".repeat(32)),
+            1,
+        ),
+        (format!("refs/heads/x  {head} refs/heads/x {z40}\n"), 1),
+    ] {
+        let out = hook(&repo, &input);
+        assert_eq!(out.status.code(), Some(3), "{input:?}\n{}", show(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("line {line}")), "{input:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    // Nothing on stdin: nothing pushed, nothing to prove.
+    let out = hook(&repo, "");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+}
+
+#[test]
+fn golden_refused_push() {
+    let (repo, _remote, base) = pushing_repo();
+    write_task(&repo, "T-2", &["docs/**"], &base);
+    commit(&repo, "start T-2\n\nTask: T-2");
+    activate(&repo, "T-1");
+    repo.write("README.md", "# out of scope\n");
+    repo.write("src/ok.rs", "ok\n");
+    commit(&repo, "readme and ok\n\nTask: T-1");
+    repo.write("src/lib2.rs", "by T-2\n");
+    commit(&repo, "T-2 strays into src\n\nTask: T-2");
+    let out = push(&repo, &["origin", "main"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    // The hook's report comes through git's stdout; git's own lines on
+    // stderr name the remote's temporary path, and are left out.
+    assert!(String::from_utf8_lossy(&out.stderr).contains("failed to push"));
+    let shown = Output {
+        status: out.status,
+        stdout: out.stdout.clone(),
+        stderr: Vec::new(),
+    };
+    assert_golden(
+        "provenance/push-refused.txt",
+        &transcript(Some(&repo), &shown),
+    );
+}

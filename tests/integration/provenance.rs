@@ -1,0 +1,1513 @@
+//! `gate check --range`: commit-range provenance, with the git CLI as the
+//! oracle for which paths every commit changed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::fixture::show;
+use crate::git_layer::{Generator, Row, SPECIAL_NAMES, generated_history, git_diff};
+use crate::golden::{assert_golden, transcript};
+use crate::support::{Rng, TestRepo};
+
+// ---------------------------------------------------------------------------
+// Scenery shared with the pre-push tests.
+
+/// Write `.gate/tasks/<id>.md`: an active task with `scope` and `baseline`.
+pub fn write_task(repo: &TestRepo, id: &str, scope: &[&str], baseline: &str) {
+    let record = gate::task::TaskRecord {
+        schema: gate::task::TASK_SCHEMA.into(),
+        id: id.into(),
+        status: gate::task::TaskStatus::Active,
+        created_at: "2026-01-01T00:00:00Z".into(),
+        created_by: "gate start".into(),
+        operator: "Test Operator".into(),
+        baseline: baseline.into(),
+        scope: scope.iter().map(|s| s.to_string()).collect(),
+        issue: None,
+        intent: None,
+        exemption: None,
+        pins: Default::default(),
+    };
+    let body = gate::task::format::render_new_body(&format!("Work on {id}.\n"));
+    repo.write(
+        &format!(".gate/tasks/{id}.md"),
+        gate::task::render(&record, &body),
+    );
+}
+
+/// Write `.gate/policy.yaml`: scope and provenance at `mode`, the rest off,
+/// and `extra` lines appended to the provenance section.
+pub fn write_policy(repo: &TestRepo, mode: &str, merges: &str, extra: &[&str]) {
+    let mut provenance = format!("provenance:\n  mode: {mode}\n  merges: {merges}\n");
+    for line in extra {
+        provenance.push_str(&format!("  {line}\n"));
+    }
+    repo.write(
+        ".gate/policy.yaml",
+        format!(
+            "version: 1\nbinding: off\nscope: {mode}\n{provenance}receipts:\n  mode: off\nbrief:\n  mode: off\n"
+        ),
+    );
+}
+
+/// Make `id` the worktree's active task.
+pub fn activate(repo: &TestRepo, id: &str) {
+    let out = repo.gate().args(["task", "switch", id]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+}
+
+/// Parse a `--json` report, with the output in the panic message.
+pub fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not a JSON report ({e}):\n{}", show(out)))
+}
+
+/// Every finding of every check of a report.
+pub fn findings(doc: &Value) -> Vec<Value> {
+    doc["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .flat_map(|c| c["findings"].as_array().expect("findings").clone())
+        .collect()
+}
+
+/// The causes of a report's findings, in order.
+pub fn causes(doc: &Value) -> Vec<String> {
+    findings(doc)
+        .iter()
+        .map(|f| f["cause"].as_str().expect("cause").to_string())
+        .collect()
+}
+
+/// The exact bytes of a finding's path (`path_hex` when not UTF-8).
+pub fn path_bytes(f: &Value) -> Vec<u8> {
+    match f.get("path_hex").and_then(Value::as_str) {
+        Some(hex) => (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
+            .collect(),
+        None => f["path"].as_str().expect("path").as_bytes().to_vec(),
+    }
+}
+
+/// Assert no panic and an exit code, showing everything otherwise.
+pub fn assert_exit(out: &Output, code: i32) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{}", show(out));
+    assert_eq!(out.status.code(), Some(code), "{}", show(out));
+}
+
+/// `gate check --range RANGE --json` plus `extra` arguments.
+pub fn check_range(repo: &TestRepo, range: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["check", "--range", range, "--json"];
+    args.extend_from_slice(extra);
+    repo.gate().args(&args).output().unwrap()
+}
+
+// ---------------------------------------------------------------------------
+// The oracle.
+
+/// Narrow scopes for the tasks the generated trailers name (`Task: T-<n>`,
+/// scope `SCOPES[n % len]`). All are directory prefixes, so the oracle can
+/// decide membership without gate's glob engine.
+const SCOPES: &[&[&str]] = &[
+    &["src/**"],
+    &["docs/**", "日本/**"],
+    &["dir with space/**", "shared.txt"],
+    &["\u{e9}/**", "o1/**"],
+    &[],
+];
+
+/// The scope of the task commits without a trailer fall to (`--task`).
+const DEFAULT_SCOPE: &[&str] = &["src", "other/**"];
+const DEFAULT_TASK: &str = "T-default";
+
+fn in_scope(path: &[u8], scope: &[&str]) -> bool {
+    scope.iter().any(|pattern| {
+        let dir = pattern.strip_suffix("/**").unwrap_or(pattern).as_bytes();
+        path.starts_with(dir) && (path.len() == dir.len() || path[dir.len()] == b'/')
+    })
+}
+
+/// The scope of a task id the oracle knows.
+fn scope_of(task: &str) -> &'static [&'static str] {
+    if task == DEFAULT_TASK {
+        return DEFAULT_SCOPE;
+    }
+    let n: usize = task
+        .strip_prefix("T-")
+        .and_then(|n| n.parse().ok())
+        .expect("a generated task id");
+    SCOPES[n % SCOPES.len()]
+}
+
+/// `(commit, path, change)`.
+type Triple = (String, Vec<u8>, String);
+
+/// What git says about a range: for each commit its parents and its task
+/// (git's own trailer parsing), then the triples outside scope.
+struct Expected {
+    /// Outside scope, change kinds from `-M100%` (exact renames) for
+    /// ordinary commits, from the first parent's `--no-renames` diff for merges.
+    triples: BTreeSet<Triple>,
+    /// Outside scope, `(commit, path)` from similarity renames (`-M`).
+    similar: BTreeSet<(String, Vec<u8>)>,
+    /// Outside scope, from `--no-renames`, with gate's rename roles mapped
+    /// back to deletions and additions.
+    plain: BTreeSet<Triple>,
+    merges: BTreeSet<String>,
+    tasks: BTreeSet<String>,
+}
+
+fn role(letter: char) -> &'static str {
+    match letter {
+        'A' => "added",
+        'D' => "deleted",
+        'M' => "modified",
+        'T' => "type_changed",
+        other => panic!("unexpected status letter {other}"),
+    }
+}
+
+/// Each row as `(path, role)`, both sides of a rename.
+fn roles(rows: &[Row]) -> Vec<(Vec<u8>, &'static str)> {
+    rows.iter()
+        .flat_map(|(letter, path, from)| match (letter, from) {
+            ('R', Some(from)) => vec![(from.clone(), "renamed_from"), (path.clone(), "renamed_to")],
+            (l, _) => vec![(path.clone(), role(*l))],
+        })
+        .collect()
+}
+
+fn paths(rows: &[Row]) -> BTreeSet<Vec<u8>> {
+    roles(rows).into_iter().map(|(p, _)| p).collect()
+}
+
+fn expected(repo: &TestRepo, range: &str, inspect: bool) -> Expected {
+    let mut e = Expected {
+        triples: BTreeSet::new(),
+        similar: BTreeSet::new(),
+        plain: BTreeSet::new(),
+        merges: BTreeSet::new(),
+        tasks: BTreeSet::new(),
+    };
+    let listing = repo.git(&[
+        "log",
+        "--format=%H %P%x09%(trailers:key=Task,valueonly=true,separator=%x2C)",
+        range,
+    ]);
+    for line in listing.lines() {
+        let (ids, trailer) = line.split_once('\t').expect("a tab");
+        let mut ids = ids.split(' ').filter(|s| !s.is_empty());
+        let commit = ids.next().expect("commit").to_string();
+        let parents: Vec<&str> = ids.collect();
+        let task = if trailer.is_empty() {
+            DEFAULT_TASK.to_string()
+        } else {
+            trailer.to_string()
+        };
+        e.tasks.insert(task.clone());
+        let scope = scope_of(&task);
+        let outside = |p: &Vec<u8>| !in_scope(p, scope);
+        if parents.len() > 1 {
+            e.merges.insert(commit.clone());
+            if !inspect {
+                continue;
+            }
+            // The merge's own paths: those that differ from every parent.
+            let per_parent: Vec<Vec<Row>> = parents
+                .iter()
+                .map(|p| git_diff(repo, Some(p), &commit, "--no-renames"))
+                .collect();
+            let similar: Vec<BTreeSet<Vec<u8>>> = parents
+                .iter()
+                .map(|p| paths(&git_diff(repo, Some(p), &commit, "-M")))
+                .collect();
+            let own = |sets: &[BTreeSet<Vec<u8>>]| -> BTreeSet<Vec<u8>> {
+                sets[0]
+                    .iter()
+                    .filter(|p| sets[1..].iter().all(|s| s.contains(*p)))
+                    .cloned()
+                    .collect()
+            };
+            let plain_sets: Vec<BTreeSet<Vec<u8>>> = per_parent.iter().map(|r| paths(r)).collect();
+            let own_plain = own(&plain_sets);
+            assert_eq!(
+                own_plain,
+                own(&similar),
+                "merge {commit}: -M and --no-renames own paths"
+            );
+            for (path, role) in roles(&per_parent[0]) {
+                if own_plain.contains(&path) && outside(&path) {
+                    let t = (commit.clone(), path.clone(), role.to_string());
+                    e.triples.insert(t.clone());
+                    e.plain.insert(t);
+                    e.similar.insert((commit.clone(), path));
+                }
+            }
+            continue;
+        }
+        let parent = parents.first().copied();
+        for (path, role) in roles(&git_diff(repo, parent, &commit, "-M100%")) {
+            if outside(&path) {
+                e.triples.insert((commit.clone(), path, role.to_string()));
+            }
+        }
+        for (path, role) in roles(&git_diff(repo, parent, &commit, "--no-renames")) {
+            if outside(&path) {
+                e.plain.insert((commit.clone(), path, role.to_string()));
+            }
+        }
+        for path in paths(&git_diff(repo, parent, &commit, "-M")) {
+            if outside(&path) {
+                e.similar.insert((commit.clone(), path));
+            }
+        }
+    }
+    e
+}
+
+/// Run gate over `range` with `merges` and compare every finding with git;
+/// the number of paths refused.
+fn compare_with_git(repo: &TestRepo, range: &str, merges: &str) -> usize {
+    let inspect = merges == "inspect";
+    let e = expected(repo, range, inspect);
+    let base = repo.rev(range.split_once("..").expect("a range").0);
+    write_policy(repo, "required", merges, &[]);
+    for task in &e.tasks {
+        write_task(repo, task, scope_of(task), &base);
+    }
+    write_task(repo, DEFAULT_TASK, DEFAULT_SCOPE, &base);
+    let out = check_range(repo, range, &["--task", DEFAULT_TASK]);
+    let doc = json(&out);
+    let mut got = BTreeSet::new();
+    let mut merge_findings = BTreeSet::new();
+    for f in findings(&doc) {
+        let commit = f["commit"]
+            .as_str()
+            .expect("every finding names its commit")
+            .to_string();
+        match f["cause"].as_str().expect("cause") {
+            "path_outside_scope" => {
+                let triple = (
+                    commit,
+                    path_bytes(&f),
+                    f["change"].as_str().expect("change").to_string(),
+                );
+                assert!(got.insert(triple.clone()), "reported twice: {triple:?}");
+            }
+            "merge_commit" => {
+                merge_findings.insert(commit);
+            }
+            other => panic!("unexpected finding {other}: {f:#}"),
+        }
+    }
+    let show_set = |s: &BTreeSet<Triple>| {
+        s.iter()
+            .map(|(c, p, k)| format!("{} {} {k}", &c[..12], gate::path::RepoPath::new(p.clone())))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let missing: BTreeSet<Triple> = e.triples.difference(&got).cloned().collect();
+    let extra: BTreeSet<Triple> = got.difference(&e.triples).cloned().collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{range} ({merges}): gate and git differ\n--- git only:\n{}\n--- gate only:\n{}",
+        show_set(&missing),
+        show_set(&extra)
+    );
+    // The similarity view: the same (commit, path) pairs, both sides of renames.
+    let got_pairs: BTreeSet<(String, Vec<u8>)> =
+        got.iter().map(|(c, p, _)| (c.clone(), p.clone())).collect();
+    assert_eq!(got_pairs, e.similar, "{range}: -M view");
+    // The no-renames view: a rename is a deletion and an addition.
+    let plain: BTreeSet<Triple> = got
+        .iter()
+        .map(|(c, p, k)| {
+            let k = match k.as_str() {
+                "renamed_from" => "deleted",
+                "renamed_to" => "added",
+                k => k,
+            };
+            (c.clone(), p.clone(), k.to_string())
+        })
+        .collect();
+    assert_eq!(plain, e.plain, "{range}: --no-renames view");
+    if inspect {
+        assert!(merge_findings.is_empty());
+    } else {
+        assert_eq!(merge_findings, e.merges, "one merge_commit per merge");
+    }
+    eprintln!(
+        "{range} ({merges}): {} commits, {} merges, {} findings",
+        repo.git(&["rev-list", "--count", range]).trim(),
+        e.merges.len(),
+        e.triples.len()
+    );
+    let expect_code = if e.triples.is_empty() && (inspect || e.merges.is_empty()) {
+        0
+    } else {
+        1
+    };
+    assert_exit(&out, expect_code);
+    e.triples.len()
+}
+
+fn seeds(default: &[u64]) -> Vec<u64> {
+    match std::env::var("GATE_TEST_SEEDS") {
+        // More histories on demand: GATE_TEST_SEEDS=1..40
+        Ok(range) => {
+            let (a, b) = range.split_once("..").expect("a..b");
+            (a.parse().expect("seed")..b.parse().expect("seed")).collect()
+        }
+        Err(_) => default.to_vec(),
+    }
+}
+
+/// A linear history: odd paths in the root, random changes of every kind,
+/// most commits with a `Task:` trailer, a few without.
+fn linear_history(seed: u64) -> TestRepo {
+    let repo = TestRepo::new();
+    let mut g = Generator::new(&repo, seed);
+    for _ in 0..4 {
+        g.add();
+    }
+    for (i, name) in SPECIAL_NAMES.iter().enumerate() {
+        repo.write_at(name, format!("special {i}\n"));
+    }
+    repo.write("shared.txt", "base\n");
+    repo.symlink(b"link", b"target-of-link");
+    repo.commit_all("root");
+    let mut rng = Rng::new(seed ^ 0x11);
+    for round in 0..8 {
+        g.random_commits(4);
+        if rng.chance(60) {
+            // A commit without a trailer: it falls to the default task.
+            let name = SPECIAL_NAMES[rng.below(SPECIAL_NAMES.len())];
+            let mut path = name.to_vec();
+            while repo.abs(&path).is_dir() {
+                path.extend_from_slice(b"/inner.txt");
+            }
+            repo.write_at(&path, format!("round {round}\n"));
+            repo.commit_all(&format!("no trailer {round}"));
+        }
+    }
+    repo
+}
+
+/// The first-parent commit `depth` steps above the oldest one.
+fn early_base(repo: &TestRepo, depth: usize) -> String {
+    let chain = repo.git(&["rev-list", "--first-parent", "--reverse", "main"]);
+    chain.lines().nth(depth).expect("deep enough").to_string()
+}
+
+#[test]
+fn linear_histories_agree_with_git() {
+    for seed in seeds(&[7, 0x5eed]) {
+        let repo = linear_history(seed);
+        let base = early_base(&repo, seed as usize % 3);
+        let n = compare_with_git(&repo, &format!("{base}..main"), "refuse");
+        assert!(n > 10, "the oracle found too little: {n}");
+        compare_with_git(&repo, &format!("{base}..main"), "inspect");
+    }
+}
+
+#[test]
+fn merge_histories_agree_with_git() {
+    for seed in seeds(&[0x5eed_1234]) {
+        let repo = generated_history(seed);
+        let base = early_base(&repo, 0);
+        let range = format!("{base}..main");
+        let n = compare_with_git(&repo, &range, "inspect");
+        assert!(n > 10, "the oracle found too little: {n}");
+        compare_with_git(&repo, &range, "refuse");
+        // A base further up: the side branches' forks are still inside.
+        let base = early_base(&repo, 5);
+        compare_with_git(&repo, &format!("{base}..{}", repo.head()), "inspect");
+    }
+}
+
+/// A merge's own changes are decided path by path. Here the merge deletes
+/// `x` (which differs from both parents) and keeps the side's `y`, a copy
+/// of the old `x`: against the first parent that looks like an exact rename
+/// `x → y`, but `y` is the side's work, not the merge's.
+#[test]
+fn a_merges_own_changes_are_paths_not_rename_pairs() {
+    let repo = TestRepo::new();
+    repo.write("x.txt", "the content of x\n");
+    repo.write("keep.txt", "keep\n");
+    repo.commit_all("base");
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write("y.txt", "the content of x\n");
+    repo.write("x.txt", "x changed on the side\n");
+    repo.commit_all("side: copy x to y, change x");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("keep.txt", "keep, changed on main\n");
+    repo.commit_all("main moves on");
+    repo.git(&["merge", "-q", "--no-ff", "--no-commit", "side"]);
+    repo.git(&["rm", "-q", "-f", "x.txt"]);
+    repo.git(&["commit", "-q", "-m", "merge, deleting x"]);
+    let base = repo.rev("main~2");
+    assert_eq!(
+        compare_with_git(&repo, &format!("{base}..main"), "inspect"),
+        4
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Scenarios.
+
+/// A repository whose first commit (returned: the baseline) holds a policy
+/// at `mode` with `merges` and `extra`, a README, `src/` and `docs/`; then
+/// task T-1 (scope `src/**`) committed and made active.
+pub fn task_repo(mode: &str, merges: &str, extra: &[&str]) -> (TestRepo, String) {
+    let repo = TestRepo::new();
+    write_policy(&repo, mode, merges, extra);
+    repo.write("README.md", "# demo\n");
+    repo.write("src/a.rs", "a\n");
+    repo.write("docs/x.md", "x\n");
+    let base = repo.commit_all("initial");
+    write_task(&repo, "T-1", &["src/**"], &base);
+    repo.commit_all("start T-1\n\nTask: T-1");
+    activate(&repo, "T-1");
+    (repo, base)
+}
+
+fn short(id: &str) -> &str {
+    &id[..12]
+}
+
+#[test]
+fn in_scope_work_passes_and_the_task_range_is_the_default() {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    repo.write("src/b.rs", "b\n");
+    repo.commit_all("add b");
+    let out = check_range(&repo, &format!("{base}..HEAD"), &[]);
+    assert_exit(&out, 0);
+    let doc = json(&out);
+    assert_eq!(findings(&doc), Vec::<Value>::new());
+    assert_eq!(
+        doc["checks"][0]["summary"],
+        format!("2 commits in {base}..HEAD")
+    );
+    // No --range: the active task's baseline..HEAD.
+    let out = repo
+        .gate()
+        .args(["check", "--only", "provenance", "--json"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    assert_eq!(
+        json(&out)["checks"][0]["summary"],
+        format!("2 commits in {}..HEAD", short(&base))
+    );
+}
+
+#[test]
+fn a_path_changed_and_restored_is_still_refused() {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    repo.write("README.md", "# changed for a while\n");
+    let changed = repo.commit_all("touch the README");
+    repo.write("README.md", "# demo\n");
+    let restored = repo.commit_all("restore the README");
+    assert!(repo.git_ok(&["diff", "--quiet", &base, "HEAD", "--", "README.md"]));
+    let out = check_range(&repo, &format!("{base}..HEAD"), &[]);
+    assert_exit(&out, 1);
+    let got: Vec<(String, String, String)> = findings(&json(&out))
+        .iter()
+        .map(|f| {
+            (
+                f["cause"].as_str().unwrap().to_string(),
+                f["commit"].as_str().unwrap().to_string(),
+                f["path"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expect = |c: &str| {
+        (
+            "path_outside_scope".to_string(),
+            c.to_string(),
+            "README.md".to_string(),
+        )
+    };
+    assert_eq!(got, vec![expect(&restored), expect(&changed)]);
+}
+
+// ---------------------------------------------------------------------------
+// Ranges that cannot be proved.
+
+/// Run `--range` and expect exactly one finding with `cause`, and `code`.
+fn expect_range_finding(repo: &TestRepo, range: &str, cause: &str, code: i32) -> Value {
+    let out = check_range(repo, range, &[]);
+    assert_exit(&out, code);
+    let doc = json(&out);
+    assert_eq!(causes(&doc), vec![cause.to_string()], "{range}: {doc:#}");
+    let f = findings(&doc).remove(0);
+    assert!(!f["message"].as_str().unwrap().is_empty());
+    assert!(!f["decide"].as_str().unwrap().is_empty(), "{f:#}");
+    f
+}
+
+#[test]
+fn a_baseline_that_is_not_an_ancestor_is_refused() {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    repo.git(&["checkout", "-q", "-b", "elsewhere", &base]);
+    repo.write("src/c.rs", "c\n");
+    let elsewhere = repo.commit_all("elsewhere\n\nTask: T-1");
+    repo.git(&["checkout", "-q", "main"]);
+    let f = expect_range_finding(&repo, "elsewhere..main", "baseline_not_ancestor", 1);
+    assert_eq!(f["commit"], elsewhere);
+    assert_eq!(f["unknown"], false);
+}
+
+#[test]
+fn unavailable_baselines_and_tips_are_unknown() {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    let absent = "0123456789abcdef0123456789abcdef01234567";
+    let other = TestRepo::new();
+    other.write("f", "another repository\n");
+    let foreign = other.commit_all("elsewhere");
+    for spec in [
+        format!("{absent}..HEAD"),
+        format!("{foreign}..HEAD"),
+        "no-such-branch..HEAD".to_string(),
+        "HEAD^{tree}..HEAD".to_string(),
+    ] {
+        let f = expect_range_finding(&repo, &spec, "baseline_unavailable", 3);
+        assert_eq!(f["unknown"], true);
+    }
+    for spec in [
+        format!("{base}..no-such-branch"),
+        format!("{base}..{foreign}"),
+    ] {
+        expect_range_finding(&repo, &spec, "tip_unavailable", 3);
+    }
+}
+
+#[test]
+fn malformed_and_symmetric_ranges_are_refused() {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    for spec in [format!("{base}...HEAD"), "HEAD".to_string(), String::new()] {
+        expect_range_finding(&repo, &spec, "range_invalid", 3);
+    }
+}
+
+#[test]
+fn an_empty_range_proves_nothing() {
+    let (repo, _) = task_repo("required", "refuse", &[]);
+    let f = expect_range_finding(&repo, "HEAD..HEAD", "empty_range", 1);
+    assert_eq!(f["severity"], "blocker");
+    // `A..` and `..B` mean HEAD on the empty side.
+    expect_range_finding(&repo, "HEAD..", "empty_range", 1);
+    expect_range_finding(&repo, "..HEAD", "empty_range", 1);
+}
+
+#[test]
+fn a_detached_head_is_proved_like_a_branch() {
+    let (repo, _) = task_repo("required", "refuse", &[]);
+    repo.write("src/b.rs", "b\n");
+    repo.commit_all("in scope");
+    repo.git(&["checkout", "-q", "--detach"]);
+    let out = repo
+        .gate()
+        .args(["check", "--only", "provenance", "--json"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    repo.write("docs/x.md", "out of scope\n");
+    let bad = repo.commit_all("out of scope, detached");
+    let out = repo
+        .gate()
+        .args(["check", "--only", "provenance", "--json"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 1);
+    let doc = json(&out);
+    assert_eq!(causes(&doc), vec!["path_outside_scope"]);
+    assert_eq!(findings(&doc)[0]["commit"], bad);
+}
+
+#[test]
+fn an_unborn_branch_has_no_tip() {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    repo.git(&["checkout", "-q", "--orphan", "fresh"]);
+    let out = repo
+        .gate()
+        .args(["check", "--only", "provenance", "--json"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 3);
+    assert_eq!(causes(&json(&out)), vec!["tip_unavailable"]);
+    expect_range_finding(&repo, &format!("{base}..HEAD"), "tip_unavailable", 3);
+}
+
+// ---------------------------------------------------------------------------
+// Shallow clones.
+
+/// A source repository with a committed policy and task T-1 and `n` more
+/// commits in scope carrying `Task: T-1`; returns it and its commits, oldest first.
+fn trailer_history(n: usize) -> (TestRepo, Vec<String>) {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    let mut commits = vec![base, repo.head()];
+    for i in 0..n {
+        repo.write(&format!("src/f{i}.rs"), format!("{i}\n"));
+        commits.push(repo.commit_all(&format!("work {i}\n\nTask: T-1")));
+    }
+    (repo, commits)
+}
+
+/// `git clone ARGS SOURCE DEST` into a scratch directory of `source`.
+fn clone(source: &TestRepo, name: &str, args: &[&str]) -> std::path::PathBuf {
+    let dest = source.scratch(name);
+    let url = format!("file://{}", source.path().display());
+    let mut all = vec!["clone", "-q"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&[&url, dest.to_str().expect("utf-8")]);
+    source.git(&all);
+    dest
+}
+
+fn gate_in(repo: &TestRepo, dir: &std::path::Path, args: &[&str]) -> Output {
+    repo.gate().current_dir(dir).args(args).output().unwrap()
+}
+
+#[test]
+fn a_shallow_clone_proves_what_it_holds_and_no_more() {
+    let (source, commits) = trailer_history(5);
+    let dir = clone(&source, "shallow", &["--depth", "3"]);
+    let head = commits.last().unwrap();
+    // Fully inside the fetched history: proved.
+    let inside = &commits[commits.len() - 3];
+    let out = gate_in(
+        &source,
+        &dir,
+        &["check", "--range", &format!("{inside}..{head}"), "--json"],
+    );
+    assert_exit(&out, 0);
+    assert_eq!(
+        json(&out)["checks"][0]["summary"],
+        format!("2 commits in {inside}..{head}")
+    );
+    // Reaching past the boundary: by id, and by a revision that walks past it.
+    for range in [format!("{}..HEAD", commits[1]), "HEAD~4..HEAD".to_string()] {
+        let out = gate_in(&source, &dir, &["check", "--range", &range, "--json"]);
+        assert_exit(&out, 3);
+        assert_eq!(causes(&json(&out)), vec!["shallow_history"], "{range}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Merges.
+
+/// T-1's branch `work` (from the baseline, in scope), and `main` moving on
+/// with a README change and a `src/a.rs` change. Returns the repo and base.
+fn diverged(merges: &str, extra: &[&str]) -> (TestRepo, String) {
+    let (repo, base) = task_repo("required", merges, extra);
+    repo.git(&["checkout", "-q", "-b", "work"]);
+    repo.write("src/b.rs", "b\n");
+    repo.commit_all("work\n\nTask: T-1");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("README.md", "# demo, upstream\n");
+    repo.commit_all("upstream: README");
+    repo.write("src/a.rs", "a, upstream\n");
+    repo.commit_all("upstream: a.rs");
+    repo.git(&["checkout", "-q", "work"]);
+    (repo, base)
+}
+
+#[test]
+fn merges_are_refused_one_finding_each() {
+    let (repo, base) = diverged("refuse", &[]);
+    repo.git(&["merge", "-q", "--no-ff", "--no-edit", "main"]);
+    let merge = repo.head();
+    let out = check_range(&repo, &format!("{base}..HEAD"), &[]);
+    assert_exit(&out, 1);
+    let doc = json(&out);
+    let merges: Vec<Value> = findings(&doc)
+        .into_iter()
+        .filter(|f| f["cause"] == "merge_commit")
+        .collect();
+    assert_eq!(merges.len(), 1, "{doc:#}");
+    assert_eq!(merges[0]["commit"], merge);
+    assert_eq!(merges[0]["change"], "merge");
+}
+
+#[test]
+fn inspected_merges_are_judged_by_their_own_changes() {
+    // A clean merge of an in-scope side branch passes.
+    let (repo, base) = task_repo("required", "inspect", &[]);
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write("src/side.rs", "side\n");
+    repo.commit_all("side\n\nTask: T-1");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("src/main.rs", "main\n");
+    repo.commit_all("main\n\nTask: T-1");
+    repo.git(&["merge", "-q", "--no-ff", "--no-edit", "side"]);
+    let out = check_range(&repo, &format!("{base}..HEAD"), &[]);
+    assert_exit(&out, 0);
+    assert!(findings(&json(&out)).is_empty());
+
+    // A conflict resolved in scope, with an out-of-scope edit slipped in.
+    let (repo, base) = diverged("inspect", &["upstream: refs/heads/main"]);
+    repo.write("src/a.rs", "a, work\n");
+    repo.commit_all("work on a\n\nTask: T-1");
+    let out = repo.git_may_fail(&["merge", "-q", "--no-edit", "main"]);
+    assert!(!out.status.success(), "the merge conflicts on src/a.rs");
+    repo.write("src/a.rs", "a, resolved\n");
+    repo.write("docs/x.md", "x, changed while merging\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-edit"]);
+    let merge = repo.head();
+    let out = check_range(&repo, &format!("{base}..HEAD"), &[]);
+    assert_exit(&out, 1);
+    let doc = json(&out);
+    let refused: Vec<(String, String)> = findings(&doc)
+        .iter()
+        .filter(|f| f["cause"] == "path_outside_scope")
+        .map(|f| {
+            (
+                f["commit"].as_str().unwrap().to_string(),
+                f["path"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // Not README.md: it came from main unchanged. Not src/a.rs: in scope.
+    assert_eq!(
+        refused,
+        vec![(merge.clone(), "docs/x.md".to_string())],
+        "{doc:#}"
+    );
+    let imported: BTreeSet<String> = findings(&doc)
+        .iter()
+        .filter(|f| f["cause"] == "imported_commit")
+        .map(|f| {
+            assert_eq!(f["severity"], "info");
+            f["commit"].as_str().unwrap().to_string()
+        })
+        .collect();
+    // Everything main holds, T-1's own start commit included.
+    let upstream: BTreeSet<String> = repo
+        .git(&["rev-list", &format!("{base}..main")])
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(imported, upstream);
+    assert_eq!(
+        doc["checks"][0]["summary"],
+        format!("6 commits in {base}..HEAD (1 merge, 3 imported)")
+    );
+}
+
+#[test]
+fn a_remote_tracking_upstream_is_used_only_when_named() {
+    let (source, _) = task_repo("required", "inspect", &[]);
+    source.write("README.md", "# upstream moved\n");
+    source.commit_all("upstream work");
+    let dir = clone(&source, "clone", &[]);
+    let git = |args: &[&str]| source.git_in(&dir, args);
+    let base = git(&["rev-parse", "HEAD~1"]).trim().to_string();
+    // Local `main` lags behind origin/main; T-1's branch merges origin/main.
+    git(&["checkout", "-q", "-b", "work", "HEAD~1"]);
+    git(&["branch", "-f", "main", "HEAD"]);
+    std::fs::write(dir.join("src/w.rs"), "w\n").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "work\n\nTask: T-1"]);
+    git(&["merge", "-q", "--no-ff", "--no-edit", "origin/main"]);
+    let upstream_commit = git(&["rev-parse", "origin/main"]).trim().to_string();
+    let run = |policy_upstream: Option<&str>| {
+        let extra: Vec<String> = policy_upstream
+            .map(|u| format!("upstream: {u}"))
+            .into_iter()
+            .collect();
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        let mut text = "version: 1\nbinding: off\nscope: required\nprovenance:\n  mode: required\n  merges: inspect\n".to_string();
+        for l in extra {
+            text.push_str(&format!("  {l}\n"));
+        }
+        text.push_str("receipts:\n  mode: off\nbrief:\n  mode: off\n");
+        std::fs::write(dir.join(".gate/policy.yaml"), text).unwrap();
+        let out = gate_in(
+            &source,
+            &dir,
+            &[
+                "check",
+                "--range",
+                &format!("{base}..HEAD"),
+                "--task",
+                "T-1",
+                "--json",
+            ],
+        );
+        let doc = json(&out);
+        (out, doc)
+    };
+    // Not named: origin/main's commit is the range's like any other, and refused.
+    for upstream in [None, Some("refs/heads/main")] {
+        let (out, doc) = run(upstream);
+        assert_exit(&out, 1);
+        let f: Vec<Value> = findings(&doc)
+            .into_iter()
+            .filter(|f| f["commit"] == upstream_commit.as_str())
+            .collect();
+        assert_eq!(f.len(), 1, "{upstream:?}: {doc:#}");
+        assert_eq!(f[0]["cause"], "path_outside_scope");
+    }
+    // Named: imported.
+    let (out, doc) = run(Some("refs/remotes/origin/main"));
+    assert_exit(&out, 0);
+    let f: Vec<Value> = findings(&doc)
+        .into_iter()
+        .filter(|f| f["commit"] == upstream_commit.as_str())
+        .collect();
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0]["cause"], "imported_commit");
+}
+
+// ---------------------------------------------------------------------------
+// Trailers and attribution.
+
+#[test]
+fn trailers_attribute_commits_and_are_required_when_the_policy_says() {
+    let (repo, base) = task_repo("required", "refuse", &["trailer: Task"]);
+    write_task(&repo, "T-2", &["docs/**"], &base);
+    repo.commit_all("start T-2\n\nTask: T-2");
+    repo.write("src/b.rs", "b\n");
+    repo.commit_all("T-1 work\n\nTask: T-1");
+    repo.write("docs/y.md", "y\n");
+    repo.commit_all("T-2 work\n\nTask: T-2");
+    repo.write("src/c.rs", "c\n");
+    let wrong = repo.commit_all("T-2 touching src\n\nTask: T-2");
+    repo.write("src/d.rs", "d\n");
+    let bare = repo.commit_all("no trailer");
+    repo.write("src/e.rs", "e\n");
+    let unknown = repo.commit_all("names nobody\n\nTask: T-9");
+    let out = check_range(&repo, &format!("{base}..HEAD"), &[]);
+    assert_exit(&out, 1);
+    let doc = json(&out);
+    let got: Vec<(String, String, Option<String>)> = findings(&doc)
+        .iter()
+        .map(|f| {
+            (
+                f["commit"].as_str().unwrap().to_string(),
+                f["cause"].as_str().unwrap().to_string(),
+                f["task"].as_str().map(str::to_string),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (unknown, "unknown_task".into(), Some("T-9".into())),
+            // Reported, and still checked against the active task (in scope).
+            (bare, "missing_trailer".into(), None),
+            (wrong, "path_outside_scope".into(), Some("T-2".into())),
+        ],
+        "{doc:#}"
+    );
+}
+
+#[test]
+fn a_fresh_clone_needs_no_local_state() {
+    // One task file added in the range: commits without a trailer are its.
+    let (source, base) = task_repo("required", "refuse", &[]);
+    source.write("src/b.rs", "b\n");
+    source.commit_all("no trailer, in scope");
+    let dir = clone(&source, "ci-one", &[]);
+    let out = gate_in(
+        &source,
+        &dir,
+        &["check", "--range", &format!("{base}..HEAD"), "--json"],
+    );
+    assert_exit(&out, 0);
+    assert!(findings(&json(&out)).is_empty());
+
+    // Two task files added: a commit without a trailer could be either's.
+    write_task(&source, "T-2", &["docs/**"], &base);
+    source.commit_all("start T-2\n\nTask: T-2");
+    source.write("docs/y.md", "y\n");
+    source.commit_all("T-2 work\n\nTask: T-2");
+    source.write("src/c.rs", "c\n");
+    let ambiguous = source.commit_all("no trailer again");
+    let dir = clone(&source, "ci-two", &[]);
+    let out = gate_in(
+        &source,
+        &dir,
+        &["check", "--range", &format!("{base}..HEAD"), "--json"],
+    );
+    assert_exit(&out, 1);
+    let doc = json(&out);
+    let unattributed: Vec<String> = findings(&doc)
+        .iter()
+        .map(|f| {
+            assert_eq!(f["cause"], "unattributed_commit", "{doc:#}");
+            f["commit"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let no_trailer = source.rev("HEAD~3");
+    assert_eq!(unattributed, vec![ambiguous, no_trailer]);
+}
+
+// ---------------------------------------------------------------------------
+// Missing objects.
+
+fn loose_object(repo: &TestRepo, id: &str) -> std::path::PathBuf {
+    repo.path()
+        .join(".git/objects")
+        .join(&id[..2])
+        .join(&id[2..])
+}
+
+#[test]
+fn missing_trees_and_commits_are_unknown_never_pass() {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    repo.write("src/b.rs", "b\n");
+    let mid = repo.commit_all("b\n\nTask: T-1");
+    repo.write("src/c.rs", "c\n");
+    repo.commit_all("c\n\nTask: T-1");
+    let range = format!("{base}..HEAD");
+    // A tree of a commit in the range.
+    let src_tree = repo
+        .git(&["rev-parse", &format!("{mid}:src")])
+        .trim()
+        .to_string();
+    std::fs::remove_file(loose_object(&repo, &src_tree)).unwrap();
+    let out = check_range(&repo, &range, &[]);
+    assert_exit(&out, 3);
+    let doc = json(&out);
+    assert!(
+        causes(&doc).iter().all(|c| c == "object_missing"),
+        "{doc:#}"
+    );
+    assert!(
+        out.stdout
+            .windows(src_tree.len())
+            .any(|w| w == src_tree.as_bytes())
+    );
+    // A commit in the middle of the range.
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    repo.write("src/b.rs", "b\n");
+    let mid = repo.commit_all("b\n\nTask: T-1");
+    repo.write("src/c.rs", "c\n");
+    repo.commit_all("c\n\nTask: T-1");
+    std::fs::remove_file(loose_object(&repo, &mid)).unwrap();
+    let out = check_range(&repo, &format!("{base}..HEAD"), &[]);
+    assert_exit(&out, 3);
+    assert_eq!(causes(&json(&out)), vec!["object_missing"]);
+}
+
+/// Messages whose trailers are easy to get wrong: gate must find what git finds.
+#[test]
+fn trailers_are_found_where_git_finds_them() {
+    let messages: &[&str] = &[
+        "Task: T-1",
+        "Task: T-1\n",
+        "S\n\nTask: T-1\n",
+        "S\n\nTask:T-1",
+        "S\n\nTask : T-1",
+        "S\n\ntask: t-1\n",
+        "S\n\nBody\nTask: T-1\n",
+        "S\n\nBody\n\nSigned-off-by: A <a@b>\nTask: T-1\nfree text\n",
+        "S\n\nBody\n\nTask: T-1\nfree text\nmore text\n",
+        "S\n\nTask: T-1\n  continued\nX: y\n",
+        "S\n\nTask: T-1\n  continued\nfree\n",
+        "S\r\n\r\nTask: T-1\r\n",
+        "S\n\n(cherry picked from commit abc)\nTask: T-2\nfoo\nbar\nbaz\n",
+        "S\n\n(cherry picked from commit abc)\nTask: T-2\nfoo\nbar\nbaz\nqux\nquux\nx\ny\n",
+        "S\n\nTask: T-1\nTask: T-2\n",
+        "S\n\n  Task: indented\n",
+        "S\n\nTask: T-1\n\n\n",
+        "S\n\nSome prose: not a trailer\n",
+        "S\n\nTask: T-1\n\nThe body goes on.\n",
+        "S\n\nhttp://example.com/x\nTask: T-3\n",
+        "S\n\nTask:\nTask: T-4\n",
+    ];
+    let repo = TestRepo::new();
+    for message in messages {
+        let mut cmd = crate::support::git_command(repo.path());
+        cmd.args(["interpret-trailers", "--parse"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        let mut child = cmd.spawn().expect("git interpret-trailers");
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), message.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let mut git: Vec<String> = Vec::new();
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            if let Some((k, v)) = line.split_once(": ")
+                && k.eq_ignore_ascii_case("task")
+                // An empty value names no task: gate leaves it out.
+                && !v.trim().is_empty()
+                && !git.contains(&v.to_string())
+            {
+                git.push(v.to_string());
+            }
+        }
+        let gate = gate::provenance::trailer_values(message.as_bytes(), "Task");
+        assert_eq!(gate, git, "{message:?}");
+    }
+}
+
+/// The missing-object mapping of the git layer the check relies on: an
+/// absent commit in the middle of history is an error naming it (gix's
+/// merge-base alone would answer "not an ancestor"), and so is an absent
+/// subtree in a diff.
+#[test]
+fn absent_commits_and_subtrees_are_named_by_the_git_layer() {
+    if !crate::support::isolate(crate::this_test!()) {
+        return;
+    }
+    use gate::git::{GitError, Oid, Renames, Repo};
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    repo.write("src/deep/b.rs", "b\n");
+    let mid = repo.commit_all("b");
+    repo.write("src/deep/c.rs", "c\n");
+    let head = repo.commit_all("c");
+    let subtree = repo
+        .git(&["rev-parse", &format!("{head}:src/deep")])
+        .trim()
+        .to_string();
+    let oid = |h: &str| Oid::from_hex(h).unwrap();
+    let missing = |r: Result<(), GitError>| match r {
+        Err(GitError::MissingObject { id }) => id,
+        other => panic!("expected MissingObject, got {other:?}"),
+    };
+    std::fs::remove_file(loose_object(&repo, &subtree)).unwrap();
+    let gate = Repo::discover(repo.path()).unwrap();
+    match gate.changes(oid(&head), Renames::Exact) {
+        Err(GitError::MissingInDiff { id, context }) => {
+            assert_eq!(id, subtree);
+            assert!(context.contains(&head), "{context}");
+        }
+        other => panic!("expected MissingInDiff, got {other:?}"),
+    }
+    std::fs::remove_file(loose_object(&repo, &mid)).unwrap();
+    let gate = Repo::discover(repo.path()).unwrap();
+    assert_eq!(
+        missing(gate.is_ancestor(oid(&base), oid(&head)).map(|_| ())),
+        mid
+    );
+    assert_eq!(
+        missing(gate.walk(&[oid(&head)], &[oid(&base)]).map(|_| ())),
+        mid
+    );
+}
+
+// ---------------------------------------------------------------------------
+// A long range.
+
+/// Peak resident memory of a running child, sampled until it exits (Linux).
+fn run_measuring_memory(mut cmd: std::process::Command) -> (Output, Option<u64>) {
+    use std::io::Read;
+    cmd.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn gate");
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        stdout.read_to_end(&mut buf).unwrap();
+        buf
+    });
+    let mut peak = None;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file)
+            && let Some(kb) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        {
+            peak = Some(kb * 1024);
+        }
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let stdout = reader.join().unwrap();
+    let mut out = child.wait_with_output().unwrap();
+    out.stdout = stdout;
+    (out, peak)
+}
+
+#[test]
+fn a_hundred_thousand_commit_range_is_proved() {
+    use std::io::Write;
+    let repo = TestRepo::new();
+    let mut cmd = crate::support::git_command(repo.path());
+    cmd.args(["fast-import", "--quiet"])
+        .stdin(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn fast-import");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&crate::git_layer::long_history_stream(100_000))
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    repo.git(&["reset", "-q", "--hard", "main"]);
+    let root = repo
+        .git(&["rev-list", "--max-parents=0", "main"])
+        .trim()
+        .to_string();
+    write_policy(&repo, "required", "refuse", &[]);
+    write_task(&repo, "T-big", &["dir*"], &root);
+    let range = format!("{root}..main");
+    let count: usize = repo
+        .git(&["rev-list", "--count", &range])
+        .trim()
+        .parse()
+        .unwrap();
+    let merges: usize = repo
+        .git(&["rev-list", "--merges", "--count", &range])
+        .trim()
+        .parse()
+        .unwrap();
+    // git's (commit, path) pairs outside `dir*` in the commits that are not merges.
+    let log = repo.git_bytes(&[
+        "log",
+        "--no-merges",
+        "--no-renames",
+        "--name-only",
+        "-z",
+        "--format=%x01%H",
+        &range,
+    ]);
+    let mut outside = 0usize;
+    for record in log.split(|b| *b == 1).filter(|r| !r.is_empty()) {
+        let paths = record
+            .split(|b| *b == 0 || *b == b'\n')
+            .skip(1)
+            .filter(|p| !p.is_empty());
+        outside += paths.filter(|p| !p.starts_with(b"dir")).count();
+    }
+    assert!(
+        count > 99_000 && merges > 1_000 && outside > 10_000,
+        "{count} {merges} {outside}"
+    );
+
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("gate"));
+    cmd.current_dir(repo.path())
+        .env_clear()
+        .envs(crate::support::git_env())
+        .args(["check", "--range", &range, "--task", "T-big", "--json"]);
+    let started = std::time::Instant::now();
+    let (out, peak) = run_measuring_memory(cmd);
+    let took = started.elapsed();
+    assert_exit(&out, 1);
+    let doc = json(&out);
+    let check = &doc["checks"][0];
+    assert_eq!(
+        check["summary"],
+        format!("{count} commits in {range} ({merges} merges)")
+    );
+    let mut by_cause: BTreeMap<String, usize> = BTreeMap::new();
+    for f in check["findings"].as_array().unwrap() {
+        *by_cause
+            .entry(f["cause"].as_str().unwrap().to_string())
+            .or_default() += 1;
+    }
+    let expected: BTreeMap<String, usize> = [
+        ("merge_commit".to_string(), merges),
+        ("path_outside_scope".to_string(), outside),
+    ]
+    .into();
+    assert_eq!(by_cause, expected);
+    eprintln!(
+        "100k range: {took:?}, peak memory {} MiB, {} bytes of JSON",
+        peak.map_or("?".into(), |p| (p >> 20).to_string()),
+        out.stdout.len()
+    );
+    if let Some(peak) = peak {
+        assert!(peak < 1 << 30, "peak memory {} MiB", peak >> 20);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Golden transcripts.
+
+#[test]
+fn golden_refused_range() {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    repo.write("src/ok.rs", "in scope\n");
+    repo.write("README.md", "# out of scope\n");
+    repo.commit_all("readme\n\nTask: T-1");
+    repo.git(&["mv", "docs/x.md", "notes.md"]);
+    repo.write_at(b"data/bad\xffname.txt", "bytes\n");
+    repo.commit_all("move docs, add data\n\nTask: T-1");
+    repo.write("src/fine.rs", "fine\n");
+    repo.commit_all("fine\n\nTask: T-1");
+    repo.git(&["checkout", "-q", "-b", "side", "HEAD~1"]);
+    repo.write("src/side.rs", "side\n");
+    repo.commit_all("side\n\nTask: T-1");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["merge", "-q", "--no-ff", "--no-edit", "side"]);
+    let range = format!("{base}..HEAD");
+    let out = repo
+        .gate()
+        .args(["check", "--range", &range])
+        .output()
+        .unwrap();
+    assert_exit(&out, 1);
+    assert_golden(
+        "provenance/range-refused.txt",
+        &transcript(Some(&repo), &out),
+    );
+    let out = check_range(&repo, &range, &[]);
+    assert_exit(&out, 1);
+    assert_golden(
+        "provenance/range-refused.json",
+        &transcript(Some(&repo), &out),
+    );
+}
+
+// ---------------------------------------------------------------------------
+// A bare repository: CI's `--range` with no work tree, and the server hook.
+
+#[test]
+fn a_bare_repository_is_proved_with_the_policy_of_its_head() {
+    let (source, base) = task_repo("required", "refuse", &[]);
+    source.write("src/b.rs", "b\n");
+    source.commit_all("b\n\nTask: T-1");
+    source.write("README.md", "# out\n");
+    let bad = source.commit_all("readme\n\nTask: T-1");
+    let dir = clone(&source, "bare.git", &["--bare"]);
+    let out = gate_in(
+        &source,
+        &dir,
+        &["check", "--range", &format!("{base}..HEAD~1"), "--json"],
+    );
+    assert_exit(&out, 0);
+    let doc = json(&out);
+    assert_eq!(doc["policy"]["file"], "HEAD:.gate/policy.yaml");
+    assert_eq!(
+        doc["checks"][0]["summary"],
+        format!("2 commits in {base}..HEAD~1")
+    );
+    let out = gate_in(
+        &source,
+        &dir,
+        &["check", "--range", &format!("{base}..HEAD"), "--json"],
+    );
+    assert_exit(&out, 1);
+    let doc = json(&out);
+    assert_eq!(causes(&doc), vec!["path_outside_scope"]);
+    assert_eq!(findings(&doc)[0]["commit"], bad);
+    // --task names a task of the tip; an unknown one is refused.
+    let out = gate_in(
+        &source,
+        &dir,
+        &[
+            "check",
+            "--range",
+            &format!("{base}..HEAD"),
+            "--task",
+            "T-1",
+        ],
+    );
+    assert_exit(&out, 1);
+    let out = gate_in(
+        &source,
+        &dir,
+        &[
+            "check",
+            "--range",
+            &format!("{base}..HEAD"),
+            "--task",
+            "T-9",
+        ],
+    );
+    assert_exit(&out, 1);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no task `T-9`"),
+        "{}",
+        show(&out)
+    );
+    // Other verbs still need a work tree.
+    let out = gate_in(&source, &dir, &["check"]);
+    assert_exit(&out, 3);
+}
+
+/// The `update` hook recipe of docs/ci.md, verbatim.
+fn documented_update_hook() -> String {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/ci.md")).unwrap();
+    let after = doc
+        .split_once("<!-- recipe: update-hook")
+        .expect("docs/ci.md marks the recipe")
+        .1;
+    let script = after.split_once("```sh\n").expect("a sh block").1;
+    script
+        .split_once("```")
+        .expect("the block ends")
+        .0
+        .to_string()
+}
+
+/// `git push ARGS` with `gate` on PATH (the server hook calls it by name).
+fn push_with_gate_on_path(repo: &TestRepo, args: &[&str]) -> Output {
+    let bin = assert_cmd::cargo::cargo_bin!("gate");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = crate::support::git_command(repo.path());
+    cmd.arg("push").args(args).env("PATH", path);
+    cmd.output().unwrap()
+}
+
+#[test]
+fn the_documented_update_hook_proves_each_pushed_ref() {
+    let (repo, _) = task_repo("required", "refuse", &[]);
+    let server = TestRepo::bare();
+    repo.git(&["remote", "add", "origin", server.path().to_str().unwrap()]);
+    // Seed the server, then install the hook.
+    assert!(
+        push_with_gate_on_path(&repo, &["origin", "main"])
+            .status
+            .success()
+    );
+    let hook = server.path().join("hooks/update");
+    std::fs::write(&hook, documented_update_hook()).unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let on_server = |r: &str| {
+        let out = server.git_may_fail(&["rev-parse", "--verify", "-q", r]);
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+
+    // In scope: accepted.
+    repo.write("src/b.rs", "b\n");
+    let good = repo.commit_all("b\n\nTask: T-1");
+    let out = push_with_gate_on_path(&repo, &["origin", "main"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(on_server("refs/heads/main"), Some(good.clone()));
+
+    // Out of scope: that ref is refused, another ref of the same push lands.
+    repo.write("README.md", "# out\n");
+    let bad = repo.commit_all("readme\n\nTask: T-1");
+    repo.git(&["branch", "fine", &good]);
+    let out = push_with_gate_on_path(&repo, &["origin", "main", "fine:refs/heads/fine"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains("path_outside_scope") && text.contains(&bad[..12]),
+        "{text}"
+    );
+    assert_eq!(on_server("refs/heads/main"), Some(good.clone()));
+    assert_eq!(on_server("refs/heads/fine"), Some(good.clone()));
+
+    // A new branch, proved from where it leaves HEAD.
+    repo.git(&["checkout", "-q", "-b", "feature", &good]);
+    repo.write("src/f.rs", "f\n");
+    let feature = repo.commit_all("f\n\nTask: T-1");
+    let out = push_with_gate_on_path(&repo, &["origin", "feature"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("1 commit in"),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(on_server("refs/heads/feature"), Some(feature));
+
+    // A force push: proved from where old and new meet.
+    repo.write("src/f.rs", "f, amended\n");
+    repo.git(&[
+        "commit",
+        "-q",
+        "--amend",
+        "-a",
+        "-m",
+        "f again\n\nTask: T-1",
+    ]);
+    let out = push_with_gate_on_path(&repo, &["--force", "origin", "feature"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not a fast-forward"),
+        "{}",
+        show(&out)
+    );
+
+    // A deletion proves nothing.
+    let out = push_with_gate_on_path(&repo, &["origin", "--delete", "fine"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(on_server("refs/heads/fine"), None);
+}
+
+/// gix does not read git's push quarantine, so from `pre-receive` the
+/// pushed commits are invisible: gate must say unknown and refuse, never
+/// pass (docs/ci.md explains, and recommends the `update` hook).
+#[test]
+fn a_pre_receive_hook_fails_closed() {
+    let (repo, _) = task_repo("required", "refuse", &[]);
+    let server = TestRepo::bare();
+    repo.git(&["remote", "add", "origin", server.path().to_str().unwrap()]);
+    assert!(
+        push_with_gate_on_path(&repo, &["origin", "main"])
+            .status
+            .success()
+    );
+    let hook = server.path().join("hooks/pre-receive");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\nstatus=0\nwhile read old new ref; do\n  gate check --range \"$old..$new\" || status=$?\ndone\nexit $status\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    repo.write("src/b.rs", "b\n");
+    repo.commit_all("b\n\nTask: T-1");
+    let out = push_with_gate_on_path(&repo, &["origin", "main"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains("tip_unavailable") && text.contains("exit 3"),
+        "{text}"
+    );
+}
+
+/// Which paths a commit changed is decided by its trees alone (`git log
+/// --name-status` needs no blob either): a blob missing from the range
+/// changes nothing in the proof. A blob gate must read — the task file
+/// that gives a commit its scope — is unknown when absent.
+#[test]
+fn a_missing_blob_matters_only_where_gate_reads_it() {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    repo.write("src/b.rs", "a blob that will go missing\n");
+    repo.write("README.md", "# out of scope\n");
+    repo.commit_all("b\n\nTask: T-1");
+    let range = format!("{base}..HEAD");
+    let before = check_range(&repo, &range, &[]);
+    assert_exit(&before, 1);
+    let blob = repo.git(&["rev-parse", "HEAD:src/b.rs"]).trim().to_string();
+    std::fs::remove_file(loose_object(&repo, &blob)).unwrap();
+    assert!(repo.git_ok(&["log", "--name-status", "--format=", &range]));
+    let after = check_range(&repo, &range, &[]);
+    assert_exit(&after, 1);
+    assert_eq!(findings(&json(&after)), findings(&json(&before)));
+
+    // The task file's blob, read from the tip when no task is active.
+    std::fs::remove_file(crate::fixture::git_path(&repo, "gate/active")).unwrap();
+    let task_blob = repo
+        .git(&["rev-parse", "HEAD:.gate/tasks/T-1.md"])
+        .trim()
+        .to_string();
+    std::fs::remove_file(loose_object(&repo, &task_blob)).unwrap();
+    let out = check_range(&repo, &range, &[]);
+    assert_exit(&out, 3);
+    let doc = json(&out);
+    // README.md cannot be judged against an unreadable scope: unknown for
+    // both commits, which name T-1; nothing passes.
+    assert_eq!(
+        causes(&doc),
+        vec!["task_unreadable", "task_unreadable"],
+        "{doc:#}"
+    );
+    assert!(
+        findings(&doc)[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&task_blob)
+    );
+}
