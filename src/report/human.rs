@@ -62,18 +62,22 @@ pub fn render_compact(report: &Report) -> String {
             PolicyOrigin::File(f) => f.clone(),
         }
     );
-    for check in report.checks.iter().filter(|c| !c.findings.is_empty()) {
-        let first = &check.findings[0];
+    for check in &report.checks {
+        let Some(first) = check.findings.first() else {
+            let _ = writeln!(s, "  {} {} · {}", check.check, outcome_word(check.outcome), check.summary);
+            continue;
+        };
         let more = match check.findings.len() {
             1 => String::new(),
             n => format!(" (and {} more)", n - 1),
         };
         let _ = writeln!(
             s,
-            "  {} {} ({}): {} {}{more}",
+            "  {} {} ({}) · {}: {} {}{more}",
             check.check,
             outcome_word(check.outcome),
             check.mode,
+            check.summary,
             style::strong(OUT, first.cause),
             first.message
         );
