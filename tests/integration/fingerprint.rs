@@ -1247,3 +1247,39 @@ fn from_a_subdirectory() {
         other => panic!("{other:?}"),
     }
 }
+
+// ---------------------------------------------------------------------------
+// Benchmark driver.
+
+/// Not a test: `scripts/bench-fingerprint.sh` runs this (release build) to
+/// time one fingerprint of the repository in `GATE_BENCH_REPO`, sources
+/// `GATE_BENCH_SOURCES` (comma-separated), cache `GATE_BENCH_CACHE`. With
+/// `GATE_BENCH_BASELINE` it also computes the touched paths since that
+/// commit. Without `GATE_BENCH_REPO` it does nothing (process overhead).
+#[test]
+#[ignore = "a benchmark driver, run by scripts/bench-fingerprint.sh"]
+fn bench_driver() {
+    let Some(root) = std::env::var_os("GATE_BENCH_REPO") else {
+        return;
+    };
+    let var = |name| std::env::var(name).unwrap_or_default();
+    let sources: Vec<String> = var("GATE_BENCH_SOURCES")
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let repo = Repo::discover(std::path::Path::new(&root)).unwrap();
+    let touched = match Oid::from_hex(&var("GATE_BENCH_BASELINE")) {
+        Some(baseline) => touched_paths(&repo, baseline).unwrap(),
+        None => Vec::new(),
+    };
+    let inputs = Inputs {
+        sources: &sources,
+        touched: &touched,
+        max_entries: MAX_ENTRIES,
+        max_bytes: MAX_BYTES,
+    };
+    let cache = PathBuf::from(var("GATE_BENCH_CACHE"));
+    let (fp, stats) = fingerprint_with_stats(&repo, &inputs, &cache).unwrap();
+    println!("{fp:?} {stats:?} touched={}", touched.len());
+}
