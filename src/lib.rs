@@ -10,6 +10,7 @@ pub mod cli;
 pub mod clock;
 pub mod commands;
 pub mod digest;
+pub mod fingerprint;
 pub mod fsutil;
 pub mod git;
 pub mod ids;

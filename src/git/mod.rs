@@ -17,7 +17,10 @@ use std::path::{Path, PathBuf};
 use crate::path::RepoPath;
 
 mod diff;
+mod files;
 mod status;
+
+pub use files::{IndexEntry, IndexSnapshot, UntrackedEntry, UntrackedKind};
 
 /// A git object id (SHA-1 today; the type does not assume a length).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

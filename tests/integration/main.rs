@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod check_scope;
+mod fingerprint;
 mod fixture;
 mod git_layer;
 mod golden;

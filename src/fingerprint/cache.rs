@@ -1,0 +1,498 @@
+//! The stat cache: what a file's SHA-256 was when its stat looked like this.
+//!
+//! One file per work tree under the cache directory, named after a hash of
+//! the canonical work tree path. Like git's index, an entry is trusted only
+//! when the file's stat (size, mtime and ctime to the nanosecond, inode,
+//! device, mode) is exactly as recorded *and* the recorded mtime and ctime
+//! are strictly older than both
+//!
+//! - the cache's *stamp*: the file-system time of a file created just
+//!   before any file of that run was read, and
+//! - the cache file's own modification time.
+//!
+//! A file changed after it was read gets an mtime or ctime no older than the
+//! stamp, so its stat differs from the record even on file systems whose
+//! timestamps are coarse; a file changed in the same clock tick as it was
+//! read is "racy" and is never recorded, so the next run reads it again. The
+//! ctime cannot be set back by anyone, so restoring an mtime does not hide
+//! an edit.
+//!
+//! Format (little-endian), checked whole on load; anything off and the
+//! cache is ignored, never trusted:
+//!
+//! ```text
+//! "gate-stat-cache\n" u32 version=1
+//! stamp: i64 seconds, u32 nanoseconds
+//! u32 length, work tree path bytes
+//! u64 count, then count entries in strictly ascending path order:
+//!   u32 length, path bytes, u64 size, i64 mtime s, u32 mtime ns,
+//!   i64 ctime s, u32 ctime ns, u64 inode, u64 device, u32 mode, [u8; 32] sha256
+//! [u8; 32] SHA-256 of everything above
+//! ```
+//!
+//! Writes go through [`crate::fsutil::write_atomic`]: concurrent writers
+//! each replace the whole file, the last one wins, and a lost update only
+//! costs a re-read.
+
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+const MAGIC: &[u8] = b"gate-stat-cache\n";
+const VERSION: u32 = 1;
+/// Bytes of an entry besides its path.
+const FIXED: usize = 4 + 8 + 8 + 4 + 8 + 4 + 8 + 8 + 4 + 32;
+/// Most entries kept: entries of other checks' files are carried over, up
+/// to this many, so that checks sharing a work tree do not evict each other.
+const MAX_ENTRIES: usize = 200_000;
+
+/// A file-system timestamp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Time {
+    pub sec: i64,
+    pub nsec: i64,
+}
+
+/// What `lstat` says about a file, as far as its content is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Stat {
+    pub size: u64,
+    pub mtime: Time,
+    pub ctime: Time,
+    pub ino: u64,
+    pub dev: u64,
+    pub mode: u32,
+}
+
+impl Stat {
+    /// The fields of a raw `stat` (their integer types vary by platform).
+    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+    pub(super) fn from_raw(raw: &rustix::fs::Stat) -> Stat {
+        Stat {
+            size: raw.st_size as u64,
+            mtime: Time {
+                sec: raw.st_mtime as i64,
+                nsec: raw.st_mtime_nsec as i64,
+            },
+            ctime: Time {
+                sec: raw.st_ctime as i64,
+                nsec: raw.st_ctime_nsec as i64,
+            },
+            ino: raw.st_ino as u64,
+            dev: raw.st_dev as u64,
+            mode: raw.st_mode as u32,
+        }
+    }
+
+    /// Whether the inode settled strictly before `limit`.
+    fn older_than(&self, limit: Time) -> bool {
+        self.mtime < limit && self.ctime < limit
+    }
+}
+
+/// One recorded file.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Entry<'a> {
+    pub path: &'a [u8],
+    pub stat: Stat,
+    pub sha256: [u8; 32],
+}
+
+/// A loaded cache: the file's bytes, checked whole, and where each entry
+/// starts; entries are decoded only when asked for.
+pub(super) struct Cache {
+    bytes: Vec<u8>,
+    /// Offset of each entry (its path length), in path order.
+    starts: Vec<usize>,
+    /// Entries must have settled before this to be trusted.
+    limit: Time,
+}
+
+impl Cache {
+    pub(super) fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// The path of entry `i`.
+    pub(super) fn path(&self, i: usize) -> &[u8] {
+        let mut r = Reader {
+            bytes: &self.bytes,
+            at: self.starts[i],
+        };
+        r.path().unwrap_or_default()
+    }
+
+    /// Entry `i` decoded (`None` cannot happen: [`parse`] checked the layout).
+    pub(super) fn entry(&self, i: usize) -> Option<Entry<'_>> {
+        let mut r = Reader {
+            bytes: &self.bytes,
+            at: self.starts[i],
+        };
+        let path = r.path()?;
+        let stat = r.stat()?;
+        let sha256 = r.take(32)?.try_into().ok()?;
+        Some(Entry { path, stat, sha256 })
+    }
+
+    /// The recorded hash of entry `i` if the file now has stat `now` and the
+    /// record can be trusted.
+    pub(super) fn trusted(&self, i: usize, now: &Stat) -> Option<[u8; 32]> {
+        let entry = self.entry(i)?;
+        (entry.stat == *now && entry.stat.older_than(self.limit)).then_some(entry.sha256)
+    }
+}
+
+/// The cache file of the work tree `workdir` under `dir`.
+pub(super) fn file_for(dir: &Path, workdir: &Path) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    let key = crate::digest::sha256_hex(workdir.as_os_str().as_bytes());
+    dir.join(format!("fingerprint-{}.cache", &key[..16]))
+}
+
+/// Load the cache for `workdir`; `None` when absent, unreadable or corrupt.
+pub(super) fn load(file: &Path, workdir: &[u8]) -> Option<Cache> {
+    use std::io::Read;
+    // One handle for the bytes and the time: a file replaced in between
+    // would pair one file's entries with the other's time.
+    let mut handle = fs::File::open(file).ok()?;
+    let written = handle.metadata().ok()?;
+    let mut bytes = Vec::with_capacity(usize::try_from(written.len()).ok()?);
+    handle.read_to_end(&mut bytes).ok()?;
+    let written = Time {
+        sec: written.mtime(),
+        nsec: written.mtime_nsec(),
+    };
+    parse(bytes, workdir, written)
+}
+
+fn parse(bytes: Vec<u8>, workdir: &[u8], written: Time) -> Option<Cache> {
+    let body_len = bytes.len().checked_sub(32)?;
+    let (body, sum) = bytes.split_at(body_len);
+    if Sha256::digest(body).as_slice() != sum {
+        return None;
+    }
+    let mut r = Reader { bytes: body, at: 0 };
+    if r.take(MAGIC.len())? != MAGIC || r.u32()? != VERSION {
+        return None;
+    }
+    let stamp = r.time()?;
+    let len = r.u32()? as usize;
+    if r.take(len)? != workdir {
+        return None;
+    }
+    let count = usize::try_from(r.u64()?).ok()?;
+    if count > MAX_ENTRIES || count > body.len() / FIXED {
+        return None;
+    }
+    let mut starts = Vec::with_capacity(count);
+    let mut previous: &[u8] = &[];
+    for i in 0..count {
+        starts.push(r.at);
+        let path = r.path()?;
+        if i > 0 && previous >= path {
+            return None;
+        }
+        previous = path;
+        r.take(FIXED - 4)?;
+    }
+    if r.at != body.len() {
+        return None;
+    }
+    let limit = stamp.min(written);
+    let mut bytes = bytes;
+    bytes.truncate(body_len);
+    Some(Cache {
+        bytes,
+        starts,
+        limit,
+    })
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.at.checked_add(n)?;
+        let out = self.bytes.get(self.at..end)?;
+        self.at = end;
+        Some(out)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    /// A length-prefixed path.
+    fn path(&mut self) -> Option<&'a [u8]> {
+        let len = self.u32()? as usize;
+        self.take(len)
+    }
+
+    fn stat(&mut self) -> Option<Stat> {
+        Some(Stat {
+            size: self.u64()?,
+            mtime: self.time()?,
+            ctime: self.time()?,
+            ino: self.u64()?,
+            dev: self.u64()?,
+            mode: self.u32()?,
+        })
+    }
+
+    fn time(&mut self) -> Option<Time> {
+        let sec = i64::from_le_bytes(self.take(8)?.try_into().ok()?);
+        let nsec = i64::from(self.u32()?);
+        Some(Time { sec, nsec })
+    }
+}
+
+/// The file-system time now, as the cache directory's file system sees it:
+/// the mtime of a file created there. `None` when the directory cannot be
+/// written (then no cache is written either).
+pub(super) fn stamp(dir: &Path) -> Option<Time> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    fs::create_dir_all(dir).ok()?;
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let path = dir.join(format!(".stamp.{}.{n}", std::process::id()));
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .ok()?;
+    let meta = file.metadata();
+    drop(file);
+    let _ = fs::remove_file(&path);
+    let meta = meta.ok()?;
+    Some(Time {
+        sec: meta.mtime(),
+        nsec: meta.mtime_nsec(),
+    })
+}
+
+/// Write the cache: `entries` (sorted by path, no duplicates) that settled
+/// before `stamp`, then, up to the size cap, the old cache's entries for
+/// paths not in `entries`. Failures are ignored: the cache only saves time.
+pub(super) fn save<'a>(
+    file: &Path,
+    workdir: &[u8],
+    stamp: Time,
+    entries: &[Entry<'a>],
+    old: Option<&Cache>,
+) -> bool {
+    let old_entries = old.map_or(0, Cache::len);
+    let carry = entries.len() + old_entries <= MAX_ENTRIES;
+    let mut merged: Vec<Entry<'_>> = Vec::with_capacity(entries.len() + old_entries);
+    match old.filter(|_| carry) {
+        Some(old) => {
+            // Merge two sorted lists; the new record wins on equal paths.
+            let (mut i, mut j) = (0, 0);
+            while i < entries.len() || j < old.len() {
+                let new = entries.get(i);
+                let prior = (j < old.len()).then(|| old.entry(j)).flatten();
+                match (new, prior) {
+                    (Some(n), Some(o)) if n.path == o.path => {
+                        merged.push(*n);
+                        i += 1;
+                        j += 1;
+                    }
+                    (Some(n), Some(o)) if o.path < n.path => {
+                        merged.push(o);
+                        j += 1;
+                    }
+                    (Some(n), _) => {
+                        merged.push(*n);
+                        i += 1;
+                    }
+                    (None, Some(o)) => {
+                        merged.push(o);
+                        j += 1;
+                    }
+                    (None, None) => break,
+                }
+            }
+        }
+        None => merged.extend_from_slice(entries),
+    }
+    // Racy entries (changed in the stamp's clock tick or later) are left
+    // out: the next run reads them again.
+    merged.retain(|e| e.stat.older_than(stamp));
+    let size: usize = merged.iter().map(|e| FIXED + e.path.len()).sum();
+    let mut out = Vec::with_capacity(MAGIC.len() + 64 + workdir.len() + size);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    put_time(&mut out, stamp);
+    let Ok(len) = u32::try_from(workdir.len()) else {
+        return false;
+    };
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(workdir);
+    out.extend_from_slice(&(merged.len() as u64).to_le_bytes());
+    for e in &merged {
+        let Ok(len) = u32::try_from(e.path.len()) else {
+            return false;
+        };
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(e.path);
+        out.extend_from_slice(&e.stat.size.to_le_bytes());
+        put_time(&mut out, e.stat.mtime);
+        put_time(&mut out, e.stat.ctime);
+        out.extend_from_slice(&e.stat.ino.to_le_bytes());
+        out.extend_from_slice(&e.stat.dev.to_le_bytes());
+        out.extend_from_slice(&e.stat.mode.to_le_bytes());
+        out.extend_from_slice(&e.sha256);
+    }
+    let sum = Sha256::digest(&out);
+    out.extend_from_slice(&sum);
+    crate::fsutil::write_atomic(file, &out, None).is_ok()
+}
+
+fn put_time(out: &mut Vec<u8>, t: Time) {
+    out.extend_from_slice(&t.sec.to_le_bytes());
+    // Nanoseconds are 0..1e9; anything else was never written by us.
+    let nsec = u32::try_from(t.nsec).unwrap_or(u32::MAX);
+    out.extend_from_slice(&nsec.to_le_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(sec: i64, nsec: i64) -> Time {
+        Time { sec, nsec }
+    }
+
+    fn stat(size: u64, m: Time, c: Time) -> Stat {
+        Stat {
+            size,
+            mtime: m,
+            ctime: c,
+            ino: 7,
+            dev: 9,
+            mode: 0o100644,
+        }
+    }
+
+    fn entry(path: &[u8], s: Stat, byte: u8) -> Entry<'_> {
+        Entry {
+            path,
+            stat: s,
+            sha256: [byte; 32],
+        }
+    }
+
+    #[test]
+    fn round_trip_and_trust_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("c");
+        let old = stat(3, t(100, 5), t(100, 5));
+        let racy = stat(3, t(200, 0), t(100, 0));
+        let racy_ctime = stat(3, t(100, 0), t(200, 0));
+        let entries = [
+            entry(b"a", old, 1),
+            entry(b"b", racy, 2),
+            entry(b"c", racy_ctime, 3),
+        ];
+        assert!(save(&file, b"/w", t(200, 0), &entries, None));
+        let cache = load(&file, b"/w").expect("loads");
+        // Entries not strictly older than the stamp are not even written.
+        assert_eq!(cache.len(), 1);
+        assert_eq!(cache.path(0), b"a");
+        assert_eq!(cache.trusted(0, &old), Some([1; 32]));
+        // Any difference in the stat: not trusted.
+        for changed in [
+            Stat { size: 4, ..old },
+            Stat {
+                mtime: t(100, 6),
+                ..old
+            },
+            Stat {
+                ctime: t(101, 5),
+                ..old
+            },
+            Stat { ino: 8, ..old },
+            Stat { dev: 1, ..old },
+            Stat {
+                mode: 0o100755,
+                ..old
+            },
+        ] {
+            assert_eq!(cache.trusted(0, &changed), None, "{changed:?}");
+        }
+        // Another work tree's cache is not this one's.
+        assert!(load(&file, b"/other").is_none());
+    }
+
+    #[test]
+    fn an_entry_as_new_as_the_stamp_is_not_trusted() {
+        let s = stat(1, t(50, 0), t(50, 0));
+        let body = {
+            let dir = tempfile::tempdir().unwrap();
+            let file = dir.path().join("c");
+            assert!(save(&file, b"/w", t(50, 1), &[entry(b"a", s, 1)], None));
+            fs::read(&file).unwrap()
+        };
+        // The file's own mtime is the limit too: written "at" 50.0, the
+        // entry (50.0) is not strictly older.
+        let cache = parse(body.clone(), b"/w", t(50, 0)).unwrap();
+        assert_eq!(cache.trusted(0, &s), None);
+        let cache = parse(body, b"/w", t(50, 1)).unwrap();
+        assert_eq!(cache.trusted(0, &s), Some([1; 32]));
+    }
+
+    #[test]
+    fn corruption_is_never_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("c");
+        let s = stat(1, t(1, 0), t(1, 0));
+        assert!(save(&file, b"/w", t(9, 0), &[entry(b"a", s, 1)], None));
+        let good = fs::read(&file).unwrap();
+        for i in 0..good.len() {
+            let mut bad = good.clone();
+            bad[i] ^= 0x40;
+            assert!(parse(bad, b"/w", t(9, 0)).is_none(), "byte {i}");
+        }
+        for len in 0..good.len() {
+            assert!(parse(good[..len].to_vec(), b"/w", t(9, 0)).is_none());
+        }
+        assert!(parse(good, b"/w", t(9, 0)).is_some());
+    }
+
+    #[test]
+    fn old_entries_are_carried_and_new_ones_win() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("c");
+        let s = stat(1, t(1, 0), t(1, 0));
+        let first = [entry(b"a", s, 1), entry(b"c", s, 3)];
+        assert!(save(&file, b"/w", t(9, 0), &first, None));
+        let old = load(&file, b"/w").unwrap();
+        let second = [entry(b"b", s, 2), entry(b"c", s, 4)];
+        assert!(save(&file, b"/w", t(9, 0), &second, Some(&old)));
+        let cache = load(&file, b"/w").unwrap();
+        let got: Vec<_> = (0..cache.len())
+            .map(|i| (cache.path(i).to_vec(), cache.entry(i).unwrap().sha256[0]))
+            .collect();
+        assert_eq!(
+            got,
+            [(b"a".to_vec(), 1), (b"b".to_vec(), 2), (b"c".to_vec(), 4)]
+        );
+    }
+
+    #[test]
+    fn stamps_come_from_the_file_system() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = stamp(&dir.path().join("sub")).unwrap();
+        let b = stamp(&dir.path().join("sub")).unwrap();
+        assert!(a <= b);
+        assert_eq!(fs::read_dir(dir.path().join("sub")).unwrap().count(), 0);
+    }
+}

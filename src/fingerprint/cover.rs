@@ -1,0 +1,354 @@
+//! Which paths a fingerprint covers, and the problems seen while listing them.
+//!
+//! Directory sources expand to their index entries and their untracked,
+//! non-ignored files (git's rules, through the git layer); file sources and
+//! touched paths stand for themselves. Every covered path is checked for
+//! what lies above it in the work tree: a symlinked directory or a nested
+//! repository is a problem reported here, before any file is opened.
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use super::{Inputs, Unavailable, is_gate_path};
+use crate::git::{EntryKind, GitError, IndexSnapshot, Repo, UntrackedKind};
+use crate::path::RepoPath;
+
+/// The listing in two steps: [`list`] (sources, the index, named paths),
+/// then [`Listing::untracked`] (the directory walk), so that the caller can
+/// stat the first step's paths while the walk runs.
+pub(super) struct Listing {
+    /// Tracked files under directory sources, file sources and touched
+    /// paths: sorted by bytes, no duplicates, nothing under `.gate/`.
+    pub paths: Vec<RepoPath>,
+    /// Problems found while listing, each with the path it concerns.
+    pub problems: Vec<(RepoPath, Unavailable)>,
+    /// Sources that are directories in the work tree.
+    walked: Vec<RepoPath>,
+    index: IndexSnapshot,
+    ancestry: Ancestry,
+}
+
+/// Everything but the untracked files.
+pub(super) fn list(repo: &Repo, workdir: &Path, inputs: &Inputs) -> Result<Listing, GitError> {
+    let mut problems = Vec::new();
+    let mut ancestry = Ancestry::new(workdir);
+    // Paths that stand for themselves: file sources and touched paths.
+    let mut named: Vec<RepoPath> = Vec::new();
+    // Sources that are directories in the work tree (walked for untracked files).
+    let mut walked: Vec<RepoPath> = Vec::new();
+    // Every source that passed its checks (queried in the index).
+    let mut sources: Vec<RepoPath> = Vec::new();
+    for source in inputs.sources {
+        let path = RepoPath::from(source.strip_suffix('/').unwrap_or(source));
+        if crate::plan::check_source(source).is_err() {
+            problems.push((path, Unavailable::EscapesRepository));
+            continue;
+        }
+        if is_gate_path(&path) {
+            continue;
+        }
+        if let Some(problem) = ancestry.check_above(path.as_bytes()) {
+            problems.push(problem);
+            continue;
+        }
+        match lstat_kind(&ancestry.abs(path.as_bytes())) {
+            Kind::Symlink => problems.push((path, Unavailable::Symlink)),
+            Kind::Directory => {
+                if ancestry.holds_git(path.as_bytes()) {
+                    problems.push((path, Unavailable::NestedRepository));
+                } else {
+                    walked.push(path.clone());
+                    sources.push(path);
+                }
+            }
+            Kind::Other => {
+                named.push(path.clone());
+                sources.push(path);
+            }
+        }
+    }
+    for path in inputs.touched {
+        if is_gate_path(path) {
+            continue;
+        }
+        if !lexically_inside(path.as_bytes()) {
+            problems.push((path.clone(), Unavailable::EscapesRepository));
+            continue;
+        }
+        named.push(path.clone());
+    }
+    named.sort();
+    named.dedup();
+
+    let mut paths: Vec<RepoPath> = Vec::new();
+    // Index entries at or under the sources, and exactly at touched paths.
+    let mut prefixes = sources.clone();
+    prefixes.extend(named.iter().cloned());
+    prefixes.sort();
+    prefixes.dedup();
+    let index = repo.read_index()?;
+    let mut tracked_dirs: Vec<&RepoPath> = Vec::new();
+    for entry in repo.index_entries_under(&index, &prefixes)? {
+        let below_source = sources.iter().find(|s| at_or_under(&entry.path, s));
+        let wanted = below_source.is_some() || named.binary_search(&entry.path).is_ok();
+        if !wanted || is_gate_path(&entry.path) {
+            continue;
+        }
+        if let Some(source) = below_source.filter(|s| **s != entry.path) {
+            tracked_dirs.push(source);
+        }
+        if entry.kind == EntryKind::Gitlink {
+            problems.push((entry.path, Unavailable::NestedRepository));
+        } else {
+            paths.push(entry.path);
+        }
+    }
+    // A file source with tracked entries below it is a directory that was
+    // removed from the work tree: its tracked files (missing now) cover it.
+    tracked_dirs.sort();
+    tracked_dirs.dedup();
+    let is_tracked_dir = |p: &RepoPath| tracked_dirs.binary_search(&p).is_ok();
+    paths.extend(
+        named
+            .iter()
+            .filter(|p| !(sources.contains(p) && is_tracked_dir(p)))
+            .cloned(),
+    );
+    paths.sort();
+    paths.dedup();
+    Ok(Listing {
+        paths,
+        problems,
+        walked,
+        index,
+        ancestry,
+    })
+}
+
+impl Listing {
+    /// The untracked, non-ignored files under the directory sources that
+    /// are not in `known` (sorted) already, sorted. Symlinks, nested
+    /// repositories and special files met become problems.
+    pub(super) fn untracked(
+        &mut self,
+        repo: &Repo,
+        known: &[RepoPath],
+    ) -> Result<Vec<RepoPath>, GitError> {
+        let mut files = Vec::new();
+        for entry in repo.untracked_under(&self.index, &self.walked)? {
+            if is_gate_path(&entry.path) {
+                continue;
+            }
+            let problem = match entry.kind {
+                UntrackedKind::File => {
+                    if known.binary_search(&entry.path).is_err() {
+                        files.push(entry.path);
+                    }
+                    continue;
+                }
+                UntrackedKind::Symlink => Unavailable::Symlink,
+                UntrackedKind::Repository => Unavailable::NestedRepository,
+                UntrackedKind::Special => Unavailable::SpecialFile,
+            };
+            self.problems.push((entry.path, problem));
+        }
+        Ok(files)
+    }
+
+    /// Look above each of `paths` (sorted) for symlinked directories and
+    /// nested repositories; then every problem found, sorted by path.
+    pub(super) fn problems_above(
+        mut self,
+        paths: impl IntoIterator<Item = impl AsRef<[u8]>>,
+    ) -> Vec<(RepoPath, Unavailable)> {
+        // Sorted paths share parents: each directory is looked at once.
+        let mut last_parent: Vec<u8> = Vec::new();
+        let mut first = true;
+        for path in paths {
+            let path = path.as_ref();
+            let parent = parent_of(path);
+            if !first && last_parent == parent {
+                continue;
+            }
+            first = false;
+            last_parent.clear();
+            last_parent.extend_from_slice(parent);
+            if let Some(problem) = self.ancestry.check_above(path) {
+                self.problems.push(problem);
+            }
+        }
+        self.problems.sort_by(|a, b| a.0.cmp(&b.0));
+        self.problems.dedup();
+        self.problems
+    }
+}
+
+/// Whether `path` is `dir` or lies below it, component-wise.
+fn at_or_under(path: &RepoPath, dir: &RepoPath) -> bool {
+    let (path, dir) = (path.as_bytes(), dir.as_bytes());
+    path.starts_with(dir) && (path.len() == dir.len() || path[dir.len()] == b'/')
+}
+
+/// The directory part of a repository-relative path (empty at the root).
+fn parent_of(path: &[u8]) -> &[u8] {
+    match path.iter().rposition(|b| *b == b'/') {
+        Some(i) => &path[..i],
+        None => &[],
+    }
+}
+
+/// Whether a path from git stays inside the work tree: relative, no empty,
+/// `.` or `..` component, nothing inside a `.git`, no NUL.
+fn lexically_inside(path: &[u8]) -> bool {
+    !path.is_empty()
+        && !path.contains(&0)
+        && path.split(|b| *b == b'/').all(|part| {
+            !part.is_empty() && part != b"." && part != b".." && !part.eq_ignore_ascii_case(b".git")
+        })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Symlink,
+    Directory,
+    /// A file, something special, nothing at all, or unreadable: the scan decides.
+    Other,
+}
+
+fn lstat_kind(path: &Path) -> Kind {
+    match path.symlink_metadata() {
+        Ok(m) if m.file_type().is_symlink() => Kind::Symlink,
+        Ok(m) if m.is_dir() => Kind::Directory,
+        _ => Kind::Other,
+    }
+}
+
+/// What a directory above a covered path is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Above {
+    /// A plain directory (or nothing: the path below is then missing).
+    Plain,
+    Symlink,
+    Repository,
+}
+
+/// Remembers what each directory of the work tree is, so that many paths
+/// below one directory cost one look at it.
+struct Ancestry {
+    root: PathBuf,
+    seen: HashMap<Vec<u8>, Above>,
+}
+
+impl Ancestry {
+    fn new(root: &Path) -> Ancestry {
+        Ancestry {
+            root: root.to_path_buf(),
+            seen: HashMap::new(),
+        }
+    }
+
+    fn abs(&self, rel: &[u8]) -> PathBuf {
+        self.root.join(OsStr::from_bytes(rel))
+    }
+
+    /// Whether the directory `rel` holds a `.git` (file or directory).
+    fn holds_git(&self, rel: &[u8]) -> bool {
+        self.abs(rel).join(".git").symlink_metadata().is_ok()
+    }
+
+    /// The first directory strictly above `path` (from the root down) that
+    /// is a symlink or a nested repository.
+    fn check_above(&mut self, path: &[u8]) -> Option<(RepoPath, Unavailable)> {
+        let mut end = 0;
+        while let Some(offset) = path[end..].iter().position(|b| *b == b'/') {
+            end += offset;
+            let dir = &path[..end];
+            let above = match self.seen.get(dir) {
+                Some(above) => *above,
+                None => {
+                    let above = match lstat_kind(&self.abs(dir)) {
+                        Kind::Symlink => Above::Symlink,
+                        Kind::Directory if self.holds_git(dir) => Above::Repository,
+                        _ => Above::Plain,
+                    };
+                    self.seen.insert(dir.to_vec(), above);
+                    above
+                }
+            };
+            match above {
+                Above::Plain => {}
+                Above::Symlink => return Some((RepoPath::new(dir), Unavailable::Symlink)),
+                Above::Repository => {
+                    return Some((RepoPath::new(dir), Unavailable::NestedRepository));
+                }
+            }
+            end += 1;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexical_checks() {
+        assert!(lexically_inside(b"a/b.txt"));
+        assert!(lexically_inside(b"a b/\n"));
+        assert!(lexically_inside(b".gitignore"));
+        for bad in [
+            &b""[..],
+            b"/etc/passwd",
+            b"a//b",
+            b"a/./b",
+            b"../x",
+            b"a/..",
+            b".git/config",
+            b"sub/.GIT/config",
+            b"a\0b",
+        ] {
+            assert!(!lexically_inside(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn at_or_under_respects_components() {
+        let dir = RepoPath::from("src");
+        assert!(at_or_under(&RepoPath::from("src"), &dir));
+        assert!(at_or_under(&RepoPath::from("src/a"), &dir));
+        assert!(!at_or_under(&RepoPath::from("src2/a"), &dir));
+        assert!(!at_or_under(&RepoPath::from("sr"), &dir));
+    }
+
+    #[test]
+    fn parents() {
+        assert_eq!(parent_of(b"a/b/c"), b"a/b");
+        assert_eq!(parent_of(b"a"), b"");
+    }
+
+    #[test]
+    fn ancestry_finds_symlinks_and_repositories_above() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::create_dir_all(root.join("n/.git")).unwrap();
+        std::os::unix::fs::symlink(root.join("a"), root.join("l")).unwrap();
+        let mut ancestry = Ancestry::new(root);
+        assert_eq!(ancestry.check_above(b"a/b/c.txt"), None);
+        assert_eq!(ancestry.check_above(b"top.txt"), None);
+        assert_eq!(ancestry.check_above(b"missing/x/y"), None);
+        assert_eq!(
+            ancestry.check_above(b"l/b/c.txt"),
+            Some((RepoPath::from("l"), Unavailable::Symlink))
+        );
+        assert_eq!(
+            ancestry.check_above(b"n/src/x"),
+            Some((RepoPath::from("n"), Unavailable::NestedRepository))
+        );
+        // The path itself is not looked at.
+        assert_eq!(ancestry.check_above(b"l"), None);
+    }
+}

@@ -1,0 +1,513 @@
+//! Stat and hash the covered paths, on all cores, through the stat cache.
+//!
+//! Two passes over the sorted paths, each split into chunks that worker
+//! threads take in turn (files differ in size, so a fixed split would leave
+//! one core idle). The stat pass `lstat`s every path and takes what it can
+//! from the cache; the read pass opens the rest — without following a
+//! symlink and without blocking on a FIFO swapped in since the stat — reads
+//! each into one buffer per thread, hashes it, and compares its stat before
+//! and after (`fstat` once open, `lstat` by the whole path once read).
+//!
+//! Sorted paths come directory by directory, so each thread keeps a handle
+//! on the current directory and stats and opens names relative to it
+//! (`statat`, `openat`): one path lookup per file instead of one per
+//! component. Nothing in the loops allocates per file.
+
+use std::io::{self, IsTerminal, Read, Write};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
+
+use rustix::fs::{self, AtFlags, FileType, Mode, OFlags};
+use rustix::io::Errno;
+use sha2::{Digest, Sha256};
+
+use super::cache::{self, Cache, Stat};
+use super::{Content, Stats, Unavailable};
+use crate::path::RepoPath;
+
+/// One covered path as recorded.
+pub(super) struct File<'a> {
+    pub path: &'a RepoPath,
+    pub content: Content,
+    pub size: u64,
+}
+
+pub(super) enum Outcome<'a> {
+    Files(Vec<File<'a>>),
+    Unavailable(Unavailable, Option<RepoPath>),
+}
+
+/// Read buffer per thread.
+const BUFFER: usize = 256 * 1024;
+/// Paths per chunk handed to a worker.
+const STAT_CHUNK: usize = 256;
+const READ_CHUNK: usize = 16;
+/// Show progress on a terminal when more files than this must be read.
+const PROGRESS_OVER: usize = 2_000;
+
+struct Item<'a> {
+    path: &'a RepoPath,
+    /// The cache entry for this path, if any.
+    cached: Option<usize>,
+    state: State,
+}
+
+#[derive(Clone, Debug)]
+enum State {
+    Pending,
+    Missing,
+    /// A regular file whose stat (before reading) is `stat`.
+    Hash {
+        stat: Stat,
+    },
+    Known {
+        stat: Stat,
+        sha256: [u8; 32],
+        /// Read in this run (not from the cache).
+        fresh: bool,
+    },
+    Problem(Unavailable),
+}
+
+/// A scan in progress: the work tree opened, the cache loaded, and the
+/// paths given so far stat'ed.
+pub(super) struct Scan<'a> {
+    workdir: &'a Path,
+    root_fd: OwnedFd,
+    cache_file: PathBuf,
+    old: Option<Cache>,
+    /// Sorted by path.
+    items: Vec<Item<'a>>,
+}
+
+impl<'a> Scan<'a> {
+    /// Open the work tree, load the stat cache, and stat `paths` (sorted).
+    pub(super) fn start(
+        workdir: &'a Path,
+        cache_dir: &Path,
+        paths: &'a [RepoPath],
+    ) -> Result<Scan<'a>, Unavailable> {
+        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let root_fd = fs::openat(fs::CWD, workdir, flags, Mode::empty()).map_err(unreadable)?;
+        let cache_file = cache::file_for(cache_dir, workdir);
+        let old = cache::load(&cache_file, workdir.as_os_str().as_bytes());
+        let mut scan = Scan {
+            workdir,
+            root_fd,
+            cache_file,
+            old,
+            items: Vec::new(),
+        };
+        scan.items = scan.stat(paths);
+        Ok(scan)
+    }
+
+    /// Stat `more` (sorted, none of them given before) and merge them in.
+    pub(super) fn add(&mut self, more: &'a [RepoPath]) {
+        if more.is_empty() {
+            return;
+        }
+        let added = self.stat(more);
+        let old = std::mem::take(&mut self.items);
+        let mut merged = Vec::with_capacity(old.len() + added.len());
+        let (mut a, mut b) = (old.into_iter().peekable(), added.into_iter().peekable());
+        loop {
+            let take_a = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) => x.path <= y.path,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            merged.extend(if take_a { a.next() } else { b.next() });
+        }
+        self.items = merged;
+    }
+
+    fn stat(&self, paths: &'a [RepoPath]) -> Vec<Item<'a>> {
+        let mut items = with_cache_entries(paths, self.old.as_ref());
+        let old = self.old.as_ref();
+        parallel(
+            &mut items,
+            STAT_CHUNK,
+            || Scratch::new(self.root_fd.as_fd(), 0),
+            |scratch, item| item.state = stat_path(scratch, item, old),
+            &Progress::off(),
+        );
+        items
+    }
+
+    /// Read what the cache could not vouch for, update the cache, and give
+    /// the result: problems found by stat first, then the byte limit, then
+    /// problems found while reading.
+    pub(super) fn finish(
+        mut self,
+        max_bytes: u64,
+        cache_dir: &Path,
+        stats: &mut Stats,
+    ) -> Outcome<'a> {
+        if let Some(problem) = first_problem(&self.items) {
+            return problem;
+        }
+        let bytes: u64 = self
+            .items
+            .iter()
+            .map(|item| match &item.state {
+                State::Hash { stat } | State::Known { stat, .. } => stat.size,
+                _ => 0,
+            })
+            .sum();
+        if bytes > max_bytes {
+            let reason = Unavailable::TooManyBytes { limit: max_bytes };
+            return Outcome::Unavailable(reason, None);
+        }
+
+        let mut todo: Vec<&mut Item> = self
+            .items
+            .iter_mut()
+            .filter(|item| matches!(item.state, State::Hash { .. }))
+            .collect();
+        if !todo.is_empty() {
+            // Taken before the first read: see the cache's trust rule.
+            let stamp = cache::stamp(cache_dir);
+            let progress = Progress::new(todo.len());
+            let root_fd = self.root_fd.as_fd();
+            parallel(
+                &mut todo,
+                READ_CHUNK,
+                || Scratch::new(root_fd, BUFFER),
+                |scratch, item| {
+                    if let State::Hash { stat } = item.state {
+                        item.state = match read(scratch, item.path, &stat) {
+                            Ok(sha256) => State::Known {
+                                stat,
+                                sha256,
+                                fresh: true,
+                            },
+                            Err(reason) => State::Problem(reason),
+                        };
+                    }
+                },
+                &progress,
+            );
+            progress.finish();
+            if let Some(stamp) = stamp {
+                stats.cache_written = self.save(stamp);
+            }
+        }
+        for item in &self.items {
+            match item.state {
+                State::Known { fresh: true, .. } => stats.hashed += 1,
+                State::Known { fresh: false, .. } => stats.from_cache += 1,
+                _ => {}
+            }
+        }
+        if let Some(problem) = first_problem(&self.items) {
+            return problem;
+        }
+        let files = self
+            .items
+            .iter()
+            .map(|item| match item.state {
+                State::Known { stat, sha256, .. } => File {
+                    path: item.path,
+                    content: Content::File {
+                        executable: stat.mode & 0o100 != 0,
+                        sha256,
+                    },
+                    size: stat.size,
+                },
+                _ => File {
+                    path: item.path,
+                    content: Content::Missing,
+                    size: 0,
+                },
+            })
+            .collect();
+        Outcome::Files(files)
+    }
+
+    /// Write every file known now (read or from the cache) to the cache.
+    fn save(&self, stamp: cache::Time) -> bool {
+        let entries: Vec<cache::Entry> = self
+            .items
+            .iter()
+            .filter_map(|item| match item.state {
+                State::Known { stat, sha256, .. } => Some(cache::Entry {
+                    path: item.path.as_bytes(),
+                    stat,
+                    sha256,
+                }),
+                _ => None,
+            })
+            .collect();
+        let root = self.workdir.as_os_str().as_bytes();
+        cache::save(&self.cache_file, root, stamp, &entries, self.old.as_ref())
+    }
+}
+
+/// The items for `paths`, each with its cache entry (both lists are sorted:
+/// one merge, no lookups).
+fn with_cache_entries<'a>(paths: &'a [RepoPath], cache: Option<&Cache>) -> Vec<Item<'a>> {
+    let mut j = 0;
+    let len = cache.map_or(0, Cache::len);
+    paths
+        .iter()
+        .map(|path| {
+            let mut cached = None;
+            if let Some(cache) = cache {
+                while j < len && cache.path(j) < path.as_bytes() {
+                    j += 1;
+                }
+                if j < len && cache.path(j) == path.as_bytes() {
+                    cached = Some(j);
+                }
+            }
+            Item {
+                path,
+                cached,
+                state: State::Pending,
+            }
+        })
+        .collect()
+}
+
+/// The first problem by path (items are sorted by path).
+fn first_problem<'a>(items: &[Item<'_>]) -> Option<Outcome<'a>> {
+    items.iter().find_map(|item| match &item.state {
+        State::Problem(reason) => Some(Outcome::Unavailable(
+            reason.clone(),
+            Some(item.path.clone()),
+        )),
+        _ => None,
+    })
+}
+
+/// Per-thread state: an open handle on the directory of the last path seen
+/// (sorted paths come directory by directory), and the read buffer.
+struct Scratch<'r> {
+    root: BorrowedFd<'r>,
+    /// Repository-relative directory `dir_fd` is open on.
+    dir: Vec<u8>,
+    dir_fd: Option<Result<OwnedFd, Errno>>,
+    buf: Vec<u8>,
+}
+
+impl<'r> Scratch<'r> {
+    fn new(root: BorrowedFd<'r>, buffer: usize) -> Scratch<'r> {
+        Scratch {
+            root,
+            dir: Vec::with_capacity(256),
+            dir_fd: None,
+            buf: vec![0; buffer],
+        }
+    }
+
+    /// A handle on the directory holding `path`, and the file's name in it.
+    fn dir_of<'p>(&mut self, path: &'p RepoPath) -> (Result<BorrowedFd<'_>, Errno>, &'p [u8]) {
+        let bytes = path.as_bytes();
+        let (dir, name) = match bytes.iter().rposition(|b| *b == b'/') {
+            Some(i) => (&bytes[..i], &bytes[i + 1..]),
+            None => (&[][..], bytes),
+        };
+        if dir.is_empty() {
+            return (Ok(self.root), name);
+        }
+        if self.dir_fd.is_none() || self.dir != dir {
+            self.dir.clear();
+            self.dir.extend_from_slice(dir);
+            // The last component must be a directory, not a symlink to one
+            // (the listing checked; this holds it to that).
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            self.dir_fd = Some(fs::openat(self.root, dir, flags, Mode::empty()));
+        }
+        match &self.dir_fd {
+            Some(Ok(fd)) => (Ok(fd.as_fd()), name),
+            Some(Err(e)) => (Err(*e), name),
+            None => (Err(Errno::NOENT), name),
+        }
+    }
+}
+
+fn stat_path(scratch: &mut Scratch, item: &Item, cache: Option<&Cache>) -> State {
+    let (dir, name) = scratch.dir_of(item.path);
+    let raw = match dir.and_then(|dir| fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)) {
+        Ok(raw) => raw,
+        Err(Errno::NOENT) => return State::Missing,
+        // A file where a directory was expected, or the directory became a
+        // symlink since the listing looked: nothing is at this path.
+        Err(Errno::NOTDIR) => return State::Missing,
+        Err(e) => return State::Problem(unreadable(e)),
+    };
+    let kind = FileType::from_raw_mode(raw.st_mode);
+    let stat = Stat::from_raw(&raw);
+    match kind {
+        FileType::RegularFile => match item
+            .cached
+            .and_then(|i| cache.and_then(|c| c.trusted(i, &stat)))
+        {
+            Some(sha256) => State::Known {
+                stat,
+                sha256,
+                fresh: false,
+            },
+            None => State::Hash { stat },
+        },
+        FileType::Symlink => State::Problem(Unavailable::Symlink),
+        FileType::Directory => {
+            // No file here. A directory holding `.git` is a repository.
+            let (dir, _) = scratch.dir_of(item.path);
+            let mut git = name.to_vec();
+            git.extend_from_slice(b"/.git");
+            if dir
+                .and_then(|dir| fs::statat(dir, git.as_slice(), AtFlags::SYMLINK_NOFOLLOW))
+                .is_ok()
+            {
+                State::Problem(Unavailable::NestedRepository)
+            } else {
+                State::Missing
+            }
+        }
+        // A FIFO, socket or device: never opened.
+        _ => State::Problem(Unavailable::SpecialFile),
+    }
+}
+
+fn unreadable(e: Errno) -> Unavailable {
+    Unavailable::Unreadable(io::Error::from(e).to_string())
+}
+
+/// SHA-256 of the file at `path`, which the stat pass saw as `before`.
+fn read(scratch: &mut Scratch, path: &RepoPath, before: &Stat) -> Result<[u8; 32], Unavailable> {
+    let changed = Err(Unavailable::ChangedWhileRead);
+    let root = scratch.root;
+    let (dir, name) = scratch.dir_of(path);
+    // A symlink or FIFO swapped in since the stat: fail, never follow or wait.
+    let flags =
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let fd = match dir.and_then(|dir| fs::openat(dir, name, flags, Mode::empty())) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT | Errno::NOTDIR | Errno::LOOP) => return changed,
+        Err(e) => return Err(unreadable(e)),
+    };
+    match fs::fstat(&fd) {
+        Ok(raw) if Stat::from_raw(&raw) == *before => {}
+        Ok(_) => return changed,
+        Err(e) => return Err(unreadable(e)),
+    }
+    let mut file = std::fs::File::from(fd);
+    let mut hasher = Sha256::new();
+    let mut total: u64 = 0;
+    // Read exactly the size seen: growth shows in the stat after.
+    while total < before.size {
+        match file.read(&mut scratch.buf) {
+            Ok(0) => return changed,
+            Ok(n) => {
+                hasher.update(&scratch.buf[..n]);
+                total += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Unavailable::Unreadable(e.to_string())),
+        }
+    }
+    drop(file);
+    // By the whole path from the root: a directory swapped since the stat
+    // shows here too.
+    match fs::statat(root, path.as_bytes(), AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(raw) if Stat::from_raw(&raw) == *before => Ok(hasher.finalize().into()),
+        _ => changed,
+    }
+}
+
+/// Run `work` on every item, on up to as many threads as there are cores,
+/// handing out `chunk` items at a time.
+fn parallel<T: Send, S>(
+    items: &mut [T],
+    chunk: usize,
+    scratch: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, &mut T) + Sync,
+    progress: &Progress,
+) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let threads = cores.min(items.len().div_ceil(chunk));
+    let queue = Mutex::new(items.chunks_mut(chunk));
+    let drain = || {
+        let mut s = scratch();
+        loop {
+            let next = queue.lock().unwrap_or_else(PoisonError::into_inner).next();
+            let Some(chunk) = next else { break };
+            for item in chunk.iter_mut() {
+                work(&mut s, item);
+            }
+            progress.add(chunk.len());
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            // Should a thread not start, the others (and this one) do its share.
+            let _ = std::thread::Builder::new().spawn_scoped(scope, drain);
+        }
+        drain();
+    });
+}
+
+/// A `\r` counter on stderr while files are read, when stderr is a terminal.
+struct Progress {
+    enabled: bool,
+    total: usize,
+    done: AtomicU64,
+    /// Milliseconds since `start` of the last print.
+    last: AtomicU64,
+    start: Instant,
+}
+
+impl Progress {
+    fn off() -> Progress {
+        Progress {
+            enabled: false,
+            total: 0,
+            done: AtomicU64::new(0),
+            last: AtomicU64::new(0),
+            start: Instant::now(),
+        }
+    }
+
+    fn new(total: usize) -> Progress {
+        Progress {
+            enabled: total > PROGRESS_OVER && io::stderr().is_terminal(),
+            total,
+            ..Progress::off()
+        }
+    }
+
+    fn add(&self, n: usize) {
+        if !self.enabled {
+            return;
+        }
+        let done = self.done.fetch_add(n as u64, Ordering::Relaxed) + n as u64;
+        let now = self.start.elapsed().as_millis() as u64;
+        let last = self.last.load(Ordering::Relaxed);
+        if now >= last + 100
+            && self
+                .last
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            let mut err = io::stderr().lock();
+            let _ = write!(err, "\rfingerprint: {done}/{} files read", self.total);
+            let _ = err.flush();
+        }
+    }
+
+    /// Clear the counter line, if one was printed.
+    fn finish(&self) {
+        if self.enabled && self.last.load(Ordering::Relaxed) > 0 {
+            let mut err = io::stderr().lock();
+            let _ = write!(err, "\r\x1b[K");
+            let _ = err.flush();
+        }
+    }
+}

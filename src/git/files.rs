@@ -1,0 +1,242 @@
+//! Which files git knows under given paths: index entries at or under
+//! prefixes, and untracked, non-ignored files under directories.
+//!
+//! These answer "what does a directory hold, by git's rules" for the source
+//! fingerprint: tracked files come from the index (as `git ls-files --stage`),
+//! untracked ones from a directory walk restricted to the directories asked
+//! about (as `git ls-files --others --exclude-standard`), with symlinks,
+//! nested repositories and special files reported for what they are rather
+//! than followed or skipped. Nothing here reads file contents.
+
+use std::sync::atomic::AtomicBool;
+
+use gix::bstr::{BStr, BString, ByteSlice};
+
+use super::{EntryKind, GitError, Repo};
+use crate::path::RepoPath;
+
+/// The index as read once, to answer several questions about one state of it.
+pub struct IndexSnapshot {
+    file: gix::index::File,
+}
+
+impl IndexSnapshot {
+    /// How many entries it holds (all stages).
+    pub fn len(&self) -> usize {
+        self.file.entries().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.file.entries().is_empty()
+    }
+}
+
+/// One path in the index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexEntry {
+    pub path: RepoPath,
+    pub kind: EntryKind,
+}
+
+/// What an untracked path is on disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UntrackedKind {
+    /// A regular file, executable or not.
+    File,
+    /// A symbolic link (never followed).
+    Symlink,
+    /// A directory holding its own `.git`: one entry, never entered.
+    Repository,
+    /// A FIFO, socket or device.
+    Special,
+}
+
+/// An untracked, non-ignored path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UntrackedEntry {
+    pub path: RepoPath,
+    pub kind: UntrackedKind,
+}
+
+impl Repo {
+    /// The index git would use (`GIT_INDEX_FILE` honoured), read now; an
+    /// absent index file is an empty index.
+    ///
+    /// Like git outside `git fsck`, the file's trailing checksum is not
+    /// verified (gix's collision-detecting SHA-1 over the whole file would
+    /// double the cost); a damaged index still fails to decode.
+    pub fn read_index(&self) -> Result<IndexSnapshot, GitError> {
+        let path = self.repo.index_path();
+        let hash = self.repo.object_hash();
+        if let Err(e) = path.symlink_metadata()
+            && e.kind() == std::io::ErrorKind::NotFound
+        {
+            let state = gix::index::State::new(hash);
+            return Ok(IndexSnapshot {
+                file: gix::index::File::from_state(state, path),
+            });
+        }
+        let file = gix::index::File::at(&path, hash, true, Default::default())
+            .map_err(|err| GitError::gix(format!("reading the index {}", path.display()), &err))?;
+        Ok(IndexSnapshot { file })
+    }
+
+    /// The entries of `index` whose path is one of `prefixes` or lies below
+    /// one (component-wise: `src` covers `src/a.rs`, not `src2/a.rs`),
+    /// sorted by path, one per path.
+    ///
+    /// Like `git ls-files --stage -- <prefixes>` with literal pathspecs. A
+    /// conflicted path is listed once (the kind of its lowest stage); an
+    /// intent-to-add entry is listed. A sparse index (directory entries) is
+    /// an error rather than a silent gap. An empty prefix means the whole index.
+    pub fn index_entries_under(
+        &self,
+        index: &IndexSnapshot,
+        prefixes: &[RepoPath],
+    ) -> Result<Vec<IndexEntry>, GitError> {
+        let index = &index.file;
+        let entries = index.entries();
+        let mut out = Vec::new();
+        let mut push = |entry: &gix::index::Entry| -> Result<(), GitError> {
+            let path = entry.path(index);
+            let Some(tree_mode) = entry.mode.to_tree_entry_mode() else {
+                return Err(GitError::other(
+                    format!("reading the index {}", index.path().display()),
+                    format_args!(
+                        "{path} is a sparse-index directory entry; run `git sparse-checkout disable` or `git update-index --no-sparse-index`"
+                    ),
+                ));
+            };
+            if let Some(kind) = super::entry_kind(tree_mode) {
+                out.push(IndexEntry {
+                    path: RepoPath::new(path.to_vec()),
+                    kind,
+                });
+            }
+            Ok(())
+        };
+        let mut below = Vec::new();
+        for prefix in prefixes {
+            let prefix = prefix.as_bytes();
+            if prefix.is_empty() {
+                for entry in entries {
+                    push(entry)?;
+                }
+                continue;
+            }
+            // The entry named exactly `prefix` (any stage) …
+            for entry in index.prefixed_entries(prefix.as_bstr()).unwrap_or_default() {
+                if entry.path(index) == prefix {
+                    push(entry)?;
+                }
+            }
+            // … and every entry below `prefix/`.
+            below.clear();
+            below.extend_from_slice(prefix);
+            below.push(b'/');
+            for entry in index.prefixed_entries(below.as_bstr()).unwrap_or_default() {
+                push(entry)?;
+            }
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        out.dedup_by(|b, a| a.path == b.path);
+        Ok(out)
+    }
+
+    /// The untracked files under the directories `dirs` that git does not
+    /// ignore, one by one (never a collapsed directory), sorted by path.
+    ///
+    /// Like `git ls-files -z --others --exclude-standard -- <dirs>` with
+    /// literal pathspecs: a nested repository is one
+    /// [`UntrackedKind::Repository`] entry (git lists it as `dir/`; here
+    /// without the slash) and is not entered; symlinks are listed, never
+    /// followed; FIFOs, sockets and devices, which git leaves out, are listed
+    /// as [`UntrackedKind::Special`]. Ignored directories are not entered.
+    /// Only the directories asked about are walked; no `dirs`, no walk.
+    /// `index` tells tracked from untracked ([`Repo::read_index`]).
+    pub fn untracked_under(
+        &self,
+        index: &IndexSnapshot,
+        dirs: &[RepoPath],
+    ) -> Result<Vec<UntrackedEntry>, GitError> {
+        let workdir = self.require_workdir()?;
+        if dirs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let context = || format!("listing untracked files in {}", workdir.display());
+        let options = self
+            .repo
+            .dirwalk_options()
+            .map_err(|err| GitError::gix(context(), &err))?
+            .emit_untracked(gix::dir::walk::EmissionMode::Matching)
+            .emit_ignored(None)
+            .emit_collapsed(None)
+            .emit_pruned(false)
+            .emit_tracked(false)
+            .emit_empty_directories(false)
+            .recurse_repositories(false)
+            // Patterns are repository-relative whatever the current directory.
+            .empty_patterns_match_prefix(false);
+        // `top`: relative to the root, not the current directory; `literal`:
+        // a source named `a[1]` or `*` is that path, not a pattern.
+        let patterns: Vec<BString> = dirs
+            .iter()
+            .map(|dir| {
+                let mut pattern = BString::from(":(top,literal)");
+                pattern.extend_from_slice(dir.as_bytes());
+                pattern
+            })
+            .collect();
+        let mut collect = Collect::default();
+        let interrupt = AtomicBool::new(false);
+        self.repo
+            .dirwalk(
+                &index.file,
+                patterns.iter().map(|p| p.as_bstr()),
+                &interrupt,
+                options,
+                &mut collect,
+            )
+            .map_err(|err| GitError::gix(context(), &err))?;
+        let mut out = collect.entries;
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        out.dedup_by(|b, a| a.path == b.path);
+        Ok(out)
+    }
+}
+
+/// Collects untracked entries as they are emitted.
+#[derive(Default)]
+struct Collect {
+    entries: Vec<UntrackedEntry>,
+}
+
+impl gix::dir::walk::Delegate for Collect {
+    fn emit(
+        &mut self,
+        entry: gix::dir::EntryRef<'_>,
+        _collapsed_directory_status: Option<gix::dir::entry::Status>,
+    ) -> gix::dir::walk::Action {
+        use gix::dir::entry::{Kind, Status};
+        if entry.status != Status::Untracked {
+            return std::ops::ControlFlow::Continue(());
+        }
+        let kind = match entry.disk_kind {
+            Some(Kind::File) => Some(UntrackedKind::File),
+            Some(Kind::Symlink) => Some(UntrackedKind::Symlink),
+            Some(Kind::Repository) => Some(UntrackedKind::Repository),
+            Some(Kind::Untrackable) => Some(UntrackedKind::Special),
+            // Empty directories are not emitted; a directory here is one
+            // the walk chose not to enter. Not a file: nothing to list.
+            Some(Kind::Directory) | None => None,
+        };
+        if let Some(kind) = kind {
+            let path: &BStr = entry.rela_path.as_ref();
+            self.entries.push(UntrackedEntry {
+                path: RepoPath::new(path.to_vec()),
+                kind,
+            });
+        }
+        std::ops::ControlFlow::Continue(())
+    }
+}
