@@ -38,6 +38,29 @@ pub enum Command {
     /// Work with .gate/plan.yaml
     #[command(subcommand)]
     Plan(PlanCommand),
+    /// Run a plan check and record a receipt bound to the sources
+    Verify(VerifyArgs),
+    /// Show each check the task depends on: passed, failed, stale, running, missing
+    Status(StatusArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The plan check to run (its command comes from the plan, never from here)
+    pub check: String,
+    /// The task the run is for (default: the active task)
+    #[arg(long, value_name = "ID")]
+    pub task: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// The task (default: the active task)
+    #[arg(long, value_name = "ID")]
+    pub task: Option<String>,
+    /// Print one JSON document (schema gate.status/1)
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -59,6 +82,7 @@ pub struct InstallArgs {
 pub enum CheckName {
     Scope,
     Provenance,
+    Receipts,
 }
 
 impl CheckName {
@@ -66,6 +90,7 @@ impl CheckName {
         match self {
             CheckName::Scope => "scope",
             CheckName::Provenance => "provenance",
+            CheckName::Receipts => "receipts",
         }
     }
 }

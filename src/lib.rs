@@ -19,6 +19,7 @@ pub mod path;
 pub mod plan;
 pub mod policy;
 pub mod provenance;
+pub mod receipts;
 pub mod report;
 pub mod scope;
 pub mod task;

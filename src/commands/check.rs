@@ -164,7 +164,50 @@ pub fn build(
             findings,
         ));
     }
+    let receipts_applies = match target {
+        Target::Staged => Err("pre-commit runs scope (and brief) only"),
+        Target::Range(_) => Err(
+            "receipts are local to a clone: `gate check` without --range, and pre-push, prove them",
+        ),
+        Target::Task => Ok(()),
+    };
+    if consider(
+        CheckName::Receipts,
+        p.receipts.mode,
+        receipts_applies,
+        &mut report,
+    ) {
+        let (summary, findings) = receipts_with_plan(ctx, &policy.policy, &task);
+        report.checks.push(CheckReport::new(
+            super::status::CHECK,
+            p.receipts.mode,
+            summary,
+            findings,
+        ));
+    }
     Ok(report)
+}
+
+/// The receipts check, reading the plan; an unreadable plan is unknown.
+pub fn receipts_with_plan(
+    ctx: &Ctx,
+    policy: &crate::policy::Policy,
+    task: &TaskState,
+) -> (String, Vec<Finding>) {
+    match ctx.plan() {
+        Ok(plan) => {
+            super::status::receipts_check(ctx, policy, plan.as_ref().map(|p| &p.plan), task)
+        }
+        Err(f) => (
+            "the plan could not be read".into(),
+            vec![Finding::unknown(
+                super::status::CHECK,
+                "input_unreadable",
+                f.message,
+                "fix .gate/plan.yaml, then check again".into(),
+            )],
+        ),
+    }
 }
 
 /// A finding for a check that needs a task and has none.
@@ -368,6 +411,12 @@ fn build_bare(
         report.skipped.push(Skipped {
             check: scope::CHECK,
             reason: "a range is proved by provenance, commit by commit".into(),
+        });
+    }
+    if wants(CheckName::Receipts) && p.receipts.mode != Mode::Off {
+        report.skipped.push(Skipped {
+            check: super::status::CHECK,
+            reason: "receipts are local to a clone; a bare repository has none".into(),
         });
     }
     if !wants(CheckName::Provenance) {

@@ -194,8 +194,109 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
             findings,
         ));
     }
+    if p.receipts.mode == Mode::Off {
+        report.skipped.push(Skipped {
+            check: super::status::CHECK,
+            reason: "off in the policy".into(),
+        });
+    } else {
+        let (summary, mut findings) = check::receipts_with_plan(&ctx, p, &task);
+        if let TaskState::Loaded(t) = &task {
+            let depends = ctx.plan().ok().flatten().is_some_and(|plan| {
+                let served = crate::receipts::served(
+                    &plan.plan,
+                    t.record.issue.as_deref(),
+                    t.record.intent.as_deref(),
+                );
+                !crate::receipts::dependent_checks(&served).is_empty()
+            });
+            if depends {
+                findings.extend(pushed_code_findings(&ctx, &lines));
+            }
+        }
+        report.checks.push(CheckReport::new(
+            super::status::CHECK,
+            p.receipts.mode,
+            summary,
+            findings,
+        ));
+    }
     print(&report);
     Ok(report.exit_code())
+}
+
+/// Receipts vouch for the work tree at HEAD. A push of another commit, or
+/// with uncommitted changes (which every fingerprint covers as touched
+/// paths), sends code the receipts were not made on.
+fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::report::Finding> {
+    use crate::report::{Finding, Severity, Subject};
+    let mut out = Vec::new();
+    let head = ctx.repo.head().ok().and_then(|h| h.id());
+    for line in lines.iter().filter(|l| !is_zero_id(&l.local)) {
+        if head.map(|h| h.to_hex()) != Some(line.local.clone())
+            && !line.local_ref.starts_with("refs/tags/")
+        {
+            out.push(Finding {
+                check: super::status::CHECK,
+                cause: "receipt_stale",
+                severity: Severity::Blocker,
+                unknown: false,
+                message: format!(
+                    "{} pushes {}, but the receipts were made on the work tree at HEAD{}",
+                    line.remote_ref,
+                    &line.local[..12.min(line.local.len())],
+                    head.map(|h| format!(" ({})", h.short()))
+                        .unwrap_or_default()
+                ),
+                decide: "push from a checkout of that commit after `gate verify`, or push HEAD"
+                    .into(),
+                subject: Subject {
+                    ref_name: Some(line.remote_ref.clone()),
+                    ..Subject::default()
+                },
+            });
+        }
+    }
+    let dirty = ctx
+        .repo
+        .staged_changes(crate::git::Renames::Off)
+        .map(|c| c.into_iter().map(|c| c.path).collect::<Vec<_>>())
+        .and_then(|mut paths| {
+            paths.extend(ctx.repo.worktree_status(false)?.into_iter().map(|e| e.path));
+            Ok(paths)
+        });
+    match dirty {
+        Ok(paths) => {
+            let mut paths: Vec<_> = paths
+                .into_iter()
+                .filter(|p| !crate::fingerprint::is_gate_path(p))
+                .collect();
+            paths.sort();
+            paths.dedup();
+            if let Some(first) = paths.first() {
+                out.push(Finding {
+                    check: super::status::CHECK,
+                    cause: "receipt_stale",
+                    severity: Severity::Blocker,
+                    unknown: false,
+                    message: format!(
+                        "the work tree has uncommitted changes ({} path{}, e.g. {first}): the receipts vouch for them, not for the pushed commits",
+                        paths.len(),
+                        if paths.len() == 1 { "" } else { "s" }
+                    ),
+                    decide: "commit or stash them, run `gate verify` again, then push".into(),
+                    subject: Subject { path: Some(first.clone()), ..Subject::default() },
+                });
+            }
+        }
+        Err(e) => out.push(Finding::unknown(
+            super::status::CHECK,
+            "input_unreadable",
+            format!("the work tree's state could not be read: {e}"),
+            "repair the repository, then push again".into(),
+        )),
+    }
+    out
 }
 
 /// Prove what one pushed ref adds to the remote: a deletion proves nothing;

@@ -8,7 +8,9 @@ pub mod init;
 pub mod install;
 pub mod plan;
 pub mod start;
+pub mod status;
 pub mod task;
+pub mod verify;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -136,6 +138,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Start(args) => start::run(dir.as_deref(), &args),
         Command::Task(cmd) => task::run(dir.as_deref(), &cmd),
         Command::Plan(cmd) => plan::run(dir.as_deref(), &cmd),
+        Command::Verify(args) => verify::run(dir.as_deref(), &args),
+        Command::Status(args) => status::run(dir.as_deref(), &args),
     };
     match result {
         Ok(code) => code,

@@ -30,8 +30,11 @@ pub fn render(report: &Report) -> String {
         let _ = writeln!(s, "{} {note}", style::dim(OUT, "note:"));
     }
     s.push('\n');
+    // A finding repeated word for word by a later check (no task, an
+    // unreadable task) is said once, then referred to.
+    let mut said: Vec<(&str, &str)> = Vec::new();
     for check in &report.checks {
-        s.push_str(&check_block(check));
+        s.push_str(&check_block(check, &mut said));
     }
     for skipped in &report.skipped {
         let _ = writeln!(
@@ -64,7 +67,13 @@ pub fn render_compact(report: &Report) -> String {
     );
     for check in &report.checks {
         let Some(first) = check.findings.first() else {
-            let _ = writeln!(s, "  {} {} · {}", check.check, outcome_word(check.outcome), check.summary);
+            let _ = writeln!(
+                s,
+                "  {} {} · {}",
+                check.check,
+                outcome_word(check.outcome),
+                check.summary
+            );
             continue;
         };
         let more = match check.findings.len() {
@@ -166,7 +175,7 @@ fn cost(check: &CheckReport) -> &'static str {
     }
 }
 
-fn check_block(check: &CheckReport) -> String {
+fn check_block<'a>(check: &'a CheckReport, said: &mut Vec<(&'a str, &'a str)>) -> String {
     let mut s = String::new();
     // Pad the plain word, then color it, so alignment survives escape codes.
     let word = format!("{:<8}", check.outcome.as_str());
@@ -201,19 +210,33 @@ fn check_block(check: &CheckReport) -> String {
             "  "
         };
         for f in findings {
+            if f.subject.commit.is_none() && said.contains(&(f.cause, f.message.as_str())) {
+                let _ = writeln!(
+                    s,
+                    "{indent}{} {} (as above)",
+                    mark(f),
+                    style::strong(OUT, f.cause)
+                );
+                continue;
+            }
+            said.push((f.cause, f.message.as_str()));
             s.push_str(&finding_lines(f, indent));
         }
     }
     s
 }
 
-fn finding_lines(f: &Finding, indent: &str) -> String {
-    let mark = match (f.severity, f.unknown) {
+fn mark(f: &Finding) -> String {
+    match (f.severity, f.unknown) {
         (Severity::Blocker, false) => style::refused(OUT, "✗"),
         (Severity::Blocker, true) => style::unknown(OUT, "?"),
         (Severity::Warn, _) => style::warn(OUT, "!"),
         (Severity::Info, _) => style::dim(OUT, "·"),
-    };
+    }
+}
+
+fn finding_lines(f: &Finding, indent: &str) -> String {
+    let mark = mark(f);
     let mut s = String::new();
     let place = match (&f.subject.file, f.subject.line) {
         (Some(file), Some(line)) if !f.message.contains(file.as_str()) => {

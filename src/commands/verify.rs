@@ -1,0 +1,242 @@
+//! `gate verify CHECK [--task ID]`: run a plan check's command — only the
+//! plan's, never one from the command line — with `sh -c` at the repository
+//! root, stream its output to the terminal and to a log, and record a receipt
+//! bound to the check's contract and to the source fingerprint before and
+//! after the run.
+//!
+//! Exit: 0 the check passed, 1 it failed, 3 no fresh receipt could be made
+//! (the fingerprint is unavailable, or the sources changed during the run).
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::{Ctx, Failure, err, out, task_ref};
+use crate::cli::VerifyArgs;
+use crate::clock::Timestamp;
+use crate::fingerprint::{self, Fingerprint};
+use crate::receipts::{PrintRecord, RECEIPT_SCHEMA, Receipt, RunMarker, Store};
+use crate::report::human;
+
+pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
+    let ctx = Ctx::open(dir)?;
+    let policy = ctx.policy()?.policy;
+    let plan = ctx
+        .plan()?
+        .ok_or_else(|| {
+            Failure::refused("no .gate/plan.yaml: there is no check to run")
+                .hint("declare checks in .gate/plan.yaml (`gate init` writes an example)")
+        })?
+        .plan;
+    let Some(check) = plan.check(&args.check) else {
+        let known: Vec<&str> = plan.checks.iter().map(|c| c.id.as_str()).collect();
+        return Err(Failure::usage(format!(
+            "the plan declares no check `{}` (declared: {})",
+            args.check,
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        )));
+    };
+    let task = ctx.task(args.task.as_deref())?;
+    if let Some(t) = &task {
+        out(&human::task_lines(&task_ref(t)));
+    }
+    let touched = match &task {
+        Some(t) => {
+            let baseline = crate::git::Oid::from_hex(&t.record.baseline).ok_or_else(|| {
+                Failure::unknown(format!(
+                    "task {}: baseline is not an object id",
+                    t.record.id
+                ))
+            })?;
+            fingerprint::touched_paths(&ctx.repo, baseline)?
+        }
+        None => Vec::new(),
+    };
+    let store = Store::new(&ctx.repo.common_dir());
+    let inputs = fingerprint::Inputs {
+        sources: &check.sources,
+        touched: &touched,
+        max_entries: policy.receipts.max_entries,
+        max_bytes: policy.receipts.max_bytes,
+    };
+    let before = fingerprint::fingerprint(&ctx.repo, &inputs, &store.cache_dir())?;
+    if let Fingerprint::Unavailable { reason, path } = &before {
+        let at = path.as_ref().map(|p| format!(" ({p})")).unwrap_or_default();
+        return Err(Failure::unknown(format!(
+            "{}: the source fingerprint is unavailable: {}{at}; a run could not make a fresh receipt, so it was not started",
+            check.id,
+            reason.as_str().replace('_', " ")
+        ))
+        .hint("remove the symlink, nested repository or special file from the sources, or raise the limits in .gate/policy.yaml"));
+    }
+    let worktree = ctx.root().to_string_lossy().into_owned();
+    let task_id = task.as_ref().map(|t| t.record.id.clone());
+    let started = SystemTime::now();
+    let started_ns = started
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let started_at = Timestamp::from_system_time(started);
+    let nonce = nonce(started_ns);
+    let evidence = format!("ev-{}-{nonce}", compact(&started_at.to_string()));
+    let (log_path, log_rel) = store.log_path(&check.id, &evidence);
+    let marker = RunMarker {
+        pid: std::process::id(),
+        nonce: nonce.clone(),
+        started_ns,
+        worktree: worktree.clone(),
+        task: task_id.clone(),
+    };
+    let guard = store.start_run(&check.id, &marker)?;
+    err(&format!(
+        "gate verify {}: sh -c {:?} (log: {})\n",
+        check.id,
+        check.command,
+        log_path.display()
+    ));
+    let (exit_code, signal) =
+        run_command(ctx.root(), &check.command, &check.id, &evidence, &log_path)?;
+    let ended_at = Timestamp::now();
+    let after = fingerprint::fingerprint(&ctx.repo, &inputs, &store.cache_dir())?;
+    let head = ctx
+        .repo
+        .head()
+        .ok()
+        .and_then(|h| h.id())
+        .map(|o| o.to_hex());
+    let receipt = Receipt {
+        schema: RECEIPT_SCHEMA.into(),
+        evidence: evidence.clone(),
+        check: check.id.clone(),
+        contract: check.contract_digest(),
+        command: check.command.clone(),
+        fingerprint_before: PrintRecord::of(&before),
+        fingerprint_after: PrintRecord::of(&after),
+        exit_code,
+        signal,
+        started_at: started_at.to_string(),
+        ended_at: ended_at.to_string(),
+        started_ns,
+        head,
+        worktree,
+        task: task_id,
+        log: log_rel,
+    };
+    store.record(&receipt)?;
+    drop(guard);
+    let outcome = match (exit_code, signal) {
+        (Some(0), _) => "passed (exit 0)".to_string(),
+        (Some(c), _) => format!("failed (exit {c})"),
+        (None, Some(s)) => format!("failed (killed by signal {s})"),
+        (None, None) => "failed".to_string(),
+    };
+    let mut text = format!("{}: {outcome} · receipt {evidence}\n", check.id);
+    let changed = receipt.fingerprint_before.digest != receipt.fingerprint_after.digest;
+    if changed {
+        text.push_str(&format!(
+            "{}: the sources changed during the run{}: this receipt is stale; run it again on still sources\n",
+            check.id,
+            match &after {
+                Fingerprint::Unavailable { reason, .. } => format!(" (now unavailable: {})", reason.as_str()),
+                Fingerprint::Available { .. } => String::new(),
+            }
+        ));
+    }
+    out(&text);
+    Ok(if changed {
+        3
+    } else if receipt.passed() {
+        0
+    } else {
+        1
+    })
+}
+
+/// Run `sh -c command` at `root`, copying its stdout and stderr to ours and to
+/// the log as they come. Returns the exit code, or the signal that ended it.
+fn run_command(
+    root: &Path,
+    command: &str,
+    check: &str,
+    evidence: &str,
+    log_path: &Path,
+) -> Result<(Option<i32>, Option<i32>), Failure> {
+    if let Some(dir) = log_path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::unknown(format!("{}: {e}", dir.display())))?;
+    }
+    let log = std::fs::File::create(log_path)
+        .map_err(|e| Failure::unknown(format!("{}: {e}", log_path.display())))?;
+    let log = Arc::new(Mutex::new(log));
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(root)
+        .env("GATE_CHECK", check)
+        .env("GATE_EVIDENCE", evidence)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| Failure::unknown(format!("cannot start sh -c {command:?}: {e}")))?;
+    let stdout = child.stdout.take().expect("stdout was piped");
+    let stderr = child.stderr.take().expect("stderr was piped");
+    let (log_out, log_err) = (Arc::clone(&log), Arc::clone(&log));
+    let copy_out = std::thread::spawn(move || tee(stdout, std::io::stdout(), &log_out));
+    let copy_err = std::thread::spawn(move || tee(stderr, std::io::stderr(), &log_err));
+    let status = child
+        .wait()
+        .map_err(|e| Failure::unknown(format!("waiting for the check: {e}")))?;
+    let _ = copy_out.join();
+    let _ = copy_err.join();
+    if let Ok(file) = log.lock() {
+        let _ = file.sync_all();
+    }
+    use std::os::unix::process::ExitStatusExt;
+    Ok((status.code(), status.signal()))
+}
+
+/// Copy a child's stream to one of ours and to the log until it closes.
+fn tee(mut from: impl Read, mut to: impl Write, log: &Mutex<std::fs::File>) {
+    let mut buf = [0u8; 8192];
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let _ = to.write_all(&buf[..n]).and_then(|()| to.flush());
+        if let Ok(mut file) = log.lock() {
+            let _ = file.write_all(&buf[..n]);
+        }
+    }
+}
+
+/// `2026-11-30T01:02:03Z` → `20261130T010203Z`.
+fn compact(timestamp: &str) -> String {
+    timestamp
+        .chars()
+        .filter(|c| *c != '-' && *c != ':')
+        .collect()
+}
+
+/// Twelve hex digits unique to this run: the clock, the pid and a counter, hashed.
+fn nonce(started_ns: u128) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let seed = format!(
+        "{started_ns}-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    crate::digest::sha256_hex(seed.as_bytes())[..12].to_string()
+}
+
+/// The status module needs the same worktree key receipts record.
+pub fn worktree_key(ctx: &Ctx) -> String {
+    ctx.root().to_string_lossy().into_owned()
+}

@@ -1,0 +1,704 @@
+//! Receipts (SPEC §4.3): the record of one run of a plan check, bound to the
+//! check's contract and to the exact source content, and the status derived
+//! from them at read time.
+//!
+//! Storage, under `<common-dir>/gate/` (shared by linked worktrees):
+//!
+//! - `receipts/<check>/<started_ns>-<pid>-<nonce>.json` — one file per run,
+//!   written once, atomically, never modified: append-only by construction,
+//!   so overlapping runs (same or different checks, several worktrees) lose
+//!   and tear nothing;
+//! - `running/<check>/<pid>-<nonce>.json` — present while a run is under way,
+//!   with an OS lock held by the running process: a live run holds the lock, a
+//!   dead run's leftover does not;
+//! - `logs/<check>/<evidence>.log` — the run's output.
+//!
+//! Which receipts count: those of this worktree and this task (source C:
+//! "matching goal, workspace, contract and source content"). The latest
+//! attempt — the one started last — decides.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::fingerprint::Fingerprint;
+use crate::fsutil::{self, FsError};
+
+pub const RECEIPT_SCHEMA: &str = "gate.receipt/1";
+
+/// A fingerprint as a receipt records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrintRecord {
+    /// The digest, `None` when unavailable.
+    pub digest: Option<String>,
+    pub entries: Option<u64>,
+    pub bytes: Option<u64>,
+    /// Why it was unavailable (`symlink`, `too_many_entries`, …).
+    pub unavailable: Option<String>,
+    /// The path that made it unavailable.
+    pub path: Option<String>,
+}
+
+impl PrintRecord {
+    pub fn of(f: &Fingerprint) -> PrintRecord {
+        match f {
+            Fingerprint::Available {
+                digest,
+                entries,
+                bytes,
+            } => PrintRecord {
+                digest: Some(digest.clone()),
+                entries: Some(*entries),
+                bytes: Some(*bytes),
+                unavailable: None,
+                path: None,
+            },
+            Fingerprint::Unavailable { reason, path } => PrintRecord {
+                digest: None,
+                entries: None,
+                bytes: None,
+                unavailable: Some(reason.as_str().to_string()),
+                path: path.as_ref().map(|p| p.lossy()),
+            },
+        }
+    }
+}
+
+/// One run of one check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Receipt {
+    pub schema: String,
+    /// `ev-<started>-<nonce>`: names this run in status and logs.
+    pub evidence: String,
+    pub check: String,
+    /// The check's contract digest when it ran.
+    pub contract: String,
+    pub command: String,
+    pub fingerprint_before: PrintRecord,
+    pub fingerprint_after: PrintRecord,
+    /// The command's exit code; `None` when a signal ended it.
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub started_at: String,
+    pub ended_at: String,
+    /// Nanoseconds since the epoch at the start: orders attempts.
+    pub started_ns: u128,
+    pub head: Option<String>,
+    /// The canonical work tree path.
+    pub worktree: String,
+    pub task: Option<String>,
+    /// The log, relative to `<common-dir>/gate/`.
+    pub log: String,
+}
+
+impl Receipt {
+    /// Whether the run exited 0.
+    pub fn passed(&self) -> bool {
+        self.exit_code == Some(0)
+    }
+}
+
+/// The places receipts live.
+#[derive(Debug, Clone)]
+pub struct Store {
+    root: PathBuf,
+}
+
+impl Store {
+    /// The store under `<common-dir>/gate/`.
+    pub fn new(common_dir: &Path) -> Store {
+        Store {
+            root: common_dir.join("gate"),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn receipts_dir(&self, check: &str) -> PathBuf {
+        self.root.join("receipts").join(check)
+    }
+
+    fn running_dir(&self, check: &str) -> PathBuf {
+        self.root.join("running").join(check)
+    }
+
+    pub fn cache_dir(&self) -> PathBuf {
+        self.root.join("cache")
+    }
+
+    /// Where the log of a run goes (absolute) and how the receipt names it.
+    pub fn log_path(&self, check: &str, evidence: &str) -> (PathBuf, String) {
+        let rel = format!("logs/{check}/{evidence}.log");
+        (self.root.join(&rel), rel)
+    }
+
+    /// Record a receipt: a new file, written whole and atomically.
+    pub fn record(&self, r: &Receipt) -> Result<PathBuf, FsError> {
+        let name = format!("{}-{}.json", r.started_ns, r.evidence);
+        let path = self.receipts_dir(&r.check).join(name);
+        let mut text = serde_json::to_string_pretty(r).expect("a receipt always serialises");
+        text.push('\n');
+        fsutil::write_atomic(&path, text.as_bytes(), None)?;
+        Ok(path)
+    }
+
+    /// Every readable receipt of `check`, oldest attempt first; unreadable
+    /// files are returned as their errors so they are reported, not skipped.
+    pub fn receipts(&self, check: &str) -> Result<(Vec<Receipt>, Vec<String>), FsError> {
+        let dir = self.receipts_dir(check);
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
+            Err(e) => return Err(FsError::new(&dir, "list", e)),
+        };
+        let mut out = Vec::new();
+        let mut bad = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| FsError::new(&dir, "list", e))?;
+            let path = entry.path();
+            if path.extension().and_then(|e| e.to_str()) != Some("json") {
+                continue; // temporary files of a write in progress
+            }
+            let parsed = fs::read(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|b| serde_json::from_slice::<Receipt>(&b).map_err(|e| e.to_string()));
+            match parsed {
+                Ok(r) => out.push(r),
+                Err(e) => bad.push(format!("{}: {e}", path.display())),
+            }
+        }
+        out.sort_by(|a, b| (a.started_ns, &a.evidence).cmp(&(b.started_ns, &b.evidence)));
+        Ok((out, bad))
+    }
+
+    /// Mark a run as under way; the marker's lock is held until the guard drops.
+    pub fn start_run(&self, check: &str, marker: &RunMarker) -> Result<RunGuard, FsError> {
+        let dir = self.running_dir(check);
+        fs::create_dir_all(&dir).map_err(|e| FsError::new(&dir, "create directory", e))?;
+        let path = dir.join(format!("{}-{}.json", marker.pid, marker.nonce));
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| FsError::new(&path, "create", e))?;
+        file.lock().map_err(|e| FsError::new(&path, "lock", e))?;
+        let text = serde_json::to_string(marker).expect("a marker always serialises");
+        use std::io::Write;
+        (&file)
+            .write_all(text.as_bytes())
+            .and_then(|()| file.sync_all())
+            .map_err(|e| FsError::new(&path, "write", e))?;
+        Ok(RunGuard { path, _file: file })
+    }
+
+    /// Runs of `check` under way now: markers whose lock a live process holds.
+    /// Leftovers of dead runs are removed.
+    pub fn live_runs(&self, check: &str) -> Vec<RunMarker> {
+        let dir = self.running_dir(check);
+        let Ok(entries) = fs::read_dir(&dir) else {
+            return Vec::new();
+        };
+        let mut live = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(file) = fs::OpenOptions::new().read(true).write(true).open(&path) else {
+                continue;
+            };
+            match file.try_lock() {
+                Err(fs::TryLockError::WouldBlock) => {
+                    if let Ok(marker) = fs::read(&path)
+                        .map_err(|_| ())
+                        .and_then(|b| serde_json::from_slice(&b).map_err(|_| ()))
+                    {
+                        live.push(marker);
+                    }
+                }
+                Ok(()) => {
+                    // Nobody holds it: a dead run's leftover.
+                    let _ = fs::remove_file(&path);
+                }
+                Err(_) => {}
+            }
+        }
+        live
+    }
+}
+
+/// What a running marker says.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunMarker {
+    pub pid: u32,
+    pub nonce: String,
+    pub started_ns: u128,
+    pub worktree: String,
+    pub task: Option<String>,
+}
+
+/// Removes the running marker (and releases its lock) when dropped.
+pub struct RunGuard {
+    path: PathBuf,
+    _file: fs::File,
+}
+
+impl Drop for RunGuard {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// The state of one check for one worktree and task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum State {
+    Passed {
+        evidence: String,
+    },
+    Failed {
+        evidence: String,
+        exit_code: Option<i32>,
+    },
+    Stale {
+        evidence: String,
+        why: Staleness,
+    },
+    Running {
+        since_ns: u128,
+    },
+    Missing,
+    /// The current fingerprint is unavailable: nothing can be fresh.
+    Unknown {
+        reason: String,
+        path: Option<String>,
+    },
+}
+
+/// Why a receipt no longer counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Staleness {
+    ContractChanged,
+    SourcesChanged,
+    SourcesChangedDuringRun,
+    /// The run itself could not fingerprint its sources.
+    NoFingerprint,
+}
+
+impl Staleness {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Staleness::ContractChanged => "contract changed",
+            Staleness::SourcesChanged => "sources changed",
+            Staleness::SourcesChangedDuringRun => "sources changed during the run",
+            Staleness::NoFingerprint => "the run had no fingerprint",
+        }
+    }
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Staleness::ContractChanged => "contract_changed",
+            Staleness::SourcesChanged => "sources_changed",
+            Staleness::SourcesChangedDuringRun => "sources_changed_during_run",
+            Staleness::NoFingerprint => "no_fingerprint",
+        }
+    }
+}
+
+impl State {
+    /// The stable name used in reports and pins.
+    pub fn name(&self) -> &'static str {
+        match self {
+            State::Passed { .. } => "passed",
+            State::Failed { .. } => "failed",
+            State::Stale { .. } => "stale",
+            State::Running { .. } => "running",
+            State::Missing => "missing",
+            State::Unknown { .. } => "unknown",
+        }
+    }
+
+    /// Rank for "the worst state" (SPEC §4.4): unknown, failed, stale,
+    /// running, missing, passed — lower is worse.
+    pub fn rank(&self) -> u8 {
+        match self {
+            State::Unknown { .. } => 0,
+            State::Failed { .. } => 1,
+            State::Stale { .. } => 2,
+            State::Running { .. } => 3,
+            State::Missing => 4,
+            State::Passed { .. } => 5,
+        }
+    }
+
+    pub fn evidence(&self) -> Option<&str> {
+        match self {
+            State::Passed { evidence }
+            | State::Failed { evidence, .. }
+            | State::Stale { evidence, .. } => Some(evidence),
+            _ => None,
+        }
+    }
+}
+
+/// Derive a check's state: `receipts` are this worktree's and task's, oldest
+/// first; `live` the runs under way; `contract` the check's contract digest
+/// now; `now` its fingerprint now. Pure.
+pub fn state(
+    receipts: &[&Receipt],
+    live: &[RunMarker],
+    contract: &str,
+    now: &Fingerprint,
+) -> State {
+    let latest = receipts
+        .iter()
+        .max_by_key(|r| (r.started_ns, r.evidence.as_str()));
+    let latest_live = live.iter().map(|m| m.started_ns).max();
+    match (latest, latest_live) {
+        (None, Some(since_ns)) => return State::Running { since_ns },
+        (Some(r), Some(since_ns)) if since_ns > r.started_ns => return State::Running { since_ns },
+        (None, None) => return State::Missing,
+        _ => {}
+    }
+    let r = latest.expect("handled above");
+    let evidence = r.evidence.clone();
+    if r.contract != contract {
+        return State::Stale {
+            evidence,
+            why: Staleness::ContractChanged,
+        };
+    }
+    let (Some(before), Some(after)) = (&r.fingerprint_before.digest, &r.fingerprint_after.digest)
+    else {
+        return State::Stale {
+            evidence,
+            why: Staleness::NoFingerprint,
+        };
+    };
+    if before != after {
+        return State::Stale {
+            evidence,
+            why: Staleness::SourcesChangedDuringRun,
+        };
+    }
+    match now {
+        Fingerprint::Unavailable { reason, path } => {
+            return State::Unknown {
+                reason: reason.as_str().to_string(),
+                path: path.as_ref().map(|p| p.lossy()),
+            };
+        }
+        Fingerprint::Available { digest, .. } if digest != after => {
+            return State::Stale {
+                evidence,
+                why: Staleness::SourcesChanged,
+            };
+        }
+        Fingerprint::Available { .. } => {}
+    }
+    if r.passed() {
+        State::Passed { evidence }
+    } else {
+        State::Failed {
+            evidence,
+            exit_code: r.exit_code,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn print(d: &str) -> PrintRecord {
+        PrintRecord {
+            digest: Some(d.into()),
+            entries: Some(1),
+            bytes: Some(1),
+            unavailable: None,
+            path: None,
+        }
+    }
+
+    fn receipt(ns: u128, exit: i32, before: &str, after: &str) -> Receipt {
+        Receipt {
+            schema: RECEIPT_SCHEMA.into(),
+            evidence: format!("ev-{ns}"),
+            check: "c".into(),
+            contract: "k".into(),
+            command: "true".into(),
+            fingerprint_before: print(before),
+            fingerprint_after: print(after),
+            exit_code: Some(exit),
+            signal: None,
+            started_at: String::new(),
+            ended_at: String::new(),
+            started_ns: ns,
+            head: None,
+            worktree: "/w".into(),
+            task: None,
+            log: String::new(),
+        }
+    }
+
+    fn avail(d: &str) -> Fingerprint {
+        Fingerprint::Available {
+            digest: d.into(),
+            entries: 1,
+            bytes: 1,
+        }
+    }
+
+    #[test]
+    fn the_latest_attempt_decides_both_ways() {
+        let pass = receipt(1, 0, "a", "a");
+        let fail = receipt(2, 1, "a", "a");
+        assert_eq!(
+            state(&[&pass, &fail], &[], "k", &avail("a")).name(),
+            "failed"
+        );
+        let pass2 = receipt(3, 0, "a", "a");
+        assert_eq!(
+            state(&[&pass, &fail, &pass2], &[], "k", &avail("a")).name(),
+            "passed"
+        );
+    }
+
+    #[test]
+    fn staleness_reasons() {
+        let r = receipt(1, 0, "a", "a");
+        assert_eq!(
+            state(&[&r], &[], "other", &avail("a")),
+            State::Stale {
+                evidence: "ev-1".into(),
+                why: Staleness::ContractChanged
+            }
+        );
+        assert_eq!(
+            state(&[&r], &[], "k", &avail("b")),
+            State::Stale {
+                evidence: "ev-1".into(),
+                why: Staleness::SourcesChanged
+            }
+        );
+        let during = receipt(1, 0, "a", "b");
+        assert_eq!(
+            state(&[&during], &[], "k", &avail("b")),
+            State::Stale {
+                evidence: "ev-1".into(),
+                why: Staleness::SourcesChangedDuringRun
+            }
+        );
+        // Stale outranks failed.
+        let failed = receipt(1, 1, "a", "a");
+        assert_eq!(state(&[&failed], &[], "k", &avail("b")).name(), "stale");
+    }
+
+    #[test]
+    fn running_missing_and_unknown() {
+        let live = RunMarker {
+            pid: 1,
+            nonce: "n".into(),
+            started_ns: 5,
+            worktree: "/w".into(),
+            task: None,
+        };
+        assert_eq!(state(&[], &[], "k", &avail("a")), State::Missing);
+        assert_eq!(
+            state(&[], std::slice::from_ref(&live), "k", &avail("a")).name(),
+            "running"
+        );
+        let older = receipt(9, 0, "a", "a");
+        assert_eq!(
+            state(&[&older], std::slice::from_ref(&live), "k", &avail("a")).name(),
+            "passed"
+        );
+        let unavailable = Fingerprint::Unavailable {
+            reason: crate::fingerprint::Unavailable::Symlink,
+            path: None,
+        };
+        assert_eq!(state(&[&older], &[], "k", &unavailable).name(), "unknown");
+    }
+}
+
+/// One criterion a task serves, with the checks that evidence it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Served {
+    pub intent: String,
+    pub criterion: String,
+    pub text: String,
+    pub evidence: Vec<String>,
+}
+
+/// The criteria a task serves (SPEC §4.3): those its issue serves, or every
+/// criterion of the intent it names. Empty for maintenance, exemptions and
+/// tasks that name nothing.
+pub fn served(plan: &crate::plan::Plan, issue: Option<&str>, intent: Option<&str>) -> Vec<Served> {
+    let mut out = Vec::new();
+    let mut push = |intent: &crate::plan::Intent, c: &crate::plan::Criterion| {
+        out.push(Served {
+            intent: intent.id.clone(),
+            criterion: c.id.clone(),
+            text: c.criterion.clone(),
+            evidence: c.evidence.clone(),
+        });
+    };
+    if let Some(issue) = issue.and_then(|i| plan.issue(i)) {
+        if let Some(intent) = issue.intent.as_deref().and_then(|i| plan.intent(i)) {
+            for id in &issue.serves {
+                if let Some(c) = intent.criterion(id) {
+                    push(intent, c);
+                }
+            }
+        }
+    } else if let Some(intent) = intent.and_then(|i| plan.intent(i)) {
+        for c in &intent.criteria {
+            push(intent, c);
+        }
+    }
+    out
+}
+
+/// The checks a task depends on: the evidence of the criteria it serves,
+/// each once, in first-mention order.
+pub fn dependent_checks(served: &[Served]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in served {
+        for c in &s.evidence {
+            if !out.contains(c) {
+                out.push(c.clone());
+            }
+        }
+    }
+    out
+}
+
+/// A check's state now, with what was read to decide it.
+#[derive(Debug, Clone)]
+pub struct CheckStatus {
+    pub check: String,
+    pub state: State,
+    /// Receipt files that could not be read (reported, never trusted).
+    pub unreadable: Vec<String>,
+    /// The latest counted receipt, when there is one.
+    pub latest: Option<Receipt>,
+}
+
+/// What a status evaluation needs to know about where it runs.
+pub struct Context<'a> {
+    pub repo: &'a crate::git::Repo,
+    pub store: &'a Store,
+    pub plan: &'a crate::plan::Plan,
+    pub policy: &'a crate::policy::Policy,
+    /// The canonical work tree path receipts must match.
+    pub worktree: &'a str,
+    /// The task receipts must match (`None`: receipts made without a task).
+    pub task: Option<&'a str>,
+    /// Paths the task touched, covered by every check's fingerprint.
+    pub touched: &'a [crate::path::RepoPath],
+}
+
+/// The fingerprint of `check`'s sources plus the touched paths, now.
+pub fn fingerprint_now(
+    ctx: &Context,
+    check: &crate::plan::Check,
+) -> Result<Fingerprint, crate::git::GitError> {
+    let inputs = crate::fingerprint::Inputs {
+        sources: &check.sources,
+        touched: ctx.touched,
+        max_entries: ctx.policy.receipts.max_entries,
+        max_bytes: ctx.policy.receipts.max_bytes,
+    };
+    crate::fingerprint::fingerprint(ctx.repo, &inputs, &ctx.store.cache_dir())
+}
+
+/// The state of each check in `checks`, now.
+pub fn evaluate(ctx: &Context, checks: &[String]) -> Vec<CheckStatus> {
+    checks
+        .iter()
+        .map(|id| {
+            let Some(check) = ctx.plan.check(id) else {
+                return CheckStatus {
+                    check: id.clone(),
+                    state: State::Unknown {
+                        reason: "unknown_check".into(),
+                        path: None,
+                    },
+                    unreadable: vec![],
+                    latest: None,
+                };
+            };
+            let (all, unreadable) = match ctx.store.receipts(id) {
+                Ok(r) => r,
+                Err(e) => {
+                    return CheckStatus {
+                        check: id.clone(),
+                        state: State::Unknown {
+                            reason: format!("receipts unreadable: {e}"),
+                            path: None,
+                        },
+                        unreadable: vec![],
+                        latest: None,
+                    };
+                }
+            };
+            let mine: Vec<&Receipt> = all
+                .iter()
+                .filter(|r| r.worktree == ctx.worktree && r.task.as_deref() == ctx.task)
+                .collect();
+            let live: Vec<RunMarker> = ctx
+                .store
+                .live_runs(id)
+                .into_iter()
+                .filter(|m| m.worktree == ctx.worktree && m.task.as_deref() == ctx.task)
+                .collect();
+            let now = match fingerprint_now(ctx, check) {
+                Ok(f) => f,
+                Err(e) => {
+                    return CheckStatus {
+                        check: id.clone(),
+                        state: State::Unknown {
+                            reason: format!("unreadable: {e}"),
+                            path: None,
+                        },
+                        unreadable,
+                        latest: mine.last().map(|r| (*r).clone()),
+                    };
+                }
+            };
+            let state = state(&mine, &live, &check.contract_digest(), &now);
+            let latest = mine
+                .iter()
+                .max_by_key(|r| (r.started_ns, r.evidence.as_str()))
+                .map(|r| (*r).clone());
+            CheckStatus {
+                check: id.clone(),
+                state,
+                unreadable,
+                latest,
+            }
+        })
+        .collect()
+}
+
+/// The evidence state of a criterion: the worst state of its checks, or
+/// `unevidenced` when it names none (SPEC §4.4).
+pub fn criterion_state(served: &Served, statuses: &[CheckStatus]) -> &'static str {
+    if served.evidence.is_empty() {
+        return "unevidenced";
+    }
+    served
+        .evidence
+        .iter()
+        .map(|c| {
+            statuses
+                .iter()
+                .find(|s| &s.check == c)
+                .map_or((0, "unknown"), |s| (s.state.rank(), s.state.name()))
+        })
+        .min_by_key(|&(rank, _)| rank)
+        .map_or("unknown", |(_, name)| name)
+}
