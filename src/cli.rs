@@ -38,10 +38,49 @@ pub enum Command {
     /// Work with .gate/plan.yaml
     #[command(subcommand)]
     Plan(PlanCommand),
+    /// Ask what a naming serves and whether work may start (read-only)
+    Binding(BindingArgs),
+    /// Record the binding pins and print the handover; --resolve asks again
+    Handover(HandoverArgs),
     /// Run a plan check and record a receipt bound to the sources
     Verify(VerifyArgs),
     /// Show each check the task depends on: passed, failed, stale, running, missing
     Status(StatusArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BindingArgs {
+    /// The plan issue the work serves
+    #[arg(long, value_name = "ID")]
+    pub issue: Option<String>,
+    /// The plan intent the work serves
+    #[arg(long, value_name = "ID")]
+    pub intent: Option<String>,
+    /// Paths the work will touch
+    #[arg(long = "path", value_name = "P")]
+    pub paths: Vec<String>,
+    /// A declared exemption class (needs --because)
+    #[arg(long, value_name = "CLASS", requires = "because")]
+    pub exempt: Option<String>,
+    /// Why the exemption applies
+    #[arg(long, value_name = "REASON", requires = "exempt")]
+    pub because: Option<String>,
+    /// Print one JSON document (schema gate.binding/1)
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HandoverArgs {
+    /// The task (default: the active task)
+    #[arg(long, value_name = "ID")]
+    pub task: Option<String>,
+    /// Ask the binding again and compare with the recorded pins; writes nothing
+    #[arg(long)]
+    pub resolve: bool,
+    /// Print one JSON document (schema gate.handover/1)
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -83,6 +122,7 @@ pub enum CheckName {
     Scope,
     Provenance,
     Receipts,
+    Binding,
 }
 
 impl CheckName {
@@ -91,6 +131,7 @@ impl CheckName {
             CheckName::Scope => "scope",
             CheckName::Provenance => "provenance",
             CheckName::Receipts => "receipts",
+            CheckName::Binding => "binding",
         }
     }
 }

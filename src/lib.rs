@@ -6,6 +6,7 @@
 //! checks (`scope`, `provenance`) are pure functions from inputs to findings;
 //! `report` renders them; `commands` has one module per verb.
 
+pub mod binding;
 pub mod cli;
 pub mod clock;
 pub mod commands;

@@ -185,7 +185,58 @@ pub fn build(
             findings,
         ));
     }
+    let binding_applies = match target {
+        Target::Staged => Err("pre-commit runs scope (and brief) only"),
+        Target::Range(_) => Err(
+            "a range is proved by provenance; `gate check` without --range, and pre-push, ask the binding",
+        ),
+        Target::Task => Ok(()),
+    };
+    if consider(CheckName::Binding, p.binding, binding_applies, &mut report) {
+        let (summary, findings) = binding_check(ctx, &policy.policy, &task);
+        report.checks.push(CheckReport::new(
+            crate::binding::CHECK,
+            p.binding,
+            summary,
+            findings,
+        ));
+    }
     Ok(report)
+}
+
+/// The binding check: ask the binding again for the task's names.
+pub fn binding_check(
+    ctx: &Ctx,
+    policy: &crate::policy::Policy,
+    task: &TaskState,
+) -> (String, Vec<Finding>) {
+    if let Some(f) = no_task(crate::binding::CHECK, task) {
+        return ("no task".into(), vec![f]);
+    }
+    let TaskState::Loaded(t) = task else {
+        unreachable!("no_task covers the other states")
+    };
+    let key = super::binding::evidence_key(t);
+    match super::binding::derive(
+        ctx,
+        policy,
+        &super::binding::naming_of(t),
+        key.as_ref().map(|(id, b)| (id.as_str(), *b)),
+    ) {
+        Ok(d) => (
+            format!("task {} is {}", t.record.id, d.judgement.standing.as_str()),
+            super::binding::findings(&d.judgement),
+        ),
+        Err(f) => (
+            "the binding could not be asked".into(),
+            vec![Finding::unknown(
+                crate::binding::CHECK,
+                "input_unreadable",
+                f.message,
+                "fix .gate/plan.yaml or .gate/policy.yaml, then check again".into(),
+            )],
+        ),
+    }
 }
 
 /// The receipts check, reading the plan; an unreadable plan is unknown.
@@ -411,6 +462,12 @@ fn build_bare(
         report.skipped.push(Skipped {
             check: scope::CHECK,
             reason: "a range is proved by provenance, commit by commit".into(),
+        });
+    }
+    if wants(CheckName::Binding) && p.binding != Mode::Off {
+        report.skipped.push(Skipped {
+            check: crate::binding::CHECK,
+            reason: "a range is proved by provenance; the binding is asked where work starts and is pushed".into(),
         });
     }
     if wants(CheckName::Receipts) && p.receipts.mode != Mode::Off {

@@ -221,6 +221,20 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
             findings,
         ));
     }
+    if p.binding == Mode::Off {
+        report.skipped.push(Skipped {
+            check: crate::binding::CHECK,
+            reason: "off in the policy".into(),
+        });
+    } else {
+        let (summary, findings) = check::binding_check(&ctx, p, &task);
+        report.checks.push(CheckReport::new(
+            crate::binding::CHECK,
+            p.binding,
+            summary,
+            findings,
+        ));
+    }
     print(&report);
     Ok(report.exit_code())
 }

@@ -2,7 +2,9 @@
 //! an exit code or a [`Failure`]; printing goes through [`out`] and errors are
 //! printed in one place, [`run`].
 
+pub mod binding;
 pub mod check;
+pub mod handover;
 pub mod hook;
 pub mod init;
 pub mod install;
@@ -138,6 +140,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Start(args) => start::run(dir.as_deref(), &args),
         Command::Task(cmd) => task::run(dir.as_deref(), &cmd),
         Command::Plan(cmd) => plan::run(dir.as_deref(), &cmd),
+        Command::Binding(args) => binding::run(dir.as_deref(), &args),
+        Command::Handover(args) => handover::run(dir.as_deref(), &args),
         Command::Verify(args) => verify::run(dir.as_deref(), &args),
         Command::Status(args) => status::run(dir.as_deref(), &args),
     };

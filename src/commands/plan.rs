@@ -20,6 +20,7 @@ pub fn run(dir: Option<&Path>, cmd: &PlanCommand) -> Result<i32, Failure> {
 fn validate(dir: Option<&Path>, as_json: bool) -> Result<i32, Failure> {
     let ctx = Ctx::open(dir)?;
     let policy = ctx.policy()?;
+    let mut notes = Vec::new();
     let (summary, findings) = match crate::plan::load(ctx.root()) {
         Ok(None) => (
             "no .gate/plan.yaml (run `gate init` for an example)".to_string(),
@@ -38,7 +39,7 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<i32, Failure> {
             .collect::<Vec<_>>()
             .join(", ");
             let file = loaded.file.display().to_string();
-            let findings = loaded
+            let mut findings: Vec<Finding> = loaded
                 .reference_faults()
                 .into_iter()
                 .map(|f| Finding {
@@ -56,6 +57,42 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<i32, Failure> {
                     },
                 })
                 .collect();
+            // What the binding would trip on: critiques, and path overlaps.
+            for r in crate::binding::plan_faults(p) {
+                findings.push(Finding {
+                    check: CHECK,
+                    cause: r.cause,
+                    severity: Severity::Blocker,
+                    unknown: false,
+                    message: r.message,
+                    decide: r.decide,
+                    subject: Subject {
+                        file: Some(file.clone()),
+                        ..Subject::default()
+                    },
+                });
+            }
+            for (a, b, glob) in crate::binding::overlapping_issues(p) {
+                findings.push(Finding {
+                    check: CHECK,
+                    cause: "overlapping_issue_paths",
+                    severity: Severity::Warn,
+                    unknown: false,
+                    message: format!(
+                        "open issues {a} and {b} serve different intents and their paths overlap (`{glob}`): a start naming only such paths is ambiguous_intent"
+                    ),
+                    decide: "make the issues' paths disjoint, or expect workers to name the issue".into(),
+                    subject: Subject { file: Some(file.clone()), ..Subject::default() },
+                });
+            }
+            // The revision a new critique should record, per intent.
+            for intent in &p.intents {
+                notes.push(format!(
+                    "intent {}: plan_revision {} (record it in a new critique)",
+                    intent.id,
+                    crate::binding::plan_revision(p, &[intent.id.as_str()], false)
+                ));
+            }
             (summary, findings)
         }
         Err(e) => (
@@ -69,7 +106,7 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<i32, Failure> {
         task: None,
         checks: vec![CheckReport::new(CHECK, Mode::Required, summary, findings)],
         skipped: vec![],
-        notes: vec![],
+        notes,
     };
     out(&if as_json {
         json::to_string(&json::report(&report))

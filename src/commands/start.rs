@@ -1,20 +1,25 @@
 //! `gate start`: create a task that names what it serves, keep the
 //! operator's brief byte for byte, and make it this worktree's active task.
 //!
-//! Naming is checked against the plan: a named issue, intent or exemption
-//! must exist (and be open, active or declared). A naming flag is a question:
-//! when its answer is a refusal nothing is written.
+//! The binding (SPEC §4.4) is asked when a naming flag is given, and at
+//! every start under `binding: advisory` or `required`. A naming flag is a
+//! question: a refused or unreadable answer never starts a task, whatever the
+//! policy; without a flag, `advisory` warns and `required` refuses. Nothing
+//! is written unless the start goes on. The task records the names and the
+//! two pins — never a standing.
 
 use std::io::Read;
 use std::path::Path;
 
+use super::binding::{Derived, derive};
 use super::{Ctx, Failure, out, task_ref};
+use crate::binding::{Naming, Standing};
 use crate::cli::StartArgs;
 use crate::clock::Timestamp;
 use crate::fsutil;
 use crate::git::Head;
-use crate::plan::{IntentStatus, IssueStatus, Plan};
-use crate::policy::Policy;
+use crate::plan::{IssueStatus, Plan};
+use crate::policy::Mode;
 use crate::report::human;
 use crate::scope::Scope;
 use crate::task::{self as tasks, Exemption, Pins, TASK_SCHEMA, TaskRecord, TaskStatus};
@@ -34,20 +39,6 @@ struct Named {
 pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
     let ctx = Ctx::open(dir)?;
     let policy = ctx.policy()?.policy;
-    let plan = ctx.plan()?.map(|p| p.plan);
-    // Everything is judged before anything is written.
-    let named = judge_naming(args, &policy, plan.as_ref())?;
-    let scope = if args.scope.is_empty() {
-        named.default_scope.clone()
-    } else {
-        args.scope.clone()
-    };
-    if scope.is_empty() {
-        return Err(
-            Failure::usage("the task has no scope: nothing named implies one")
-                .hint("give the paths the work may touch with --scope GLOB (repeatable)"),
-        );
-    }
     let baseline = match ctx.repo.head()? {
         Head::Unborn { branch } => {
             return Err(Failure::refused(format!(
@@ -57,6 +48,83 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
         }
         Head::Detached { id } | Head::Branch { id, .. } => id,
     };
+    let naming = Naming {
+        issue: args.issue.clone(),
+        intent: args.intent.clone(),
+        paths: args.paths.clone(),
+        exempt: args.exempt.clone(),
+        because: args.because.clone(),
+    };
+    // Everything is judged before anything is written.
+    let id_hint = match &args.id {
+        Some(id) => {
+            crate::ids::task_id(id)
+                .map_err(|m| Failure::usage(format!("invalid task id `{id}`: {m}")))?;
+            id.clone()
+        }
+        None => String::new(),
+    };
+    let asks = naming.asks();
+    let mut warnings = Vec::new();
+    let derived = if asks || policy.binding != Mode::Off {
+        match derive(&ctx, &policy, &naming, Some((id_hint.as_str(), baseline))) {
+            Ok(d) => Some(d),
+            Err(f) if asks || policy.binding == Mode::Required => {
+                return Err(Failure {
+                    code: 3,
+                    message: format!(
+                        "the binding could not be asked, so the task was not started: {}",
+                        f.message
+                    ),
+                    hint: f.hint,
+                });
+            }
+            Err(f) => {
+                warnings.push(format!("binding unknown (advisory): {}", f.message));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    if let Some(d) = &derived
+        && d.judgement.standing == Standing::Refused
+    {
+        let refusals: Vec<String> = d
+            .judgement
+            .refusals
+            .iter()
+            .map(|r| format!("{}: {}\n    decide: {}", r.cause, r.message, r.decide))
+            .collect();
+        if asks || policy.binding == Mode::Required {
+            let why = if asks {
+                "a naming flag is a question, and the answer is no"
+            } else {
+                "the policy requires a binding"
+            };
+            return Err(Failure::refused(format!(
+                "the binding refused this start ({why}); nothing was written:\n  {}",
+                refusals.join("\n  ")
+            )));
+        }
+        warnings.push(format!(
+            "binding refused (advisory: the start goes on):\n    {}",
+            refusals.join("\n    ")
+        ));
+    }
+    let plan = ctx.plan()?.map(|p| p.plan).unwrap_or_default();
+    let recorded = recorded_names(&plan, &naming, derived.as_ref());
+    let scope = if args.scope.is_empty() {
+        recorded.default_scope.clone()
+    } else {
+        args.scope.clone()
+    };
+    if scope.is_empty() {
+        return Err(
+            Failure::usage("the task has no scope: nothing named implies one")
+                .hint("give the paths the work may touch with --scope GLOB (repeatable)"),
+        );
+    }
     let operator = match &args.operator {
         Some(o) if !o.trim().is_empty() => o.clone(),
         Some(_) => return Err(Failure::usage("--operator must not be blank")),
@@ -69,13 +137,21 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
             })?,
     };
     let brief = read_brief(args.brief.as_deref())?;
-    let id = match &args.id {
-        Some(id) => {
-            crate::ids::task_id(id)
-                .map_err(|m| Failure::usage(format!("invalid task id `{id}`: {m}")))?;
-            id.clone()
+    let id = if id_hint.is_empty() {
+        free_id(ctx.root(), &default_id(&recorded))
+    } else {
+        id_hint.clone()
+    };
+    // The evidence pin is about this task's receipts: ask again under its id
+    // when the id was derived (the judgement itself cannot change).
+    let pins = match &derived {
+        Some(_) if id_hint.is_empty() => {
+            derive(&ctx, &policy, &naming, Some((id.as_str(), baseline)))
+                .map(|d| d.pins)
+                .unwrap_or_default()
         }
-        None => free_id(ctx.root(), &default_id(&named)),
+        Some(d) => d.pins.clone(),
+        None => Default::default(),
     };
     let record = TaskRecord {
         schema: TASK_SCHEMA.into(),
@@ -86,10 +162,13 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
         operator,
         baseline: baseline.to_hex(),
         scope: scope.clone(),
-        issue: named.issue,
-        intent: named.intent,
-        exemption: named.exemption,
-        pins: Pins::default(),
+        issue: recorded.issue,
+        intent: recorded.intent,
+        exemption: recorded.exemption,
+        pins: Pins {
+            plan_revision: pins.plan_revision,
+            evidence_standing: pins.evidence_standing,
+        },
     };
     Scope::new(&record.scope, &id).map_err(|m| Failure::usage(format!("--scope: {m}")))?;
     let file = tasks::create(ctx.root(), &record, &brief)?;
@@ -104,162 +183,101 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
         baseline.short()
     );
     text.push_str(&format!("  scope: {}\n", scope.join(", ")));
+    if let Some(d) = &derived {
+        text.push_str(&format!("  binding: {}\n", d.judgement.standing.as_str()));
+    }
+    for w in &warnings {
+        text.push_str(&format!("  warning: {w}\n"));
+    }
     text.push_str(&human::task_lines(&task_ref(&task)));
     text.push_str("it is now this worktree's active task; commit its file with the work\n");
     out(&text);
     Ok(0)
 }
 
-/// Check the naming flags against policy and plan; every fault is reported
-/// together, and any fault refuses the start.
-fn judge_naming(args: &StartArgs, policy: &Policy, plan: Option<&Plan>) -> Result<Named, Failure> {
-    let mut faults: Vec<String> = Vec::new();
-    if let Some(class) = &args.exempt {
-        // An exemption is judged alone.
-        if !policy.exemptions.iter().any(|e| &e.id == class) {
-            let declared: Vec<&str> = policy.exemptions.iter().map(|e| e.id.as_str()).collect();
-            faults.push(format!(
-                "unknown_exemption: `{class}` is not declared in the policy (declared: {})",
-                if declared.is_empty() {
-                    "none".to_string()
-                } else {
-                    declared.join(", ")
-                }
-            ));
-        }
-        let because = args.because.as_deref().unwrap_or("");
-        if because.trim().is_empty() {
-            faults.push("exemption_without_reason: --because is blank".into());
-        }
-        if args.issue.is_some() || args.intent.is_some() || !args.paths.is_empty() {
-            faults.push(
-                "exemption_names_work: an exemption cannot name an issue, intent or paths too"
-                    .into(),
-            );
-        }
-        return refuse_or(faults, || Named {
+/// What the task records: the names (resolved from paths when paths named
+/// one issue or one intent), and the scope they imply.
+fn recorded_names(plan: &Plan, naming: &Naming, derived: Option<&Derived>) -> Named {
+    if let Some(class) = &naming.exempt {
+        return Named {
             issue: None,
             intent: None,
             exemption: Some(Exemption {
                 class: class.clone(),
-                because: because.to_string(),
+                because: naming.because.clone().unwrap_or_default(),
             }),
             default_scope: vec![],
-        });
+        };
     }
-    if args.issue.is_none() && args.intent.is_none() && args.paths.is_empty() {
-        return Ok(Named {
+    let paths_of = |ids: &[String]| -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for id in ids {
+            for p in plan.issue(id).map(|i| i.paths.clone()).unwrap_or_default() {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+        out
+    };
+    if let Some(issue) = &naming.issue {
+        return Named {
+            issue: Some(issue.clone()),
+            intent: naming.intent.clone(),
+            exemption: None,
+            default_scope: paths_of(std::slice::from_ref(issue)),
+        };
+    }
+    if let Some(intent) = &naming.intent {
+        let open: Vec<String> = plan
+            .issues
+            .iter()
+            .filter(|i| {
+                i.intent.as_deref() == Some(intent.as_str()) && i.status == IssueStatus::Open
+            })
+            .map(|i| i.id.clone())
+            .collect();
+        return Named {
+            issue: None,
+            intent: Some(intent.clone()),
+            exemption: None,
+            default_scope: paths_of(&open),
+        };
+    }
+    match derived {
+        Some(d) if !naming.paths.is_empty() => {
+            // Bound to one intent: the covering issues under it (maintenance
+            // issues covering the same paths are not what the work serves).
+            let j = &d.judgement;
+            let serving: Vec<String> = match j.intents.as_slice() {
+                [intent] => j
+                    .issues
+                    .iter()
+                    .filter(|i| {
+                        plan.issue(i).and_then(|i| i.intent.as_deref()) == Some(intent.as_str())
+                    })
+                    .cloned()
+                    .collect(),
+                _ => j.issues.clone(),
+            };
+            let (issue, intent) = match (serving.as_slice(), j.intents.as_slice()) {
+                ([one], _) => (Some(one.clone()), None),
+                (_, [one]) => (None, Some(one.clone())),
+                _ => (None, None),
+            };
+            Named {
+                issue,
+                intent,
+                exemption: None,
+                default_scope: paths_of(&serving),
+            }
+        }
+        _ => Named {
             issue: None,
             intent: None,
             exemption: None,
             default_scope: vec![],
-        });
-    }
-    let Some(plan) = plan else {
-        return Err(
-            Failure::refused("the task names plan work, but there is no .gate/plan.yaml").hint(
-                "run `gate init` and describe the work in .gate/plan.yaml, or start without naming",
-            ),
-        );
-    };
-    if let Some(id) = &args.issue {
-        let Some(issue) = plan.issue(id) else {
-            return Err(Failure::refused(format!(
-                "unknown_issue: no issue `{id}` in .gate/plan.yaml"
-            )));
-        };
-        if issue.status == IssueStatus::Closed {
-            faults.push(format!("issue `{id}` is closed"));
-        }
-        if let Some(intent) = &args.intent
-            && issue.intent.as_deref() != Some(intent.as_str())
-        {
-            faults.push(format!(
-                "issue_outside_intent: issue `{id}` serves {}, not intent `{intent}`",
-                issue
-                    .intent
-                    .as_deref()
-                    .map_or("no intent".to_string(), |i| format!("intent `{i}`"))
-            ));
-        }
-        return refuse_or(faults, || Named {
-            issue: Some(id.clone()),
-            intent: args.intent.clone(),
-            exemption: None,
-            default_scope: issue.paths.clone(),
-        });
-    }
-    if let Some(id) = &args.intent {
-        let Some(intent) = plan.intent(id) else {
-            return Err(Failure::refused(format!(
-                "unknown_intent: no intent `{id}` in .gate/plan.yaml"
-            )));
-        };
-        if intent.status == IntentStatus::Retired {
-            faults.push(format!("intent_retired: intent `{id}` is retired"));
-        }
-        let open: Vec<_> = plan
-            .issues
-            .iter()
-            .filter(|i| i.intent.as_deref() == Some(id.as_str()) && i.status == IssueStatus::Open)
-            .collect();
-        if open.is_empty() {
-            faults.push(format!(
-                "intent_has_no_open_work: no open issue serves intent `{id}`"
-            ));
-        }
-        let scope = open.iter().flat_map(|i| i.paths.iter().cloned()).collect();
-        return refuse_or(faults, || Named {
-            issue: None,
-            intent: Some(id.clone()),
-            exemption: None,
-            default_scope: scope,
-        });
-    }
-    // Paths alone: the one open issue whose paths cover them all.
-    let mut covering = Vec::new();
-    for issue in plan.issues.iter().filter(|i| i.status == IssueStatus::Open) {
-        let scope = Scope::new(&issue.paths, "-")
-            .map_err(|m| Failure::unknown(format!("issue `{}` paths: {m}", issue.id)))?;
-        if args
-            .paths
-            .iter()
-            .all(|p| scope.contains(&p.as_str().into()))
-        {
-            covering.push(issue);
-        }
-    }
-    match covering.as_slice() {
-        [issue] => Ok(Named {
-            issue: Some(issue.id.clone()),
-            intent: None,
-            exemption: None,
-            default_scope: issue.paths.clone(),
-        }),
-        [] => Err(Failure::refused(format!(
-            "no_issue_covers_paths: no open issue's paths cover {}",
-            args.paths.join(", ")
-        ))
-        .hint("name the issue with --issue ID, or add the paths to an issue in .gate/plan.yaml")),
-        many => Err(Failure::refused(format!(
-            "more than one open issue covers these paths: {}",
-            many.iter()
-                .map(|i| i.id.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
-        .hint("name the issue with --issue ID")),
-    }
-}
-
-fn refuse_or(faults: Vec<String>, named: impl FnOnce() -> Named) -> Result<Named, Failure> {
-    if faults.is_empty() {
-        Ok(named())
-    } else {
-        Err(Failure::refused(format!(
-            "the start is refused:\n  {}",
-            faults.join("\n  ")
-        )))
+        },
     }
 }
 

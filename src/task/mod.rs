@@ -128,6 +128,8 @@ pub enum TaskError {
     BadId { id: String, message: String },
     #[error(transparent)]
     Fs(#[from] FsError),
+    #[error(transparent)]
+    Lock(#[from] crate::fsutil::LockError),
 }
 
 /// The repository-relative path of a task's file. The id must already be valid.
@@ -329,6 +331,35 @@ pub fn create(root: &Path, record: &TaskRecord, brief: &str) -> Result<PathBuf, 
         }),
         Err(e) => Err(FsError::new(&abs, "create", e).into()),
     }
+}
+
+/// How long a writer waits for another to finish with the same task file.
+pub const LOCK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Rewrite task `id`'s front matter with `change` applied, keeping the body
+/// byte for byte. Under a lock in `lock_dir` (`<common-dir>/gate/locks`),
+/// re-reading the file inside it, so concurrent updates lose nothing; the
+/// write is atomic.
+pub fn update(
+    root: &Path,
+    lock_dir: &Path,
+    id: &str,
+    change: impl FnOnce(&mut TaskRecord),
+) -> Result<Task, TaskError> {
+    check_id(id)?;
+    let _lock = fsutil::lock(&lock_dir.join(format!("task-{id}.lock")), LOCK_TIMEOUT)?;
+    let task = load(root, id)?;
+    let split = format::split(&task.text).map_err(|e| TaskError::Layout {
+        file: task.file.clone(),
+        line: e.line,
+        message: e.message,
+    })?;
+    let mut record = task.record.clone();
+    change(&mut record);
+    let text = render(&record, split.body);
+    let updated = parse(&task.file, text.clone())?;
+    fsutil::write_atomic(&root.join(&task.file), text.as_bytes(), None)?;
+    Ok(updated)
 }
 
 /// The worktree's active task pointer, `<git-dir>/gate/active`.

@@ -20,6 +20,10 @@ const VERBS: &[&[&str]] = &[
     &["task", "switch"],
     &["plan"],
     &["plan", "validate"],
+    &["binding"],
+    &["handover"],
+    &["verify"],
+    &["status"],
 ];
 
 #[test]

@@ -98,12 +98,6 @@ fn refused_starts_write_nothing() {
         ),
         (&["--path", "README.md"], "b\n", 1, "no_issue_covers_paths"),
         (
-            &["--path", "docs/export.md"],
-            "b\n",
-            1,
-            "more than one open issue",
-        ),
-        (
             &["--issue", "42", "--id", "../../x"],
             "b\n",
             2,
@@ -173,6 +167,16 @@ fn other_namings_work() {
             .as_deref(),
         Some("42")
     );
+    // Paths covered by an intent's issue and a maintenance issue bind to the intent's.
+    let out = start(
+        &repo,
+        &["--path", "docs/export.md", "--id", "T-p2"],
+        "by path\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let t = gate::task::load(repo.path(), "T-p2").unwrap();
+    assert_eq!(t.record.issue.as_deref(), Some("42"));
+    assert_eq!(t.record.scope, vec!["src/export/**", "docs/export.md"]);
     let out = start(&repo, &["--intent", "I-export"], "by intent\n");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let t = gate::task::load(repo.path(), "T-I-export").unwrap();

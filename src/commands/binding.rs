@@ -1,0 +1,339 @@
+//! `gate binding`: ask the one derivation what a naming serves and whether
+//! it may start. Read-only. Exits by its answer: refused 1, unknown 3,
+//! otherwise 0 — whatever the policy's mode (the mode decides what a refusal
+//! costs where work starts or moves: `start`, `check`, the hooks).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::{Ctx, Failure, out};
+use crate::binding::{self, Judgement, Naming, Pins, Standing};
+use crate::cli::BindingArgs;
+use crate::plan::Plan;
+use crate::policy::Policy;
+use crate::receipts::{self, Served, Store};
+use crate::report::style::{self, Out};
+use crate::report::{Finding, Severity, Subject, json};
+use crate::task::Task;
+
+/// A judgement with its pins, as every door sees it.
+pub struct Derived {
+    pub judgement: Judgement,
+    pub served: Vec<Served>,
+    pub states: Vec<&'static str>,
+    pub pins: Pins,
+}
+
+/// Judge `naming` and compute the pins, with evidence read now for
+/// `task_id` in this worktree. A plan that cannot be read is an error
+/// (unknown); an absent plan judges against an empty one.
+pub fn derive(
+    ctx: &Ctx,
+    policy: &Policy,
+    naming: &Naming,
+    evidence_for: Option<(&str, crate::git::Oid)>,
+) -> Result<Derived, Failure> {
+    let task_id = evidence_for.map(|(id, _)| id);
+    let touched = match evidence_for {
+        Some((_, baseline)) => crate::fingerprint::touched_paths(&ctx.repo, baseline)?,
+        None => Vec::new(),
+    };
+    let touched = touched.as_slice();
+    let loaded = ctx.plan()?;
+    let empty = Plan::default();
+    let plan = loaded.as_ref().map_or(&empty, |p| &p.plan);
+    let mut judgement = binding::judge(plan, policy, naming);
+    if loaded.is_none()
+        && (naming.issue.is_some() || naming.intent.is_some() || !naming.paths.is_empty())
+    {
+        judgement
+            .notes
+            .push("there is no .gate/plan.yaml: nothing can be named in it".into());
+    }
+    let served = binding::served(plan, &judgement);
+    let states = evidence_states(ctx, policy, plan, task_id, touched, &served);
+    let pins = binding::pins(plan, &judgement, &served, &states);
+    Ok(Derived {
+        judgement,
+        served,
+        states,
+        pins,
+    })
+}
+
+/// The evidence state of each served criterion, from the receipts now.
+fn evidence_states(
+    ctx: &Ctx,
+    policy: &Policy,
+    plan: &Plan,
+    task_id: Option<&str>,
+    touched: &[crate::path::RepoPath],
+    served: &[Served],
+) -> Vec<&'static str> {
+    if served.is_empty() {
+        return Vec::new();
+    }
+    let store = Store::new(&ctx.repo.common_dir());
+    let worktree = super::verify::worktree_key(ctx);
+    let rctx = receipts::Context {
+        repo: &ctx.repo,
+        store: &store,
+        plan,
+        policy,
+        worktree: &worktree,
+        task: task_id,
+        touched,
+    };
+    let checks = receipts::evaluate(&rctx, &receipts::dependent_checks(served));
+    served
+        .iter()
+        .map(|s| receipts::criterion_state(s, &checks))
+        .collect()
+}
+
+/// Whose receipts count as evidence: the task's id and baseline.
+pub fn evidence_key(task: &Task) -> Option<(String, crate::git::Oid)> {
+    crate::git::Oid::from_hex(&task.record.baseline).map(|b| (task.record.id.clone(), b))
+}
+
+/// The naming a task records.
+pub fn naming_of(task: &Task) -> Naming {
+    let r = &task.record;
+    Naming {
+        issue: r.issue.clone(),
+        intent: r.intent.clone(),
+        paths: vec![],
+        exempt: r.exemption.as_ref().map(|e| e.class.clone()),
+        because: r.exemption.as_ref().map(|e| e.because.clone()),
+    }
+}
+
+/// The refusals of a judgement as findings of the `binding` check.
+pub fn findings(j: &Judgement) -> Vec<Finding> {
+    j.refusals
+        .iter()
+        .map(|r| Finding {
+            check: binding::CHECK,
+            cause: r.cause,
+            severity: Severity::Blocker,
+            unknown: false,
+            message: r.message.clone(),
+            decide: r.decide.clone(),
+            subject: Subject {
+                task: None,
+                key: r.issue.as_ref().map(|i| format!("issue {i}")),
+                ..Subject::default()
+            },
+        })
+        .collect()
+}
+
+#[derive(Serialize)]
+pub struct BindingWire<'a> {
+    pub schema: &'static str,
+    pub standing: &'static str,
+    pub exit_code: i32,
+    pub named: NamedWire<'a>,
+    pub issues: &'a [String],
+    pub intents: &'a [String],
+    pub notes: &'a [String],
+    pub refusals: Vec<RefusalWire<'a>>,
+    pub pins: PinsWire<'a>,
+    pub criteria: Vec<CriterionWire<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct NamedWire<'a> {
+    pub issue: Option<&'a str>,
+    pub intent: Option<&'a str>,
+    pub paths: &'a [String],
+    pub exemption: Option<ExemptionWire<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct ExemptionWire<'a> {
+    pub class: &'a str,
+    pub because: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+pub struct RefusalWire<'a> {
+    pub issue: Option<&'a str>,
+    pub cause: &'static str,
+    pub message: &'a str,
+    pub decide: &'a str,
+}
+
+#[derive(Serialize)]
+pub struct PinsWire<'a> {
+    pub plan_revision: &'a str,
+    pub evidence_standing: &'a str,
+}
+
+#[derive(Serialize)]
+pub struct CriterionWire<'a> {
+    pub intent: &'a str,
+    pub criterion: &'a str,
+    pub state: &'static str,
+}
+
+pub fn wire(d: &Derived) -> BindingWire<'_> {
+    let j = &d.judgement;
+    BindingWire {
+        schema: "gate.binding/1",
+        standing: j.standing.as_str(),
+        exit_code: if j.standing == Standing::Refused {
+            1
+        } else {
+            0
+        },
+        named: NamedWire {
+            issue: j.named.issue.as_deref(),
+            intent: j.named.intent.as_deref(),
+            paths: &j.named.paths,
+            exemption: j.named.exempt.as_deref().map(|class| ExemptionWire {
+                class,
+                because: j.named.because.as_deref(),
+            }),
+        },
+        issues: &j.issues,
+        intents: &j.intents,
+        notes: &j.notes,
+        refusals: j
+            .refusals
+            .iter()
+            .map(|r| RefusalWire {
+                issue: r.issue.as_deref(),
+                cause: r.cause,
+                message: &r.message,
+                decide: &r.decide,
+            })
+            .collect(),
+        pins: PinsWire {
+            plan_revision: &d.pins.plan_revision,
+            evidence_standing: &d.pins.evidence_standing,
+        },
+        criteria: d
+            .served
+            .iter()
+            .zip(&d.states)
+            .map(|(s, state)| CriterionWire {
+                intent: &s.intent,
+                criterion: &s.criterion,
+                state,
+            })
+            .collect(),
+    }
+}
+
+/// The human rendering of an answer.
+pub fn render(d: &Derived) -> String {
+    let j = &d.judgement;
+    let mut s = String::new();
+    let standing = match j.standing {
+        Standing::Refused => style::refused(Out::Stdout, "refused"),
+        other => style::pass(Out::Stdout, other.as_str()),
+    };
+    let _ = writeln!(s, "binding: {standing}");
+    let named = [
+        j.named.issue.as_ref().map(|i| format!("issue {i}")),
+        j.named.intent.as_ref().map(|i| format!("intent {i}")),
+        (!j.named.paths.is_empty()).then(|| format!("paths {}", j.named.paths.join(", "))),
+        j.named.exempt.as_ref().map(|e| format!("exemption {e}")),
+    ];
+    let named: Vec<String> = named.into_iter().flatten().collect();
+    let _ = writeln!(
+        s,
+        "  named: {}",
+        if named.is_empty() {
+            "nothing".into()
+        } else {
+            named.join(" · ")
+        }
+    );
+    if !j.issues.is_empty() {
+        let _ = writeln!(s, "  issues: {}", j.issues.join(", "));
+    }
+    if !j.intents.is_empty() {
+        let _ = writeln!(s, "  intents: {}", j.intents.join(", "));
+    }
+    for (sv, state) in d.served.iter().zip(&d.states) {
+        let _ = writeln!(s, "  criterion {}#{}: {state}", sv.intent, sv.criterion);
+    }
+    for n in &j.notes {
+        let _ = writeln!(s, "  {} {n}", style::dim(Out::Stdout, "note:"));
+    }
+    for r in &j.refusals {
+        let on = r
+            .issue
+            .as_ref()
+            .map(|i| format!(" [issue {i}]"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "  {} {}{on} {}",
+            style::refused(Out::Stdout, "✗"),
+            style::strong(Out::Stdout, r.cause),
+            r.message
+        );
+        let _ = writeln!(
+            s,
+            "      {} {}",
+            style::hint(Out::Stdout, "decide:"),
+            r.decide
+        );
+    }
+    if !d.pins.plan_revision.is_empty() {
+        let _ = writeln!(
+            s,
+            "  pins: plan_revision {} · evidence_standing {}",
+            d.pins.plan_revision, d.pins.evidence_standing
+        );
+    }
+    s
+}
+
+pub fn run(dir: Option<&Path>, args: &BindingArgs) -> Result<i32, Failure> {
+    let result = (|| {
+        let ctx = Ctx::open(dir)?;
+        let policy = ctx.policy()?.policy;
+        let naming = Naming {
+            issue: args.issue.clone(),
+            intent: args.intent.clone(),
+            paths: args.paths.clone(),
+            exempt: args.exempt.clone(),
+            because: args.because.clone(),
+        };
+        let task = ctx.task(None).ok().flatten();
+        derive(
+            &ctx,
+            &policy,
+            &naming,
+            task.as_ref()
+                .and_then(evidence_key)
+                .as_ref()
+                .map(|(id, b)| (id.as_str(), *b)),
+        )
+    })();
+    match result {
+        Ok(d) => {
+            out(&if args.json {
+                json::to_string(&wire(&d))
+            } else {
+                render(&d)
+            });
+            Ok(if d.judgement.standing == Standing::Refused {
+                1
+            } else {
+                0
+            })
+        }
+        Err(f) if args.json => {
+            out(&json::to_string(&json::error(&f)));
+            Err(f)
+        }
+        Err(f) => Err(f),
+    }
+}
