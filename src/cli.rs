@@ -32,7 +32,7 @@ pub enum Command {
     Hook(HookCommand),
     /// Start a task: name what it serves, keep the brief, make it active
     Start(StartArgs),
-    /// List, show and switch tasks
+    /// List, show, switch, amend, ask, note, finish, abandon and validate tasks
     #[command(subcommand)]
     Task(TaskCommand),
     /// Work with .gate/plan.yaml
@@ -123,6 +123,7 @@ pub enum CheckName {
     Provenance,
     Receipts,
     Binding,
+    Brief,
 }
 
 impl CheckName {
@@ -132,6 +133,7 @@ impl CheckName {
             CheckName::Provenance => "provenance",
             CheckName::Receipts => "receipts",
             CheckName::Binding => "binding",
+            CheckName::Brief => "brief",
         }
     }
 }
@@ -226,6 +228,116 @@ pub enum TaskCommand {
         /// The task to activate
         id: String,
     },
+    /// Append the operator's clarification, verbatim, to the addenda
+    Amend(AmendArgs),
+    /// Record a question and its answer, and who decided, in the addenda
+    Ask(AskArgs),
+    /// Append to the implementation notes (where the work diverges, and why)
+    Note(NoteArgs),
+    /// Mark a task completed
+    Finish {
+        /// The task (default: the active task)
+        id: Option<String>,
+    },
+    /// Mark a task abandoned, saying why
+    Abandon {
+        /// The task (default: the active task)
+        id: Option<String>,
+        /// Why the task is abandoned
+        #[arg(long, value_name = "REASON")]
+        because: String,
+    },
+    /// Validate task files: record, brief, addenda and qa entries
+    Validate(ValidateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AmendArgs {
+    /// The task (default: the active task)
+    pub id: Option<String>,
+    /// Who is amending (the operator)
+    #[arg(long, value_name = "A")]
+    pub author: String,
+    /// The clarification, verbatim
+    #[arg(
+        long,
+        value_name = "T",
+        conflicts_with = "file",
+        required_unless_present = "file"
+    )]
+    pub text: Option<String>,
+    /// Read the clarification from a file, or - for stdin
+    #[arg(long, value_name = "F")]
+    pub file: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DecidedBy {
+    Operator,
+    Agent,
+}
+
+#[derive(Debug, Args)]
+pub struct AskArgs {
+    /// The task (default: the active task)
+    pub id: Option<String>,
+    /// The stage the question came up in (requirements, design, …)
+    #[arg(long, value_name = "S")]
+    pub stage: String,
+    /// The question, verbatim, from a file (or - for stdin)
+    #[arg(long, value_name = "F")]
+    pub question_file: String,
+    /// The answer, verbatim, from a file (or - for stdin)
+    #[arg(long, value_name = "F")]
+    pub answer_file: String,
+    /// Who decided: the operator, or the agent alone
+    #[arg(long, value_name = "WHO")]
+    pub decided_by: DecidedBy,
+    /// Why the agent decided as it did (at least 50 non-whitespace characters; required for agent)
+    #[arg(long, value_name = "F")]
+    pub rationale_file: Option<String>,
+    /// One line: how this changes the initial conditions
+    #[arg(long, value_name = "S")]
+    pub summary: String,
+    /// What it contradicts, or none
+    #[arg(long, value_name = "TEXT", default_value = "none")]
+    pub conflict: String,
+    /// Who records it (default: git user.name)
+    #[arg(long, value_name = "A")]
+    pub author: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct NoteArgs {
+    /// The task (default: the active task)
+    pub id: Option<String>,
+    /// The note
+    #[arg(long, value_name = "T")]
+    pub text: String,
+    /// Who writes it (default: git user.name)
+    #[arg(long, value_name = "A")]
+    pub author: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// The task to validate
+    #[arg(
+        long,
+        value_name = "ID",
+        conflicts_with = "all",
+        required_unless_present = "all"
+    )]
+    pub task: Option<String>,
+    /// Validate every active task (exit 1 only on a blocker)
+    #[arg(long)]
+    pub all: bool,
+    /// The date the 30-day window is measured to (default: today, UTC)
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub today: Option<String>,
+    /// Print one JSON document (schema gate.report/1)
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -7,6 +7,7 @@
 //! `report` renders them; `commands` has one module per verb.
 
 pub mod binding;
+pub mod brief;
 pub mod cli;
 pub mod clock;
 pub mod commands;

@@ -185,6 +185,15 @@ pub fn build(
             findings,
         ));
     }
+    if consider(CheckName::Brief, p.brief.mode, Ok(()), &mut report) {
+        let (summary, findings) = brief_check(ctx, &policy.policy, &task, target);
+        report.checks.push(CheckReport::new(
+            crate::brief::CHECK,
+            p.brief.mode,
+            summary,
+            findings,
+        ));
+    }
     let binding_applies = match target {
         Target::Staged => Err("pre-commit runs scope (and brief) only"),
         Target::Range(_) => Err(
@@ -202,6 +211,48 @@ pub fn build(
         ));
     }
     Ok(report)
+}
+
+/// The brief check for a target: the task's brief, and the append-only rule
+/// over what the target holds.
+fn brief_check(
+    ctx: &Ctx,
+    policy: &crate::policy::Policy,
+    task: &TaskState,
+    target: &Target,
+) -> (String, Vec<Finding>) {
+    use super::brief::{self, Scope};
+    let today = crate::clock::Timestamp::now().date();
+    match target {
+        Target::Staged => brief::check(ctx, policy, task, Scope::Staged, today),
+        Target::Task => brief::check(ctx, policy, task, Scope::Task, today),
+        Target::Range(spec) => match provenance::parse_range(&ctx.repo, spec) {
+            Ok(range) => {
+                let hidden = match &range.base {
+                    provenance::Base::Commit(b) => vec![*b],
+                    provenance::Base::Hidden(h) => h.clone(),
+                };
+                let ranges = [(range.tip, hidden, None)];
+                brief::check(
+                    ctx,
+                    policy,
+                    task,
+                    Scope::Ranges {
+                        ranges: &ranges,
+                        with_task: false,
+                    },
+                    today,
+                )
+            }
+            Err(f) => (
+                "range unreadable".into(),
+                vec![Finding {
+                    check: crate::brief::CHECK,
+                    ..*f
+                }],
+            ),
+        },
+    }
 }
 
 /// The binding check: ask the binding again for the task's names.
@@ -475,6 +526,44 @@ fn build_bare(
             check: super::status::CHECK,
             reason: "receipts are local to a clone; a bare repository has none".into(),
         });
+    }
+    if wants(CheckName::Brief) {
+        if p.brief.mode == Mode::Off {
+            report.skipped.push(Skipped {
+                check: crate::brief::CHECK,
+                reason: "off in the policy".into(),
+            });
+        } else {
+            let (summary, findings) = match provenance::parse_range(repo, spec) {
+                Err(f) => (
+                    "range unreadable".to_string(),
+                    vec![Finding {
+                        check: crate::brief::CHECK,
+                        ..*f
+                    }],
+                ),
+                Ok(range) => {
+                    let hidden = match &range.base {
+                        provenance::Base::Commit(b) => vec![*b],
+                        provenance::Base::Hidden(h) => h.clone(),
+                    };
+                    let (n, findings) = super::brief::range_findings(repo, range.tip, &hidden);
+                    (
+                        format!(
+                            "{n} commit{} changing task files",
+                            if n == 1 { "" } else { "s" }
+                        ),
+                        findings,
+                    )
+                }
+            };
+            report.checks.push(CheckReport::new(
+                crate::brief::CHECK,
+                p.brief.mode,
+                summary,
+                findings,
+            ));
+        }
     }
     if !wants(CheckName::Provenance) {
         return Ok(report);

@@ -223,10 +223,12 @@ fn resolve(task: &Task, asked: Result<Derived, Failure>, as_json: bool) -> Resul
             }),
         }));
     } else {
-        out(&format!(
+        let mut text = crate::report::human::task_lines(&super::task_ref(task));
+        text.push_str(&format!(
             "handover {}: {answer}\n  {message}\n",
             task.record.id
         ));
+        out(&text);
     }
     Ok(code)
 }

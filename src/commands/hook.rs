@@ -221,6 +221,48 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
             findings,
         ));
     }
+    if p.brief.mode == Mode::Off {
+        report.skipped.push(Skipped {
+            check: crate::brief::CHECK,
+            reason: "off in the policy".into(),
+        });
+    } else {
+        let default_task = match &task {
+            TaskState::Loaded(t) => Some(t.as_ref()),
+            _ => None,
+        };
+        let tips: Vec<Oid> = ctx
+            .repo
+            .remote_branches(remote)
+            .map(|b| b.into_iter().map(|(_, o)| o).collect())
+            .unwrap_or_default();
+        let target = PushTarget { remote, tips };
+        let mut already_noted = Vec::new();
+        let ranges: Vec<(Oid, Vec<Oid>, Option<String>)> = lines
+            .iter()
+            .filter_map(|line| {
+                let (tip, base) =
+                    push_range(&ctx, default_task, &target, line, &mut already_noted).ok()?;
+                let hidden = match base {
+                    Base::Commit(b) => vec![b],
+                    Base::Hidden(h) => h,
+                };
+                Some((tip, hidden, Some(line.remote_ref.clone())))
+            })
+            .collect();
+        let today = crate::clock::Timestamp::now().date();
+        let scope = super::brief::Scope::Ranges {
+            ranges: &ranges,
+            with_task: true,
+        };
+        let (summary, findings) = super::brief::check(&ctx, p, &task, scope, today);
+        report.checks.push(CheckReport::new(
+            crate::brief::CHECK,
+            p.brief.mode,
+            summary,
+            findings,
+        ));
+    }
     if p.binding == Mode::Off {
         report.skipped.push(Skipped {
             check: crate::binding::CHECK,
@@ -318,29 +360,24 @@ fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::report::Fin
 /// else by the commits on none of the remote's refs; an update by the
 /// commits the remote's old tip lacks (a non-fast-forward is noted). A tag
 /// is proved by the commit it names. Findings name the ref.
-fn prove_push_line(
+/// The range a pushed ref sends: its tip, and where the proof starts. A
+/// deletion, or a ref naming no commit, sends nothing: the error says so.
+fn push_range(
     ctx: &Ctx,
-    policy: &crate::policy::Policy,
     default_task: Option<&tasks::Task>,
     target: &PushTarget<'_>,
     line: &PushLine,
     notes: &mut Vec<String>,
-) -> (String, Vec<Finding>) {
+) -> Result<(Oid, Base), String> {
     let (name, remote) = (&line.remote_ref, target.remote);
     if is_zero_id(&line.local) {
-        return (
-            format!("{name}: deleted on {remote}, nothing to prove"),
-            vec![],
-        );
+        return Err(format!("{name}: deleted on {remote}, nothing to prove"));
     }
     let local = Oid::from_hex(&line.local).expect("parse_push_lines checked every id");
     let tip = match ctx.repo.resolve_commit(&line.local) {
         Ok(commit) => commit,
         Err(GitError::NotACommit { kind, .. }) => {
-            return (
-                format!("{name}: names a {kind}, no commit to prove"),
-                vec![],
-            );
+            return Err(format!("{name}: names a {kind}, no commit to prove"));
         }
         // Absent: the check names it (object_missing).
         Err(_) => local,
@@ -384,6 +421,22 @@ fn prove_push_line(
                 Base::Hidden(target.tips.clone())
             }
         }
+    };
+    Ok((tip, base))
+}
+
+fn prove_push_line(
+    ctx: &Ctx,
+    policy: &crate::policy::Policy,
+    default_task: Option<&tasks::Task>,
+    target: &PushTarget<'_>,
+    line: &PushLine,
+    notes: &mut Vec<String>,
+) -> (String, Vec<Finding>) {
+    let (name, remote) = (&line.remote_ref, target.remote);
+    let (tip, base) = match push_range(ctx, default_task, target, line, notes) {
+        Ok(r) => r,
+        Err(summary) => return (summary, vec![]),
     };
     let tasks = TaskSet::gather(&ctx.repo, Some(ctx.root()), tip, default_task);
     let range = RangeSpec {

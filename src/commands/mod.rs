@@ -3,6 +3,7 @@
 //! printed in one place, [`run`].
 
 pub mod binding;
+pub mod brief;
 pub mod check;
 pub mod handover;
 pub mod hook;

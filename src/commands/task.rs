@@ -4,10 +4,14 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::start::read_input;
 use super::{Ctx, Failure, out, task_ref};
-use crate::cli::TaskCommand;
+use crate::brief::{self, Decider, Qa};
+use crate::cli::{AmendArgs, AskArgs, DecidedBy, NoteArgs, TaskCommand};
+use crate::clock::Timestamp;
 use crate::report::{human, json};
 use crate::task::{self as tasks, TaskStatus};
+use crate::task::{Log, Task};
 
 pub fn run(dir: Option<&Path>, cmd: &TaskCommand) -> Result<i32, Failure> {
     let ctx = Ctx::open(dir)?;
@@ -15,6 +19,12 @@ pub fn run(dir: Option<&Path>, cmd: &TaskCommand) -> Result<i32, Failure> {
         TaskCommand::List { json } => list(&ctx, *json),
         TaskCommand::Show { id } => show(&ctx, id.as_deref()),
         TaskCommand::Switch { id } => switch(&ctx, id),
+        TaskCommand::Amend(args) => amend(&ctx, args),
+        TaskCommand::Ask(args) => ask(&ctx, args),
+        TaskCommand::Note(args) => note(&ctx, args),
+        TaskCommand::Finish { id } => finish(&ctx, id.as_deref()),
+        TaskCommand::Abandon { id, because } => abandon(&ctx, id.as_deref(), because),
+        TaskCommand::Validate(args) => super::brief::validate(&ctx, args),
     }
 }
 
@@ -197,4 +207,218 @@ fn switch(ctx: &Ctx, id: &str) -> Result<i32, Failure> {
     text.push_str(&human::task_lines(&task_ref(&task)));
     out(&text);
     Ok(0)
+}
+
+/// Read a verbatim input (file or `-`) as UTF-8 text.
+fn read_text(spec: &str, flag: &str) -> Result<String, Failure> {
+    let bytes = read_input(spec, flag)?;
+    String::from_utf8(bytes).map_err(|e| {
+        Failure::refused(format!(
+            "{flag} {spec}: not UTF-8 (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// Whoever records an entry: `--author`, else git's user.name.
+fn author(ctx: &Ctx, given: Option<&str>) -> Result<String, Failure> {
+    match given {
+        Some(a) => brief::one_line("--author", a)
+            .map(|()| a.to_string())
+            .map_err(Failure::usage),
+        None => ctx
+            .repo
+            .config_string("user.name")
+            .filter(|n| !n.trim().is_empty() && !n.contains('\n'))
+            .ok_or_else(|| {
+                Failure::usage("no author: git user.name is unset").hint("pass --author NAME")
+            }),
+    }
+}
+
+fn lock_dir(ctx: &Ctx) -> std::path::PathBuf {
+    ctx.repo.common_dir().join("gate").join("locks")
+}
+
+/// The task acted on, its brief shown first.
+fn acted_on(ctx: &Ctx, id: Option<&str>) -> Result<Task, Failure> {
+    let task = ctx.require_task(id)?;
+    out(&human::task_lines(&task_ref(&task)));
+    Ok(task)
+}
+
+fn appended(task: &Task, what: &str) -> Result<i32, Failure> {
+    out(&format!("{what} appended to {}\n", task.file.display()));
+    Ok(0)
+}
+
+fn amend(ctx: &Ctx, args: &AmendArgs) -> Result<i32, Failure> {
+    brief::one_line("--author", &args.author).map_err(Failure::usage)?;
+    let text = match (&args.text, &args.file) {
+        (Some(t), _) => {
+            if t.len() > super::start::MAX_INPUT_BYTES {
+                return Err(Failure::refused(format!(
+                    "--text: over the {} KiB limit",
+                    super::start::MAX_INPUT_BYTES / 1024
+                )));
+            }
+            t.clone()
+        }
+        (None, Some(f)) => read_text(f, "--file")?,
+        (None, None) => {
+            return Err(Failure::usage(
+                "give the clarification with --text or --file",
+            ));
+        }
+    };
+    if text.trim().is_empty() {
+        return Err(Failure::refused("the amendment is empty"));
+    }
+    let task = acted_on(ctx, args.id.as_deref())?;
+    let entry = brief::render_amendment(&Timestamp::now().to_string(), &args.author, &text);
+    let task = tasks::append(
+        ctx.root(),
+        &lock_dir(ctx),
+        &task.record.id,
+        Log::Addenda,
+        &entry,
+        None,
+    )?;
+    appended(&task, "amendment")
+}
+
+fn ask(ctx: &Ctx, args: &AskArgs) -> Result<i32, Failure> {
+    // Everything is checked before anything is written.
+    brief::one_line("--stage", &args.stage).map_err(Failure::usage)?;
+    brief::one_line("--summary", &args.summary).map_err(Failure::usage)?;
+    brief::one_line("--conflict", &args.conflict).map_err(Failure::usage)?;
+    let stdin_uses = [&args.question_file, &args.answer_file]
+        .iter()
+        .filter(|f| f.as_str() == "-")
+        .count()
+        + usize::from(args.rationale_file.as_deref() == Some("-"));
+    if stdin_uses > 1 {
+        return Err(Failure::usage("only one of the files can be - (stdin)"));
+    }
+    let question = read_text(&args.question_file, "--question-file")?;
+    let answer = read_text(&args.answer_file, "--answer-file")?;
+    if question.trim().is_empty() || answer.trim().is_empty() {
+        return Err(Failure::refused(
+            "the question and the answer must not be empty",
+        ));
+    }
+    let decided_by = match args.decided_by {
+        DecidedBy::Operator => Decider::Operator,
+        DecidedBy::Agent => Decider::Agent,
+    };
+    let rationale = match &args.rationale_file {
+        Some(f) => Some(read_text(f, "--rationale-file")?),
+        None => None,
+    };
+    if decided_by == Decider::Agent {
+        let n = rationale.as_deref().map_or(0, brief::substance);
+        if n < brief::MIN_RATIONALE {
+            return Err(Failure::refused(format!(
+                "an agent's decision needs a rationale of at least {} non-whitespace characters (given: {n}); nothing was written",
+                brief::MIN_RATIONALE
+            ))
+            .hint("say why, by best practice, in --rationale-file F"));
+        }
+    }
+    let author = author(ctx, args.author.as_deref())?;
+    let task = acted_on(ctx, args.id.as_deref())?;
+    let time = Timestamp::now().to_string();
+    let entry = brief::render_qa(&Qa {
+        time: &time,
+        author: &author,
+        stage: &args.stage,
+        question: &question,
+        answer: &answer,
+        decided_by,
+        summary: &args.summary,
+        conflict: &args.conflict,
+        rationale: rationale.as_deref(),
+    });
+    let task = tasks::append(
+        ctx.root(),
+        &lock_dir(ctx),
+        &task.record.id,
+        Log::Addenda,
+        &entry,
+        None,
+    )?;
+    appended(&task, "decision")
+}
+
+fn note(ctx: &Ctx, args: &NoteArgs) -> Result<i32, Failure> {
+    if args.text.trim().is_empty() {
+        return Err(Failure::usage("the note is empty"));
+    }
+    if args.text.len() > super::start::MAX_INPUT_BYTES {
+        return Err(Failure::refused(format!(
+            "--text: over the {} KiB limit",
+            super::start::MAX_INPUT_BYTES / 1024
+        )));
+    }
+    let author = author(ctx, args.author.as_deref())?;
+    let task = acted_on(ctx, args.id.as_deref())?;
+    let entry = brief::render_note(&Timestamp::now().to_string(), "note", &author, &args.text);
+    let task = tasks::append(
+        ctx.root(),
+        &lock_dir(ctx),
+        &task.record.id,
+        Log::Notes,
+        &entry,
+        None,
+    )?;
+    appended(&task, "note")
+}
+
+/// Close a task: its status changes, a note says when and by whom (and
+/// why, when abandoned), and it stops being this worktree's active task.
+fn close(ctx: &Ctx, id: Option<&str>, status: TaskStatus, reason: &str) -> Result<i32, Failure> {
+    let task = acted_on(ctx, id)?;
+    if task.record.status != TaskStatus::Active {
+        return Err(Failure::refused(format!(
+            "task {} is already {}",
+            task.record.id,
+            task.record.status.as_str()
+        )));
+    }
+    let author = author(ctx, None).unwrap_or_else(|_| task.record.operator.clone());
+    let entry = brief::render_note(
+        &Timestamp::now().to_string(),
+        status.as_str(),
+        &author,
+        reason,
+    );
+    let id = task.record.id.clone();
+    tasks::append(
+        ctx.root(),
+        &lock_dir(ctx),
+        &id,
+        Log::Notes,
+        &entry,
+        Some(status),
+    )?;
+    let git_dir = ctx.repo.git_dir();
+    if ctx.active_id()?.as_deref() == Some(id.as_str()) {
+        tasks::active::clear(&git_dir)?;
+    }
+    out(&format!(
+        "task {id}: {} (commit its file with the work)\n",
+        status.as_str()
+    ));
+    Ok(0)
+}
+
+fn finish(ctx: &Ctx, id: Option<&str>) -> Result<i32, Failure> {
+    close(ctx, id, TaskStatus::Completed, "Finished.")
+}
+
+fn abandon(ctx: &Ctx, id: Option<&str>, because: &str) -> Result<i32, Failure> {
+    if because.trim().is_empty() {
+        return Err(Failure::usage("--because must say why"));
+    }
+    close(ctx, id, TaskStatus::Abandoned, because)
 }

@@ -12,7 +12,7 @@ use std::sync::atomic::AtomicBool;
 
 use gix::bstr::{BStr, BString, ByteSlice};
 
-use super::{EntryKind, GitError, Repo};
+use super::{EntryKind, GitError, Oid, Repo};
 use crate::path::RepoPath;
 
 /// The index as read once, to answer several questions about one state of it.
@@ -59,6 +59,17 @@ pub struct UntrackedEntry {
 }
 
 impl Repo {
+    /// The staged blob at `path` (stage 0), `None` when the index has no
+    /// such file entry (absent, conflicted, or a directory).
+    pub fn index_blob(&self, index: &IndexSnapshot, path: &RepoPath) -> Option<(Oid, EntryKind)> {
+        let entry = index.file.entry_by_path_and_stage(
+            path.as_bytes().as_bstr(),
+            gix::index::entry::Stage::Unconflicted,
+        )?;
+        let kind = super::entry_kind(entry.mode.to_tree_entry_mode()?)?;
+        Some((Oid(entry.id), kind))
+    }
+
     /// The index git would use (`GIT_INDEX_FILE` honoured), read now; an
     /// absent index file is an empty index.
     ///

@@ -790,6 +790,26 @@ impl Repo {
             .and_then(|entry| entry_kind(entry.mode()).map(|kind| (Oid(entry.object_id()), kind))))
     }
 
+    /// The id of the tree at directory `dir` in commit `commit`, `None` when
+    /// absent (or not a directory). Equal ids mean identical contents.
+    pub fn tree_id_at(&self, commit: Oid, dir: &RepoPath) -> Result<Option<Oid>, GitError> {
+        let tree_id = self
+            .find_commit(commit)?
+            .tree_id()
+            .map_err(|err| GitError::gix(format!("decoding commit {commit}"), &err))?
+            .detach();
+        if dir.as_bytes().is_empty() {
+            return Ok(Some(Oid(tree_id)));
+        }
+        let root = self.find_tree(tree_id, || format!("the tree of commit {commit}"))?;
+        let entry = root
+            .lookup_entry(dir.as_bytes().split(|b| *b == b'/'))
+            .map_err(|err| GitError::gix(format!("looking up {dir} in commit {commit}"), &err))?;
+        Ok(entry
+            .filter(|e| e.mode().is_tree())
+            .map(|e| Oid(e.object_id())))
+    }
+
     /// The file-level entries directly inside directory `dir` of commit
     /// `commit`'s tree, as full paths, sorted as git sorts them; empty when
     /// the directory is absent. Subdirectories are left out.

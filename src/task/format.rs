@@ -274,6 +274,27 @@ pub fn verbatim_blocks(text: &str, heading_line: usize) -> Vec<(Verbatim, usize,
     out
 }
 
+/// The byte offset, in `body`, of the line starting the
+/// `## Implementation notes` heading (outside fenced blocks): where a new
+/// addendum goes. `None` when the body has no such heading.
+pub fn notes_heading_offset(body: &str) -> Option<usize> {
+    let mut fence: Option<usize> = None;
+    for l in Lines::new(body) {
+        match fence {
+            Some(n) if is_closing_fence(l.content, n) => fence = None,
+            Some(_) => {}
+            None => {
+                if let Some(n) = opening_fence(l.content) {
+                    fence = Some(n);
+                } else if l.content.trim_end() == NOTES_HEADING {
+                    return Some(l.start);
+                }
+            }
+        }
+    }
+    None
+}
+
 /// The headings (`### …`, without the hashes) of the entries in an addenda
 /// section, in order; headings inside fenced blocks are text, not entries.
 pub fn entry_headings(section: &str) -> Vec<String> {

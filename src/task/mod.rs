@@ -362,6 +362,79 @@ pub fn update(
     Ok(updated)
 }
 
+/// Where an appended entry goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Log {
+    /// The end of `## Addenda` (amendments and recorded decisions).
+    Addenda,
+    /// The end of the file, in `## Implementation notes`.
+    Notes,
+}
+
+/// Append `entry` to task `id`'s addenda or notes. Under the task's lock
+/// (re-reading the file inside it, so two appenders both land, in order),
+/// written atomically (a crash leaves the old file or the new one); every
+/// byte already there stays as it was. Refused when the file's sections
+/// cannot be found. `status` may be changed in the same write.
+pub fn append(
+    root: &Path,
+    lock_dir: &Path,
+    id: &str,
+    log: Log,
+    entry: &str,
+    status: Option<TaskStatus>,
+) -> Result<Task, TaskError> {
+    check_id(id)?;
+    let _lock = fsutil::lock(&lock_dir.join(format!("task-{id}.lock")), LOCK_TIMEOUT)?;
+    let task = load(root, id)?;
+    let split = format::split(&task.text).map_err(|e| TaskError::Layout {
+        file: task.file.clone(),
+        line: e.line,
+        message: e.message,
+    })?;
+    let body_start = task.text.len() - split.body.len();
+    let no_sections = || TaskError::Layout {
+        file: task.file.clone(),
+        line: 1,
+        message: "the file has no `## Addenda` and `## Implementation notes` sections to append to"
+            .into(),
+    };
+    if task.body.addenda.is_none() {
+        return Err(no_sections());
+    }
+    let at = match log {
+        Log::Addenda => {
+            body_start + format::notes_heading_offset(split.body).ok_or_else(no_sections)?
+        }
+        Log::Notes => task.text.len(),
+    };
+    let mut head = task.text[..at].to_string();
+    let tail = &task.text[at..];
+    if log == Log::Notes {
+        // Keep entries apart: a blank line before the new one.
+        if !head.ends_with('\n') {
+            head.push('\n');
+        }
+        if !head.ends_with("\n\n") {
+            head.push('\n');
+        }
+    }
+    let mut text = format!("{head}{entry}{tail}");
+    if let Some(status) = status {
+        let mut record = task.record.clone();
+        record.status = status;
+        let split = format::split(&text).map_err(|e| TaskError::Layout {
+            file: task.file.clone(),
+            line: e.line,
+            message: e.message,
+        })?;
+        text = render(&record, split.body);
+    }
+    let updated = parse(&task.file, text.clone())?;
+    fsutil::write_atomic(&root.join(&task.file), text.as_bytes(), None)?;
+    Ok(updated)
+}
+
 /// The worktree's active task pointer, `<git-dir>/gate/active`.
 pub mod active {
     use super::*;

@@ -1,0 +1,673 @@
+//! The brief (SPEC §1.3, §4.5; source B): the operator's words kept
+//! verbatim, amended only by appending.
+//!
+//! This module renders addenda and notes entries, validates a task file's
+//! brief, addenda and `qa` entries, and compares two versions of a task file
+//! for the append-only rule: the brief never changes, the addenda only grow,
+//! the front matter changes only in `status` and `pins`. Pure: texts in,
+//! faults out.
+//!
+//! An addendum reads, in Markdown:
+//!
+//! `````text
+//! ### 2026-11-30T10:05:00Z · qa · Ada Lovelace
+//!
+//! - stage: design
+//! - decided_by: agent
+//! - summary: Exports are UTF-8 with a BOM
+//! - conflict: none
+//!
+//! Question:
+//!
+//! ```text
+//! Which encoding?
+//! ```
+//!
+//! Answer:
+//!
+//! ```text
+//! UTF-8 with a BOM.
+//! ```
+//!
+//! Rationale:
+//!
+//! ```text
+//! Spreadsheet programs read a BOM-less CSV as Latin-1 …
+//! ```
+//! `````
+//!
+//! An `amendment` is its heading and one fenced block with the operator's
+//! words. Every verbatim text is fenced as the brief is (see
+//! [`crate::task::format`]), so it round-trips byte for byte.
+
+use crate::clock::{Date, Timestamp};
+use crate::task::format::{self, Verbatim};
+
+pub const CHECK: &str = "brief";
+
+/// The separator of an entry heading's three parts.
+pub const SEP: &str = " · ";
+
+/// Who decided a recorded question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decider {
+    Operator,
+    Agent,
+}
+
+impl Decider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decider::Operator => "operator",
+            Decider::Agent => "agent",
+        }
+    }
+}
+
+/// The least an agent's rationale must hold: non-whitespace characters.
+pub const MIN_RATIONALE: usize = 50;
+
+/// Non-whitespace characters in a text.
+pub fn substance(text: &str) -> usize {
+    text.chars().filter(|c| !c.is_whitespace()).count()
+}
+
+/// The heading line of an entry.
+fn heading(time: &str, kind: &str, author: &str) -> String {
+    format!("### {time}{SEP}{kind}{SEP}{author}\n")
+}
+
+/// An `amendment` entry: the operator's clarification, verbatim.
+pub fn render_amendment(time: &str, author: &str, text: &str) -> String {
+    format!(
+        "{}\n{}\n",
+        heading(time, "amendment", author),
+        format::render_verbatim(text, "text")
+    )
+}
+
+/// A recorded decision.
+pub struct Qa<'a> {
+    pub time: &'a str,
+    pub author: &'a str,
+    pub stage: &'a str,
+    pub question: &'a str,
+    pub answer: &'a str,
+    pub decided_by: Decider,
+    pub summary: &'a str,
+    pub conflict: &'a str,
+    pub rationale: Option<&'a str>,
+}
+
+/// A `qa` entry.
+pub fn render_qa(q: &Qa) -> String {
+    let mut s = heading(q.time, "qa", q.author);
+    s.push_str(&format!(
+        "\n- stage: {}\n- decided_by: {}\n- summary: {}\n- conflict: {}\n",
+        q.stage,
+        q.decided_by.as_str(),
+        q.summary,
+        q.conflict
+    ));
+    s.push_str(&format!(
+        "\nQuestion:\n\n{}",
+        format::render_verbatim(q.question, "text")
+    ));
+    s.push_str(&format!(
+        "\nAnswer:\n\n{}",
+        format::render_verbatim(q.answer, "text")
+    ));
+    if let Some(r) = q.rationale {
+        s.push_str(&format!(
+            "\nRationale:\n\n{}",
+            format::render_verbatim(r, "text")
+        ));
+    }
+    s.push('\n');
+    s
+}
+
+/// An implementation-notes entry (`note`, `finished`, `abandoned`): free
+/// Markdown, kept as written.
+pub fn render_note(time: &str, kind: &str, author: &str, text: &str) -> String {
+    let mut s = format!("{}\n{text}", heading(time, kind, author));
+    if !text.ends_with('\n') {
+        s.push('\n');
+    }
+    s.push('\n');
+    s
+}
+
+/// Why a one-line field cannot be recorded as given.
+pub fn one_line(name: &str, value: &str) -> Result<(), String> {
+    if value.trim().is_empty() {
+        return Err(format!("{name} must not be blank"));
+    }
+    if value.contains(['\n', '\r']) {
+        return Err(format!("{name} must be one line"));
+    }
+    Ok(())
+}
+
+/// A fault found in a task file's brief, addenda or record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    pub cause: &'static str,
+    /// 1-based line in the file, when known.
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+fn fault(cause: &'static str, line: Option<usize>, message: impl Into<String>) -> Fault {
+    Fault {
+        cause,
+        line,
+        message: message.into(),
+    }
+}
+
+/// One entry of the addenda, split at its heading.
+#[derive(Debug, Clone)]
+pub struct Entry<'a> {
+    pub line: usize,
+    pub heading: &'a str,
+    pub body: &'a str,
+}
+
+/// The entries of a section: each `### ` heading outside fenced blocks
+/// starts one. Text before the first heading is returned as `preamble`.
+pub fn entries(section: &str, heading_line: usize) -> (&str, Vec<Entry<'_>>) {
+    let mut starts: Vec<(usize, usize, usize)> = Vec::new(); // (byte start, byte end of heading line, line number)
+    let mut fence: Option<usize> = None;
+    let mut offset = 0;
+    for (n, raw) in section.split_inclusive('\n').enumerate() {
+        let content = raw.trim_end_matches('\n').trim_end_matches('\r');
+        match fence {
+            Some(len) => {
+                let t = content.trim_end_matches([' ', '\t']);
+                if t.len() >= len && t.bytes().all(|b| b == b'`') {
+                    fence = None;
+                }
+            }
+            None => {
+                let ticks = content.bytes().take_while(|&b| b == b'`').count();
+                if ticks >= 3 && !content[ticks..].contains('`') {
+                    fence = Some(ticks);
+                } else if content.starts_with("### ") {
+                    starts.push((offset, offset + raw.len(), heading_line + n + 1));
+                }
+            }
+        }
+        offset += raw.len();
+    }
+    let preamble = &section[..starts.first().map_or(section.len(), |s| s.0)];
+    let entries = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &(start, head_end, line))| {
+            let end = starts.get(i + 1).map_or(section.len(), |s| s.0);
+            Entry {
+                line,
+                heading: section[start..head_end]
+                    .trim_end_matches('\n')
+                    .trim_end_matches('\r'),
+                body: &section[head_end..end],
+            }
+        })
+        .collect();
+    (preamble, entries)
+}
+
+/// Validate a task file's text (SPEC §4.5): the closed front matter, the
+/// three sections, the brief, every addendum and every `qa` entry. The
+/// severity is the caller's (it depends on the task's age and the policy).
+pub fn validate(file: &std::path::Path, text: &str) -> Vec<Fault> {
+    let task = match crate::task::parse(file, text.to_string()) {
+        Ok(t) => t,
+        Err(e) => return vec![fault("schema_invalid", None, e.to_string())],
+    };
+    let mut out = Vec::new();
+    let body = &task.body;
+    for p in &body.problems {
+        let cause = if body.brief.is_none() {
+            "brief_missing"
+        } else {
+            "addendum_malformed"
+        };
+        out.push(fault(cause, Some(p.line), p.message.clone()));
+    }
+    match &body.brief {
+        None if body.problems.is_empty() => out.push(fault(
+            "brief_missing",
+            None,
+            "no `## Brief (verbatim)` section with a fenced block",
+        )),
+        None => {}
+        Some(b) if b.text.trim().is_empty() => {
+            out.push(fault("statement_empty", Some(b.line), "the brief is empty"))
+        }
+        Some(_) => {}
+    }
+    match &body.addenda {
+        None => out.push(fault("addendum_malformed", None, "no `## Addenda` section")),
+        Some(section) => out.extend(validate_addenda(&section.text, section.line)),
+    }
+    if body.notes.is_none() {
+        out.push(fault(
+            "addendum_malformed",
+            None,
+            "no `## Implementation notes` section",
+        ));
+    }
+    out
+}
+
+/// Validate every entry of an addenda section.
+pub fn validate_addenda(section: &str, heading_line: usize) -> Vec<Fault> {
+    let mut out = Vec::new();
+    let (preamble, entries) = entries(section, heading_line);
+    if !preamble.trim().is_empty() {
+        out.push(fault(
+            "addendum_malformed",
+            Some(heading_line + 1),
+            "text in the addenda that belongs to no entry",
+        ));
+    }
+    let mut previous: Option<(Timestamp, usize)> = None;
+    for e in &entries {
+        let parts: Vec<&str> = e
+            .heading
+            .trim_start_matches("### ")
+            .splitn(3, SEP)
+            .collect();
+        let [time, kind, author] = parts.as_slice() else {
+            out.push(fault(
+                "addendum_malformed",
+                Some(e.line),
+                format!("`{}` is not `### TIME · KIND · AUTHOR`", e.heading),
+            ));
+            continue;
+        };
+        match Timestamp::parse(time) {
+            Ok(t) => {
+                if let Some((p, line)) = previous
+                    && t < p
+                {
+                    out.push(fault(
+                        "addendum_malformed",
+                        Some(e.line),
+                        format!("the entry at {time} comes after one at line {line} that is later: the log is chronological"),
+                    ));
+                }
+                previous = Some((t, e.line));
+            }
+            Err(m) => out.push(fault(
+                "addendum_malformed",
+                Some(e.line),
+                format!("entry time `{time}`: {m}"),
+            )),
+        }
+        if author.trim().is_empty() {
+            out.push(fault(
+                "addendum_malformed",
+                Some(e.line),
+                "the entry names no author",
+            ));
+        }
+        let blocks = format::verbatim_blocks(e.body, e.line);
+        match *kind {
+            "amendment" => {
+                if blocks.len() != 1 {
+                    out.push(fault(
+                        "addendum_malformed",
+                        Some(e.line),
+                        format!("an amendment holds one fenced block with the operator's words; this one has {}", blocks.len()),
+                    ));
+                } else if blocks[0].0.text.trim().is_empty() {
+                    out.push(fault(
+                        "addendum_malformed",
+                        Some(e.line),
+                        "the amendment is empty",
+                    ));
+                }
+            }
+            "qa" => out.extend(validate_qa(e, &blocks)),
+            other => out.push(fault(
+                "addendum_malformed",
+                Some(e.line),
+                format!("entry kind `{other}` is neither `amendment` nor `qa`"),
+            )),
+        }
+    }
+    out
+}
+
+/// The fields and blocks of a `qa` entry.
+fn validate_qa(e: &Entry, blocks: &[(Verbatim, usize, usize)]) -> Vec<Fault> {
+    let mut out = Vec::new();
+    let field = |name: &str| -> Option<&str> {
+        let prefix = format!("- {name}: ");
+        e.body
+            .lines()
+            .find_map(|l| l.strip_prefix(prefix.as_str()))
+            .map(|v| v.trim_end_matches('\r'))
+    };
+    for name in ["stage", "decided_by", "summary", "conflict"] {
+        match field(name) {
+            None => out.push(fault(
+                "qa_incomplete",
+                Some(e.line),
+                format!("the qa entry has no `{name}`"),
+            )),
+            Some(v) if v.trim().is_empty() => out.push(fault(
+                "qa_incomplete",
+                Some(e.line),
+                format!("the qa entry's `{name}` is blank"),
+            )),
+            Some(_) => {}
+        }
+    }
+    let decided = field("decided_by").map(str::trim);
+    if let Some(d) = decided
+        && !matches!(d, "operator" | "agent")
+        && !d.is_empty()
+    {
+        out.push(fault(
+            "qa_incomplete",
+            Some(e.line),
+            format!("decided_by is `{d}`, not `operator` or `agent`"),
+        ));
+    }
+    // Blocks follow their labels: Question, Answer, then Rationale.
+    let labelled = |label: &str| -> Option<&Verbatim> {
+        let at = e.body.find(&format!("\n{label}:\n"))?;
+        blocks
+            .iter()
+            .find(|(_, start, _)| *start > at)
+            .map(|(v, _, _)| v)
+    };
+    for label in ["Question", "Answer"] {
+        match labelled(label) {
+            None => out.push(fault(
+                "qa_incomplete",
+                Some(e.line),
+                format!("the qa entry has no {label} block"),
+            )),
+            Some(v) if v.text.trim().is_empty() => out.push(fault(
+                "qa_incomplete",
+                Some(e.line),
+                format!("the qa entry's {label} is empty"),
+            )),
+            Some(_) => {}
+        }
+    }
+    if decided == Some("agent") {
+        let n = labelled("Rationale").map_or(0, |v| substance(&v.text));
+        if n < MIN_RATIONALE {
+            out.push(fault(
+                "qa_rationale_too_short",
+                Some(e.line),
+                format!("an agent's decision needs a rationale of at least {MIN_RATIONALE} non-whitespace characters; this one has {n}"),
+            ));
+        }
+    }
+    out
+}
+
+/// How a brief fault weighs for a task created at `created` (SPEC §4.5):
+/// on or after `required_since` → blocker; before (or with no date set) →
+/// `info` while the task is under 30 days old, `warn` after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Weight {
+    Blocker,
+    Warn,
+    Info,
+}
+
+pub fn weight(created: Date, required_since: Option<Date>, today: Date) -> Weight {
+    if required_since.is_some_and(|since| created >= since) {
+        return Weight::Blocker;
+    }
+    if created.days_until(today) < 30 {
+        Weight::Info
+    } else {
+        Weight::Warn
+    }
+}
+
+/// Compare two versions of one task file (an earlier `old`, a later `new`)
+/// for the append-only rule: the brief never changes, the addenda only grow
+/// (the old section is a prefix of the new), the front matter changes only
+/// in `status` and `pins`.
+pub fn compare(file: &std::path::Path, old: &str, new: &str) -> Vec<Fault> {
+    let Ok(old_task) = crate::task::parse(file, old.to_string()) else {
+        // An unreadable earlier version constrains nothing it can prove.
+        return Vec::new();
+    };
+    let new_task = match crate::task::parse(file, new.to_string()) {
+        Ok(t) => t,
+        Err(e) => return vec![fault("schema_invalid", None, e.to_string())],
+    };
+    let mut out = Vec::new();
+    let old_brief = old_task.body.brief.as_ref().map(|b| &b.text);
+    let new_brief = new_task.body.brief.as_ref().map(|b| &b.text);
+    if old_brief.is_some() && old_brief != new_brief {
+        out.push(fault(
+            "brief_rewritten",
+            new_task.body.brief.as_ref().map(|b| b.line),
+            "the brief changed: it is the operator's words, kept verbatim and never edited",
+        ));
+    }
+    let old_addenda = old_task
+        .body
+        .addenda
+        .as_ref()
+        .map_or("", |a| a.text.as_str());
+    let new_addenda = new_task
+        .body
+        .addenda
+        .as_ref()
+        .map_or("", |a| a.text.as_str());
+    if !new_addenda.starts_with(old_addenda) {
+        out.push(fault(
+            "addenda_rewritten",
+            new_task.body.addenda.as_ref().map(|a| a.line),
+            "the addenda were edited or shortened: the log only grows",
+        ));
+    }
+    let mut normalised = old_task.record.clone();
+    normalised.status = new_task.record.status;
+    normalised.pins = new_task.record.pins.clone();
+    if normalised != new_task.record {
+        out.push(fault(
+            "record_rewritten",
+            Some(1),
+            "the task record changed beyond `status` and `pins`",
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::{self, Exemption, Pins, TASK_SCHEMA, TaskRecord, TaskStatus};
+    use std::path::Path;
+
+    fn record() -> TaskRecord {
+        TaskRecord {
+            schema: TASK_SCHEMA.into(),
+            id: "T-1".into(),
+            status: TaskStatus::Active,
+            created_at: "2026-11-29T22:40:00Z".into(),
+            created_by: "gate start".into(),
+            operator: "Ada".into(),
+            baseline: "0123456789abcdef0123456789abcdef01234567".into(),
+            scope: vec!["src/**".into()],
+            issue: Some("42".into()),
+            intent: None,
+            exemption: None::<Exemption>,
+            pins: Pins::default(),
+        }
+    }
+
+    fn file(addenda: &str) -> String {
+        let body = format::render_new_body("Do the thing.\n");
+        let body = body.replace("## Addenda\n\n", &format!("## Addenda\n\n{addenda}"));
+        task::render(&record(), &body)
+    }
+
+    fn causes(text: &str) -> Vec<&'static str> {
+        validate(Path::new("t.md"), text)
+            .iter()
+            .map(|f| f.cause)
+            .collect()
+    }
+
+    fn qa(decided_by: Decider, rationale: Option<&str>) -> String {
+        render_qa(&Qa {
+            time: "2026-11-30T10:00:00Z",
+            author: "Ada",
+            stage: "design",
+            question: "Which encoding?\n",
+            answer: "UTF-8.",
+            decided_by,
+            summary: "CSV is UTF-8",
+            conflict: "none",
+            rationale,
+        })
+    }
+
+    #[test]
+    fn a_fresh_task_and_good_entries_validate() {
+        assert!(causes(&file("")).is_empty());
+        let entries = format!(
+            "{}{}{}",
+            render_amendment("2026-11-30T09:00:00Z", "Ada", "Also TSV.\n"),
+            qa(Decider::Operator, None),
+            qa(Decider::Agent, Some(&"because ".repeat(10)))
+        );
+        assert_eq!(causes(&file(&entries)), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn every_entry_fault_has_its_cause() {
+        assert_eq!(
+            causes(&file(&qa(Decider::Agent, Some("too short")))),
+            vec!["qa_rationale_too_short"]
+        );
+        assert_eq!(
+            causes(&file(&qa(Decider::Agent, None))),
+            vec!["qa_rationale_too_short"]
+        );
+        let no_summary = qa(Decider::Operator, None).replace("- summary: CSV is UTF-8\n", "");
+        assert_eq!(causes(&file(&no_summary)), vec!["qa_incomplete"]);
+        let bad_decider =
+            qa(Decider::Operator, None).replace("decided_by: operator", "decided_by: robot");
+        assert_eq!(causes(&file(&bad_decider)), vec!["qa_incomplete"]);
+        let no_answer = qa(Decider::Operator, None).replace("Answer:", "Reply:");
+        assert_eq!(causes(&file(&no_answer)), vec!["qa_incomplete"]);
+        let bad_time = render_amendment("yesterday", "Ada", "x");
+        assert_eq!(causes(&file(&bad_time)), vec!["addendum_malformed"]);
+        let bad_kind =
+            render_amendment("2026-11-30T09:00:00Z", "Ada", "x").replace("amendment", "rumour");
+        assert_eq!(causes(&file(&bad_kind)), vec!["addendum_malformed"]);
+        let out_of_order = format!(
+            "{}{}",
+            render_amendment("2026-11-30T09:00:00Z", "Ada", "later"),
+            render_amendment("2026-11-29T09:00:00Z", "Ada", "earlier")
+        );
+        assert_eq!(causes(&file(&out_of_order)), vec!["addendum_malformed"]);
+        let empty_brief = file("").replace("Do the thing.\n", "  \n");
+        assert_eq!(causes(&empty_brief), vec!["statement_empty"]);
+        let no_brief =
+            file("").replace("## Brief (verbatim)\n\n```text\nDo the thing.\n```\n\n", "");
+        assert!(
+            causes(&no_brief).contains(&"brief_missing"),
+            "{:?}",
+            causes(&no_brief)
+        );
+        let schema = file("").replace("status: active\n", "status: active\nphase: x\n");
+        assert_eq!(causes(&schema), vec!["schema_invalid"]);
+    }
+
+    #[test]
+    fn entries_round_trip_their_verbatim_texts() {
+        let q = "Line one\n## Addenda\n### 2026-01-01T00:00:00Z · qa · x\n```\ntrailing   \r\n";
+        let text = file(&render_qa(&Qa {
+            time: "2026-11-30T10:00:00Z",
+            author: "A",
+            stage: "s",
+            question: q,
+            answer: "no newline",
+            decided_by: Decider::Operator,
+            summary: "sum",
+            conflict: "none",
+            rationale: None,
+        }));
+        assert!(
+            causes(&text).is_empty(),
+            "{:?}",
+            validate(Path::new("t.md"), &text)
+        );
+        let task = task::parse(Path::new("t.md"), text).unwrap();
+        let section = task.body.addenda.unwrap();
+        let (_, es) = entries(&section.text, section.line);
+        assert_eq!(es.len(), 1);
+        let blocks = format::verbatim_blocks(es[0].body, es[0].line);
+        assert_eq!(blocks[0].0.text, q);
+        assert_eq!(blocks[1].0.text, "no newline");
+    }
+
+    #[test]
+    fn the_window_has_its_edges() {
+        let d = |s: &str| Date::parse(s).unwrap();
+        let created = d("2026-10-01");
+        assert_eq!(weight(created, None, d("2026-10-30")), Weight::Info); // 29 days
+        assert_eq!(weight(created, None, d("2026-10-31")), Weight::Warn); // 30 days
+        assert_eq!(weight(created, None, d("2026-11-01")), Weight::Warn); // 31 days
+        assert_eq!(
+            weight(created, Some(d("2026-10-01")), d("2026-10-02")),
+            Weight::Blocker
+        );
+        assert_eq!(
+            weight(created, Some(d("2026-10-02")), d("2026-12-30")),
+            Weight::Warn
+        );
+    }
+
+    #[test]
+    fn append_only_compare() {
+        let base = file("");
+        let grown = file(&render_amendment("2026-11-30T09:00:00Z", "Ada", "more"));
+        let p = Path::new("t.md");
+        assert!(compare(p, &base, &grown).is_empty());
+        assert_eq!(
+            compare(p, &grown, &base)
+                .iter()
+                .map(|f| f.cause)
+                .collect::<Vec<_>>(),
+            vec!["addenda_rewritten"]
+        );
+        let edited = grown.replace("Do the thing.", "Do another thing.");
+        assert_eq!(
+            compare(p, &grown, &edited)
+                .iter()
+                .map(|f| f.cause)
+                .collect::<Vec<_>>(),
+            vec!["brief_rewritten"]
+        );
+        let finished = grown.replace("status: active", "status: completed");
+        assert!(compare(p, &grown, &finished).is_empty());
+        let rescoped = grown.replace("scope: [\"src/**\"]", "scope: [\"**\"]");
+        assert_eq!(
+            compare(p, &grown, &rescoped)
+                .iter()
+                .map(|f| f.cause)
+                .collect::<Vec<_>>(),
+            vec!["record_rewritten"]
+        );
+        let with_note = format!("{grown}### 2026-11-30T11:00:00Z · note · Ada\n\nchanged course\n");
+        assert!(compare(p, &grown, &with_note).is_empty());
+    }
+}

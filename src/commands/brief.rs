@@ -1,0 +1,483 @@
+//! The brief at the doors: `gate task validate`, and the `brief` check that
+//! `gate check`, pre-commit and pre-push run (SPEC §4.5).
+//!
+//! Validation weighs by age: a task created on or after
+//! `brief.required_since` must have a valid brief (blocker); an older task is
+//! never blocked — `info` under 30 days old, `warn` after. The append-only
+//! rule is absolute: a commit (or a staged change, or an uncommitted edit)
+//! that rewrites a brief, shortens or edits the addenda, or changes the front
+//! matter beyond `status` and `pins` is refused, naming the commit.
+
+use std::path::Path;
+
+use super::{Ctx, Failure, out, policy_origin};
+use crate::brief::{self, Weight};
+use crate::cli::ValidateArgs;
+use crate::clock::{Date, Timestamp};
+use crate::git::{ChangeKind, Oid, Renames, Repo};
+use crate::path::RepoPath;
+use crate::policy::{Mode, Policy};
+use crate::report::{CheckReport, Finding, Report, Severity, Subject, human, json};
+use crate::task::{self as tasks, TASKS_DIR, TaskStatus};
+
+pub const CHECK: &str = brief::CHECK;
+
+fn severity(w: Weight) -> Severity {
+    match w {
+        Weight::Blocker => Severity::Blocker,
+        Weight::Warn => Severity::Warn,
+        Weight::Info => Severity::Info,
+    }
+}
+
+fn decide(cause: &str) -> &'static str {
+    match cause {
+        "brief_missing" | "statement_empty" => {
+            "record the operator's request: a task is started with `gate start --brief FILE`"
+        }
+        "schema_invalid" => "restore the task file's front matter to the 12 keys of gate.task/1",
+        "qa_incomplete" => {
+            "record the decision again with `gate task ask` (every field, both texts)"
+        }
+        "qa_rationale_too_short" => {
+            "record it again with a rationale of at least 50 non-whitespace characters"
+        }
+        "addendum_malformed" => {
+            "restore the entry as gate wrote it; add new ones with `gate task amend` or `gate task ask`"
+        }
+        "brief_rewritten" => {
+            "restore the brief as first recorded; clarify with `gate task amend` instead"
+        }
+        "addenda_rewritten" => {
+            "restore the earlier entries; the log only grows (`gate task amend`)"
+        }
+        _ => {
+            "restore the task record; only `status` and `pins` may change (`gate task finish`, `gate handover`)"
+        }
+    }
+}
+
+/// Validate one task file's text, weighing each fault by the task's age.
+pub fn validate_text(file: &Path, text: &str, policy: &Policy, today: Date) -> Vec<Finding> {
+    let faults = brief::validate(file, text);
+    let created = tasks::parse(file, text.to_string())
+        .ok()
+        .and_then(|t| Timestamp::parse(&t.record.created_at).ok())
+        .map(|t| t.date());
+    let id = file.file_stem().map(|s| s.to_string_lossy().into_owned());
+    faults
+        .into_iter()
+        .map(|f| Finding {
+            check: CHECK,
+            cause: f.cause,
+            // A file whose age cannot be read is not "old": it blocks.
+            severity: created.map_or(Severity::Blocker, |c| {
+                severity(brief::weight(c, policy.brief.required_since, today))
+            }),
+            unknown: false,
+            message: f.message,
+            decide: decide(f.cause).into(),
+            subject: Subject {
+                task: id.clone(),
+                file: Some(file.display().to_string()),
+                line: f.line,
+                ..Subject::default()
+            },
+        })
+        .collect()
+}
+
+/// The append-only comparison of two versions of a task file as findings.
+fn compare(
+    path: &RepoPath,
+    old: Option<&[u8]>,
+    new: Option<&[u8]>,
+    commit: Option<Oid>,
+    place: &str,
+) -> Vec<Finding> {
+    let file = path.lossy();
+    let subject = |line: Option<usize>| Subject {
+        commit: commit.map(|c| c.to_hex()),
+        path: Some(path.clone()),
+        task: Path::new(&file)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned()),
+        line,
+        ..Subject::default()
+    };
+    let Some(old) = old else { return Vec::new() };
+    let Some(new) = new else {
+        return vec![Finding {
+            check: CHECK,
+            cause: "brief_rewritten",
+            severity: Severity::Blocker,
+            unknown: false,
+            message: format!("{place} deletes task file {file}: the brief and its log are kept, never removed"),
+            decide: "restore the task file; close the task with `gate task finish` or `gate task abandon`".into(),
+            subject: subject(None),
+        }];
+    };
+    let (Ok(old), Ok(new)) = (std::str::from_utf8(old), std::str::from_utf8(new)) else {
+        return vec![Finding {
+            check: CHECK,
+            cause: "schema_invalid",
+            severity: Severity::Blocker,
+            unknown: false,
+            message: format!("{place}: {file} is not UTF-8"),
+            decide: decide("schema_invalid").into(),
+            subject: subject(None),
+        }];
+    };
+    brief::compare(Path::new(&file), old, new)
+        .into_iter()
+        .map(|f| Finding {
+            check: CHECK,
+            cause: f.cause,
+            severity: Severity::Blocker,
+            unknown: false,
+            message: format!("{place}: {file}: {}", f.message),
+            decide: decide(f.cause).into(),
+            subject: subject(f.line),
+        })
+        .collect()
+}
+
+fn is_task_file(p: &RepoPath) -> bool {
+    p.is_under(TASKS_DIR) && p.as_bytes().ends_with(b".md")
+}
+
+fn unreadable(e: impl std::fmt::Display) -> Finding {
+    Finding::unknown(
+        CHECK,
+        "input_unreadable",
+        e.to_string(),
+        "repair the repository (git fsck), then check again".into(),
+    )
+}
+
+/// The blob at `path` in `commit`, `None` when absent.
+fn blob_at(
+    repo: &Repo,
+    commit: Oid,
+    path: &RepoPath,
+) -> Result<Option<Vec<u8>>, crate::git::GitError> {
+    match repo.entry_at(commit, path)? {
+        Some((oid, _)) => repo.read_blob(oid).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Every commit of a range (tip, hidden bases) that changes a task file is
+/// compared with its parent: only what `.gate/tasks` trees differ in is read.
+pub fn range_findings(repo: &Repo, tip: Oid, hidden: &[Oid]) -> (usize, Vec<Finding>) {
+    let dir = RepoPath::from(TASKS_DIR);
+    let commits = match repo.walk(&[tip], hidden) {
+        Ok(c) => c,
+        Err(e) => return (0, vec![unreadable(e)]),
+    };
+    let mut findings = Vec::new();
+    let mut touched = 0;
+    for id in commits {
+        let result = (|| -> Result<(), crate::git::GitError> {
+            let info = repo.commit(id)?;
+            let own = repo.tree_id_at(id, &dir)?;
+            let mut parent_trees = Vec::new();
+            for p in &info.parents {
+                parent_trees.push(repo.tree_id_at(*p, &dir)?);
+            }
+            // Unchanged against some parent: nothing this commit did itself.
+            if parent_trees.contains(&own) || (info.parents.is_empty() && own.is_none()) {
+                return Ok(());
+            }
+            let Some(&parent) = info.parents.first() else {
+                return Ok(());
+            };
+            touched += 1;
+            let mut names: Vec<RepoPath> = repo
+                .list_dir(id, &dir)?
+                .into_iter()
+                .map(|(p, _, _)| p)
+                .collect();
+            for (p, _, _) in repo.list_dir(parent, &dir)? {
+                if !names.contains(&p) {
+                    names.push(p);
+                }
+            }
+            for path in names.iter().filter(|p| is_task_file(p)) {
+                let new = blob_at(repo, id, path)?;
+                // A merge's version that matches any parent's was proved on that side.
+                let mut olds = Vec::new();
+                for p in &info.parents {
+                    olds.push(blob_at(repo, *p, path)?);
+                }
+                if olds.contains(&new) {
+                    continue;
+                }
+                findings.extend(compare(
+                    path,
+                    olds[0].as_deref(),
+                    new.as_deref(),
+                    Some(id),
+                    &format!("commit {}", id.short()),
+                ));
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            findings.push(unreadable(e).with_subject(Subject {
+                commit: Some(id.to_hex()),
+                ..Subject::default()
+            }));
+        }
+    }
+    (touched, findings)
+}
+
+/// Staged changes to task files against HEAD (pre-commit).
+fn staged_findings(repo: &Repo) -> Vec<Finding> {
+    let head = match repo.head() {
+        Ok(h) => h.id(),
+        Err(e) => return vec![unreadable(e)],
+    };
+    let Some(head) = head else { return Vec::new() };
+    let changes = match repo.staged_changes(Renames::Off) {
+        Ok(c) => c,
+        Err(e) => return vec![unreadable(e)],
+    };
+    let index = match repo.read_index() {
+        Ok(i) => i,
+        Err(e) => return vec![unreadable(e)],
+    };
+    let mut out = Vec::new();
+    for c in changes
+        .iter()
+        .filter(|c| is_task_file(&c.path) && c.kind != ChangeKind::Added)
+    {
+        let old = match blob_at(repo, head, &c.path) {
+            Ok(b) => b,
+            Err(e) => {
+                out.push(unreadable(e));
+                continue;
+            }
+        };
+        let new = match repo.index_blob(&index, &c.path) {
+            Some((oid, _)) => match repo.read_blob(oid) {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    out.push(unreadable(e));
+                    continue;
+                }
+            },
+            None => None,
+        };
+        out.extend(compare(
+            &c.path,
+            old.as_deref(),
+            new.as_deref(),
+            None,
+            "the staged change",
+        ));
+    }
+    out
+}
+
+/// Uncommitted edits of task files in the work tree against HEAD.
+fn worktree_findings(ctx: &Ctx) -> Vec<Finding> {
+    let Some(head) = ctx.repo.head().ok().and_then(|h| h.id()) else {
+        return Vec::new();
+    };
+    let dir = RepoPath::from(TASKS_DIR);
+    let listed = match ctx.repo.list_dir(head, &dir) {
+        Ok(l) => l,
+        Err(e) => return vec![unreadable(e)],
+    };
+    let mut out = Vec::new();
+    for (path, blob, _) in listed.into_iter().filter(|(p, _, _)| is_task_file(p)) {
+        let old = match ctx.repo.read_blob(blob) {
+            Ok(b) => b,
+            Err(e) => {
+                out.push(unreadable(e));
+                continue;
+            }
+        };
+        let new = match crate::fsutil::read_optional(&ctx.root().join(path.as_path())) {
+            Ok(b) => b,
+            Err(e) => {
+                out.push(unreadable(e));
+                continue;
+            }
+        };
+        if new.as_deref() != Some(old.as_slice()) {
+            out.extend(compare(
+                &path,
+                Some(&old),
+                new.as_deref(),
+                None,
+                "the work tree",
+            ));
+        }
+    }
+    out
+}
+
+/// What the brief check looks at.
+pub enum Scope<'a> {
+    /// pre-commit: the active task, and staged changes to task files.
+    Staged,
+    /// `gate check`: the active task, baseline..HEAD, and uncommitted edits.
+    Task,
+    /// Ranges — `(tip, hidden bases, pushed ref)` — and, for a push, the
+    /// active task too (`gate check --range` in CI checks commits only).
+    Ranges {
+        ranges: &'a [(Oid, Vec<Oid>, Option<String>)],
+        with_task: bool,
+    },
+}
+
+/// The brief check.
+pub fn check(
+    ctx: &Ctx,
+    policy: &Policy,
+    task: &super::check::TaskState,
+    scope: Scope,
+    today: Date,
+) -> (String, Vec<Finding>) {
+    use super::check::TaskState;
+    let mut findings = Vec::new();
+    let mut parts = Vec::new();
+    if !matches!(
+        scope,
+        Scope::Ranges {
+            with_task: false,
+            ..
+        }
+    ) {
+        match task {
+            TaskState::Loaded(t) => {
+                findings.extend(validate_text(&t.file, &t.text, policy, today));
+                parts.push(format!("task {} validated", t.record.id));
+            }
+            TaskState::Unreadable(m) => findings.push(Finding::unknown(
+                CHECK,
+                "task_unreadable",
+                format!("the task could not be read: {m}"),
+                "fix the task file, or switch task".into(),
+            )),
+            TaskState::None => parts.push("no active task".into()),
+        }
+    }
+    match scope {
+        Scope::Staged => {
+            findings.extend(staged_findings(&ctx.repo));
+            parts.push("staged task files compared with HEAD".into());
+        }
+        Scope::Task => {
+            if let TaskState::Loaded(t) = task
+                && let (Some(base), Some(tip)) = (
+                    Oid::from_hex(&t.record.baseline),
+                    ctx.repo.head().ok().and_then(|h| h.id()),
+                )
+            {
+                let (n, f) = range_findings(&ctx.repo, tip, &[base]);
+                findings.extend(f);
+                parts.push(format!(
+                    "{n} commit{} changing task files",
+                    if n == 1 { "" } else { "s" }
+                ));
+            }
+            findings.extend(worktree_findings(ctx));
+        }
+        Scope::Ranges { ranges, .. } => {
+            let mut total = 0;
+            for (tip, hidden, ref_name) in ranges {
+                let (n, f) = range_findings(&ctx.repo, *tip, hidden);
+                total += n;
+                findings.extend(f.into_iter().map(|mut f| {
+                    f.subject.ref_name.clone_from(ref_name);
+                    f
+                }));
+            }
+            parts.push(format!(
+                "{total} commit{} changing task files",
+                if total == 1 { "" } else { "s" }
+            ));
+        }
+    }
+    (parts.join(" · "), findings)
+}
+
+/// Today's date, or `--today`.
+pub fn today(given: Option<&str>) -> Result<Date, Failure> {
+    match given {
+        Some(d) => Date::parse(d).map_err(|m| Failure::usage(format!("--today {d}: {m}"))),
+        None => Ok(Timestamp::now().date()),
+    }
+}
+
+/// `gate task validate (--task ID | --all) [--today DATE] [--json]`.
+pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<i32, Failure> {
+    let policy = ctx.policy()?;
+    let today = today(args.today.as_deref())?;
+    let mut findings = Vec::new();
+    let mut count = 0;
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    if let Some(id) = &args.task {
+        crate::ids::task_id(id)
+            .map_err(|m| Failure::usage(format!("invalid task id `{id}`: {m}")))?;
+        files.push(tasks::task_file(id));
+    } else {
+        let dir = ctx.root().join(TASKS_DIR);
+        let mut names: Vec<String> = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries
+                .flatten()
+                .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                .filter(|n| n.ends_with(".md") && !n.starts_with('.'))
+                .collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(Failure::unknown(format!("{}: {e}", dir.display()))),
+        };
+        names.sort();
+        files.extend(names.iter().map(|n| Path::new(TASKS_DIR).join(n)));
+    }
+    for file in &files {
+        let text = match crate::load::read_text_as(file, &ctx.root().join(file)) {
+            Ok(t) => t,
+            Err(crate::load::LoadError::Read { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                return Err(Failure::refused(format!("no task file {}", file.display()))
+                    .hint("`gate task list` shows the tasks"));
+            }
+            Err(e) => {
+                findings.push(super::plan::unreadable(CHECK, &e));
+                continue;
+            }
+        };
+        // --all covers every active task (and any file too broken to tell).
+        if args.all
+            && tasks::parse(file, text.clone()).is_ok_and(|t| t.record.status != TaskStatus::Active)
+        {
+            continue;
+        }
+        count += 1;
+        findings.extend(validate_text(file, &text, &policy.policy, today));
+    }
+    let summary = format!(
+        "{count} task file{} validated on {today}",
+        if count == 1 { "" } else { "s" }
+    );
+    let report = Report {
+        verb: "task validate".into(),
+        policy: policy_origin(&policy),
+        task: None,
+        checks: vec![CheckReport::new(CHECK, Mode::Required, summary, findings)],
+        skipped: vec![],
+        notes: policy.policy.notes.clone(),
+    };
+    out(&if args.json {
+        json::to_string(&json::report(&report))
+    } else {
+        human::render(&report)
+    });
+    Ok(report.exit_code())
+}
