@@ -580,6 +580,42 @@ mod tests {
         );
     }
 
+    /// Regression: a marker was visible before it was locked, and a status
+    /// listing it then took the starting run for a dead one and removed it.
+    #[test]
+    fn a_marker_is_never_seen_unlocked() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let marker = |nonce: &str| RunMarker {
+            pid: 1,
+            nonce: nonce.into(),
+            started_ns: 7,
+            worktree: "/w".into(),
+            task: None,
+        };
+        let guard = store.start_run("c", &marker("live")).unwrap();
+        let dir = tmp.path().join("gate/running/c");
+        let names = || {
+            let mut n: Vec<String> = fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            n.sort();
+            n
+        };
+        // Only the placed, locked marker: no temporary name is left.
+        assert_eq!(names(), ["1-live.json"]);
+        // A run that is starting (its temporary marker not locked yet) and
+        // a dead run's leftover.
+        fs::write(dir.join(".1-starting.tmp"), "").unwrap();
+        fs::write(dir.join("1-dead.json"), "{}").unwrap();
+        assert_eq!(store.live_runs("c"), [marker("live")]);
+        assert_eq!(names(), [".1-starting.tmp", "1-live.json"]);
+        drop(guard);
+        assert_eq!(names(), [".1-starting.tmp"]);
+        assert_eq!(store.live_runs("c"), []);
+    }
+
     #[test]
     fn an_after_fingerprint_that_became_unavailable_is_a_change_during_the_run() {
         let mut r = receipt(1, 0, "a", "a");
