@@ -178,28 +178,42 @@ impl Store {
     }
 
     /// Mark a run as under way; the marker's lock is held until the guard drops.
+    ///
+    /// The marker is created under a temporary name, locked and written, and
+    /// only then renamed into place (the lock belongs to the open file, so it
+    /// survives the rename): a reader never sees a marker that is not yet
+    /// locked, which it would take for a dead run's leftover and remove.
     pub fn start_run(&self, check: &str, marker: &RunMarker) -> Result<RunGuard, FsError> {
+        use std::io::Write;
         let dir = self.running_dir(check);
         fs::create_dir_all(&dir).map_err(|e| FsError::new(&dir, "create directory", e))?;
-        let path = dir.join(format!("{}-{}.json", marker.pid, marker.nonce));
+        let name = format!("{}-{}", marker.pid, marker.nonce);
+        let tmp = dir.join(format!(".{name}.tmp"));
+        let path = dir.join(format!("{name}.json"));
         let file = fs::OpenOptions::new()
-            .create(true)
-            .truncate(true)
+            .create_new(true)
             .write(true)
-            .open(&path)
-            .map_err(|e| FsError::new(&path, "create", e))?;
-        file.lock().map_err(|e| FsError::new(&path, "lock", e))?;
-        let text = serde_json::to_string(marker).expect("a marker always serialises");
-        use std::io::Write;
-        (&file)
-            .write_all(text.as_bytes())
-            .and_then(|()| file.sync_all())
-            .map_err(|e| FsError::new(&path, "write", e))?;
+            .open(&tmp)
+            .map_err(|e| FsError::new(&tmp, "create", e))?;
+        let placed = (|| {
+            file.lock().map_err(|e| FsError::new(&tmp, "lock", e))?;
+            let text = serde_json::to_string(marker).expect("a marker always serialises");
+            (&file)
+                .write_all(text.as_bytes())
+                .and_then(|()| file.sync_all())
+                .map_err(|e| FsError::new(&tmp, "write", e))?;
+            fs::rename(&tmp, &path).map_err(|e| FsError::new(&path, "create", e))
+        })();
+        if let Err(e) = placed {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
         Ok(RunGuard { path, _file: file })
     }
 
     /// Runs of `check` under way now: markers whose lock a live process holds.
-    /// Leftovers of dead runs are removed.
+    /// Leftovers of dead runs are removed (a temporary marker only once it is
+    /// a minute old: a younger one may be a run starting now, not yet locked).
     pub fn live_runs(&self, check: &str) -> Vec<RunMarker> {
         let dir = self.running_dir(check);
         let Ok(entries) = fs::read_dir(&dir) else {
@@ -208,21 +222,32 @@ impl Store {
         let mut live = Vec::new();
         for entry in entries.flatten() {
             let path = entry.path();
-            let Ok(file) = fs::OpenOptions::new().read(true).write(true).open(&path) else {
+            let placed = path.extension().and_then(|e| e.to_str()) == Some("json");
+            let Ok(file) = fs::File::open(&path) else {
                 continue;
             };
             match file.try_lock() {
                 Err(fs::TryLockError::WouldBlock) => {
-                    if let Ok(marker) = fs::read(&path)
-                        .map_err(|_| ())
-                        .and_then(|b| serde_json::from_slice(&b).map_err(|_| ()))
+                    if placed
+                        && let Ok(marker) = fs::read(&path)
+                            .map_err(|_| ())
+                            .and_then(|b| serde_json::from_slice(&b).map_err(|_| ()))
                     {
                         live.push(marker);
                     }
                 }
                 Ok(()) => {
                     // Nobody holds it: a dead run's leftover.
-                    let _ = fs::remove_file(&path);
+                    let old = || {
+                        file.metadata()
+                            .and_then(|m| m.modified())
+                            .ok()
+                            .and_then(|t| t.elapsed().ok())
+                            .is_some_and(|age| age.as_secs() >= 60)
+                    };
+                    if placed || old() {
+                        let _ = fs::remove_file(&path);
+                    }
                 }
                 Err(_) => {}
             }
@@ -271,11 +296,33 @@ pub enum State {
         since_ns: u128,
     },
     Missing,
-    /// The current fingerprint is unavailable: nothing can be fresh.
+    /// Freshness cannot be decided now: the current fingerprint is
+    /// unavailable (nothing can be fresh), the plan names no such check, or
+    /// an input could not be read.
     Unknown {
+        cause: UnknownCause,
+        /// For a fingerprint, the stable reason (`symlink`, …); else a message.
         reason: String,
         path: Option<String>,
     },
+}
+
+/// What kind of unknown: each is its own finding cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnknownCause {
+    FingerprintUnavailable,
+    UnknownCheck,
+    InputUnreadable,
+}
+
+impl UnknownCause {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnknownCause::FingerprintUnavailable => "fingerprint_unavailable",
+            UnknownCause::UnknownCheck => "unknown_check",
+            UnknownCause::InputUnreadable => "input_unreadable",
+        }
+    }
 }
 
 /// Why a receipt no longer counts.
@@ -347,6 +394,13 @@ impl State {
 /// Derive a check's state: `receipts` are this worktree's and task's, oldest
 /// first; `live` the runs under way; `contract` the check's contract digest
 /// now; `now` its fingerprint now. Pure.
+///
+/// A live run started after the latest receipt is `running`. Otherwise an
+/// unavailable fingerprint now is `unknown` whatever the receipts say: no
+/// receipt can be fresh, and `gate verify` could not make one (so `missing`
+/// would point at a run that cannot help). Then the latest receipt decides:
+/// `stale` (contract, sources during the run, sources since), else `failed`
+/// or `passed`.
 pub fn state(
     receipts: &[&Receipt],
     live: &[RunMarker],
@@ -357,47 +411,42 @@ pub fn state(
         .iter()
         .max_by_key(|r| (r.started_ns, r.evidence.as_str()));
     let latest_live = live.iter().map(|m| m.started_ns).max();
-    match (latest, latest_live) {
-        (None, Some(since_ns)) => return State::Running { since_ns },
-        (Some(r), Some(since_ns)) if since_ns > r.started_ns => return State::Running { since_ns },
-        (None, None) => return State::Missing,
-        _ => {}
+    if let Some(since_ns) = latest_live
+        && latest.is_none_or(|r| since_ns > r.started_ns)
+    {
+        return State::Running { since_ns };
     }
-    let r = latest.expect("handled above");
-    let evidence = r.evidence.clone();
-    if r.contract != contract {
-        return State::Stale {
-            evidence,
-            why: Staleness::ContractChanged,
-        };
-    }
-    let (Some(before), Some(after)) = (&r.fingerprint_before.digest, &r.fingerprint_after.digest)
-    else {
-        return State::Stale {
-            evidence,
-            why: Staleness::NoFingerprint,
-        };
-    };
-    if before != after {
-        return State::Stale {
-            evidence,
-            why: Staleness::SourcesChangedDuringRun,
-        };
-    }
-    match now {
+    let now = match now {
         Fingerprint::Unavailable { reason, path } => {
             return State::Unknown {
+                cause: UnknownCause::FingerprintUnavailable,
                 reason: reason.as_str().to_string(),
                 path: path.as_ref().map(|p| p.lossy()),
             };
         }
-        Fingerprint::Available { digest, .. } if digest != after => {
-            return State::Stale {
-                evidence,
-                why: Staleness::SourcesChanged,
-            };
-        }
-        Fingerprint::Available { .. } => {}
+        Fingerprint::Available { digest, .. } => digest,
+    };
+    let Some(r) = latest else {
+        return State::Missing;
+    };
+    let evidence = r.evidence.clone();
+    let stale = |why| State::Stale {
+        evidence: evidence.clone(),
+        why,
+    };
+    if r.contract != contract {
+        return stale(Staleness::ContractChanged);
+    }
+    let Some(before) = &r.fingerprint_before.digest else {
+        return stale(Staleness::NoFingerprint);
+    };
+    // An after fingerprint that is unavailable (a symlink appeared during
+    // the run) is a change during the run too.
+    if r.fingerprint_after.digest.as_ref() != Some(before) {
+        return stale(Staleness::SourcesChangedDuringRun);
+    }
+    if now != before {
+        return stale(Staleness::SourcesChanged);
     }
     if r.passed() {
         State::Passed { evidence }
@@ -521,6 +570,75 @@ mod tests {
             path: None,
         };
         assert_eq!(state(&[&older], &[], "k", &unavailable).name(), "unknown");
+        // Unknown outranks missing, stale and failed: nothing can be fresh.
+        assert_eq!(state(&[], &[], "k", &unavailable).name(), "unknown");
+        assert_eq!(state(&[&older], &[], "k2", &unavailable).name(), "unknown");
+        // …but a live run is still running.
+        assert_eq!(
+            state(&[], std::slice::from_ref(&live), "k", &unavailable).name(),
+            "running"
+        );
+    }
+
+    /// Regression: a marker was visible before it was locked, and a status
+    /// listing it then took the starting run for a dead one and removed it.
+    #[test]
+    fn a_marker_is_never_seen_unlocked() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let marker = |nonce: &str| RunMarker {
+            pid: 1,
+            nonce: nonce.into(),
+            started_ns: 7,
+            worktree: "/w".into(),
+            task: None,
+        };
+        let guard = store.start_run("c", &marker("live")).unwrap();
+        let dir = tmp.path().join("gate/running/c");
+        let names = || {
+            let mut n: Vec<String> = fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            n.sort();
+            n
+        };
+        // Only the placed, locked marker: no temporary name is left.
+        assert_eq!(names(), ["1-live.json"]);
+        // A run that is starting (its temporary marker not locked yet) and
+        // a dead run's leftover.
+        fs::write(dir.join(".1-starting.tmp"), "").unwrap();
+        fs::write(dir.join("1-dead.json"), "{}").unwrap();
+        assert_eq!(store.live_runs("c"), [marker("live")]);
+        assert_eq!(names(), [".1-starting.tmp", "1-live.json"]);
+        drop(guard);
+        assert_eq!(names(), [".1-starting.tmp"]);
+        assert_eq!(store.live_runs("c"), []);
+    }
+
+    #[test]
+    fn an_after_fingerprint_that_became_unavailable_is_a_change_during_the_run() {
+        let mut r = receipt(1, 0, "a", "a");
+        r.fingerprint_after = PrintRecord::of(&Fingerprint::Unavailable {
+            reason: crate::fingerprint::Unavailable::Symlink,
+            path: None,
+        });
+        assert_eq!(
+            state(&[&r], &[], "k", &avail("a")),
+            State::Stale {
+                evidence: "ev-1".into(),
+                why: Staleness::SourcesChangedDuringRun
+            }
+        );
+        let mut r = receipt(1, 0, "a", "a");
+        r.fingerprint_before.digest = None;
+        assert_eq!(
+            state(&[&r], &[], "k", &avail("a")),
+            State::Stale {
+                evidence: "ev-1".into(),
+                why: Staleness::NoFingerprint
+            }
+        );
     }
 }
 
@@ -617,71 +735,75 @@ pub fn fingerprint_now(
 
 /// The state of each check in `checks`, now.
 pub fn evaluate(ctx: &Context, checks: &[String]) -> Vec<CheckStatus> {
-    checks
+    checks.iter().map(|id| evaluate_one(ctx, id)).collect()
+}
+
+fn evaluate_one(ctx: &Context, id: &str) -> CheckStatus {
+    let unknown = |cause, reason: String, unreadable, latest| CheckStatus {
+        check: id.to_string(),
+        state: State::Unknown {
+            cause,
+            reason,
+            path: None,
+        },
+        unreadable,
+        latest,
+    };
+    let Some(check) = ctx.plan.check(id) else {
+        return unknown(
+            UnknownCause::UnknownCheck,
+            "unknown_check".into(),
+            vec![],
+            None,
+        );
+    };
+    let mine_only =
+        |worktree: &str, task: Option<&str>| worktree == ctx.worktree && task == ctx.task;
+    // Live runs first, then receipts: a run that ends in between has
+    // recorded its receipt before it released its marker, so it is seen
+    // either as running or by its receipt — never as neither.
+    let live: Vec<RunMarker> = ctx
+        .store
+        .live_runs(id)
+        .into_iter()
+        .filter(|m| mine_only(&m.worktree, m.task.as_deref()))
+        .collect();
+    let (all, unreadable) = match ctx.store.receipts(id) {
+        Ok(r) => r,
+        Err(e) => {
+            return unknown(
+                UnknownCause::InputUnreadable,
+                format!("receipts unreadable: {e}"),
+                vec![],
+                None,
+            );
+        }
+    };
+    let mine: Vec<&Receipt> = all
         .iter()
-        .map(|id| {
-            let Some(check) = ctx.plan.check(id) else {
-                return CheckStatus {
-                    check: id.clone(),
-                    state: State::Unknown {
-                        reason: "unknown_check".into(),
-                        path: None,
-                    },
-                    unreadable: vec![],
-                    latest: None,
-                };
-            };
-            let (all, unreadable) = match ctx.store.receipts(id) {
-                Ok(r) => r,
-                Err(e) => {
-                    return CheckStatus {
-                        check: id.clone(),
-                        state: State::Unknown {
-                            reason: format!("receipts unreadable: {e}"),
-                            path: None,
-                        },
-                        unreadable: vec![],
-                        latest: None,
-                    };
-                }
-            };
-            let mine: Vec<&Receipt> = all
-                .iter()
-                .filter(|r| r.worktree == ctx.worktree && r.task.as_deref() == ctx.task)
-                .collect();
-            let live: Vec<RunMarker> = ctx
-                .store
-                .live_runs(id)
-                .into_iter()
-                .filter(|m| m.worktree == ctx.worktree && m.task.as_deref() == ctx.task)
-                .collect();
-            let now = match fingerprint_now(ctx, check) {
-                Ok(f) => f,
-                Err(e) => {
-                    return CheckStatus {
-                        check: id.clone(),
-                        state: State::Unknown {
-                            reason: format!("unreadable: {e}"),
-                            path: None,
-                        },
-                        unreadable,
-                        latest: mine.last().map(|r| (*r).clone()),
-                    };
-                }
-            };
-            let state = state(&mine, &live, &check.contract_digest(), &now);
-            let latest = mine
-                .iter()
-                .max_by_key(|r| (r.started_ns, r.evidence.as_str()))
-                .map(|r| (*r).clone());
-            CheckStatus {
-                check: id.clone(),
-                state,
+        .filter(|r| mine_only(&r.worktree, r.task.as_deref()))
+        .collect();
+    let latest = mine
+        .iter()
+        .max_by_key(|r| (r.started_ns, r.evidence.as_str()))
+        .map(|r| (*r).clone());
+    let now = match fingerprint_now(ctx, check) {
+        Ok(f) => f,
+        Err(e) => {
+            return unknown(
+                UnknownCause::InputUnreadable,
+                format!("the sources could not be listed: {e}"),
                 unreadable,
                 latest,
-            }
-        })
-        .collect()
+            );
+        }
+    };
+    CheckStatus {
+        check: id.to_string(),
+        state: state(&mine, &live, &check.contract_digest(), &now),
+        unreadable,
+        latest,
+    }
 }
 
 /// The evidence state of a criterion: the worst state of its checks, or

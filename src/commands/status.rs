@@ -16,7 +16,7 @@ use super::{Ctx, Failure, out, task_ref};
 use crate::cli::StatusArgs;
 use crate::plan::Plan;
 use crate::policy::Policy;
-use crate::receipts::{self, CheckStatus, Context, Served, State, Store};
+use crate::receipts::{self, CheckStatus, Context, Served, State, Store, UnknownCause};
 use crate::report::style::{self, Out};
 use crate::report::{Finding, Severity, Subject, human, json};
 use crate::task::Task;
@@ -156,13 +156,30 @@ fn finding(s: &CheckStatus) -> Option<Finding> {
         State::Running { .. } => {
             ("receipt_running", false, format!("{id} is running now; its receipt is not made yet"), "wait for it to finish".into())
         }
-        State::Unknown { reason, .. } if reason == "unknown_check" => (
+        State::Unknown {
+            cause: UnknownCause::UnknownCheck,
+            ..
+        } => (
             "unknown_check",
             true,
             format!("the plan declares no check {id}, yet a served criterion names it"),
             "fix the criterion's evidence in .gate/plan.yaml".into(),
         ),
-        State::Unknown { reason, path } => (
+        State::Unknown {
+            cause: UnknownCause::InputUnreadable,
+            reason,
+            ..
+        } => (
+            "input_unreadable",
+            true,
+            format!("the state of {id} could not be read: {reason}"),
+            "repair the repository or the receipts store, then check again".into(),
+        ),
+        State::Unknown {
+            cause: UnknownCause::FingerprintUnavailable,
+            reason,
+            path,
+        } => (
             "fingerprint_unavailable",
             true,
             format!(
@@ -204,6 +221,7 @@ struct CheckWire<'a> {
     /// For `unknown`: why the fingerprint is unavailable, and where.
     reason: Option<&'a str>,
     path: Option<&'a str>,
+    /// The latest receipt of this worktree and task, whatever the state.
     evidence: Option<&'a str>,
     exit_code: Option<i32>,
     started_at: Option<&'a str>,
@@ -282,7 +300,7 @@ fn check_wire(c: &CheckStatus) -> CheckWire<'_> {
     let latest = c.latest.as_ref();
     let (why, reason, path) = match &c.state {
         State::Stale { why, .. } => (Some(why.key()), None, None),
-        State::Unknown { reason, path } => (None, Some(reason.as_str()), path.as_deref()),
+        State::Unknown { reason, path, .. } => (None, Some(reason.as_str()), path.as_deref()),
         _ => (None, None, None),
     };
     CheckWire {
@@ -291,7 +309,7 @@ fn check_wire(c: &CheckStatus) -> CheckWire<'_> {
         why,
         reason,
         path,
-        evidence: c.state.evidence(),
+        evidence: latest.map(|r| r.evidence.as_str()),
         exit_code: latest.and_then(|r| r.exit_code),
         started_at: latest.map(|r| r.started_at.as_str()),
         ended_at: latest.map(|r| r.ended_at.as_str()),
@@ -318,7 +336,15 @@ fn render(task: Option<&crate::report::TaskRef>, standing: &Standing, code: i32)
     }
     s.push('\n');
     if standing.checks.is_empty() {
-        s.push_str("checks: none (the task serves no criterion that names a check)\n");
+        s.push_str(match (task, standing.served.is_empty()) {
+            (None, _) => "checks: none (the plan declares no check)\n",
+            (Some(_), true) => {
+                "checks: none: the task depends on no check (it serves no criterion: maintenance, an exemption, or nothing named)\n"
+            }
+            (Some(_), false) => {
+                "checks: none: the task depends on no check (the criteria it serves name none)\n"
+            }
+        });
     }
     for c in &standing.checks {
         let detail = match &c.state {
@@ -326,7 +352,7 @@ fn render(task: Option<&crate::report::TaskRef>, standing: &Standing, code: i32)
             State::Stale { evidence, why } => format!("{} · {evidence}", why.as_str()),
             State::Running { .. } => "a run is under way".into(),
             State::Missing => format!("no receipt: `gate verify {}`", c.check),
-            State::Unknown { reason, path } => {
+            State::Unknown { reason, path, .. } => {
                 format!(
                     "{}{}",
                     reason.replace('_', " "),
@@ -356,6 +382,7 @@ fn render(task: Option<&crate::report::TaskRef>, standing: &Standing, code: i32)
         }
     }
     let verdict = match code {
+        0 if standing.checks.is_empty() => style::pass(Out::Stdout, "nothing to verify"),
         0 => style::pass(Out::Stdout, "every check passed on these sources"),
         1 => style::refused(Out::Stdout, "not every check has a fresh, passing receipt"),
         _ => style::unknown(Out::Stdout, "a check's freshness could not be decided"),

@@ -46,35 +46,49 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     if let Some(t) = &task {
         out(&human::task_lines(&task_ref(t)));
     }
-    let touched = match &task {
-        Some(t) => {
-            let baseline = crate::git::Oid::from_hex(&t.record.baseline).ok_or_else(|| {
-                Failure::unknown(format!(
-                    "task {}: baseline is not an object id",
-                    t.record.id
-                ))
-            })?;
-            fingerprint::touched_paths(&ctx.repo, baseline)?
+    // The paths the task touched, now: computed again after the run, so a
+    // file the command creates or edits outside `sources` (an output not in
+    // an ignored path) shows as a change during the run, not later.
+    let touched_now = || -> Result<Vec<crate::path::RepoPath>, Failure> {
+        match &task {
+            Some(t) => {
+                let baseline = crate::git::Oid::from_hex(&t.record.baseline).ok_or_else(|| {
+                    Failure::unknown(format!(
+                        "task {}: baseline is not an object id",
+                        t.record.id
+                    ))
+                })?;
+                Ok(fingerprint::touched_paths(&ctx.repo, baseline)?)
+            }
+            None => Ok(Vec::new()),
         }
-        None => Vec::new(),
     };
     let store = Store::new(&ctx.repo.common_dir());
-    let inputs = fingerprint::Inputs {
-        sources: &check.sources,
-        touched: &touched,
-        max_entries: policy.receipts.max_entries,
-        max_bytes: policy.receipts.max_bytes,
+    let print = |touched: &[crate::path::RepoPath]| {
+        let inputs = fingerprint::Inputs {
+            sources: &check.sources,
+            touched,
+            max_entries: policy.receipts.max_entries,
+            max_bytes: policy.receipts.max_bytes,
+        };
+        fingerprint::fingerprint(&ctx.repo, &inputs, &store.cache_dir())
     };
-    let before = fingerprint::fingerprint(&ctx.repo, &inputs, &store.cache_dir())?;
+    let before = print(&touched_now()?)?;
     if let Fingerprint::Unavailable { reason, path } = &before {
         let at = path.as_ref().map(|p| format!(" ({p})")).unwrap_or_default();
         return Err(Failure::unknown(format!(
-            "{}: the source fingerprint is unavailable: {}{at}; a run could not make a fresh receipt, so it was not started",
+            "{}: the source fingerprint is unavailable ({}): {reason}{at}; a run could not make a fresh receipt, so it was not started",
             check.id,
-            reason.as_str().replace('_', " ")
+            reason.as_str(),
         ))
         .hint("remove the symlink, nested repository or special file from the sources, or raise the limits in .gate/policy.yaml"));
     }
+    let head = ctx
+        .repo
+        .head()
+        .ok()
+        .and_then(|h| h.id())
+        .map(|o| o.to_hex());
     let worktree = ctx.root().to_string_lossy().into_owned();
     let task_id = task.as_ref().map(|t| t.record.id.clone());
     let started = SystemTime::now();
@@ -102,13 +116,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     let (exit_code, signal) =
         run_command(ctx.root(), &check.command, &check.id, &evidence, &log_path)?;
     let ended_at = Timestamp::now();
-    let after = fingerprint::fingerprint(&ctx.repo, &inputs, &store.cache_dir())?;
-    let head = ctx
-        .repo
-        .head()
-        .ok()
-        .and_then(|h| h.id())
-        .map(|o| o.to_hex());
+    let after = print(&touched_now()?)?;
     let receipt = Receipt {
         schema: RECEIPT_SCHEMA.into(),
         evidence: evidence.clone(),

@@ -24,7 +24,36 @@ pub fn redact(repo: Option<&TestRepo>, text: &str) -> String {
     }
     let bin = assert_cmd::cargo::cargo_bin!("gate");
     s = s.replace(&bin.display().to_string(), "[GATE]");
-    redact_timestamps(&s)
+    redact_evidence(&redact_timestamps(&s))
+}
+
+/// `ev-20261130T010203Z-3f9a0c1b2d4e` (an evidence id: a run's start and a
+/// nonce) → `ev-[EVIDENCE]`.
+fn redact_evidence(s: &str) -> String {
+    let shape = b"ev-ddddddddTddddddZ-hhhhhhhhhhhh";
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < b.len() {
+        if i + shape.len() <= b.len()
+            && shape
+                .iter()
+                .zip(&b[i..i + shape.len()])
+                .all(|(p, c)| match p {
+                    b'd' => c.is_ascii_digit(),
+                    b'h' => c.is_ascii_digit() || (b'a'..=b'f').contains(c),
+                    _ => p == c,
+                })
+        {
+            out.push_str("ev-[EVIDENCE]");
+            i += shape.len();
+        } else {
+            let ch = s[i..].chars().next().expect("in bounds");
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
 }
 
 /// `2026-11-30T12:34:56Z` → `[TIME]`.

@@ -202,3 +202,122 @@ fn task_lists_and_errors_decode_strictly() {
     assert_eq!(doc.schema, "gate.error/1");
     assert_eq!(Some(doc.exit_code), out.status.code());
 }
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StatusDoc {
+    schema: String,
+    outcome: String,
+    exit_code: i32,
+    task: Option<Task>,
+    worktree: String,
+    checks: Vec<StatusCheck>,
+    criteria: Vec<StatusCriterion>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StatusCheck {
+    check: String,
+    state: String,
+    why: Option<String>,
+    reason: Option<String>,
+    path: Option<String>,
+    evidence: Option<String>,
+    exit_code: Option<i32>,
+    started_at: Option<String>,
+    ended_at: Option<String>,
+    log: Option<String>,
+    unreadable_receipts: Vec<String>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StatusCriterion {
+    intent: String,
+    criterion: String,
+    text: String,
+    evidence: Vec<String>,
+    state: String,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReceiptDoc {
+    schema: String,
+    evidence: String,
+    check: String,
+    contract: String,
+    command: String,
+    fingerprint_before: PrintDoc,
+    fingerprint_after: PrintDoc,
+    exit_code: Option<i32>,
+    signal: Option<i32>,
+    started_at: String,
+    ended_at: String,
+    started_ns: u128,
+    head: Option<String>,
+    worktree: String,
+    task: Option<String>,
+    log: String,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PrintDoc {
+    digest: Option<String>,
+    entries: Option<u64>,
+    bytes: Option<u64>,
+    unavailable: Option<String>,
+    path: Option<String>,
+}
+
+#[test]
+fn status_documents_and_receipts_decode_strictly() {
+    let repo = plan_repo("off");
+    repo.write(
+        ".gate/policy.yaml",
+        "version: 1\nreceipts:\n  mode: required\n",
+    );
+    // Without a task: every plan check, receipts made without a task.
+    let status = |repo: &crate::support::TestRepo| {
+        let out = repo.gate().args(["status", "--json"]).output().unwrap();
+        let doc: StatusDoc = decode(&out.stdout);
+        assert_eq!(doc.schema, "gate.status/1");
+        assert_eq!(Some(doc.exit_code), out.status.code(), "{}", show(&out));
+        doc
+    };
+    let doc = status(&repo);
+    assert!(doc.task.is_none());
+    assert_eq!(doc.checks[0].state, "missing");
+    fixture::start_42(&repo);
+    let mut states = vec![status(&repo).checks[0].state.clone()];
+    let out = repo
+        .gate()
+        .args(["verify", "export-tests"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let doc = status(&repo);
+    assert_eq!(doc.criteria.len(), 1);
+    assert!(doc.checks[0].evidence.is_some() && doc.checks[0].log.is_some());
+    states.push(doc.checks[0].state.clone());
+    repo.write("src/lib.rs", "pub fn f() { changed() }\n");
+    states.push(status(&repo).checks[0].state.clone());
+    repo.symlink(b"src/link.rs", b"lib.rs");
+    let doc = status(&repo);
+    assert_eq!(doc.checks[0].reason.as_deref(), Some("symlink"));
+    states.push(doc.checks[0].state.clone());
+    assert_eq!(states, ["missing", "passed", "stale", "unknown"]);
+
+    let dir = repo.path().join(".git/gate/receipts/export-tests");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let doc: ReceiptDoc = decode(&std::fs::read(entry.unwrap().path()).unwrap());
+        assert_eq!(doc.schema, "gate.receipt/1");
+    }
+}

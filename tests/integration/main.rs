@@ -14,5 +14,6 @@ mod init;
 mod json_schema;
 mod pre_push;
 mod provenance;
+mod receipts;
 mod start_task;
 mod support;
