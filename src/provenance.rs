@@ -521,42 +521,59 @@ pub fn check(
     let mut pending: Vec<Pending> = Vec::new();
     let mut touched_tasks: BTreeSet<String> = BTreeSet::new();
     let mut merges = 0;
+    // Imported commits and shallow boundaries need no diff; the rest are
+    // read on two threads, in order.
+    let mut work: Vec<(usize, Oid)> = Vec::with_capacity(commits.len());
     for (index, &id) in commits.iter().enumerate() {
+        let sub = subject(Some(id));
+        if imported.contains(&id) {
+            out.push((
+                index,
+                Finding {
+                    severity: Severity::Info,
+                    ..finding(
+                        "imported_commit",
+                        format!(
+                            "{} is reachable from {upstream_name}: imported, not scope-checked",
+                            id.short()
+                        ),
+                        "",
+                        sub,
+                    )
+                },
+            ));
+        } else if shallow.contains(&id) {
+            out.push((
+                index,
+                unknown(
+                    "shallow_history",
+                    format!(
+                        "{} is a shallow boundary: its parents are not in this clone, so its changes are unknown",
+                        id.short()
+                    ),
+                    SHALLOW_DECIDE,
+                    sub,
+                ),
+            ));
+        } else {
+            work.push((index, id));
+        }
+    }
+    let ids: Vec<Oid> = work.iter().map(|&(_, id)| id).collect();
+    // A merge is judged by the paths it changed itself, path by path: rename
+    // pairing would tie a path of the merge to one of a parent. Refused
+    // merges need no diff at all.
+    let merge_renames = (policy.provenance.merges == Merges::Inspect).then_some(Renames::Off);
+    repo.for_each_commit_changes(&ids, Renames::Exact, merge_renames, |k, id, result| {
+        let index = work[k].0;
         progress.tick(index);
         let sub = subject(Some(id));
         let mut push = |f: Finding| out.push((index, f));
-        if imported.contains(&id) {
-            push(Finding {
-                severity: Severity::Info,
-                ..finding(
-                    "imported_commit",
-                    format!(
-                        "{} is reachable from {upstream_name}: imported, not scope-checked",
-                        id.short()
-                    ),
-                    "",
-                    sub,
-                )
-            });
-            continue;
-        }
-        if shallow.contains(&id) {
-            push(unknown(
-                "shallow_history",
-                format!(
-                    "{} is a shallow boundary: its parents are not in this clone, so its changes are unknown",
-                    id.short()
-                ),
-                SHALLOW_DECIDE,
-                sub,
-            ));
-            continue;
-        }
-        let info = match repo.commit(id) {
-            Ok(i) => i,
+        let (info, diffs) = match result {
+            Ok(c) => (c.info, c.diffs),
             Err(e) => {
                 push(git_unknown(&e, sub));
-                continue;
+                return;
             }
         };
         let merge = info.parents.len() > 1;
@@ -575,19 +592,13 @@ pub fn check(
                         ..sub
                     },
                 ));
-                continue;
+                return;
             }
         }
-        // A merge is judged by the paths it changed itself, path by path:
-        // rename pairing would tie a path of the merge to one of a parent.
-        let renames = if merge { Renames::Off } else { Renames::Exact };
-        let changes = match repo.changes(id, renames) {
-            Ok(diffs) if merge => merge_own_changes(diffs),
-            Ok(diffs) => diffs.into_iter().flat_map(|d| d.changes).collect(),
-            Err(e) => {
-                push(git_unknown(&e, sub));
-                continue;
-            }
+        let changes: Vec<Change> = if merge {
+            merge_own_changes(diffs)
+        } else {
+            diffs.into_iter().flat_map(|d| d.changes).collect()
         };
         for c in &changes {
             if c.kind != ChangeKind::Deleted
@@ -619,7 +630,7 @@ pub fn check(
                     "split the commit so that each names one task",
                     sub,
                 ));
-                continue;
+                return;
             }
         };
         match task {
@@ -635,7 +646,7 @@ pub fn check(
                 changes,
             }),
         }
-    }
+    });
     progress.done();
     // Commits with no trailer and no task given: the one task whose file the
     // range adds or changes, if there is exactly one.

@@ -162,6 +162,13 @@ impl Change {
     }
 }
 
+/// A commit's header and its changes against each parent.
+#[derive(Clone, Debug)]
+pub struct CommitChanges {
+    pub info: CommitInfo,
+    pub diffs: Vec<ParentDiff>,
+}
+
 /// The changes of a commit against one parent (`parent: None` for a root
 /// commit, diffed against the empty tree).
 #[derive(Clone, Debug)]
@@ -287,8 +294,35 @@ pub struct Repo {
 }
 
 /// How much memory the object cache may use: tree diffs over long histories
-/// read the same trees again and again (see GIX-NOTES, pitfall 5).
-const OBJECT_CACHE_BYTES: usize = 64 * 1024 * 1024;
+/// read the same trees again and again (see GIX-NOTES, pitfall 5). Measured
+/// on a 10,000-commit history: 4 MiB is as fast as 64 MiB for consecutive
+/// commits (which share their trees) and spares the page faults and copies
+/// of a large cache.
+const OBJECT_CACHE_BYTES: usize = 4 * 1024 * 1024;
+
+/// The delta-base cache per thread: 8 MiB measured faster than 96 MiB (git's
+/// default) on the same history, where the larger cache cost page faults.
+const DELTA_BASE_CACHE_BYTES: usize = 8 * 1024 * 1024;
+
+/// Give a repository handle gate's object caches. Called again on every
+/// clone: cloning a `gix::Repository` resets its caches from configuration.
+fn set_caches(repo: &mut gix::Repository) {
+    repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+    // A delta-base cache keyed by pack offset, like git's own
+    // (`core.deltaBaseCacheLimit`, which wins when set): without it, the
+    // trees of a long delta chain are inflated again and again.
+    if repo
+        .config_snapshot()
+        .integer("core.deltaBaseCacheLimit")
+        .is_none()
+    {
+        repo.objects.set_pack_cache(|| {
+            Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(
+                DELTA_BASE_CACHE_BYTES,
+            ))
+        });
+    }
+}
 
 /// Canonicalise a path git gave us, keeping it as is when that fails (a
 /// directory that vanished is reported later, by whatever reads it).
@@ -347,7 +381,7 @@ impl Repo {
                 )
             }
         })?;
-        repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+        set_caches(&mut repo);
         Ok(Repo::from_gix(repo))
     }
 
@@ -678,6 +712,81 @@ impl Repo {
         Ok(out)
     }
 
+    /// For each of `ids`, in order: the commit's header and its changes
+    /// against each parent ([`changes`](Self::changes)), computed on two
+    /// threads and handed to `each` in the order of `ids` (with its index).
+    /// A merge is diffed with `merge_renames`, or not at all when that is
+    /// `None` (its `diffs` are then empty); other commits with `renames`.
+    ///
+    /// Work is cut into runs of consecutive commits, which share most of
+    /// their trees, so each thread's object cache stays warm; at most a few
+    /// runs are in flight, so memory does not grow with the range.
+    pub fn for_each_commit_changes(
+        &self,
+        ids: &[Oid],
+        renames: Renames,
+        merge_renames: Option<Renames>,
+        mut each: impl FnMut(usize, Oid, Result<CommitChanges, GitError>),
+    ) {
+        const RUN: usize = 128;
+        let one = |repo: &Repo, id: Oid| -> Result<CommitChanges, GitError> {
+            let info = repo.commit(id)?;
+            let diffs = match (info.parents.len() > 1, merge_renames) {
+                (true, None) => Vec::new(),
+                (true, Some(r)) => repo.changes(id, r)?,
+                (false, _) => repo.changes(id, renames)?,
+            };
+            Ok(CommitChanges { info, diffs })
+        };
+        if ids.len() < 2 * RUN {
+            for (i, &id) in ids.iter().enumerate() {
+                each(i, id, one(self, id));
+            }
+            return;
+        }
+        let runs: Vec<&[Oid]> = ids.chunks(RUN).collect();
+        std::thread::scope(|s| {
+            let mut receivers = Vec::new();
+            for worker in 0..2 {
+                let (tx, rx) =
+                    std::sync::mpsc::sync_channel::<Vec<Result<CommitChanges, GitError>>>(1);
+                receivers.push(rx);
+                let mut clone = self.repo.clone();
+                set_caches(&mut clone);
+                let repo = Repo::from_gix(clone);
+                let runs = &runs;
+                s.spawn(move || {
+                    for run in runs.iter().skip(worker).step_by(2) {
+                        let results = run.iter().map(|&id| one(&repo, id)).collect();
+                        if tx.send(results).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            let mut index = 0;
+            for (n, run) in runs.iter().enumerate() {
+                let results = match receivers[n % 2].recv() {
+                    Ok(r) => r,
+                    // The worker died: say so for each commit it owed.
+                    Err(_) => run
+                        .iter()
+                        .map(|id| {
+                            Err(GitError::other(
+                                format!("reading commit {id}"),
+                                "the worker thread stopped",
+                            ))
+                        })
+                        .collect(),
+                };
+                for (&id, result) in run.iter().zip(results) {
+                    each(index, id, result);
+                    index += 1;
+                }
+            }
+        });
+    }
+
     /// Staged changes: the index against HEAD's tree (the empty tree when
     /// HEAD is unborn).
     ///
@@ -752,6 +861,17 @@ impl Repo {
     pub fn worktree_status(&self, ignored: bool) -> Result<Vec<StatusEntry>, GitError> {
         self.require_workdir()?;
         status::worktree_status(&self.repo, ignored)
+    }
+
+    /// [`worktree_status`](Self::worktree_status) without `exclude` and what
+    /// lies below each (not stat-ed, not walked): `git status -- ':!<path>'…`.
+    pub fn worktree_status_excluding(
+        &self,
+        ignored: bool,
+        exclude: &[RepoPath],
+    ) -> Result<Vec<StatusEntry>, GitError> {
+        self.require_workdir()?;
+        status::worktree_status_excluding(&self.repo, ignored, exclude)
     }
 
     /// The bytes of a blob.

@@ -15,6 +15,25 @@ pub(super) fn worktree_status(
     repo: &gix::Repository,
     ignored: bool,
 ) -> Result<Vec<StatusEntry>, GitError> {
+    worktree_status_excluding(repo, ignored, &[])
+}
+
+/// As [`worktree_status`], leaving out `exclude` paths and everything below
+/// them (pathspecs `:(exclude,literal)<path>`): neither stat-ed nor walked.
+pub(super) fn worktree_status_excluding(
+    repo: &gix::Repository,
+    ignored: bool,
+    exclude: &[RepoPath],
+) -> Result<Vec<StatusEntry>, GitError> {
+    let patterns: Vec<gix::bstr::BString> = exclude
+        .iter()
+        .filter(|p| !p.as_bytes().is_empty())
+        .map(|p| {
+            let mut spec = b":(exclude,literal)".to_vec();
+            spec.extend_from_slice(p.as_bytes());
+            gix::bstr::BString::from(spec)
+        })
+        .collect();
     let context = || match repo.workdir() {
         Some(dir) => format!("computing the status of {}", dir.display()),
         None => "computing the worktree status".to_owned(),
@@ -37,7 +56,7 @@ pub(super) fn worktree_status(
                 .recurse_repositories(false)
                 .empty_patterns_match_prefix(false)
         })
-        .into_index_worktree_iter(Vec::<gix::bstr::BString>::new())
+        .into_index_worktree_iter(patterns)
         .map_err(|err| GitError::gix(context(), &err))?;
 
     let mut out = Vec::new();

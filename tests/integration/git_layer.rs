@@ -2060,3 +2060,64 @@ fn walk_under_clock_skew_never_leaves_a_commit_out() {
         }
     }
 }
+
+/// `worktree_status_excluding` agrees with `git status -- ':(exclude)…'`.
+#[test]
+fn worktree_status_excluding_matches_git_pathspecs() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    repo.write(".gitignore", "*.log\n");
+    for name in [
+        "src/a.rs",
+        "src/sub/b.rs",
+        "srcx/c.rs",
+        "docs/d.md",
+        "top.txt",
+        "Cargo.toml",
+    ] {
+        repo.write(name, "one\n");
+    }
+    repo.commit_all("first");
+    for name in ["src/a.rs", "srcx/c.rs", "docs/d.md", "Cargo.toml"] {
+        repo.write(name, "two\n");
+    }
+    for name in [
+        "src/new.rs",
+        "src/sub/new.rs",
+        "srcx/new.rs",
+        "new.txt",
+        "docs/new.log",
+    ] {
+        repo.write(name, "new\n");
+    }
+    repo.remove(b"top.txt");
+    let gate = open(&repo);
+    for exclude in [
+        vec![],
+        vec!["src"],
+        vec!["src", "Cargo.toml"],
+        vec!["src/sub", "docs"],
+    ] {
+        let paths: Vec<RepoPath> = exclude.iter().map(|p| RepoPath::from(*p)).collect();
+        let got: Vec<(Vec<u8>, WorktreeState)> = gate
+            .worktree_status_excluding(false, &paths)
+            .expect("status")
+            .into_iter()
+            .map(|e| (e.path.as_bytes().to_vec(), e.state))
+            .collect();
+        let mut args = vec!["--"];
+        let specs: Vec<String> = exclude
+            .iter()
+            .map(|p| format!(":(exclude,literal){p}"))
+            .collect();
+        args.extend(specs.iter().map(String::as_str));
+        let want = if exclude.is_empty() {
+            git_status(&repo, &[])
+        } else {
+            git_status(&repo, &args)
+        };
+        assert_eq!(got, want, "excluding {exclude:?}");
+    }
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Write a deterministic `git fast-import` stream of a generated history.
+
+    scripts/gen-history.py COMMITS FILES | git fast-import --quiet
+
+A root commit adds FILES files in 100 directories; each later commit makes
+one to four changes — content edits, additions, deletions, renames (pure and
+with an edit), chmod +x / -x — with fixed dates. Every 100th commit merges a
+short side branch (two commits) back with `--no-ff` shape. The same arguments
+always give the same commit ids. Used by scripts/bench.sh.
+"""
+import random
+import sys
+
+
+def main():
+    commits, files = int(sys.argv[1]), int(sys.argv[2])
+    rng = random.Random(7)
+    out = sys.stdout.buffer
+    mark = 0
+    t0 = 1_700_000_000
+
+    def data(b):
+        out.write(b"data %d\n" % len(b))
+        out.write(b)
+        out.write(b"\n")
+
+    def content(tag):
+        lines = [b"// %s line %d %d" % (tag, i, rng.randrange(1 << 30)) for i in range(rng.randint(3, 40))]
+        return b"\n".join(lines) + b"\n"
+
+    live = {}  # path -> executable?
+    names = iter(range(10**9))
+
+    def new_path():
+        n = next(names)
+        return "src/d%02d/f%06d.rs" % (n % 100, n)
+
+    def commit(branch, msg, ops, parents, when):
+        nonlocal mark
+        mark += 1
+        out.write(b"commit refs/heads/%s\nmark :%d\n" % (branch.encode(), mark))
+        out.write(b"author Bench <bench@example.com> %d +0000\n" % when)
+        out.write(b"committer Bench <bench@example.com> %d +0000\n" % when)
+        data(msg.encode())
+        if parents:
+            out.write(b"from :%d\n" % parents[0])
+            for p in parents[1:]:
+                out.write(b"merge :%d\n" % p)
+        for op in ops:
+            out.write(op)
+        return mark
+
+    def modify(path, executable, body):
+        mode = b"100755" if executable else b"100644"
+        return b"M %s inline %s\n" % (mode, path.encode()) + b"data %d\n" % len(body) + body + b"\n"
+
+    def random_ops(tag):
+        ops = []
+        for _ in range(rng.randint(1, 4)):
+            kind = rng.random()
+            paths = list(live)
+            if kind < 0.55 or len(paths) < 10:
+                p = rng.choice(paths) if paths and kind < 0.55 else new_path()
+                live[p] = live.get(p, False)
+                ops.append(modify(p, live[p], content(tag)))
+            elif kind < 0.70:
+                p = new_path()
+                live[p] = False
+                ops.append(modify(p, False, content(tag)))
+            elif kind < 0.80:
+                p = rng.choice(paths)
+                del live[p]
+                ops.append(b"D %s\n" % p.encode())
+            elif kind < 0.92:
+                p = rng.choice(paths)
+                q = new_path()
+                live[q] = live.pop(p)
+                ops.append(b"R %s %s\n" % (p.encode(), q.encode()))
+                if rng.random() < 0.3:
+                    ops.append(modify(q, live[q], content(tag)))
+            else:
+                p = rng.choice(paths)
+                live[p] = not live[p]
+                ops.append(modify(p, live[p], content(tag)))
+        return ops
+
+    root_ops = []
+    for _ in range(files):
+        p = new_path()
+        live[p] = False
+        root_ops.append(modify(p, False, content(b"root")))
+    tip = commit("main", "root\n", root_ops, [], t0)
+    n = 1
+    while n < commits:
+        when = t0 + n * 60
+        if n % 100 == 0 and n + 3 <= commits:
+            # A side branch that only adds files, merged back cleanly: the
+            # merge brings its additions in and changes nothing itself.
+            side, added = tip, []
+            for k in range(2):
+                ops = []
+                for _ in range(rng.randint(1, 3)):
+                    p, body = new_path(), content(b"side")
+                    added.append((p, body))
+                    ops.append(modify(p, False, body))
+                side = commit("side", "side %d/%d\n" % (n, k), ops, [side], when + k)
+            tip = commit("main", "work %d\n" % n, random_ops(b"main"), [tip], when + 2)
+            for p, _ in added:
+                live[p] = False
+            merged = [modify(p, False, body) for p, body in added]
+            tip = commit("main", "merge side %d\n" % n, merged, [tip, side], when + 3)
+            n += 4
+        else:
+            tip = commit("main", "work %d\n" % n, random_ops(b"main"), [tip], when)
+            n += 1
+    out.write(b"done\n")
+
+
+if __name__ == "__main__":
+    main()
