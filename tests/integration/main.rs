@@ -2,6 +2,7 @@
 //! `fixture` and `golden`.
 
 mod bad_input;
+mod binding;
 mod check_scope;
 mod fingerprint;
 mod fixture;
