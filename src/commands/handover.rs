@@ -82,7 +82,10 @@ fn handover(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
     } else {
         out(&render(&task, head.as_deref(), &derived));
     }
-    if derived.judgement.standing == Standing::Refused {
+    // Under `off` a task that names nothing was never asked anything: no
+    // warning for it.
+    let asked_for = policy.binding != crate::policy::Mode::Off || naming_of(&task).asks();
+    if derived.judgement.standing == Standing::Refused && asked_for {
         let mut text = format!(
             "{} the binding of task {} is refused now; the next worker meets it:\n",
             style::warn(Out::Stderr, "warning:"),
@@ -91,7 +94,7 @@ fn handover(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
         for r in &derived.judgement.refusals {
             let _ = writeln!(
                 text,
-                "  {} {}\n    decide: {}",
+                "  {}: {}\n    decide: {}",
                 r.cause, r.message, r.decide
             );
         }

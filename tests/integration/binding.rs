@@ -1384,10 +1384,17 @@ fn handover_of_a_refused_binding_warns_on_stderr() {
         show(&out)
     );
     assert!(
-        stderr(&out).contains("issue_serves_nothing"),
+        stderr(&out).contains("issue_serves_nothing: issue 1"),
         "{}",
         show(&out)
     );
+    // Under off, a task that names nothing was never asked: no warning.
+    let repo = repo_with(Some("off"), SIMPLE);
+    let out = start(&repo, &["--scope", "src/**"], "b\n");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let out = gate(&repo, &["handover"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(stderr(&out), "", "{}", show(&out));
 }
 
 /// `gate handover --resolve`, human and JSON: the answer, the exit code
