@@ -74,6 +74,9 @@ pub struct Refusal {
     pub message: String,
     /// What the worker must name or fix.
     pub decide: String,
+    /// The plan key the fault sits at (`critiques[0].findings[1]`), when
+    /// it is a fault of the plan rather than of the naming.
+    pub key: Option<String>,
 }
 
 /// The judgement, before pins.
@@ -102,6 +105,7 @@ fn refusal(issue: Option<&str>, cause: &'static str, message: String, decide: &s
         cause,
         message,
         decide: decide.to_string(),
+        key: None,
     }
 }
 
@@ -350,10 +354,14 @@ fn judge_paths(plan: &Plan, paths: &[String], j: &mut Judgement) {
             "name the issue with --issue ID",
         ));
     }
-    // Every covering issue is judged; the worst verdict wins.
+    // Every covering issue is judged; the worst verdict wins. The faults of
+    // an intent (its critique) are its own: reported once, not per issue.
     for issue in &covering {
-        if issue.intent.is_some() {
-            preflight_issue(plan, issue, &mut j.refusals);
+        preflight_issue_serves(plan, issue, &mut j.refusals);
+    }
+    for id in &intents {
+        if let Some(intent) = plan.intent(id) {
+            preflight_intent(plan, intent, None, &mut j.refusals);
         }
     }
     if j.refusals.is_empty() {
@@ -367,10 +375,20 @@ fn judge_paths(plan: &Plan, paths: &[String], j: &mut Judgement) {
 
 /// The preflight of an issue under an intent: what it serves, and its intent's critique.
 fn preflight_issue(plan: &Plan, issue: &Issue, out: &mut Vec<Refusal>) {
+    if let Some(intent) = preflight_issue_serves(plan, issue, out) {
+        preflight_intent(plan, intent, Some(&issue.id), out);
+    }
+}
+
+/// What an issue under an intent serves: its intent exists and is active,
+/// and it serves criteria of that intent. The intent, when it exists.
+fn preflight_issue_serves<'p>(
+    plan: &'p Plan,
+    issue: &Issue,
+    out: &mut Vec<Refusal>,
+) -> Option<&'p Intent> {
     let id = issue.id.as_str();
-    let Some(intent_id) = issue.intent.as_deref() else {
-        return;
-    };
+    let intent_id = issue.intent.as_deref()?;
     let Some(intent) = plan.intent(intent_id) else {
         out.push(refusal(
             Some(id),
@@ -378,7 +396,7 @@ fn preflight_issue(plan: &Plan, issue: &Issue, out: &mut Vec<Refusal>) {
             format!("issue {id} names intent {intent_id}, which the plan does not have"),
             "fix the issue's intent in .gate/plan.yaml",
         ));
-        return;
+        return None;
     };
     if intent.status == IntentStatus::Retired {
         out.push(refusal(
@@ -418,50 +436,76 @@ fn preflight_issue(plan: &Plan, issue: &Issue, out: &mut Vec<Refusal>) {
             )),
         }
     }
-    preflight_intent(plan, intent, Some(id), out);
+    Some(intent)
 }
 
 /// The critique of an intent: present, no open blocking finding, not stale.
 fn preflight_intent(plan: &Plan, intent: &Intent, issue: Option<&str>, out: &mut Vec<Refusal>) {
     let id = intent.id.as_str();
-    let critiques: Vec<_> = plan.critiques.iter().filter(|c| c.intent == id).collect();
+    let critiques: Vec<(usize, &crate::plan::Critique)> = plan
+        .critiques
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.intent == id)
+        .collect();
     if critiques.is_empty() {
-        out.push(refusal(
-            issue,
-            "intent_not_critiqued",
-            format!("intent {id} has no critique: its plan was never reviewed"),
-            &format!(
-                "review the intent and record a critique (plan_revision {})",
-                short(&plan_revision(plan, &[id], false))
-            ),
-        ));
+        let at = plan.intents.iter().position(|i| i.id == id);
+        out.push(Refusal {
+            key: at.map(|n| format!("intents[{n}]")),
+            ..refusal(
+                issue,
+                "intent_not_critiqued",
+                format!("intent {id} has no critique: its plan was never reviewed"),
+                &format!(
+                    "review the intent and record a critique with its plan_revision ({})",
+                    plan_revision(plan, &[id], false)
+                ),
+            )
+        });
         return;
     }
-    for c in &critiques {
-        for f in c.findings.iter().filter(|f| f.blocking && f.is_open()) {
-            out.push(refusal(
-                issue,
-                "open_blocking_finding",
-                format!("intent {id}: blocking finding {} is open: {}", f.id, f.text),
-                "resolve the finding (record its `resolution`) before work starts",
-            ));
+    for (n, c) in &critiques {
+        for (k, f) in c.findings.iter().enumerate() {
+            if f.blocking && f.is_open() {
+                out.push(Refusal {
+                    key: Some(format!("critiques[{n}].findings[{k}]")),
+                    ..refusal(
+                        issue,
+                        "open_blocking_finding",
+                        format!("intent {id}: blocking finding {} is open: {}", f.id, f.text),
+                        "resolve the finding (record its `resolution`) before work starts",
+                    )
+                });
+            }
         }
     }
+    // A critique that records no revision is judged by its presence alone:
+    // there is nothing to compare. Stale when no critique reviewed the
+    // current revision and at least one recorded what it reviewed.
     let current = plan_revision(plan, &[id], false);
-    let recorded: Vec<&str> = critiques
+    let recorded: Vec<(usize, &str)> = critiques
         .iter()
-        .filter_map(|c| c.plan_revision.as_deref())
+        .filter_map(|(n, c)| c.plan_revision.as_deref().map(|r| (*n, r)))
         .collect();
     let some_current = critiques
         .iter()
-        .any(|c| c.plan_revision.as_deref().is_none_or(|r| r == current));
-    if !some_current && !recorded.is_empty() {
-        out.push(refusal(
-            issue,
-            "critique_stale",
-            format!("intent {id} changed since its critique reviewed it (reviewed {}, now {})", short(recorded[recorded.len() - 1]), short(&current)),
-            "review the intent again and record a critique with the current plan_revision (`gate plan validate` prints it)",
-        ));
+        .any(|(_, c)| c.plan_revision.as_deref().is_none_or(|r| r == current));
+    if let (false, Some(&(n, last))) = (some_current, recorded.last()) {
+        out.push(Refusal {
+            key: Some(format!("critiques[{n}].plan_revision")),
+            ..refusal(
+                issue,
+                "critique_stale",
+                format!(
+                    "intent {id} changed since its critique reviewed it (reviewed {}, now {})",
+                    short(last),
+                    short(&current)
+                ),
+                &format!(
+                    "review the intent again and record a critique with plan_revision {current} (`gate plan validate` prints it)"
+                ),
+            )
+        });
     }
 }
 
@@ -628,20 +672,36 @@ pub fn overlapping_issues(plan: &Plan) -> Vec<(String, String, String)> {
             let (Ok(sa), Ok(sb)) = (Scope::new(&a.paths, "-"), Scope::new(&b.paths, "-")) else {
                 continue;
             };
-            let hit = a
-                .paths
-                .iter()
-                .map(|p| (p, sample(p)))
-                .find(|(_, s)| sb.contains(&RepoPath::from(s.as_str())))
-                .or_else(|| {
-                    b.paths
-                        .iter()
-                        .map(|p| (p, sample(p)))
-                        .find(|(_, s)| sa.contains(&RepoPath::from(s.as_str())))
-                });
-            if let Some((glob, _)) = hit {
+            // A path both match: a sample of one glob that the other
+            // matches, trying too each glob with its `**` filled by a
+            // sample of the other side (`docs/**` and `**/*.md` meet at
+            // `docs/x/x.md`).
+            let hit = meet(&a.paths, &b.paths, &sb).or_else(|| meet(&b.paths, &a.paths, &sa));
+            if let Some(glob) = hit {
                 out.push((a.id.clone(), b.id.clone(), glob.clone()));
             }
+        }
+    }
+    out
+}
+
+/// The first of `mine` with a sample that `scope` (the other side,
+/// `theirs`) contains.
+fn meet<'g>(mine: &'g [String], theirs: &[String], scope: &Scope) -> Option<&'g String> {
+    mine.iter().find(|p| {
+        samples(p, theirs)
+            .iter()
+            .any(|s| scope.contains(&RepoPath::from(s.as_str())))
+    })
+}
+
+/// Concrete paths `glob` matches: its own [`sample`], and, where it has a
+/// `**`, that `**` filled with the sample of each of `others`.
+fn samples(glob: &str, others: &[String]) -> Vec<String> {
+    let mut out = vec![sample(glob)];
+    if glob.contains("**") {
+        for other in others {
+            out.push(sample(&glob.replacen("**", &sample(other), 1)));
         }
     }
     out

@@ -1,6 +1,8 @@
 //! `gate handover [--task ID] [--json]` records the binding's current pins
 //! in the task file and prints the handover: front matter (task, HEAD,
-//! names, pins), then the whole brief and every addendum.
+//! names, pins), then the whole brief and every addendum. Like the task
+//! record, the front matter holds names and pins only — never a standing;
+//! a refused binding is a warning on stderr.
 //!
 //! `gate handover --resolve` asks the binding again and compares with the
 //! recorded pins: `unchanged` (exit 0), `evidence_moved` or `plan_changed`
@@ -13,12 +15,25 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::binding::{Derived, derive, evidence_key, naming_of};
-use super::{Ctx, Failure, out};
+use super::{Ctx, Failure, err, out};
+use crate::binding::Standing;
 use crate::cli::HandoverArgs;
 use crate::report::json;
+use crate::report::style::{self, Out};
 use crate::task::{self as tasks, Task};
 
 pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
+    match handover(dir, args) {
+        // Under --json, stdout holds one JSON document whatever happened.
+        Err(f) if args.json => {
+            out(&json::to_string(&json::error(&f)));
+            Err(f)
+        }
+        result => result,
+    }
+}
+
+fn handover(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
     let ctx = Ctx::open(dir)?;
     let policy = ctx.policy()?.policy;
     let task = ctx.require_task(args.task.as_deref())?;
@@ -32,6 +47,7 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
     if args.resolve {
         return resolve(&task, asked, args.json);
     }
+    // Recording pins that cannot be computed would record a lie.
     let derived = asked?;
     let lock_dir = ctx.repo.common_dir().join("gate").join("locks");
     let pins = derived.pins.clone();
@@ -52,8 +68,10 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
             head: head.as_deref(),
             issue: task.record.issue.as_deref(),
             intent: task.record.intent.as_deref(),
-            exemption: task.record.exemption.as_ref().map(|e| e.class.as_str()),
-            standing: derived.judgement.standing.as_str(),
+            exemption: task.record.exemption.as_ref().map(|e| ExemptionWire {
+                class: &e.class,
+                because: &e.because,
+            }),
             pins: PinsWire {
                 plan_revision: &pins.plan_revision,
                 evidence_standing: &pins.evidence_standing,
@@ -63,6 +81,24 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
         }));
     } else {
         out(&render(&task, head.as_deref(), &derived));
+    }
+    // Under `off` a task that names nothing was never asked anything: no
+    // warning for it.
+    let asked_for = policy.binding != crate::policy::Mode::Off || naming_of(&task).asks();
+    if derived.judgement.standing == Standing::Refused && asked_for {
+        let mut text = format!(
+            "{} the binding of task {} is refused now; the next worker meets it:\n",
+            style::warn(Out::Stderr, "warning:"),
+            task.record.id
+        );
+        for r in &derived.judgement.refusals {
+            let _ = writeln!(
+                text,
+                "  {}: {}\n    decide: {}",
+                r.cause, r.message, r.decide
+            );
+        }
+        err(&text);
     }
     Ok(0)
 }
@@ -74,13 +110,18 @@ struct HandoverWire<'a> {
     head: Option<&'a str>,
     issue: Option<&'a str>,
     intent: Option<&'a str>,
-    exemption: Option<&'a str>,
-    standing: &'static str,
+    exemption: Option<ExemptionWire<'a>>,
     pins: PinsWire<'a>,
     /// The brief, verbatim; `null` when the task has none.
     brief: Option<&'a str>,
     /// The addenda section, verbatim.
     addenda: &'a str,
+}
+
+#[derive(Serialize)]
+struct ExemptionWire<'a> {
+    class: &'a str,
+    because: &'a str,
 }
 
 #[derive(Serialize)]
@@ -103,12 +144,19 @@ fn render(task: &Task, head: Option<&str>, d: &Derived) -> String {
     let _ = writeln!(s, "head: {}", yaml_str(head));
     let _ = writeln!(s, "issue: {}", yaml_str(r.issue.as_deref()));
     let _ = writeln!(s, "intent: {}", yaml_str(r.intent.as_deref()));
-    let _ = writeln!(
-        s,
-        "exemption: {}",
-        yaml_str(r.exemption.as_ref().map(|e| e.class.as_str()))
-    );
-    let _ = writeln!(s, "standing: {}", d.judgement.standing.as_str());
+    match &r.exemption {
+        Some(e) => {
+            let _ = writeln!(
+                s,
+                "exemption: {{class: {}, because: {}}}",
+                yaml_str(Some(&e.class)),
+                yaml_str(Some(&e.because))
+            );
+        }
+        None => {
+            let _ = writeln!(s, "exemption: null");
+        }
+    }
     let _ = writeln!(
         s,
         "pins: {{plan_revision: {}, evidence_standing: {}}}",
@@ -130,9 +178,6 @@ fn render(task: &Task, head: Option<&str>, d: &Derived) -> String {
         Some(a) if !a.text.trim().is_empty() => s.push_str(&a.text),
         _ => s.push_str("\n(none)\n"),
     }
-    for r in &d.judgement.refusals {
-        let _ = writeln!(s, "\n! binding refused: {} {}", r.cause, r.message);
-    }
     s
 }
 
@@ -142,10 +187,37 @@ struct ResolveWire<'a> {
     task: &'a str,
     answer: &'static str,
     exit_code: i32,
+    /// The intents the binding reaches now (empty when unknown).
     intents: Vec<String>,
+    /// The binding's standing now; `null` when it could not be asked.
+    standing: Option<&'static str>,
     message: String,
     recorded: PinsWire<'a>,
     current: Option<PinsWire<'a>>,
+}
+
+/// What a task names, for people: `issue 42`, `intent I-x`, `exemption c`.
+fn named(task: &Task) -> String {
+    let r = &task.record;
+    let names: Vec<String> = [
+        r.issue.as_ref().map(|i| format!("issue {i}")),
+        r.intent.as_ref().map(|i| format!("intent {i}")),
+        r.exemption
+            .as_ref()
+            .map(|e| format!("exemption {}", e.class)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if names.is_empty() {
+        "nothing".into()
+    } else {
+        names.join(" · ")
+    }
+}
+
+fn short(hex: &str) -> &str {
+    &hex[..hex.len().min(12)]
 }
 
 /// Compare the recorded pins with the binding asked now.
@@ -155,7 +227,15 @@ fn resolve(task: &Task, asked: Result<Derived, Failure>, as_json: bool) -> Resul
         Err(f) => (
             "unknown",
             3,
-            format!("the binding could not be asked: {}", f.message),
+            format!(
+                "task {} names {}; the binding could not be asked: {}; {}",
+                task.record.id,
+                named(task),
+                f.message,
+                f.hint
+                    .as_deref()
+                    .unwrap_or("fix the file, then resolve again")
+            ),
             Vec::new(),
         ),
         Ok(d) => {
@@ -165,21 +245,34 @@ fn resolve(task: &Task, asked: Result<Derived, Failure>, as_json: bool) -> Resul
             } else {
                 format!("intent {}", intents.join(", "))
             };
+            let now = if d.judgement.standing == Standing::Refused {
+                let causes: Vec<&str> = d.judgement.refusals.iter().map(|r| r.cause).collect();
+                format!("; the binding now refuses: {}", causes.join(", "))
+            } else {
+                String::new()
+            };
             if recorded.plan_revision != d.pins.plan_revision {
                 let why = if recorded.plan_revision.is_empty() {
                     "no plan_revision was recorded (run `gate handover` to record the pins)"
                         .to_string()
+                } else if d.pins.plan_revision.is_empty() {
+                    format!(
+                        "the work reached an intent when the pins were recorded (plan_revision {}), and reaches none now",
+                        short(&recorded.plan_revision)
+                    )
                 } else {
                     format!(
                         "what the work is for changed: plan_revision {} → {}",
-                        &recorded.plan_revision[..recorded.plan_revision.len().min(12)],
-                        &d.pins.plan_revision[..d.pins.plan_revision.len().min(12)]
+                        short(&recorded.plan_revision),
+                        short(&d.pins.plan_revision)
                     )
                 };
                 (
                     "plan_changed",
                     1,
-                    format!("{which}: {why}; re-read the intent, its criteria and critiques"),
+                    format!(
+                        "{which}: {why}{now}; re-read the intent, its criteria and critiques (`gate binding --json`), then `gate handover` records the new pins"
+                    ),
                     intents,
                 )
             } else if recorded.evidence_standing != d.pins.evidence_standing {
@@ -192,14 +285,19 @@ fn resolve(task: &Task, asked: Result<Derived, Failure>, as_json: bool) -> Resul
                 (
                     "evidence_moved",
                     1,
-                    format!("{which}: the evidence moved; now {}", states.join(", ")),
+                    format!(
+                        "{which}: the evidence moved (evidence_standing {} → {}); now {}{now}",
+                        short(&recorded.evidence_standing),
+                        short(&d.pins.evidence_standing),
+                        states.join(", ")
+                    ),
                     intents,
                 )
             } else {
                 (
                     "unchanged",
                     0,
-                    format!("{which}: the plan and the evidence are as recorded"),
+                    format!("{which}: the plan and the evidence are as recorded{now}"),
                     intents,
                 )
             }
@@ -212,6 +310,7 @@ fn resolve(task: &Task, asked: Result<Derived, Failure>, as_json: bool) -> Resul
             answer,
             exit_code: code,
             intents,
+            standing: asked.as_ref().ok().map(|d| d.judgement.standing.as_str()),
             message: message.clone(),
             recorded: PinsWire {
                 plan_revision: &recorded.plan_revision,

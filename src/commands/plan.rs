@@ -68,6 +68,12 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<i32, Failure> {
                     decide: r.decide,
                     subject: Subject {
                         file: Some(file.clone()),
+                        line: r
+                            .key
+                            .as_deref()
+                            .and_then(|k| crate::yaml::locate(&loaded.text, k))
+                            .map(|(line, _)| line),
+                        key: r.key,
                         ..Subject::default()
                     },
                 });
@@ -82,7 +88,22 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<i32, Failure> {
                         "open issues {a} and {b} serve different intents and their paths overlap (`{glob}`): a start naming only such paths is ambiguous_intent"
                     ),
                     decide: "make the issues' paths disjoint, or expect workers to name the issue".into(),
-                    subject: Subject { file: Some(file.clone()), ..Subject::default() },
+                    subject: {
+                        let key = p
+                            .issues
+                            .iter()
+                            .position(|i| i.id == b)
+                            .map(|n| format!("issues[{n}].paths"));
+                        Subject {
+                            file: Some(file.clone()),
+                            line: key
+                                .as_deref()
+                                .and_then(|k| crate::yaml::locate(&loaded.text, k))
+                                .map(|(line, _)| line),
+                            key,
+                            ..Subject::default()
+                        }
+                    },
                 });
             }
             // The revision a new critique should record, per intent.

@@ -142,17 +142,36 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
     } else {
         id_hint.clone()
     };
-    // The evidence pin is about this task's receipts: ask again under its id
-    // when the id was derived (the judgement itself cannot change).
-    let pins = match &derived {
-        Some(_) if id_hint.is_empty() => {
-            derive(&ctx, &policy, &naming, Some((id.as_str(), baseline)))
-                .map(|d| d.pins)
-                .unwrap_or_default()
-        }
-        Some(d) => d.pins.clone(),
-        None => Default::default(),
+    // The pins are what `handover --resolve`, `gate check` and the hooks
+    // compare with later, and they ask with the names the record keeps (not
+    // the paths): ask that question now, under this task's id, whose
+    // receipts are its evidence.
+    let recorded_naming = Naming {
+        issue: recorded.issue.clone(),
+        intent: recorded.intent.clone(),
+        paths: vec![],
+        exempt: recorded.exemption.as_ref().map(|e| e.class.clone()),
+        because: recorded.exemption.as_ref().map(|e| e.because.clone()),
     };
+    let pins =
+        match &derived {
+            Some(_) if recorded_naming.asks() => derive(
+                &ctx,
+                &policy,
+                &recorded_naming,
+                Some((id.as_str(), baseline)),
+            )
+            .map_err(|f| Failure {
+                code: 3,
+                message: format!(
+                    "the binding could not be asked for the pins, so the task was not started: {}",
+                    f.message
+                ),
+                hint: f.hint,
+            })?
+            .pins,
+            _ => Default::default(),
+        };
     let record = TaskRecord {
         schema: TASK_SCHEMA.into(),
         id: id.clone(),
@@ -183,6 +202,9 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
         baseline.short()
     );
     text.push_str(&format!("  scope: {}\n", scope.join(", ")));
+    for n in &policy.notes {
+        text.push_str(&format!("  note: {n}\n"));
+    }
     if let Some(d) = &derived {
         text.push_str(&format!("  binding: {}\n", d.judgement.standing.as_str()));
     }
@@ -263,6 +285,10 @@ fn recorded_names(plan: &Plan, naming: &Naming, derived: Option<&Derived>) -> Na
             let (issue, intent) = match (serving.as_slice(), j.intents.as_slice()) {
                 ([one], _) => (Some(one.clone()), None),
                 (_, [one]) => (None, Some(one.clone())),
+                // Maintenance under several issues: each judges the same
+                // (maintenance), so the record names the first; without a
+                // name, every later door would find nothing named.
+                ([first, ..], []) => (Some(first.clone()), None),
                 _ => (None, None),
             };
             Named {

@@ -319,5 +319,167 @@ fn status_documents_and_receipts_decode_strictly() {
     for entry in std::fs::read_dir(dir).unwrap() {
         let doc: ReceiptDoc = decode(&std::fs::read(entry.unwrap().path()).unwrap());
         assert_eq!(doc.schema, "gate.receipt/1");
+// ---------------------------------------------------------------------------
+// The binding's documents: gate.binding/1, gate.handover/1, gate.resolve/1.
+
+mod binding_documents {
+    use serde::Deserialize;
+
+    use super::decode;
+    use crate::fixture::{self, plan_repo, show};
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Binding {
+        schema: String,
+        standing: String,
+        exit_code: i32,
+        named: Named,
+        issues: Vec<String>,
+        intents: Vec<String>,
+        notes: Vec<String>,
+        refusals: Vec<Refusal>,
+        pins: Pins,
+        criteria: Vec<Criterion>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Named {
+        issue: Option<String>,
+        intent: Option<String>,
+        paths: Vec<String>,
+        exemption: Option<NamedExemption>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct NamedExemption {
+        class: String,
+        because: Option<String>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Refusal {
+        issue: Option<String>,
+        cause: String,
+        message: String,
+        decide: String,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Pins {
+        plan_revision: String,
+        evidence_standing: String,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Criterion {
+        intent: String,
+        criterion: String,
+        state: String,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Handover {
+        schema: String,
+        task: String,
+        head: Option<String>,
+        issue: Option<String>,
+        intent: Option<String>,
+        exemption: Option<Exemption>,
+        pins: Pins,
+        brief: Option<String>,
+        addenda: String,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Exemption {
+        class: String,
+        because: String,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Resolve {
+        schema: String,
+        task: String,
+        answer: String,
+        exit_code: i32,
+        intents: Vec<String>,
+        standing: Option<String>,
+        message: String,
+        recorded: Pins,
+        current: Option<Pins>,
+    }
+
+    #[test]
+    fn binding_documents_decode_strictly() {
+        let repo = plan_repo("advisory");
+        for args in [
+            &["binding", "--issue", "42", "--json"][..],
+            &["binding", "--path", "docs/guide.md", "--json"],
+            &["binding", "--json"],
+            &[
+                "binding",
+                "--exempt",
+                "dependency-bump",
+                "--because",
+                "bump",
+                "--json",
+            ],
+        ] {
+            let out = repo.gate().args(args).output().unwrap();
+            let doc: Binding = decode(&out.stdout);
+            assert_eq!(doc.schema, "gate.binding/1", "{args:?}");
+            assert_eq!(Some(doc.exit_code), out.status.code(), "{}", show(&out));
+        }
+        fixture::start_42(&repo);
+        let out = repo.gate().args(["handover", "--json"]).output().unwrap();
+        let doc: Handover = decode(&out.stdout);
+        assert_eq!(doc.schema, "gate.handover/1");
+        let out = repo
+            .gate()
+            .args(["handover", "--resolve", "--json"])
+            .output()
+            .unwrap();
+        let doc: Resolve = decode(&out.stdout);
+        assert_eq!(doc.schema, "gate.resolve/1");
+        assert_eq!(doc.answer, "unchanged");
+        assert_eq!(Some(doc.exit_code), out.status.code());
+        repo.write(".gate/plan.yaml", "intents: [\n");
+        let out = repo
+            .gate()
+            .args(["handover", "--resolve", "--json"])
+            .output()
+            .unwrap();
+        let doc: Resolve = decode(&out.stdout);
+        assert_eq!(doc.answer, "unknown");
+        assert!(doc.current.is_none());
+        // Under --json, what cannot be answered is a gate.error/1 document.
+        for args in [
+            &["binding", "--issue", "42", "--json"][..],
+            &["handover", "--json"],
+            &["handover", "--task", "T-404", "--resolve", "--json"],
+        ] {
+            let out = repo.gate().args(args).output().unwrap();
+            let doc: super::ErrorDoc = decode(&out.stdout);
+            assert_eq!(doc.schema, "gate.error/1", "{args:?}");
+            assert_eq!(Some(doc.exit_code), out.status.code(), "{}", show(&out));
+        }
     }
 }

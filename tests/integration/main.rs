@@ -2,6 +2,7 @@
 //! `fixture` and `golden`.
 
 mod bad_input;
+mod binding;
 mod brief;
 mod check_scope;
 mod fingerprint;
