@@ -60,7 +60,7 @@ pub struct BindingArgs {
     #[arg(long = "path", value_name = "P")]
     pub paths: Vec<String>,
     /// A declared exemption class (needs --because)
-    #[arg(long, value_name = "CLASS", requires = "because")]
+    #[arg(long, value_name = "CLASS")]
     pub exempt: Option<String>,
     /// Why the exemption applies
     #[arg(long, value_name = "REASON", requires = "exempt")]
@@ -191,7 +191,7 @@ pub struct StartArgs {
     #[arg(long = "path", value_name = "P")]
     pub paths: Vec<String>,
     /// A declared exemption class (needs --because)
-    #[arg(long, value_name = "CLASS", requires = "because")]
+    #[arg(long, value_name = "CLASS")]
     pub exempt: Option<String>,
     /// Why the exemption applies
     #[arg(long, value_name = "REASON", requires = "exempt")]

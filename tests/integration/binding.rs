@@ -1409,9 +1409,13 @@ fn resolve(repo: &TestRepo) -> (String, i32, String, Value) {
     assert_eq!(doc["exit_code"].as_i64(), Some(i64::from(code)));
     let answer = doc["answer"].as_str().unwrap().to_string();
     let message = doc["message"].as_str().unwrap().to_string();
-    assert_eq!(
-        stdout(&human),
-        format!("handover T-1: {answer}\n  {message}\n")
+    // The brief's digest first (every verb that acts on a task shows it), then the answer.
+    let text = stdout(&human);
+    assert!(text.starts_with("task T-1"), "{text}");
+    assert!(text.contains("  brief: "), "{text}");
+    assert!(
+        text.ends_with(&format!("handover T-1: {answer}\n  {message}\n")),
+        "{text}"
     );
     (answer, code, message, doc)
 }
@@ -1668,4 +1672,38 @@ fn golden_handover_and_resolve() {
         "binding/resolve-plan-changed.json",
         &transcript(Some(&repo), &out),
     );
+}
+
+/// `--exempt` without `--because` is judged (all the exemption's faults at
+/// once), not a usage error; `--because` without `--exempt` is one.
+#[test]
+fn an_exemption_without_because_is_judged_with_its_other_faults() {
+    let repo = crate::fixture::plan_repo("advisory");
+    let out = repo
+        .gate()
+        .args(["binding", "--exempt", "nope", "--issue", "42", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", crate::fixture::show(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let causes: Vec<&str> = doc["refusals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["cause"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        causes,
+        vec![
+            "unknown_exemption",
+            "exemption_without_reason",
+            "exemption_names_work"
+        ]
+    );
+    let out = repo
+        .gate()
+        .args(["binding", "--because", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", crate::fixture::show(&out));
 }

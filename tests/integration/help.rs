@@ -57,7 +57,6 @@ fn usage_errors_exit_2() {
         &["check", "--staged", "--range", "a..b"],
         &["check", "--only", "nonsense"],
         &["start", "--because", "x"],
-        &["start", "--exempt", "x"],
         &["hook", "pre-push"],
     ] {
         let out = repo.gate().args(args).output().unwrap();

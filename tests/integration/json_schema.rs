@@ -319,6 +319,9 @@ fn status_documents_and_receipts_decode_strictly() {
     for entry in std::fs::read_dir(dir).unwrap() {
         let doc: ReceiptDoc = decode(&std::fs::read(entry.unwrap().path()).unwrap());
         assert_eq!(doc.schema, "gate.receipt/1");
+    }
+}
+
 // ---------------------------------------------------------------------------
 // The binding's documents: gate.binding/1, gate.handover/1, gate.resolve/1.
 
