@@ -284,32 +284,72 @@ pub fn is_gate_path(path: &RepoPath) -> bool {
     path.is_under(".gate")
 }
 
-/// Every path the task touched: changed by any commit in `baseline..HEAD`
-/// (against every parent of a merge, both sides of a rename), staged,
-/// changed in the work tree, or untracked and not ignored — minus `.gate/`.
-/// Sorted, one per path.
+/// What a task touched (SPEC §4.3): every path changed in
+/// `baseline..HEAD` (every commit, every parent, both sides of renames) or
+/// staged, and — asked per check — the work tree's dirty paths (unstaged,
+/// untracked non-ignored). `.gate/` paths never count.
 ///
-/// Like the union of `git log --name-only --format= -m --no-renames
-/// baseline..HEAD` and the paths of `git status --porcelain -uall
-/// --no-renames`. An unborn HEAD has no commits to add.
-pub fn touched_paths(repo: &Repo, baseline: Oid) -> Result<Vec<RepoPath>, GitError> {
-    let mut paths = BTreeSet::new();
-    if let Some(head) = repo.head()?.id() {
-        for commit in repo.walk(&[head], &[baseline])? {
-            for diff in repo.changes(commit, Renames::Off)? {
-                for change in &diff.changes {
-                    paths.extend(change.paths().cloned());
+/// Dirty paths inside a check's sources are covered by the sources anyway
+/// (tracked and untracked non-ignored files of a source directory, an
+/// explicit source file whatever its state), so
+/// [`for_sources`](Touched::for_sources) asks git's status only about the
+/// rest of the tree: on a warm run that is the difference between stat-ing
+/// every file once and twice.
+#[derive(Clone, Debug, Default)]
+pub struct Touched {
+    committed: BTreeSet<RepoPath>,
+    dirty: bool,
+}
+
+impl Touched {
+    /// Nothing touched: no task.
+    pub fn none() -> Touched {
+        Touched::default()
+    }
+
+    /// A task's: committed since `baseline`, staged, and dirty.
+    pub fn of_task(repo: &Repo, baseline: Oid) -> Result<Touched, GitError> {
+        let mut committed = BTreeSet::new();
+        if let Some(head) = repo.head()?.id() {
+            for commit in repo.walk(&[head], &[baseline])? {
+                for diff in repo.changes(commit, Renames::Off)? {
+                    for change in &diff.changes {
+                        committed.extend(change.paths().cloned());
+                    }
                 }
             }
         }
+        for change in repo.staged_changes(Renames::Off)? {
+            committed.extend(change.paths().cloned());
+        }
+        Ok(Touched {
+            committed,
+            dirty: true,
+        })
     }
-    for change in repo.staged_changes(Renames::Off)? {
-        paths.extend(change.paths().cloned());
+
+    /// The touched paths a fingerprint of `sources` must add: the committed
+    /// and staged ones, and the dirty ones outside `sources`.
+    pub fn for_sources(&self, repo: &Repo, sources: &[String]) -> Result<Vec<RepoPath>, GitError> {
+        let mut paths = self.committed.clone();
+        if self.dirty {
+            let exclude: Vec<RepoPath> = sources
+                .iter()
+                .map(|s| RepoPath::from(s.trim_end_matches('/')))
+                .filter(|p| !p.as_bytes().is_empty())
+                .collect();
+            for entry in repo.worktree_status_excluding(false, &exclude)? {
+                paths.insert(entry.path);
+            }
+        }
+        Ok(paths.into_iter().filter(|p| !is_gate_path(p)).collect())
     }
-    for entry in repo.worktree_status(false)? {
-        paths.insert(entry.path);
-    }
-    Ok(paths.into_iter().filter(|p| !is_gate_path(p)).collect())
+}
+
+/// Every path the task touched since `baseline` (committed, staged or
+/// dirty), whatever the sources: [`Touched::of_task`] for no source.
+pub fn touched_paths(repo: &Repo, baseline: Oid) -> Result<Vec<RepoPath>, GitError> {
+    Touched::of_task(repo, baseline)?.for_sources(repo, &[])
 }
 
 #[cfg(test)]

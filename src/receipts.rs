@@ -715,8 +715,8 @@ pub struct Context<'a> {
     pub worktree: &'a str,
     /// The task receipts must match (`None`: receipts made without a task).
     pub task: Option<&'a str>,
-    /// Paths the task touched, covered by every check's fingerprint.
-    pub touched: &'a [crate::path::RepoPath],
+    /// What the task touched, covered by every check's fingerprint.
+    pub touched: &'a crate::fingerprint::Touched,
 }
 
 /// The fingerprint of `check`'s sources plus the touched paths, now.
@@ -724,9 +724,10 @@ pub fn fingerprint_now(
     ctx: &Context,
     check: &crate::plan::Check,
 ) -> Result<Fingerprint, crate::git::GitError> {
+    let touched = ctx.touched.for_sources(ctx.repo, &check.sources)?;
     let inputs = crate::fingerprint::Inputs {
         sources: &check.sources,
-        touched: ctx.touched,
+        touched: &touched,
         max_entries: ctx.policy.receipts.max_entries,
         max_bytes: ctx.policy.receipts.max_bytes,
     };

@@ -37,10 +37,10 @@ pub fn derive(
 ) -> Result<Derived, Failure> {
     let task_id = evidence_for.map(|(id, _)| id);
     let touched = match evidence_for {
-        Some((_, baseline)) => crate::fingerprint::touched_paths(&ctx.repo, baseline)?,
-        None => Vec::new(),
+        Some((_, baseline)) => crate::fingerprint::Touched::of_task(&ctx.repo, baseline)?,
+        None => crate::fingerprint::Touched::none(),
     };
-    let touched = touched.as_slice();
+    let touched = &touched;
     let loaded = ctx.plan()?;
     let empty = Plan::default();
     let plan = loaded.as_ref().map_or(&empty, |p| &p.plan);
@@ -69,7 +69,7 @@ fn evidence_states(
     policy: &Policy,
     plan: &Plan,
     task_id: Option<&str>,
-    touched: &[crate::path::RepoPath],
+    touched: &crate::fingerprint::Touched,
     served: &[Served],
 ) -> Vec<&'static str> {
     if served.is_empty() {

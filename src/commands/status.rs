@@ -29,8 +29,8 @@ pub struct Standing {
     pub checks: Vec<CheckStatus>,
 }
 
-/// The touched paths of a task (empty without one).
-fn touched(ctx: &Ctx, task: Option<&Task>) -> Result<Vec<crate::path::RepoPath>, Failure> {
+/// What a task touched (nothing without one).
+fn touched(ctx: &Ctx, task: Option<&Task>) -> Result<crate::fingerprint::Touched, Failure> {
     match task {
         Some(t) => {
             let baseline = crate::git::Oid::from_hex(&t.record.baseline).ok_or_else(|| {
@@ -39,9 +39,9 @@ fn touched(ctx: &Ctx, task: Option<&Task>) -> Result<Vec<crate::path::RepoPath>,
                     t.record.id
                 ))
             })?;
-            Ok(crate::fingerprint::touched_paths(&ctx.repo, baseline)?)
+            Ok(crate::fingerprint::Touched::of_task(&ctx.repo, baseline)?)
         }
-        None => Ok(Vec::new()),
+        None => Ok(crate::fingerprint::Touched::none()),
     }
 }
 

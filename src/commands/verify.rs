@@ -58,7 +58,8 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
                         t.record.id
                     ))
                 })?;
-                Ok(fingerprint::touched_paths(&ctx.repo, baseline)?)
+                Ok(fingerprint::Touched::of_task(&ctx.repo, baseline)?
+                    .for_sources(&ctx.repo, &check.sources)?)
             }
             None => Ok(Vec::new()),
         }

@@ -1283,3 +1283,52 @@ fn bench_driver() {
     let (fp, stats) = fingerprint_with_stats(&repo, &inputs, &cache).unwrap();
     println!("{fp:?} {stats:?} touched={}", touched.len());
 }
+
+/// The touched paths a check adds leave out dirty paths inside its sources
+/// (git's status is not asked about them): the digest is the same as with
+/// every dirty path named.
+#[test]
+fn touched_for_sources_gives_the_same_digest_as_every_touched_path() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = project();
+    let base = repo.head();
+    repo.write("docs/guide.md", "# Guide, edited and committed\n");
+    repo.commit_all("docs");
+    repo.write("src/main.rs", "fn main() { edited() }\n");
+    repo.write("src/lib/b.rs", "// untracked in a source\n");
+    repo.write("README.md", "readme, dirty outside the sources\n");
+    repo.write("notes/todo.txt", "untracked outside the sources\n");
+    repo.remove(b"src/lib/a.rs");
+    let gate = open(&repo);
+    let baseline = Oid::from_hex(&base).unwrap();
+    let every = gate::fingerprint::touched_paths(&gate, baseline).unwrap();
+    let touched = gate::fingerprint::Touched::of_task(&gate, baseline).unwrap();
+    for sources in [
+        &["src", "Cargo.toml", "local.env"][..],
+        &["src/lib"],
+        &["docs", "README.md"],
+    ] {
+        let sources = strings(sources);
+        let some = touched.for_sources(&gate, &sources).unwrap();
+        assert!(some.len() <= every.len());
+        let print = |touched: &[RepoPath]| {
+            let inputs = Inputs {
+                sources: &sources,
+                touched,
+                max_entries: MAX_ENTRIES,
+                max_bytes: MAX_BYTES,
+            };
+            fingerprint_with_stats(&gate, &inputs, &cache_dir(&repo))
+                .unwrap()
+                .0
+        };
+        assert_eq!(print(&some), print(&every), "sources {sources:?}");
+    }
+    // Outside the sources, every kind of touch is still there.
+    let some = touched.for_sources(&gate, &strings(&["src"])).unwrap();
+    for p in ["docs/guide.md", "README.md", "notes/todo.txt"] {
+        assert!(some.contains(&RepoPath::from(p)), "{p} in {some:?}");
+    }
+}

@@ -1,0 +1,248 @@
+#!/bin/sh
+# gate's benchmark: every figure of docs/performance.md, measured in one run,
+# side by side with the git CLI (and, with --managers, the hook managers).
+#
+#   scripts/bench.sh [--managers] [--runs N] [DIR]      (default DIR: /tmp/gate-bench)
+#
+# It builds its own inputs, deterministically, under DIR (reused when present):
+#   history/  10,000 commits over 5,000 files with renames, deletions, chmods
+#             and 99 merges (scripts/gen-history.py), repacked as `git gc` would
+#   tree/     20,000 files of 1-7 KiB (79 MB) with a plan check over them
+#   commit-*/ small repositories for the pre-commit overhead: gate's hook with
+#             an active task, a plain `sh` hook running `true` (the floor),
+#             and, with --managers, lefthook 2.2.2, husky 9.1.7, pre-commit 4.7.0
+#             each running one trivial hook
+# and measures, with hyperfine (commands taking turns, medians):
+#   - a `git commit` of one staged file: --no-verify, sh floor, gate, managers
+#   - `gate check --range` over 9,000 commits vs `git log -M -m --name-status`
+#   - cold `gate status` (no stat cache) vs `git ls-files -z | xargs -0 sha256sum`,
+#     and warm `gate status`
+#   - peak memory of each (GNU time)
+# The table goes to DIR/results.md and stdout. Needs git, python3, hyperfine
+# and GNU time (apt-get install hyperfine time); --managers needs npm and pip.
+set -eu
+
+managers=0
+runs=${RUNS:-15}
+dir=/tmp/gate-bench
+while [ $# -gt 0 ]; do
+    case $1 in
+        --managers) managers=1; shift ;;
+        --runs) runs=$2; shift 2 ;;
+        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) dir=$1; shift ;;
+    esac
+done
+root=$(cd "$(dirname "$0")/.." && pwd)
+for tool in git python3 hyperfine /usr/bin/time; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "bench.sh: $tool is missing (apt-get install hyperfine time)" >&2; exit 1; }
+done
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+
+echo "== building gate (release)"
+(cd "$root" && cargo build --release --locked --quiet)
+gate=$root/target/release/gate
+
+# Isolated git: no system or global config, fixed identities.
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_AUTHOR_NAME=Bench GIT_AUTHOR_EMAIL=bench@example.com
+export GIT_COMMITTER_NAME=Bench GIT_COMMITTER_EMAIL=bench@example.com
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
+
+policy() { # $1 = scope mode, $2 = provenance mode, $3 = receipts mode
+    printf 'version: 1\nbinding: off\nscope: %s\nprovenance:\n  mode: %s\n  merges: inspect\nreceipts:\n  mode: %s\n  max_entries: 40000\nbrief:\n  mode: off\n' "$1" "$2" "$3"
+}
+
+# --- inputs ----------------------------------------------------------------
+history=$dir/history
+if [ ! -f "$history/.git/bench-ready" ]; then
+    echo "== generating the 10,000-commit history"
+    rm -rf "$history"; mkdir -p "$history"
+    git -C "$history" init -q -b main
+    python3 "$root/scripts/gen-history.py" 10000 5000 | git -C "$history" fast-import --quiet --done
+    git -C "$history" checkout -q main
+    git -C "$history" repack -adfq
+    mkdir -p "$history/.gate"
+    policy off required off > "$history/.gate/policy.yaml"
+    printf 'bench\n' | (cd "$history" && "$gate" start --operator Bench --scope '**' --id T-bench --brief - >/dev/null)
+    touch "$history/.git/bench-ready"
+fi
+range_base=$(git -C "$history" rev-list HEAD | sed -n 9000p)
+
+tree=$dir/tree
+if [ ! -f "$tree/.git/bench-ready" ]; then
+    echo "== generating the 20,000-file tree"
+    rm -rf "$tree"; mkdir -p "$tree"
+    python3 - "$tree" 20000 <<'EOF'
+import os, random, sys
+root, n = sys.argv[1], int(sys.argv[2])
+rng = random.Random(4)
+alphabet = b"abcdefghijklmnopqrstuvwxyz      \n{}();=+-0123456789"
+for i in range(n):
+    d = os.path.join(root, "src", f"d{i % 200:03}")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f"f{i:05}.rs"), "wb") as f:
+        f.write(bytes(rng.choice(alphabet) for _ in range(rng.randint(1024, 7 * 1024))))
+EOF
+    mkdir -p "$tree/.gate"
+    policy off off required > "$tree/.gate/policy.yaml"
+    cat > "$tree/.gate/plan.yaml" <<'EOF'
+intents:
+  - id: I-tree
+    statement: The tree is checked.
+    status: active
+    criteria:
+      - id: C1
+        criterion: The check passes.
+        evidence: [tree]
+checks:
+  - id: tree
+    command: "true"
+    sources: [src]
+issues:
+  - id: "1"
+    title: Tree
+    intent: I-tree
+    serves: [C1]
+    paths: ["src/**"]
+    status: open
+critiques:
+  - intent: I-tree
+    reviewed_at: 2026-11-30
+EOF
+    git -C "$tree" init -q -b main
+    git -C "$tree" add -A
+    git -C "$tree" commit -q -m tree
+    printf 'bench\n' | (cd "$tree" && "$gate" start --operator Bench --issue 1 --brief - >/dev/null)
+    (cd "$tree" && "$gate" verify tree >/dev/null 2>&1) || { echo "bench.sh: gate verify failed in $tree" >&2; exit 1; }
+    touch "$tree/.git/bench-ready"
+fi
+
+# Small repositories for one commit each run: 200 files, one staged edit.
+make_commit_repo() { # $1 = name
+    r=$dir/commit-$1
+    rm -rf "$r"; mkdir -p "$r"
+    git -C "$r" init -q -b main
+    i=0
+    while [ $i -lt 200 ]; do
+        mkdir -p "$r/src/d$((i % 10))"
+        echo "file $i" > "$r/src/d$((i % 10))/f$i.txt"
+        i=$((i + 1))
+    done
+    git -C "$r" add -A
+    git -C "$r" commit -q -m init
+    echo "$r"
+}
+echo "== preparing the commit repositories"
+r=$(make_commit_repo gate)
+mkdir -p "$r/.gate"
+policy required off off > "$r/.gate/policy.yaml"
+git -C "$r" add -A && git -C "$r" commit -q -m policy
+printf 'bench\n' | (cd "$r" && "$gate" start --operator Bench --scope 'src/**' --id T-bench --brief - >/dev/null)
+git -C "$r" add -A && git -C "$r" commit -q --no-verify -m task
+(cd "$r" && "$gate" install >/dev/null)
+r=$(make_commit_repo sh)
+printf '#!/bin/sh\ntrue\n' > "$r/.git/hooks/pre-commit"
+chmod +x "$r/.git/hooks/pre-commit"
+
+manager_names=""
+if [ $managers = 1 ]; then
+    echo "== installing hook managers (lefthook 2.2.2, husky 9.1.7, pre-commit 4.7.0)"
+    m=$dir/managers
+    mkdir -p "$m"
+    [ -x "$m/node_modules/.bin/lefthook" ] || npm install --silent --prefix "$m" lefthook@2.2.2 husky@9.1.7 >/dev/null
+    [ -x "$m/venv/bin/pre-commit" ] || { python3 -m venv "$m/venv" && "$m/venv/bin/pip" install -q pre-commit==4.7.0; }
+    r=$(make_commit_repo lefthook)
+    printf 'pre-commit:\n  commands:\n    t:\n      run: "true"\n' > "$r/lefthook.yml"
+    (cd "$r" && "$m/node_modules/.bin/lefthook" install >/dev/null)
+    r=$(make_commit_repo husky)
+    (cd "$r" && "$m/node_modules/.bin/husky" >/dev/null)
+    printf 'true\n' > "$r/.husky/pre-commit"
+    r=$(make_commit_repo precommit)
+    printf 'repos:\n  - repo: local\n    hooks:\n      - id: t\n        name: t\n        entry: "true"\n        language: system\n        pass_filenames: false\n        always_run: true\n' > "$r/.pre-commit-config.yaml"
+    git -C "$r" add .pre-commit-config.yaml && git -C "$r" commit -q -m config
+    (cd "$r" && "$m/venv/bin/pre-commit" install >/dev/null && "$m/venv/bin/pre-commit" run --all-files >/dev/null 2>&1 || true)
+    manager_names="lefthook husky precommit"
+fi
+
+# --- measurements ------------------------------------------------------------
+out=$dir/json
+rm -rf "$out"; mkdir -p "$out"
+stage() { echo "printf 'x\\\\n' >> $1/src/d0/f0.txt && git -C $1 add src/d0/f0.txt"; }
+
+echo "== pre-commit overhead (a git commit of one staged file)"
+set -- --prepare "$(stage "$dir/commit-gate")" -n "no hook (--no-verify)" "git -C $dir/commit-gate commit -q --no-verify -m x" \
+       --prepare "$(stage "$dir/commit-sh")" -n "sh hook running true (the floor)" "git -C $dir/commit-sh commit -q -m x" \
+       --prepare "$(stage "$dir/commit-gate")" -n "gate pre-commit (scope, active task)" "git -C $dir/commit-gate commit -q -m x"
+for name in $manager_names; do
+    set -- "$@" --prepare "$(stage "$dir/commit-$name")" -n "$name (one trivial hook)" "git -C $dir/commit-$name commit -q -m x"
+done
+hyperfine --style basic --warmup 3 --runs "$runs" --export-json "$out/commit.json" "$@" >/dev/null
+
+echo "== provenance over 9,000 commits"
+hyperfine --style basic --warmup 1 --runs "$runs" --export-json "$out/walk.json" \
+    -n "git log -M -m --name-status" "git -C $history log -M -m --name-status $range_base..HEAD" \
+    -n "gate check --range (provenance)" "cd $history && $gate check --range $range_base..HEAD --task T-bench --only provenance" >/dev/null
+
+echo "== fingerprint of 20,000 files"
+hyperfine --style basic --warmup 1 --runs "$runs" --export-json "$out/print.json" \
+    --prepare "true" -n "git ls-files -z | xargs -0 sha256sum" "cd $tree && git ls-files -z | xargs -0 sha256sum >/dev/null" \
+    --prepare "rm -rf $tree/.git/gate/cache" -n "cold gate status" "cd $tree && $gate status >/dev/null" \
+    --prepare "true" -n "warm gate status" "cd $tree && $gate status >/dev/null" >/dev/null
+
+echo "== peak memory"
+peak() { /usr/bin/time -f '%M' sh -c "$1" 2>&1 >/dev/null | tail -1; }
+{
+    echo "git log -M -m --name-status	$(peak "git -C $history log -M -m --name-status $range_base..HEAD")"
+    echo "gate check --range (provenance)	$(peak "cd $history && $gate check --range $range_base..HEAD --task T-bench --only provenance")"
+    echo "git ls-files -z | xargs -0 sha256sum	$(peak "cd $tree && git ls-files -z | xargs -0 sha256sum")"
+    rm -rf "$tree/.git/gate/cache"
+    echo "cold gate status	$(peak "cd $tree && $gate status")"
+    echo "warm gate status	$(peak "cd $tree && $gate status")"
+} > "$out/memory.tsv"
+
+python3 - "$out" "$dir/results.md" "$gate" <<'EOF'
+import json, os, platform, subprocess, sys
+out, results, gate = sys.argv[1:4]
+def medians(name):
+    with open(os.path.join(out, name)) as f:
+        return [(r["command"], r["median"] * 1000) for r in json.load(f)["results"]]
+def cpu():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+mem = dict(line.rstrip("\n").split("\t") for line in open(os.path.join(out, "memory.tsv")))
+lines = []
+lines.append(f"Machine: {os.cpu_count()} cores, {cpu()}, Linux {platform.release()}; "
+             f"{subprocess.run(['git', '--version'], capture_output=True, text=True).stdout.strip()}; "
+             f"{subprocess.run([gate, '--version'], capture_output=True, text=True).stdout.strip()}.")
+lines.append("")
+commit = medians("commit.json")
+floor = dict(commit)["sh hook running true (the floor)"]
+none = dict(commit)["no hook (--no-verify)"]
+lines += ["| pre-commit: `git commit` of one staged file | median | over no hook | over the sh floor |", "|---|---|---|---|"]
+for name, ms in commit:
+    lines.append(f"| {name} | {ms:.1f} ms | {ms - none:+.1f} ms | {ms - floor:+.1f} ms |")
+lines.append("")
+walk = dict(medians("walk.json"))
+g, w = walk["git log -M -m --name-status"], walk["gate check --range (provenance)"]
+lines += ["| provenance, 9,000 commits | median | ratio to git | peak memory |", "|---|---|---|---|"]
+lines.append(f"| `git log -M -m --name-status` | {g:.0f} ms | 1.00 | {int(mem['git log -M -m --name-status']) / 1024:.0f} MiB |")
+lines.append(f"| `gate check --range` | {w:.0f} ms | **{w / g:.2f}** | {int(mem['gate check --range (provenance)']) / 1024:.0f} MiB |")
+lines.append("")
+p = dict(medians("print.json"))
+s, c, wa = p["git ls-files -z | xargs -0 sha256sum"], p["cold gate status"], p["warm gate status"]
+lines += ["| fingerprint, 20,000 files (79 MB) | median | ratio | peak memory |", "|---|---|---|---|"]
+lines.append(f"| `git ls-files -z \\| xargs -0 sha256sum` | {s:.0f} ms | 1.00 | {int(mem['git ls-files -z | xargs -0 sha256sum']) / 1024:.0f} MiB |")
+lines.append(f"| cold `gate status` (no stat cache) | {c:.0f} ms | **{c / s:.2f}** of sha256sum | {int(mem['cold gate status']) / 1024:.0f} MiB |")
+lines.append(f"| warm `gate status` | {wa:.0f} ms | **{100 * wa / c:.0f} %** of cold | {int(mem['warm gate status']) / 1024:.0f} MiB |")
+text = "\n".join(lines) + "\n"
+open(results, "w").write(text)
+print(text)
+EOF
+echo "results: $dir/results.md"
