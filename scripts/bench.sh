@@ -40,9 +40,9 @@ done
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
-echo "== building gate (release)"
-(cd "$root" && cargo build --release --locked --quiet)
-gate=$root/target/release/gate
+echo "== building and installing gate as ./install.sh does (into $dir/prefix)"
+"$root/install.sh" --prefix "$dir/prefix" >"$dir/install.log" 2>&1 || { cat "$dir/install.log" >&2; exit 1; }
+gate=$dir/prefix/bin/gate
 
 # Isolated git: no system or global config, fixed identities.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null

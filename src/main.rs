@@ -1,8 +1,34 @@
 //! The `gate` binary: parse the command line, run the verb, exit with its code.
+//!
+//! The three hook entry points, called by git on every commit, push and
+//! checkout, are recognised before clap builds its whole command tree: they
+//! have fixed shapes, and anything else (a flag, a typo, `--help`) goes
+//! through clap as usual.
 
 use clap::Parser;
 
+use gate::cli::{Cli, Command, HookCommand};
+
 fn main() {
-    let cli = gate::cli::Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = hook_fast_path(&args).unwrap_or_else(|| Cli::parse_from(&args));
     std::process::exit(gate::commands::run(cli));
+}
+
+/// `gate hook pre-commit`, `gate hook pre-push REMOTE URL` and
+/// `gate hook post-checkout OLD NEW FLAG`, exactly; `None` for anything else.
+fn hook_fast_path(args: &[std::ffi::OsString]) -> Option<Cli> {
+    let args: Vec<&str> = args.iter().skip(1).map(|a| a.to_str()).collect::<Option<_>>()?;
+    let plain = |s: &&str| !s.starts_with('-');
+    let hook = match args.as_slice() {
+        ["hook", "pre-commit"] => HookCommand::PreCommit,
+        ["hook", "pre-push", remote, url] if [remote, url].iter().all(|s| plain(s)) => {
+            HookCommand::PrePush { remote: remote.to_string(), url: url.to_string() }
+        }
+        ["hook", "post-checkout", old, new, flag] if [old, new, flag].iter().all(|s| plain(s)) => {
+            HookCommand::PostCheckout { old: old.to_string(), new: new.to_string(), flag: flag.to_string() }
+        }
+        _ => return None,
+    };
+    Some(Cli { dir: None, command: Command::Hook(hook) })
 }
