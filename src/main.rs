@@ -18,17 +18,31 @@ fn main() {
 /// `gate hook pre-commit`, `gate hook pre-push REMOTE URL` and
 /// `gate hook post-checkout OLD NEW FLAG`, exactly; `None` for anything else.
 fn hook_fast_path(args: &[std::ffi::OsString]) -> Option<Cli> {
-    let args: Vec<&str> = args.iter().skip(1).map(|a| a.to_str()).collect::<Option<_>>()?;
+    let args: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_str())
+        .collect::<Option<_>>()?;
     let plain = |s: &&str| !s.starts_with('-');
     let hook = match args.as_slice() {
         ["hook", "pre-commit"] => HookCommand::PreCommit,
         ["hook", "pre-push", remote, url] if [remote, url].iter().all(|s| plain(s)) => {
-            HookCommand::PrePush { remote: remote.to_string(), url: url.to_string() }
+            HookCommand::PrePush {
+                remote: remote.to_string(),
+                url: url.to_string(),
+            }
         }
         ["hook", "post-checkout", old, new, flag] if [old, new, flag].iter().all(|s| plain(s)) => {
-            HookCommand::PostCheckout { old: old.to_string(), new: new.to_string(), flag: flag.to_string() }
+            HookCommand::PostCheckout {
+                old: old.to_string(),
+                new: new.to_string(),
+                flag: flag.to_string(),
+            }
         }
         _ => return None,
     };
-    Some(Cli { dir: None, command: Command::Hook(hook) })
+    Some(Cli {
+        dir: None,
+        command: Command::Hook(hook),
+    })
 }
