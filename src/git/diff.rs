@@ -212,18 +212,17 @@ fn rewrite(source: &[u8], old: EntryKind, dest: &[u8], new: EntryKind, copy: boo
     }
 }
 
-/// The staged changes: `head_tree` against the current index.
+/// The staged changes: `head_tree` against `index`. Through the cache-tree
+/// when it can answer ([`super::staged`]), else gix's full comparison.
 pub(super) fn staged_changes(
     repo: &gix::Repository,
+    index: &gix::index::State,
     head_tree: gix::ObjectId,
     renames: Renames,
 ) -> Result<Vec<Change>, GitError> {
-    let index = repo.index_or_empty().map_err(|err| {
-        GitError::gix(
-            format!("reading the index {}", repo.index_path().display()),
-            &err,
-        )
-    })?;
+    if let Some(changes) = super::staged::changes(repo, index, head_tree, renames)? {
+        return Ok(changes);
+    }
     // No patterns and `false`: the whole index, whatever the current
     // directory (gix's default pathspec would limit it to the cwd's prefix).
     let mut pathspec = repo
@@ -242,7 +241,7 @@ pub(super) fn staged_changes(
     let mut changes = Vec::new();
     repo.tree_index_status(
         &head_tree,
-        &index,
+        index,
         Some(&mut pathspec),
         track,
         |change, _, _| {

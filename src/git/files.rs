@@ -21,6 +21,11 @@ pub struct IndexSnapshot {
 }
 
 impl IndexSnapshot {
+    /// The decoded index, for the diffs of this layer.
+    pub(super) fn state(&self) -> &gix::index::State {
+        &self.file
+    }
+
     /// How many entries it holds (all stages).
     pub fn len(&self) -> usize {
         self.file.entries().len()

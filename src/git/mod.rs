@@ -18,6 +18,7 @@ use crate::path::RepoPath;
 
 mod diff;
 mod files;
+mod staged;
 mod status;
 
 pub use files::{IndexEntry, IndexSnapshot, UntrackedEntry, UntrackedKind};
@@ -805,7 +806,8 @@ impl Repo {
                     .detach()
             }
         };
-        diff::staged_changes(&self.repo, head_tree, renames)
+        let index = self.read_index()?;
+        diff::staged_changes(&self.repo, index.state(), head_tree, renames)
     }
 
     /// The index against commit `commit`'s tree: what a commit of the index
@@ -822,7 +824,8 @@ impl Repo {
             .tree_id()
             .map_err(|err| GitError::gix(format!("decoding commit {commit}"), &err))?
             .detach();
-        diff::staged_changes(&self.repo, tree, renames)
+        let index = self.read_index()?;
+        diff::staged_changes(&self.repo, index.state(), tree, renames)
     }
 
     /// The commits being merged into HEAD when a merge is in progress

@@ -986,6 +986,124 @@ fn staged_changes_match_git_diff_cached() {
     assert!(exact.iter().all(|c| c.path != RepoPath::from("g.txt")));
 }
 
+/// Whether the index file carries a cache-tree (the `TREE` extension).
+fn has_cache_tree(repo: &TestRepo) -> bool {
+    let index = std::fs::read(repo.abs(b".git/index")).expect("read the index");
+    index.windows(4).any(|w| w == b"TREE")
+}
+
+#[test]
+fn staged_changes_below_a_valid_cache_tree_are_still_seen() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    // Deep and wide: the cache-tree vouches for every sibling directory, so
+    // only the trees on a changed path are read. Each change must show.
+    let repo = TestRepo::new();
+    for top in ["a", "b", "c"] {
+        for mid in ["x", "y"] {
+            repo.write(
+                &format!("{top}/{mid}/deep/leaf.txt"),
+                format!("{top}{mid}\n"),
+            );
+            repo.write(&format!("{top}/{mid}/sibling.txt"), "s\n");
+        }
+    }
+    repo.write("top.txt", "top\n");
+    repo.commit_all("base");
+    assert!(has_cache_tree(&repo), "git commit writes a cache-tree");
+    assert!(
+        open(&repo)
+            .staged_changes(Renames::Off)
+            .expect("staged")
+            .is_empty()
+    );
+
+    repo.write("b/y/deep/leaf.txt", "changed\n");
+    repo.git(&["add", "b/y/deep/leaf.txt"]);
+    assert!(has_cache_tree(&repo));
+    assert_staged_match(&repo, "one deep modification");
+    assert_eq!(
+        gate_rows(&open(&repo).staged_changes(Renames::Off).expect("staged")),
+        vec![('M', b"b/y/deep/leaf.txt".to_vec(), None)]
+    );
+
+    // A chmod, a new directory beside valid ones, a deleted subtree, a
+    // file becoming a directory and a directory becoming a file.
+    repo.chmod(b"a/x/sibling.txt", true);
+    repo.write("a/new/inside/n.txt", "n\n");
+    repo.git(&["rm", "-rq", "c/x"]);
+    repo.remove(b"top.txt");
+    repo.write("top.txt/now-a-dir.txt", "d\n");
+    repo.git(&["rm", "-rq", "--cached", "c/y/deep"]);
+    std::fs::remove_dir_all(repo.abs(b"c/y/deep")).expect("rm c/y/deep");
+    repo.write("c/y/deep", "now a file\n");
+    repo.git(&["add", "-A"]);
+    assert_staged_match(&repo, "mixed changes under a cache-tree");
+
+    // Committed: nothing staged again, whichever trees the cache names.
+    repo.commit_all("second");
+    assert!(
+        open(&repo)
+            .staged_changes(Renames::Exact)
+            .expect("staged")
+            .is_empty()
+    );
+}
+
+#[test]
+fn staged_changes_match_git_for_any_index_against_any_head() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    // `git read-tree Y` with HEAD at X: an index whose cache-tree is valid
+    // everywhere but names Y's trees, not HEAD's. Then some invalidation on
+    // top. Every pair must match `git diff --cached`.
+    let repo = generated_history(0x57a9_ed00);
+    let commits: Vec<String> = repo
+        .git(&["rev-list", "--all", "--topo-order"])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let mut rng = Rng::new(7);
+    for round in 0..24 {
+        let x = rng.pick(&commits).clone();
+        let y = rng.pick(&commits).clone();
+        repo.git(&["update-ref", "--no-deref", "HEAD", &x]);
+        repo.git(&["read-tree", &y]);
+        assert!(has_cache_tree(&repo), "read-tree writes a cache-tree");
+        let what = format!("round {round}: HEAD {x}, index {y}");
+        assert_staged_match(&repo, &what);
+        if round % 3 == 0 {
+            // Invalidate part of the cache-tree: stage one more file deep
+            // down and drop another from the index.
+            repo.write("zz/staged/late.txt", format!("{round}\n"));
+            repo.git(&["add", "-f", "zz/staged/late.txt"]);
+            let tracked = repo.git(&["ls-files"]);
+            if let Some(first) = tracked.lines().find(|l| l.contains('/')) {
+                repo.git(&["rm", "-q", "--cached", "--", first]);
+            }
+            assert_staged_match(&repo, &format!("{what}, partly invalidated"));
+        }
+    }
+}
+
+#[test]
+fn staged_changes_with_intent_to_add_and_conflicts_match_git() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    repo.write("a.txt", "a\n");
+    repo.write("dir/b.txt", "b\n");
+    repo.commit_all("base");
+    repo.write("dir/intent.txt", "later\n");
+    repo.git(&["add", "-N", "dir/intent.txt"]);
+    repo.write("a.txt", "a2\n");
+    repo.git(&["add", "a.txt"]);
+    assert_staged_match(&repo, "intent-to-add");
+}
+
 #[test]
 fn staged_changes_honour_git_index_file() {
     if is_child() {
