@@ -16,8 +16,9 @@
 #   - a `git commit` of one staged file: --no-verify, sh floor, gate, managers
 #   - `gate check --range` over 9,000 commits vs `git log -M -m --name-status`
 #   - cold `gate status` (no stat cache) vs `git ls-files -z | xargs -0 sha256sum`,
-#     and warm `gate status`
-#   - peak memory of each (GNU time)
+#     and warm `gate status`, beside `git status` (which stats every file too)
+#   - peak memory of each (GNU time), and of the walk over 1,000, 3,000 and
+#     9,000 commits
 # The table goes to DIR/results.md and stdout. Needs git, python3, hyperfine
 # and GNU time (apt-get install hyperfine time); --managers needs npm and pip.
 set -eu
@@ -189,7 +190,8 @@ echo "== fingerprint of 20,000 files"
 hyperfine --style basic --warmup 1 --runs "$runs" --export-json "$out/print.json" \
     --prepare "true" -n "git ls-files -z | xargs -0 sha256sum" "cd $tree && git ls-files -z | xargs -0 sha256sum >/dev/null" \
     --prepare "rm -rf $tree/.git/gate/cache" -n "cold gate status" "cd $tree && $gate status >/dev/null" \
-    --prepare "true" -n "warm gate status" "cd $tree && $gate status >/dev/null" >/dev/null
+    --prepare "true" -n "warm gate status" "cd $tree && $gate status >/dev/null" \
+    --prepare "true" -n "git status (stats every file)" "cd $tree && git status --porcelain >/dev/null" >/dev/null
 
 echo "== peak memory"
 peak() { /usr/bin/time -f '%M' sh -c "$1" 2>&1 >/dev/null | tail -1; }
@@ -200,6 +202,12 @@ peak() { /usr/bin/time -f '%M' sh -c "$1" 2>&1 >/dev/null | tail -1; }
     rm -rf "$tree/.git/gate/cache"
     echo "cold gate status	$(peak "cd $tree && $gate status")"
     echo "warm gate status	$(peak "cd $tree && $gate status")"
+    # Flat in the number of commits walked: the same walk over more commits.
+    for n in 1000 3000 9000; do
+        base=$(git -C "$history" rev-list HEAD | sed -n "${n}p")
+        echo "git log $n	$(peak "git -C $history log -M -m --name-status $base..HEAD")"
+        echo "gate $n	$(peak "cd $history && $gate check --range $base..HEAD --task T-bench --only provenance")"
+    done
 } > "$out/memory.tsv"
 
 python3 - "$out" "$dir/results.md" "$gate" <<'EOF'
@@ -241,6 +249,13 @@ lines += ["| fingerprint, 20,000 files (79 MB) | median | ratio | peak memory |"
 lines.append(f"| `git ls-files -z \\| xargs -0 sha256sum` | {s:.0f} ms | 1.00 | {int(mem['git ls-files -z | xargs -0 sha256sum']) / 1024:.0f} MiB |")
 lines.append(f"| cold `gate status` (no stat cache) | {c:.0f} ms | **{c / s:.2f}** of sha256sum | {int(mem['cold gate status']) / 1024:.0f} MiB |")
 lines.append(f"| warm `gate status` | {wa:.0f} ms | **{100 * wa / c:.0f} %** of cold | {int(mem['warm gate status']) / 1024:.0f} MiB |")
+gs = p["git status (stats every file)"]
+lines.append(f"| `git status --porcelain` (stats every file, reads every directory) | {gs:.0f} ms | {100 * gs / c:.0f} % of cold | |")
+lines.append("")
+mib = lambda key: int(mem[key]) / 1024
+lines += ["| peak memory by commits walked | 1,000 | 3,000 | 9,000 |", "|---|---|---|---|"]
+lines.append("| `git log -M -m --name-status` | " + " | ".join(f"{mib(f'git log {n}'):.0f} MiB" for n in (1000, 3000, 9000)) + " |")
+lines.append("| `gate check --range` | " + " | ".join(f"{mib(f'gate {n}'):.0f} MiB" for n in (1000, 3000, 9000)) + " |")
 text = "\n".join(lines) + "\n"
 open(results, "w").write(text)
 print(text)
