@@ -48,15 +48,16 @@ pub enum Command {
     Status(StatusArgs),
 }
 
+/// What the work serves, as `gate binding` and `gate start` take it.
 #[derive(Debug, Args)]
-pub struct BindingArgs {
+pub struct NamingArgs {
     /// The plan issue the work serves
     #[arg(long, value_name = "ID")]
     pub issue: Option<String>,
     /// The plan intent the work serves
     #[arg(long, value_name = "ID")]
     pub intent: Option<String>,
-    /// Paths the work will touch
+    /// Paths the work will touch (names the one open issue covering them)
     #[arg(long = "path", value_name = "P")]
     pub paths: Vec<String>,
     /// A declared exemption class (needs --because)
@@ -65,6 +66,24 @@ pub struct BindingArgs {
     /// Why the exemption applies
     #[arg(long, value_name = "REASON", requires = "exempt")]
     pub because: Option<String>,
+}
+
+impl NamingArgs {
+    pub fn naming(&self) -> crate::binding::Naming {
+        crate::binding::Naming {
+            issue: self.issue.clone(),
+            intent: self.intent.clone(),
+            paths: self.paths.clone(),
+            exempt: self.exempt.clone(),
+            because: self.because.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct BindingArgs {
+    #[command(flatten)]
+    pub naming: NamingArgs,
     /// Print one JSON document (schema gate.binding/1)
     #[arg(long)]
     pub json: bool,
@@ -181,21 +200,8 @@ pub enum HookCommand {
 
 #[derive(Debug, Args)]
 pub struct StartArgs {
-    /// The plan issue this task serves
-    #[arg(long, value_name = "ID")]
-    pub issue: Option<String>,
-    /// The plan intent this task serves
-    #[arg(long, value_name = "ID")]
-    pub intent: Option<String>,
-    /// Paths the work will touch (names the one open issue covering them)
-    #[arg(long = "path", value_name = "P")]
-    pub paths: Vec<String>,
-    /// A declared exemption class (needs --because)
-    #[arg(long, value_name = "CLASS")]
-    pub exempt: Option<String>,
-    /// Why the exemption applies
-    #[arg(long, value_name = "REASON", requires = "exempt")]
-    pub because: Option<String>,
+    #[command(flatten)]
+    pub naming: NamingArgs,
     /// The task id (default: derived from what is named)
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,

@@ -299,13 +299,7 @@ pub fn run(dir: Option<&Path>, args: &BindingArgs) -> Result<i32, Failure> {
     let result = (|| {
         let ctx = Ctx::open(dir)?;
         let policy = ctx.policy()?.policy;
-        let naming = Naming {
-            issue: args.issue.clone(),
-            intent: args.intent.clone(),
-            paths: args.paths.clone(),
-            exempt: args.exempt.clone(),
-            because: args.because.clone(),
-        };
+        let naming = args.naming.naming();
         let task = ctx.task(None).ok().flatten();
         derive(
             &ctx,

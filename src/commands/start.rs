@@ -48,13 +48,7 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
         }
         Head::Detached { id } | Head::Branch { id, .. } => id,
     };
-    let naming = Naming {
-        issue: args.issue.clone(),
-        intent: args.intent.clone(),
-        paths: args.paths.clone(),
-        exempt: args.exempt.clone(),
-        because: args.because.clone(),
-    };
+    let naming = args.naming.naming();
     // Everything is judged before anything is written.
     let id_hint = match &args.id {
         Some(id) => {
