@@ -11,9 +11,7 @@ use std::ops::ControlFlow;
 
 use gix::diff::tree_with_rewrites::ChangeRef;
 
-use super::{
-    Change, ChangeKind, EntryKind, GitError, Renames, entry_kind, exact_rewrites, modification_kind,
-};
+use super::{Change, ChangeKind, EntryKind, GitError, Renames, entry_kind, exact_rewrites};
 use crate::path::RepoPath;
 
 /// State reused across tree diffs so the per-commit loop does not allocate
@@ -143,39 +141,22 @@ fn from_tree_change(change: ChangeRef<'_>) -> Option<Change> {
             location,
             entry_mode,
             ..
-        } => Change {
-            kind: ChangeKind::Added,
-            path: RepoPath::new(location.to_vec()),
-            from: None,
-            old: None,
-            new: Some(entry_kind(entry_mode)?),
-        },
+        } => Change::added(path(location), entry_kind(entry_mode)?),
         ChangeRef::Deletion {
             location,
             entry_mode,
             ..
-        } => Change {
-            kind: ChangeKind::Deleted,
-            path: RepoPath::new(location.to_vec()),
-            from: None,
-            old: Some(entry_kind(entry_mode)?),
-            new: None,
-        },
+        } => Change::deleted(path(location), entry_kind(entry_mode)?),
         ChangeRef::Modification {
             location,
             previous_entry_mode,
             entry_mode,
             ..
-        } => {
-            let (old, new) = (entry_kind(previous_entry_mode)?, entry_kind(entry_mode)?);
-            Change {
-                kind: modification_kind(old, new),
-                path: RepoPath::new(location.to_vec()),
-                from: None,
-                old: Some(old),
-                new: Some(new),
-            }
-        }
+        } => Change::modified(
+            path(location),
+            entry_kind(previous_entry_mode)?,
+            entry_kind(entry_mode)?,
+        ),
         ChangeRef::Rewrite {
             source_location,
             source_entry_mode,
@@ -195,21 +176,19 @@ fn from_tree_change(change: ChangeRef<'_>) -> Option<Change> {
 /// change).
 fn rewrite(source: &[u8], old: EntryKind, dest: &[u8], new: EntryKind, copy: bool) -> Change {
     if copy {
-        return Change {
-            kind: ChangeKind::Added,
-            path: RepoPath::new(dest.to_vec()),
-            from: None,
-            old: None,
-            new: Some(new),
-        };
+        return Change::added(path(dest), new);
     }
     Change {
         kind: ChangeKind::Renamed,
-        path: RepoPath::new(dest.to_vec()),
-        from: Some(RepoPath::new(source.to_vec())),
+        path: path(dest),
+        from: Some(path(source)),
         old: Some(old),
         new: Some(new),
     }
+}
+
+fn path(location: &[u8]) -> RepoPath {
+    RepoPath::new(location.to_vec())
 }
 
 /// The staged changes: `head_tree` against `index`. Through the cache-tree
@@ -268,39 +247,22 @@ fn from_index_change(change: &gix::diff::index::ChangeRef<'_, '_>) -> Option<Cha
             location,
             entry_mode,
             ..
-        } => Change {
-            kind: ChangeKind::Added,
-            path: RepoPath::new(location.to_vec()),
-            from: None,
-            old: None,
-            new: Some(index_kind(*entry_mode)?),
-        },
+        } => Change::added(path(location), index_kind(*entry_mode)?),
         C::Deletion {
             location,
             entry_mode,
             ..
-        } => Change {
-            kind: ChangeKind::Deleted,
-            path: RepoPath::new(location.to_vec()),
-            from: None,
-            old: Some(index_kind(*entry_mode)?),
-            new: None,
-        },
+        } => Change::deleted(path(location), index_kind(*entry_mode)?),
         C::Modification {
             location,
             previous_entry_mode,
             entry_mode,
             ..
-        } => {
-            let (old, new) = (index_kind(*previous_entry_mode)?, index_kind(*entry_mode)?);
-            Change {
-                kind: modification_kind(old, new),
-                path: RepoPath::new(location.to_vec()),
-                from: None,
-                old: Some(old),
-                new: Some(new),
-            }
-        }
+        } => Change::modified(
+            path(location),
+            index_kind(*previous_entry_mode)?,
+            index_kind(*entry_mode)?,
+        ),
         C::Rewrite {
             source_location,
             source_entry_mode,

@@ -157,6 +157,37 @@ pub struct Change {
 }
 
 impl Change {
+    pub(crate) fn added(path: RepoPath, new: EntryKind) -> Change {
+        Change {
+            kind: ChangeKind::Added,
+            path,
+            from: None,
+            old: None,
+            new: Some(new),
+        }
+    }
+
+    pub(crate) fn deleted(path: RepoPath, old: EntryKind) -> Change {
+        Change {
+            kind: ChangeKind::Deleted,
+            path,
+            from: None,
+            old: Some(old),
+            new: None,
+        }
+    }
+
+    /// A path present on both sides: modified, or type-changed.
+    pub(crate) fn modified(path: RepoPath, old: EntryKind, new: EntryKind) -> Change {
+        Change {
+            kind: modification_kind(old, new),
+            path,
+            from: None,
+            old: Some(old),
+            new: Some(new),
+        }
+    }
+
     /// Every path this change touches: both sides of a rename.
     pub fn paths(&self) -> impl Iterator<Item = &RepoPath> {
         self.from.iter().chain(std::iter::once(&self.path))

@@ -25,7 +25,7 @@ use gix::index::extension::Tree as CacheTree;
 use gix::index::{Entry, State};
 use gix::objs::TreeRefIter;
 
-use super::{Change, ChangeKind, EntryKind, GitError, Renames, entry_kind, modification_kind};
+use super::{Change, ChangeKind, EntryKind, GitError, Renames, entry_kind};
 use crate::path::RepoPath;
 
 /// The changes from `head_tree` to `index`, sorted by path; `None` when the
@@ -266,13 +266,7 @@ impl<'a> Walk<'a> {
         let Some(old) = entry_kind(mode) else {
             return Ok(());
         };
-        let change = Change {
-            kind: ChangeKind::Deleted,
-            path: self.full(name),
-            from: None,
-            old: Some(old),
-            new: None,
-        };
+        let change = Change::deleted(self.full(name), old);
         self.changes.push(Found {
             change,
             old: Some(id),
@@ -285,13 +279,7 @@ impl<'a> Walk<'a> {
         let Some(new) = index_kind(entry) else {
             return;
         };
-        let change = Change {
-            kind: ChangeKind::Added,
-            path: RepoPath::new(self.path(entry).to_vec()),
-            from: None,
-            old: None,
-            new: Some(new),
-        };
+        let change = Change::added(RepoPath::new(self.path(entry).to_vec()), new);
         self.changes.push(Found {
             change,
             old: None,
@@ -307,13 +295,7 @@ impl<'a> Walk<'a> {
         if old == new && id == entry.id {
             return;
         }
-        let change = Change {
-            kind: modification_kind(old, new),
-            path: RepoPath::new(self.path(entry).to_vec()),
-            from: None,
-            old: Some(old),
-            new: Some(new),
-        };
+        let change = Change::modified(RepoPath::new(self.path(entry).to_vec()), old, new);
         self.changes.push(Found {
             change,
             old: Some(id.to_owned()),
