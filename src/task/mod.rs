@@ -168,13 +168,26 @@ pub fn load(root: &Path, id: &str) -> Result<Task, TaskError> {
     Ok(task)
 }
 
-/// Parse a task file's text. `file` names it in errors.
-pub fn parse(file: &Path, text: String) -> Result<Task, TaskError> {
-    let split = format::split(&text).map_err(|e| TaskError::Layout {
+/// The front matter and body of `text`, the file `file`.
+fn split_file<'t>(file: &Path, text: &'t str) -> Result<format::Split<'t>, TaskError> {
+    format::split(text).map_err(|e| TaskError::Layout {
         file: file.to_path_buf(),
         line: e.line,
         message: e.message,
-    })?;
+    })
+}
+
+/// The lock every writer of task `id` holds while it re-reads and writes.
+fn lock(lock_dir: &Path, id: &str) -> Result<fsutil::Lock, TaskError> {
+    Ok(fsutil::lock(
+        &lock_dir.join(format!("task-{id}.lock")),
+        LOCK_TIMEOUT,
+    )?)
+}
+
+/// Parse a task file's text. `file` names it in errors.
+pub fn parse(file: &Path, text: String) -> Result<Task, TaskError> {
+    let split = split_file(file, &text)?;
     let offset = split.front_matter_line - 1;
     let record: TaskRecord = crate::yaml::from_str(file, split.front_matter)
         .map_err(|e| TaskError::Load(e.shift_lines(offset)))?;
@@ -347,13 +360,9 @@ pub fn update(
     change: impl FnOnce(&mut TaskRecord),
 ) -> Result<Task, TaskError> {
     check_id(id)?;
-    let _lock = fsutil::lock(&lock_dir.join(format!("task-{id}.lock")), LOCK_TIMEOUT)?;
+    let _lock = lock(lock_dir, id)?;
     let task = load(root, id)?;
-    let split = format::split(&task.text).map_err(|e| TaskError::Layout {
-        file: task.file.clone(),
-        line: e.line,
-        message: e.message,
-    })?;
+    let split = split_file(&task.file, &task.text)?;
     let mut record = task.record.clone();
     change(&mut record);
     let text = render(&record, split.body);
@@ -385,13 +394,9 @@ pub fn append(
     status: Option<TaskStatus>,
 ) -> Result<Task, TaskError> {
     check_id(id)?;
-    let _lock = fsutil::lock(&lock_dir.join(format!("task-{id}.lock")), LOCK_TIMEOUT)?;
+    let _lock = lock(lock_dir, id)?;
     let task = load(root, id)?;
-    let split = format::split(&task.text).map_err(|e| TaskError::Layout {
-        file: task.file.clone(),
-        line: e.line,
-        message: e.message,
-    })?;
+    let split = split_file(&task.file, &task.text)?;
     let body_start = task.text.len() - split.body.len();
     let no_sections = || TaskError::Layout {
         file: task.file.clone(),
@@ -423,11 +428,7 @@ pub fn append(
     if let Some(status) = status {
         let mut record = task.record.clone();
         record.status = status;
-        let split = format::split(&text).map_err(|e| TaskError::Layout {
-            file: task.file.clone(),
-            line: e.line,
-            message: e.message,
-        })?;
+        let split = split_file(&task.file, &text)?;
         text = render(&record, split.body);
     }
     let updated = parse(&task.file, text.clone())?;
