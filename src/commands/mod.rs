@@ -188,6 +188,11 @@ impl Ctx {
         &self.root
     }
 
+    /// Where writers of task files take their locks: `<common-dir>/gate/locks`.
+    pub fn lock_dir(&self) -> std::path::PathBuf {
+        self.repo.common_dir().join("gate").join("locks")
+    }
+
     pub fn policy(&self) -> Result<LoadedPolicy, Failure> {
         Ok(crate::policy::load(&self.root)?)
     }

@@ -30,7 +30,10 @@ pub struct Standing {
 }
 
 /// What a task touched (nothing without one).
-fn touched(ctx: &Ctx, task: Option<&Task>) -> Result<crate::fingerprint::Touched, Failure> {
+pub(super) fn touched(
+    ctx: &Ctx,
+    task: Option<&Task>,
+) -> Result<crate::fingerprint::Touched, Failure> {
     match task {
         Some(t) => {
             let baseline = crate::git::Oid::from_hex(&t.record.baseline).ok_or_else(|| {

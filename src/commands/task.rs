@@ -236,10 +236,6 @@ fn author(ctx: &Ctx, given: Option<&str>) -> Result<String, Failure> {
     }
 }
 
-fn lock_dir(ctx: &Ctx) -> std::path::PathBuf {
-    ctx.repo.common_dir().join("gate").join("locks")
-}
-
 /// The task acted on, its brief shown first.
 fn acted_on(ctx: &Ctx, id: Option<&str>) -> Result<Task, Failure> {
     let task = ctx.require_task(id)?;
@@ -278,7 +274,7 @@ fn amend(ctx: &Ctx, args: &AmendArgs) -> Result<i32, Failure> {
     let entry = brief::render_amendment(&Timestamp::now().to_string(), &args.author, &text);
     let task = tasks::append(
         ctx.root(),
-        &lock_dir(ctx),
+        &ctx.lock_dir(),
         &task.record.id,
         Log::Addenda,
         &entry,
@@ -341,7 +337,7 @@ fn ask(ctx: &Ctx, args: &AskArgs) -> Result<i32, Failure> {
     });
     let task = tasks::append(
         ctx.root(),
-        &lock_dir(ctx),
+        &ctx.lock_dir(),
         &task.record.id,
         Log::Addenda,
         &entry,
@@ -365,7 +361,7 @@ fn note(ctx: &Ctx, args: &NoteArgs) -> Result<i32, Failure> {
     let entry = brief::render_note(&Timestamp::now().to_string(), "note", &author, &args.text);
     let task = tasks::append(
         ctx.root(),
-        &lock_dir(ctx),
+        &ctx.lock_dir(),
         &task.record.id,
         Log::Notes,
         &entry,
@@ -395,7 +391,7 @@ fn close(ctx: &Ctx, id: Option<&str>, status: TaskStatus, reason: &str) -> Resul
     let id = task.record.id.clone();
     tasks::append(
         ctx.root(),
-        &lock_dir(ctx),
+        &ctx.lock_dir(),
         &id,
         Log::Notes,
         &entry,

@@ -50,19 +50,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     // file the command creates or edits outside `sources` (an output not in
     // an ignored path) shows as a change during the run, not later.
     let touched_now = || -> Result<Vec<crate::path::RepoPath>, Failure> {
-        match &task {
-            Some(t) => {
-                let baseline = crate::git::Oid::from_hex(&t.record.baseline).ok_or_else(|| {
-                    Failure::unknown(format!(
-                        "task {}: baseline is not an object id",
-                        t.record.id
-                    ))
-                })?;
-                Ok(fingerprint::Touched::of_task(&ctx.repo, baseline)?
-                    .for_sources(&ctx.repo, &check.sources)?)
-            }
-            None => Ok(Vec::new()),
-        }
+        Ok(super::status::touched(&ctx, task.as_ref())?.for_sources(&ctx.repo, &check.sources)?)
     };
     let store = Store::new(&ctx.repo.common_dir());
     let print = |touched: &[crate::path::RepoPath]| {
