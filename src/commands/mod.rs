@@ -112,15 +112,24 @@ impl From<crate::fsutil::FsError> for Failure {
     }
 }
 
-/// Write to stdout; a closed pipe (`gate task list | head`) ends quietly.
+/// Set once stdout's reader has gone away.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Write to stdout. A closed pipe (`gate check --range A..B | head`) stops
+/// the output quietly but not the verb: it still exits with its own code, so
+/// a refused range piped into `head` is still refused.
 pub fn out(text: &str) {
+    use std::sync::atomic::Ordering;
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
     let mut stdout = io::stdout().lock();
     if let Err(e) = stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
         && e.kind() == io::ErrorKind::BrokenPipe
     {
-        std::process::exit(0);
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
     }
 }
 

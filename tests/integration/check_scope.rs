@@ -39,6 +39,27 @@ fn staged_paths_outside_scope_are_refused_under_required() {
 }
 
 #[test]
+fn a_closed_stdout_does_not_turn_a_refusal_into_a_pass() {
+    // `gate check ... | head` with pipefail: the reader is gone before gate
+    // writes, and the verdict must still be the exit code.
+    let repo = plan_repo("required");
+    fixture::start_42(&repo);
+    repo.write("README.md", "# changed\n");
+    repo.git(&["add", "-A"]);
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("gate"));
+    cmd.current_dir(repo.path())
+        .env_clear()
+        .envs(crate::support::git_env())
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .args(["check", "--staged"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    drop(child.stdout.take());
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+}
+
+#[test]
 fn advisory_reports_but_does_not_block() {
     let repo = plan_repo("advisory");
     fixture::start_42(&repo);
