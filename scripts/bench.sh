@@ -51,8 +51,8 @@ export GIT_AUTHOR_NAME=Bench GIT_AUTHOR_EMAIL=bench@example.com
 export GIT_COMMITTER_NAME=Bench GIT_COMMITTER_EMAIL=bench@example.com
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
 
-policy() { # $1 = scope mode, $2 = provenance mode, $3 = receipts mode
-    printf 'version: 1\nbinding: off\nscope: %s\nprovenance:\n  mode: %s\n  merges: inspect\nreceipts:\n  mode: %s\n  max_entries: 40000\nbrief:\n  mode: off\n' "$1" "$2" "$3"
+policy() { # $1 = scope mode, $2 = provenance mode, $3 = receipts mode, $4 = brief mode (default off)
+    printf 'version: 1\nbinding: off\nscope: %s\nprovenance:\n  mode: %s\n  merges: inspect\nreceipts:\n  mode: %s\n  max_entries: 40000\nbrief:\n  mode: %s\n' "$1" "$2" "$3" "${4:-off}"
 }
 
 # --- inputs ----------------------------------------------------------------
@@ -138,7 +138,8 @@ make_commit_repo() { # $1 = name
 echo "== preparing the commit repositories"
 r=$(make_commit_repo gate)
 mkdir -p "$r/.gate"
-policy required off off > "$r/.gate/policy.yaml"
+# Both checks a pre-commit runs under the default policy: scope and the brief.
+policy required off off required > "$r/.gate/policy.yaml"
 git -C "$r" add -A && git -C "$r" commit -q -m policy
 printf 'bench\n' | (cd "$r" && "$gate" start --operator Bench --scope 'src/**' --id T-bench --brief - >/dev/null)
 git -C "$r" add -A && git -C "$r" commit -q --no-verify -m task
@@ -175,7 +176,7 @@ stage() { echo "printf 'x\\\\n' >> $1/src/d0/f0.txt && git -C $1 add src/d0/f0.t
 echo "== pre-commit overhead (a git commit of one staged file)"
 set -- --prepare "$(stage "$dir/commit-gate")" -n "no hook (--no-verify)" "git -C $dir/commit-gate commit -q --no-verify -m x" \
        --prepare "$(stage "$dir/commit-sh")" -n "sh hook running true (the floor)" "git -C $dir/commit-sh commit -q -m x" \
-       --prepare "$(stage "$dir/commit-gate")" -n "gate pre-commit (scope, active task)" "git -C $dir/commit-gate commit -q -m x"
+       --prepare "$(stage "$dir/commit-gate")" -n "gate pre-commit (scope and brief, active task)" "git -C $dir/commit-gate commit -q -m x"
 for name in $manager_names; do
     set -- "$@" --prepare "$(stage "$dir/commit-$name")" -n "$name (one trivial hook)" "git -C $dir/commit-$name commit -q -m x"
 done

@@ -14,7 +14,7 @@ use super::{Ctx, Failure, out, policy_origin};
 use crate::brief::{self, Weight};
 use crate::cli::ValidateArgs;
 use crate::clock::{Date, Timestamp};
-use crate::git::{ChangeKind, Oid, Renames, Repo};
+use crate::git::{ChangeKind, Oid, Repo};
 use crate::path::RepoPath;
 use crate::policy::{Mode, Policy};
 use crate::report::{CheckReport, Finding, Report, Severity, Subject, human, json};
@@ -233,34 +233,46 @@ pub fn range_findings(repo: &Repo, tip: Oid, hidden: &[Oid]) -> (usize, Vec<Find
     (touched, findings)
 }
 
-/// Staged changes to task files against HEAD (pre-commit).
-fn staged_findings(repo: &Repo) -> Vec<Finding> {
+/// Staged changes to task files against HEAD (pre-commit). A task file
+/// renamed away counts as deleted: its old name loses what it held.
+fn staged_findings(ctx: &Ctx) -> Vec<Finding> {
+    let repo = &ctx.repo;
     let head = match repo.head() {
         Ok(h) => h.id(),
         Err(e) => return vec![unreadable(e)],
     };
     let Some(head) = head else { return Vec::new() };
-    let changes = match repo.staged_changes(Renames::Off) {
+    let changes = match ctx.staged_changes() {
         Ok(c) => c,
         Err(e) => return vec![unreadable(e)],
     };
+    // Every task file HEAD holds that the index changes or no longer holds.
+    let edited: Vec<&RepoPath> = changes
+        .iter()
+        .filter_map(|c| match c.kind {
+            ChangeKind::Renamed => c.from.as_ref(),
+            ChangeKind::Added => None,
+            _ => Some(&c.path),
+        })
+        .filter(|path| is_task_file(path))
+        .collect();
+    if edited.is_empty() {
+        return Vec::new();
+    }
     let index = match repo.read_index() {
         Ok(i) => i,
         Err(e) => return vec![unreadable(e)],
     };
     let mut out = Vec::new();
-    for c in changes
-        .iter()
-        .filter(|c| is_task_file(&c.path) && c.kind != ChangeKind::Added)
-    {
-        let old = match blob_at(repo, head, &c.path) {
+    for path in edited {
+        let old = match blob_at(repo, head, path) {
             Ok(b) => b,
             Err(e) => {
                 out.push(unreadable(e));
                 continue;
             }
         };
-        let new = match repo.index_blob(&index, &c.path) {
+        let new = match repo.index_blob(&index, path) {
             Some((oid, _)) => match repo.read_blob(oid) {
                 Ok(b) => Some(b),
                 Err(e) => {
@@ -271,7 +283,7 @@ fn staged_findings(repo: &Repo) -> Vec<Finding> {
             None => None,
         };
         out.extend(compare(
-            &c.path,
+            path,
             old.as_deref(),
             new.as_deref(),
             None,
@@ -368,7 +380,7 @@ pub fn check(
     }
     match scope {
         Scope::Staged => {
-            findings.extend(staged_findings(&ctx.repo));
+            findings.extend(staged_findings(ctx));
             parts.push("staged task files compared with HEAD".into());
         }
         Scope::Task => {

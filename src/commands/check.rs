@@ -389,7 +389,7 @@ fn scope_check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Fin
 /// what the other side brought in unchanged was proved on that side
 /// (decision 0009) and is provenance's business at push.
 fn staged_own_changes(ctx: &Ctx) -> Result<Vec<Change>, crate::git::GitError> {
-    let changes = ctx.repo.staged_changes(Renames::Exact)?;
+    let changes = ctx.staged_changes()?.to_vec();
     let merging = ctx.repo.merge_heads()?;
     if merging.is_empty() {
         return Ok(changes);
@@ -412,7 +412,7 @@ fn staged_own_changes(ctx: &Ctx) -> Result<Vec<Change>, crate::git::GitError> {
 
 /// Staged, unstaged and untracked changes: everything the next commit could hold.
 fn current_changes(ctx: &Ctx) -> Result<Vec<Change>, crate::git::GitError> {
-    let mut changes = ctx.repo.staged_changes(Renames::Exact)?;
+    let mut changes = ctx.staged_changes()?.to_vec();
     for entry in ctx.repo.worktree_status(false)? {
         if changes.iter().any(|c| c.paths().any(|p| *p == entry.path)) {
             continue;

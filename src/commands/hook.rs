@@ -314,9 +314,12 @@ fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::report::Fin
         }
     }
     let dirty = ctx
-        .repo
-        .staged_changes(crate::git::Renames::Off)
-        .map(|c| c.into_iter().map(|c| c.path).collect::<Vec<_>>())
+        .staged_changes()
+        .map(|c| {
+            c.iter()
+                .flat_map(|c| c.paths().cloned())
+                .collect::<Vec<_>>()
+        })
         .and_then(|mut paths| {
             paths.extend(ctx.repo.worktree_status(false)?.into_iter().map(|e| e.path));
             Ok(paths)

@@ -172,6 +172,9 @@ pub fn run(cli: Cli) -> i32 {
 pub struct Ctx {
     pub repo: Repo,
     root: PathBuf,
+    /// The staged changes, once asked for: scope and the brief both read
+    /// them in one pre-commit, and the index does not change under a run.
+    staged: std::cell::OnceCell<Vec<crate::git::Change>>,
 }
 
 impl Ctx {
@@ -189,12 +192,25 @@ impl Ctx {
             .ok_or_else(|| GitError::NoWorkTree {
                 path: repo.git_dir(),
             })?;
-        Ok(Ctx { repo, root })
+        Ok(Ctx {
+            repo,
+            root,
+            staged: std::cell::OnceCell::new(),
+        })
     }
 
     /// The work tree root.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The index against HEAD, exact renames paired: computed once per run.
+    pub fn staged_changes(&self) -> Result<&[crate::git::Change], GitError> {
+        if let Some(changes) = self.staged.get() {
+            return Ok(changes);
+        }
+        let changes = self.repo.staged_changes(crate::git::Renames::Exact)?;
+        Ok(self.staged.get_or_init(|| changes))
     }
 
     /// Where writers of task files take their locks: `<common-dir>/gate/locks`.

@@ -583,6 +583,28 @@ fn a_staged_rewrite_is_refused_by_pre_commit_and_gate_check_sees_uncommitted_edi
 }
 
 #[test]
+fn a_staged_rename_of_a_task_file_is_refused_like_its_deletion() {
+    let repo = plan_repo("required");
+    repo.write(".gate/policy.yaml", "version: 1\nscope: off\nprovenance:\n  mode: off\nreceipts:\n  mode: off\nbrief:\n  mode: required\n");
+    repo.commit_all("policy");
+    fixture::start_42(&repo);
+    repo.commit_all("start");
+    // Identical content under a new name: the staged diff pairs it as a rename.
+    repo.git(&["mv", ".gate/tasks/T-42.md", ".gate/tasks/T-43.md"]);
+    let out = repo
+        .gate()
+        .args(["check", "--staged", "--only", "brief"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("deletes task file"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
 fn a_rewritten_brief_is_refused_in_a_real_push() {
     let (repo, _) = rewritten_repo("required");
     let remote = TestRepo::bare();
