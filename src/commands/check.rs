@@ -464,13 +464,25 @@ fn provenance_check(
         _ => None,
     };
     let tasks = provenance::TaskSet::gather(&ctx.repo, Some(ctx.root()), range.tip, default_task);
-    provenance::check(
+    let (summary, mut findings) = provenance::check(
         &ctx.repo,
         &policy.policy,
         &tasks,
         &range,
         &provenance::Options::default(),
-    )
+    );
+    findings.extend(unreadable_task(provenance::CHECK, task));
+    (summary, findings)
+}
+
+/// A named or active task that could not be read, for the range proofs:
+/// its commits were attributed without it, so the range is not proved as
+/// asked (unknown). No task at all is fine there: trailers attribute.
+pub fn unreadable_task(check: &'static str, task: &TaskState) -> Option<Finding> {
+    match task {
+        TaskState::Unreadable(_) => no_task(check, task),
+        _ => None,
+    }
 }
 
 /// The repository at `dir` (else the current directory) when it is bare.

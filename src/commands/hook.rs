@@ -176,7 +176,9 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
             }
         };
         let target = PushTarget { remote, tips };
-        let mut findings = Vec::new();
+        let mut findings: Vec<_> = check::unreadable_task(provenance::CHECK, &task)
+            .into_iter()
+            .collect();
         let mut summaries = Vec::new();
         for line in &lines {
             let (summary, mut f) =

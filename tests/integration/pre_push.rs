@@ -364,3 +364,16 @@ fn golden_refused_push() {
         &transcript(Some(&repo), &shown),
     );
 }
+
+#[test]
+fn an_unreadable_active_task_refuses_the_push_as_unknown() {
+    let (repo, remote, _) = pushing_repo();
+    repo.write("src/more.rs", "more\n");
+    commit(&repo, "more work");
+    // The active task's file is broken in the work tree (not committed).
+    repo.write(".gate/tasks/T-1.md", "---\nnot: a task\n---\n");
+    let out = push(&repo, &["origin", "main"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(said(&out).contains("task_unreadable"), "{}", said(&out));
+    assert_ne!(remote_ref(&remote, "refs/heads/main"), Some(repo.head()));
+}

@@ -1511,3 +1511,30 @@ fn a_missing_blob_matters_only_where_gate_reads_it() {
             .contains(&task_blob)
     );
 }
+
+#[test]
+fn an_unreadable_named_or_active_task_leaves_the_range_unknown() {
+    // Attribution without the task the run is about proves nothing as
+    // asked: unknown (exit 3 under required), never a silent fallback.
+    let repo = TestRepo::new();
+    repo.write("src/a.rs", "a\n");
+    write_policy(&repo, "required", "refuse", &[]);
+    let base = repo.commit_all("base");
+    write_task(&repo, "T-1", &["src/**"], &base);
+    repo.write("src/b.rs", "b\n");
+    repo.commit_all("work");
+    let range = format!("{base}..HEAD");
+    let out = check_range(&repo, &range, &["--task", "T-1"]);
+    assert_exit(&out, 0);
+
+    let out = check_range(&repo, &range, &["--task", "T-absent"]);
+    assert_exit(&out, 3);
+    assert!(causes(&json(&out)).contains(&"task_unreadable".to_string()));
+
+    activate(&repo, "T-1");
+    assert_exit(&check_range(&repo, &range, &[]), 0);
+    repo.write(".gate/tasks/T-1.md", "---\nnot: a task\n---\n");
+    let out = check_range(&repo, &range, &[]);
+    assert_exit(&out, 3);
+    assert!(causes(&json(&out)).contains(&"task_unreadable".to_string()));
+}
