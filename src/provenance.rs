@@ -23,7 +23,7 @@ use crate::path::RepoPath;
 use crate::policy::{Merges, Policy};
 use crate::report::{Finding, Severity, Subject};
 use crate::scope::{self, Scope};
-use crate::task::{self as tasks, Task, TaskStatus};
+use crate::task::{self as tasks, Task};
 
 pub const CHECK: &str = "provenance";
 
@@ -189,10 +189,8 @@ pub fn task_range(repo: &Repo, task: &Task) -> Result<RangeSpec, Box<Finding>> {
 /// One task as provenance sees it.
 #[derive(Debug, Clone)]
 pub struct TaskView {
-    pub id: String,
     /// The compiled scope, or why it could not be read.
     pub scope: Result<Scope, String>,
-    pub status: Option<TaskStatus>,
 }
 
 /// The tasks commits can belong to.
@@ -226,14 +224,11 @@ impl TaskSet {
                 };
                 let view = match repo.read_blob(blob) {
                     Ok(bytes) => view_from_text(
-                        id,
                         String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string()),
                         path.as_path(),
                     ),
                     Err(e) => TaskView {
-                        id: id.into(),
                         scope: Err(e.to_string()),
-                        status: None,
                     },
                 };
                 set.tasks.insert(id.to_string(), view);
@@ -273,20 +268,14 @@ impl TaskSet {
 
 fn view_of(task: &Task) -> TaskView {
     TaskView {
-        id: task.record.id.clone(),
         scope: Scope::new(&task.record.scope, &task.record.id),
-        status: Some(task.record.status),
     }
 }
 
-fn view_from_text(id: &str, text: Result<String, String>, file: &Path) -> TaskView {
+fn view_from_text(text: Result<String, String>, file: &Path) -> TaskView {
     match text.and_then(|t| tasks::parse(file, t).map_err(|e| e.to_string())) {
         Ok(task) => view_of(&task),
-        Err(e) => TaskView {
-            id: id.into(),
-            scope: Err(e),
-            status: None,
-        },
+        Err(e) => TaskView { scope: Err(e) },
     }
 }
 

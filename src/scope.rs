@@ -26,7 +26,6 @@ pub fn compile_glob(pattern: &str) -> Result<Glob, String> {
 pub struct Scope {
     set: GlobSet,
     task_file: RepoPath,
-    patterns: Vec<String>,
 }
 
 impl Scope {
@@ -38,15 +37,7 @@ impl Scope {
         }
         let set = builder.build().map_err(|e| e.to_string())?;
         let task_file = RepoPath::from(format!(".gate/tasks/{task_id}.md").as_str());
-        Ok(Scope {
-            set,
-            task_file,
-            patterns: patterns.to_vec(),
-        })
-    }
-
-    pub fn patterns(&self) -> &[String] {
-        &self.patterns
+        Ok(Scope { set, task_file })
     }
 
     /// Whether `path` (or a directory above it) is matched by the scope.

@@ -12,7 +12,7 @@ use crate::cli::{CheckArgs, CheckName};
 use crate::git::{Change, ChangeKind, Renames, Repo, WorktreeState};
 use crate::path::RepoPath;
 use crate::policy::{LoadedPolicy, Mode, PolicySource};
-use crate::provenance::{self, Base, RangeSpec};
+use crate::provenance;
 use crate::report::{CheckReport, Finding, Report, Skipped, human, json};
 use crate::scope::{self, Scope};
 use crate::task::Task;
@@ -412,9 +412,12 @@ fn staged_own_changes(ctx: &Ctx) -> Result<Vec<Change>, crate::git::GitError> {
 
 /// Staged, unstaged and untracked changes: everything the next commit could hold.
 fn current_changes(ctx: &Ctx) -> Result<Vec<Change>, crate::git::GitError> {
-    let mut changes = ctx.staged_changes()?.to_vec();
+    let staged = ctx.staged_changes()?;
+    let seen: std::collections::HashSet<&crate::path::RepoPath> =
+        staged.iter().flat_map(Change::paths).collect();
+    let mut changes = staged.to_vec();
     for entry in ctx.repo.worktree_status(false)? {
-        if changes.iter().any(|c| c.paths().any(|p| *p == entry.path)) {
+        if seen.contains(&entry.path) {
             continue;
         }
         let kind = match entry.state {
@@ -634,14 +637,4 @@ fn committed_policy(repo: &Repo) -> Result<LoadedPolicy, Failure> {
         policy: crate::policy::parse(Path::new(&shown), &text)?,
         source: PolicySource::File(shown.into()),
     })
-}
-
-/// The range of a pushed ref (used by the pre-push hook).
-pub fn push_range(base: Base, tip: crate::git::Oid, ref_name: &str) -> RangeSpec {
-    RangeSpec {
-        base,
-        tip,
-        label: ref_name.to_string(),
-        ref_name: Some(ref_name.to_string()),
-    }
 }

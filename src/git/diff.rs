@@ -11,7 +11,9 @@ use std::ops::ControlFlow;
 
 use gix::diff::tree_with_rewrites::ChangeRef;
 
-use super::{Change, ChangeKind, EntryKind, GitError, Renames, entry_kind, exact_rewrites};
+use super::{
+    Change, ChangeKind, EntryKind, GitError, Renames, entry_kind, exact_rewrites, index_entry_kind,
+};
 use crate::path::RepoPath;
 
 /// State reused across tree diffs so the per-commit loop does not allocate
@@ -235,11 +237,6 @@ pub(super) fn staged_changes(
     Ok(changes)
 }
 
-/// The kind of an index entry; `None` for a sparse directory entry.
-fn index_kind(mode: gix::index::entry::Mode) -> Option<EntryKind> {
-    entry_kind(mode.to_tree_entry_mode()?)
-}
-
 fn from_index_change(change: &gix::diff::index::ChangeRef<'_, '_>) -> Option<Change> {
     use gix::diff::index::ChangeRef as C;
     Some(match change {
@@ -247,12 +244,12 @@ fn from_index_change(change: &gix::diff::index::ChangeRef<'_, '_>) -> Option<Cha
             location,
             entry_mode,
             ..
-        } => Change::added(path(location), index_kind(*entry_mode)?),
+        } => Change::added(path(location), index_entry_kind(*entry_mode)?),
         C::Deletion {
             location,
             entry_mode,
             ..
-        } => Change::deleted(path(location), index_kind(*entry_mode)?),
+        } => Change::deleted(path(location), index_entry_kind(*entry_mode)?),
         C::Modification {
             location,
             previous_entry_mode,
@@ -260,8 +257,8 @@ fn from_index_change(change: &gix::diff::index::ChangeRef<'_, '_>) -> Option<Cha
             ..
         } => Change::modified(
             path(location),
-            index_kind(*previous_entry_mode)?,
-            index_kind(*entry_mode)?,
+            index_entry_kind(*previous_entry_mode)?,
+            index_entry_kind(*entry_mode)?,
         ),
         C::Rewrite {
             source_location,
@@ -271,7 +268,10 @@ fn from_index_change(change: &gix::diff::index::ChangeRef<'_, '_>) -> Option<Cha
             copy,
             ..
         } => {
-            let (old, new) = (index_kind(*source_entry_mode)?, index_kind(*entry_mode)?);
+            let (old, new) = (
+                index_entry_kind(*source_entry_mode)?,
+                index_entry_kind(*entry_mode)?,
+            );
             rewrite(source_location, old, location, new, *copy)
         }
     })

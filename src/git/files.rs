@@ -71,7 +71,7 @@ impl Repo {
             path.as_bytes().as_bstr(),
             gix::index::entry::Stage::Unconflicted,
         )?;
-        let kind = super::entry_kind(entry.mode.to_tree_entry_mode()?)?;
+        let kind = super::index_entry_kind(entry.mode)?;
         Some((Oid(entry.id), kind))
     }
 
@@ -131,7 +131,6 @@ impl Repo {
             }
             Ok(())
         };
-        let mut below = Vec::new();
         for prefix in prefixes {
             let prefix = prefix.as_bytes();
             if prefix.is_empty() {
@@ -140,18 +139,13 @@ impl Repo {
                 }
                 continue;
             }
-            // The entry named exactly `prefix` (any stage) …
+            // The entry named exactly `prefix` (any stage), and every entry
+            // below `prefix/` (not `prefix.rs`, not `prefix2/…`).
             for entry in index.prefixed_entries(prefix.as_bstr()).unwrap_or_default() {
-                if entry.path(index) == prefix {
+                let path = entry.path(index);
+                if path.len() == prefix.len() || path[prefix.len()] == b'/' {
                     push(entry)?;
                 }
-            }
-            // … and every entry below `prefix/`.
-            below.clear();
-            below.extend_from_slice(prefix);
-            below.push(b'/');
-            for entry in index.prefixed_entries(below.as_bstr()).unwrap_or_default() {
-                push(entry)?;
             }
         }
         out.sort_by(|a, b| a.path.cmp(&b.path));

@@ -1110,6 +1110,11 @@ impl Repo {
     }
 }
 
+/// The kind of an index entry; `None` for a sparse directory entry.
+fn index_entry_kind(mode: gix::index::entry::Mode) -> Option<EntryKind> {
+    entry_kind(mode.to_tree_entry_mode()?)
+}
+
 /// The kind of a tree entry; `None` for a tree (directory).
 fn entry_kind(mode: gix::objs::tree::EntryMode) -> Option<EntryKind> {
     use gix::objs::tree::EntryKind as K;

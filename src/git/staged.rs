@@ -25,7 +25,7 @@ use gix::index::extension::Tree as CacheTree;
 use gix::index::{Entry, State};
 use gix::objs::TreeRefIter;
 
-use super::{Change, ChangeKind, EntryKind, GitError, Renames, entry_kind};
+use super::{Change, ChangeKind, EntryKind, GitError, Renames, entry_kind, index_entry_kind};
 use crate::path::RepoPath;
 
 /// The changes from `head_tree` to `index`, sorted by path; `None` when the
@@ -45,7 +45,7 @@ pub(super) fn changes(
         changes: Vec::new(),
         prefix: Vec::new(),
     };
-    walk.dir(Some(head_tree), index.entries(), index.tree())?;
+    walk.dir(head_tree, index.entries(), index.tree())?;
     let Walk { changes, .. } = walk;
     if renames == Renames::Exact && has_rename_candidate(&changes) {
         return Ok(None);
@@ -65,7 +65,7 @@ fn unusual(entry: &Entry) -> bool {
 }
 
 fn index_kind(entry: &Entry) -> Option<EntryKind> {
-    entry_kind(entry.mode.to_tree_entry_mode()?)
+    index_entry_kind(entry.mode)
 }
 
 /// A change with the object ids exact rename tracking would pair by.
@@ -115,16 +115,16 @@ impl<'a> Walk<'a> {
         entry.path(self.index)
     }
 
-    /// Compare the directory at `self.prefix`: tree `tree` (`None`: absent
-    /// on HEAD's side) against `entries` (every index entry below the
-    /// prefix), with the cache-tree node for the directory, if any.
+    /// Compare the directory at `self.prefix`, HEAD's tree `tree`, against
+    /// `entries` (every index entry below the prefix), with the cache-tree
+    /// node for the directory, if any.
     fn dir(
         &mut self,
-        tree: Option<gix::ObjectId>,
+        tree: gix::ObjectId,
         entries: &'a [Entry],
         cache: Option<&CacheTree>,
     ) -> Result<(), GitError> {
-        if let (Some(tree), Some(cache)) = (tree, cache)
+        if let Some(cache) = cache
             && cache.id == tree
             && cache
                 .num_entries
@@ -133,9 +133,10 @@ impl<'a> Walk<'a> {
             // The index's entries here make exactly HEAD's tree: unchanged.
             return Ok(());
         }
-        let data = match tree {
-            Some(id) if !id.is_empty_tree() => self.read_tree(id)?,
-            _ => Vec::new(),
+        let data = if tree.is_empty_tree() {
+            Vec::new()
+        } else {
+            self.read_tree(tree)?
         };
         let kind = self.repo.object_hash();
         let mut from_tree = TreeRefIter::from_bytes(&data, kind).peekable();
@@ -144,9 +145,8 @@ impl<'a> Walk<'a> {
             let tree_entry = match from_tree.peek() {
                 Some(Ok(entry)) => Some(*entry),
                 Some(Err(err)) => {
-                    let id = tree.unwrap_or_else(|| gix::ObjectId::empty_tree(kind));
                     return Err(GitError::other(
-                        format!("decoding tree {id}"),
+                        format!("decoding tree {tree}"),
                         format_args!("{err}"),
                     ));
                 }
@@ -188,7 +188,7 @@ impl<'a> Walk<'a> {
                         let child = cache.and_then(|c| {
                             c.children.iter().find(|c| c.name.as_slice() == t.filename)
                         });
-                        let result = self.dir(Some(t.oid.to_owned()), group, child);
+                        let result = self.dir(t.oid.to_owned(), group, child);
                         self.prefix.truncate(len);
                         result?;
                     } else {
@@ -259,7 +259,7 @@ impl<'a> Walk<'a> {
             let len = self.prefix.len();
             self.prefix.extend_from_slice(name);
             self.prefix.push(b'/');
-            let result = self.dir(Some(id), &[], None);
+            let result = self.dir(id, &[], None);
             self.prefix.truncate(len);
             return result;
         }
