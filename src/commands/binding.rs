@@ -26,35 +26,36 @@ pub struct Derived {
     pub pins: Pins,
 }
 
-/// Judge `naming` and compute the pins, with evidence read now for
-/// `task_id` in this worktree. A plan that cannot be read is an error
-/// (unknown); an absent plan judges against an empty one.
+/// Judge `naming` against the plan, without evidence: what the binding
+/// check at each door asks. A plan that cannot be read is an error
+/// (unknown); an absent plan judges against an empty one, which is returned
+/// with the judgement.
+pub fn judge(ctx: &Ctx, policy: &Policy, naming: &Naming) -> Result<(Plan, Judgement), Failure> {
+    let loaded = ctx.plan()?;
+    let absent = loaded.is_none();
+    let plan = loaded.map(|p| p.plan).unwrap_or_default();
+    let mut judgement = binding::judge(&plan, policy, naming);
+    if absent && (naming.issue.is_some() || naming.intent.is_some() || !naming.paths.is_empty()) {
+        judgement
+            .notes
+            .push("there is no .gate/plan.yaml: nothing can be named in it".into());
+    }
+    Ok((plan, judgement))
+}
+
+/// [`judge`], then the pins, with evidence read now for `task_id` in this
+/// worktree (only when the judgement serves criteria: a maintenance or
+/// exempt task walks nothing).
 pub fn derive(
     ctx: &Ctx,
     policy: &Policy,
     naming: &Naming,
     evidence_for: Option<(&str, crate::git::Oid)>,
 ) -> Result<Derived, Failure> {
-    let task_id = evidence_for.map(|(id, _)| id);
-    let touched = match evidence_for {
-        Some((_, baseline)) => crate::fingerprint::Touched::of_task(&ctx.repo, baseline)?,
-        None => crate::fingerprint::Touched::none(),
-    };
-    let touched = &touched;
-    let loaded = ctx.plan()?;
-    let empty = Plan::default();
-    let plan = loaded.as_ref().map_or(&empty, |p| &p.plan);
-    let mut judgement = binding::judge(plan, policy, naming);
-    if loaded.is_none()
-        && (naming.issue.is_some() || naming.intent.is_some() || !naming.paths.is_empty())
-    {
-        judgement
-            .notes
-            .push("there is no .gate/plan.yaml: nothing can be named in it".into());
-    }
-    let served = binding::served(plan, &judgement);
-    let states = evidence_states(ctx, policy, plan, task_id, touched, &served);
-    let pins = binding::pins(plan, &judgement, &served, &states);
+    let (plan, judgement) = judge(ctx, policy, naming)?;
+    let served = binding::served(&plan, &judgement);
+    let states = evidence_states(ctx, policy, &plan, evidence_for, &served)?;
+    let pins = binding::pins(&plan, &judgement, &served, &states);
     Ok(Derived {
         judgement,
         served,
@@ -68,13 +69,16 @@ fn evidence_states(
     ctx: &Ctx,
     policy: &Policy,
     plan: &Plan,
-    task_id: Option<&str>,
-    touched: &crate::fingerprint::Touched,
+    evidence_for: Option<(&str, crate::git::Oid)>,
     served: &[Served],
-) -> Vec<&'static str> {
+) -> Result<Vec<&'static str>, Failure> {
     if served.is_empty() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
+    let touched = match evidence_for {
+        Some((_, baseline)) => crate::fingerprint::Touched::of_task(&ctx.repo, baseline)?,
+        None => crate::fingerprint::Touched::none(),
+    };
     let store = Store::new(&ctx.repo.common_dir());
     let worktree = super::verify::worktree_key(ctx);
     let rctx = receipts::Context {
@@ -83,14 +87,14 @@ fn evidence_states(
         plan,
         policy,
         worktree: &worktree,
-        task: task_id,
-        touched,
+        task: evidence_for.map(|(id, _)| id),
+        touched: &touched,
     };
     let checks = receipts::evaluate(&rctx, &receipts::dependent_checks(served));
-    served
+    Ok(served
         .iter()
         .map(|s| receipts::criterion_state(s, &checks))
-        .collect()
+        .collect())
 }
 
 /// Whose receipts count as evidence: the task's id and baseline.

@@ -267,16 +267,12 @@ pub fn binding_check(
     let TaskState::Loaded(t) = task else {
         unreachable!("no_task covers the other states")
     };
-    let key = super::binding::evidence_key(t);
-    match super::binding::derive(
-        ctx,
-        policy,
-        &super::binding::naming_of(t),
-        key.as_ref().map(|(id, b)| (id.as_str(), *b)),
-    ) {
-        Ok(d) => (
-            format!("task {} is {}", t.record.id, d.judgement.standing.as_str()),
-            super::binding::findings(&d.judgement),
+    // The standing and its refusals need no evidence: the pins are
+    // `handover`'s business, and the receipts check reads the receipts.
+    match super::binding::judge(ctx, policy, &super::binding::naming_of(t)) {
+        Ok((_, judgement)) => (
+            format!("task {} is {}", t.record.id, judgement.standing.as_str()),
+            super::binding::findings(&judgement),
         ),
         Err(f) => (
             "the binding could not be asked".into(),

@@ -11,9 +11,9 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::binding::{Derived, derive};
+use super::binding::{derive, judge};
 use super::{Ctx, Failure, out, task_ref};
-use crate::binding::{Naming, Standing};
+use crate::binding::{Judgement, Naming, Standing};
 use crate::cli::StartArgs;
 use crate::clock::Timestamp;
 use crate::fsutil;
@@ -60,9 +60,11 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
     };
     let asks = naming.asks();
     let mut warnings = Vec::new();
-    let derived = if asks || policy.binding != Mode::Off {
-        match derive(&ctx, &policy, &naming, Some((id_hint.as_str(), baseline))) {
-            Ok(d) => Some(d),
+    // The standing needs no evidence; the pins are asked for below, under
+    // the task's own id, once the record's names are known.
+    let judged = if asks || policy.binding != Mode::Off {
+        match judge(&ctx, &policy, &naming) {
+            Ok(j) => Some(j),
             Err(f) if asks || policy.binding == Mode::Required => {
                 return Err(Failure {
                     code: 3,
@@ -81,11 +83,10 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
     } else {
         None
     };
-    if let Some(d) = &derived
-        && d.judgement.standing == Standing::Refused
+    if let Some((_, judgement)) = &judged
+        && judgement.standing == Standing::Refused
     {
-        let refusals: Vec<String> = d
-            .judgement
+        let refusals: Vec<String> = judgement
             .refusals
             .iter()
             .map(|r| format!("{}: {}\n    decide: {}", r.cause, r.message, r.decide))
@@ -106,8 +107,11 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
             refusals.join("\n    ")
         ));
     }
-    let plan = ctx.plan()?.map(|p| p.plan).unwrap_or_default();
-    let recorded = recorded_names(&plan, &naming, derived.as_ref());
+    let (plan, judgement) = match judged {
+        Some((plan, judgement)) => (plan, Some(judgement)),
+        None => (ctx.plan()?.map(|p| p.plan).unwrap_or_default(), None),
+    };
+    let recorded = recorded_names(&plan, &naming, judgement.as_ref());
     let scope = if args.scope.is_empty() {
         recorded.default_scope.clone()
     } else {
@@ -148,7 +152,7 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
         because: recorded.exemption.as_ref().map(|e| e.because.clone()),
     };
     let pins =
-        match &derived {
+        match &judgement {
             Some(_) if recorded_naming.asks() => derive(
                 &ctx,
                 &policy,
@@ -199,8 +203,8 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
     for n in &policy.notes {
         text.push_str(&format!("  note: {n}\n"));
     }
-    if let Some(d) = &derived {
-        text.push_str(&format!("  binding: {}\n", d.judgement.standing.as_str()));
+    if let Some(judgement) = &judgement {
+        text.push_str(&format!("  binding: {}\n", judgement.standing.as_str()));
     }
     for w in &warnings {
         text.push_str(&format!("  warning: {w}\n"));
@@ -213,7 +217,7 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
 
 /// What the task records: the names (resolved from paths when paths named
 /// one issue or one intent), and the scope they imply.
-fn recorded_names(plan: &Plan, naming: &Naming, derived: Option<&Derived>) -> Named {
+fn recorded_names(plan: &Plan, naming: &Naming, judgement: Option<&Judgement>) -> Named {
     if let Some(class) = &naming.exempt {
         return Named {
             issue: None,
@@ -260,11 +264,10 @@ fn recorded_names(plan: &Plan, naming: &Naming, derived: Option<&Derived>) -> Na
             default_scope: paths_of(&open),
         };
     }
-    match derived {
-        Some(d) if !naming.paths.is_empty() => {
+    match judgement {
+        Some(j) if !naming.paths.is_empty() => {
             // Bound to one intent: the covering issues under it (maintenance
             // issues covering the same paths are not what the work serves).
-            let j = &d.judgement;
             let serving: Vec<String> = match j.intents.as_slice() {
                 [intent] => j
                     .issues

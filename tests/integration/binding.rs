@@ -1707,3 +1707,37 @@ fn an_exemption_without_because_is_judged_with_its_other_faults() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", crate::fixture::show(&out));
 }
+
+#[test]
+fn the_binding_check_of_an_exempt_task_reads_no_history() {
+    // The standing of an exemption needs no evidence: a baseline this
+    // clone does not hold (a shallow CI checkout) must not make the
+    // binding unknown.
+    let repo = repo_with(Some("required"), SIMPLE);
+    let out = start(
+        &repo,
+        &[
+            "--exempt",
+            "dependency-bump",
+            "--because",
+            "bump serde",
+            "--scope",
+            "Cargo.lock",
+            "--id",
+            "T-bump",
+        ],
+        "bump\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let file = repo.path().join(".gate/tasks/T-bump.md");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let baseline = text
+        .lines()
+        .find_map(|l| l.strip_prefix("baseline: \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .expect("a baseline line")
+        .to_string();
+    std::fs::write(&file, text.replace(&baseline, &"1".repeat(40))).unwrap();
+    let out = gate(&repo, &["check", "--only", "binding", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+}
