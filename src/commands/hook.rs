@@ -156,33 +156,43 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
         skipped: vec![],
         notes: p.notes.clone(),
     };
+    let default_task = match &task {
+        TaskState::Loaded(t) => Some(t.as_ref()),
+        _ => None,
+    };
+    // What each pushed ref sends, decided once for provenance and the brief.
+    let ranges: Vec<Result<(Oid, Base), String>> = if p.provenance.mode == Mode::Off
+        && p.brief.mode == Mode::Off
+    {
+        Vec::new()
+    } else {
+        let tips = match ctx.repo.remote_branches(remote) {
+            Ok(branches) => branches.into_iter().map(|(_, o)| o).collect(),
+            Err(_) => {
+                report.notes.push(format!(
+                        "{remote} is not a remote's name (a URL?): no remote-tracking refs say what it holds"
+                    ));
+                Vec::new()
+            }
+        };
+        let target = PushTarget { remote, tips };
+        lines
+            .iter()
+            .map(|line| push_range(&ctx, default_task, &target, line, &mut report.notes))
+            .collect()
+    };
     if p.provenance.mode == Mode::Off {
         report.skipped.push(Skipped {
             check: provenance::CHECK,
             reason: "off in the policy".into(),
         });
     } else {
-        let default_task = match &task {
-            TaskState::Loaded(t) => Some(t.as_ref()),
-            _ => None,
-        };
-        let tips = match ctx.repo.remote_branches(remote) {
-            Ok(branches) => branches.into_iter().map(|(_, o)| o).collect(),
-            Err(_) => {
-                report.notes.push(format!(
-                    "{remote} is not a remote's name (a URL?): no remote-tracking refs say what it holds"
-                ));
-                Vec::new()
-            }
-        };
-        let target = PushTarget { remote, tips };
         let mut findings: Vec<_> = check::unreadable_task(provenance::CHECK, &task)
             .into_iter()
             .collect();
         let mut summaries = Vec::new();
-        for line in &lines {
-            let (summary, mut f) =
-                prove_push_line(&ctx, p, default_task, &target, line, &mut report.notes);
+        for (line, range) in lines.iter().zip(&ranges) {
+            let (summary, mut f) = prove_push_line(&ctx, p, default_task, remote, line, range);
             summaries.push(summary);
             findings.append(&mut f);
         }
@@ -229,27 +239,16 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
             reason: "off in the policy".into(),
         });
     } else {
-        let default_task = match &task {
-            TaskState::Loaded(t) => Some(t.as_ref()),
-            _ => None,
-        };
-        let tips: Vec<Oid> = ctx
-            .repo
-            .remote_branches(remote)
-            .map(|b| b.into_iter().map(|(_, o)| o).collect())
-            .unwrap_or_default();
-        let target = PushTarget { remote, tips };
-        let mut already_noted = Vec::new();
         let ranges: Vec<(Oid, Vec<Oid>, Option<String>)> = lines
             .iter()
-            .filter_map(|line| {
-                let (tip, base) =
-                    push_range(&ctx, default_task, &target, line, &mut already_noted).ok()?;
+            .zip(&ranges)
+            .filter_map(|(line, range)| {
+                let (tip, base) = range.as_ref().ok()?;
                 let hidden = match base {
-                    Base::Commit(b) => vec![b],
-                    Base::Hidden(h) => h,
+                    Base::Commit(b) => vec![*b],
+                    Base::Hidden(h) => h.clone(),
                 };
-                Some((tip, hidden, Some(line.remote_ref.clone())))
+                Some((*tip, hidden, Some(line.remote_ref.clone())))
             })
             .collect();
         let today = crate::clock::Timestamp::now().date();
@@ -434,14 +433,14 @@ fn prove_push_line(
     ctx: &Ctx,
     policy: &crate::policy::Policy,
     default_task: Option<&tasks::Task>,
-    target: &PushTarget<'_>,
+    remote: &str,
     line: &PushLine,
-    notes: &mut Vec<String>,
+    range: &Result<(Oid, Base), String>,
 ) -> (String, Vec<Finding>) {
-    let (name, remote) = (&line.remote_ref, target.remote);
-    let (tip, base) = match push_range(ctx, default_task, target, line, notes) {
-        Ok(r) => r,
-        Err(summary) => return (summary, vec![]),
+    let name = &line.remote_ref;
+    let (tip, base) = match range {
+        Ok((tip, base)) => (*tip, base.clone()),
+        Err(summary) => return (summary.clone(), vec![]),
     };
     let tasks = TaskSet::gather(&ctx.repo, Some(ctx.root()), tip, default_task);
     let range = RangeSpec {
