@@ -8,7 +8,7 @@ use std::io::Read;
 use std::path::Path;
 
 use super::check::{self, Target, TaskState};
-use super::start::started_path;
+use super::start::started_dir;
 use super::{Ctx, Failure, err, out, policy_origin, task_ref};
 use crate::cli::HookCommand;
 use crate::git::{GitError, Head, Oid};
@@ -494,17 +494,19 @@ fn post_checkout(dir: Option<&Path>, flag: &str) -> Result<(), Failure> {
             return Ok(());
         }
     };
-    let common_dir = ctx.repo.common_dir();
-    let candidates: Vec<String> = tasks::list(ctx.root())?
+    // The start records name the branch; only the tasks started on this one
+    // are read, not every task the project ever had.
+    let mut candidates: Vec<String> = std::fs::read_dir(started_dir(&ctx.repo.common_dir()))
         .into_iter()
         .flatten()
-        .filter(|t| t.record.status == TaskStatus::Active)
-        .filter(|t| {
-            std::fs::read_to_string(started_path(&common_dir, &t.record.id))
-                .is_ok_and(|s| s.trim() == branch)
+        .flatten()
+        .filter(|e| std::fs::read_to_string(e.path()).is_ok_and(|s| s.trim() == branch))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|id| {
+            tasks::load(ctx.root(), id).is_ok_and(|t| t.record.status == TaskStatus::Active)
         })
-        .map(|t| t.record.id)
         .collect();
+    candidates.sort();
     let where_ = short_ref(&branch);
     let line = match candidates.as_slice() {
         [one] => {

@@ -394,7 +394,12 @@ fn record_branch(ctx: &Ctx, id: &str, branch: &str) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Where the start branches of tasks are recorded, one file per task id.
+pub fn started_dir(common_dir: &Path) -> std::path::PathBuf {
+    common_dir.join("gate").join("started")
+}
+
 /// Where the start branch of a task is recorded.
 pub fn started_path(common_dir: &Path, id: &str) -> std::path::PathBuf {
-    common_dir.join("gate").join("started").join(id)
+    started_dir(common_dir).join(id)
 }
