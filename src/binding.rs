@@ -658,25 +658,24 @@ pub fn plan_faults(plan: &Plan) -> Vec<Refusal> {
 /// path-only start there is `ambiguous_intent`. Conservative: two globs
 /// overlap when a sample path of one matches the other.
 pub fn overlapping_issues(plan: &Plan) -> Vec<(String, String, String)> {
-    let open: Vec<&Issue> = plan
+    // Each open issue's scope compiled once, not once per pair.
+    let open: Vec<(&Issue, Scope)> = plan
         .issues
         .iter()
         .filter(|i| i.status == IssueStatus::Open && i.intent.is_some())
+        .filter_map(|i| Some((i, Scope::new(&i.paths, "-").ok()?)))
         .collect();
     let mut out = Vec::new();
-    for (n, a) in open.iter().enumerate() {
-        for b in &open[n + 1..] {
+    for (n, (a, sa)) in open.iter().enumerate() {
+        for (b, sb) in &open[n + 1..] {
             if a.intent == b.intent {
                 continue;
             }
-            let (Ok(sa), Ok(sb)) = (Scope::new(&a.paths, "-"), Scope::new(&b.paths, "-")) else {
-                continue;
-            };
             // A path both match: a sample of one glob that the other
             // matches, trying too each glob with its `**` filled by a
             // sample of the other side (`docs/**` and `**/*.md` meet at
             // `docs/x/x.md`).
-            let hit = meet(&a.paths, &b.paths, &sb).or_else(|| meet(&b.paths, &a.paths, &sa));
+            let hit = meet(&a.paths, &b.paths, sb).or_else(|| meet(&b.paths, &a.paths, sa));
             if let Some(glob) = hit {
                 out.push((a.id.clone(), b.id.clone(), glob.clone()));
             }

@@ -490,46 +490,49 @@ fn validate(plan: &Plan) -> Result<(), (String, String)> {
     ) -> Result<(), (String, String)> {
         check(id).map_err(|message| (key(), message))
     }
-    /// Refuses the `n`th of `ids` when an earlier one is the same.
+    /// Refuses `id`, the `n`th of its list, when `seen` (that list's ids so
+    /// far, each with its first index) holds it already.
     fn unique<'a>(
+        seen: &mut std::collections::HashMap<&'a str, usize>,
         what: &str,
-        ids: impl Iterator<Item = &'a str> + Clone,
+        id: &'a str,
         n: usize,
         key: impl Fn(usize) -> String,
     ) -> Result<(), (String, String)> {
-        let id = ids.clone().nth(n).unwrap_or_default();
-        match ids.take(n).position(|other| other == id) {
-            Some(first) => Err((
+        match seen.entry(id) {
+            std::collections::hash_map::Entry::Occupied(first) => Err((
                 key(n),
-                format!("{what} {id:?} is declared twice (first at {})", key(first)),
+                format!(
+                    "{what} {id:?} is declared twice (first at {})",
+                    key(*first.get())
+                ),
             )),
-            None => Ok(()),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(n);
+                Ok(())
+            }
         }
     }
 
+    let mut seen = std::collections::HashMap::new();
     for (i, intent) in plan.intents.iter().enumerate() {
         let at = |field: &str| format!("intents[{i}].{field}");
         id_ok(ids::intent_id, &intent.id, || at("id"))?;
-        unique(
-            "intent",
-            plan.intents.iter().map(|x| x.id.as_str()),
-            i,
-            |n| format!("intents[{n}].id"),
-        )?;
+        unique(&mut seen, "intent", &intent.id, i, |n| {
+            format!("intents[{n}].id")
+        })?;
         ensure(
             !intent.statement.trim().is_empty(),
             || at("statement"),
             "the statement is blank; say what the intent is",
         )?;
+        let mut seen = std::collections::HashMap::new();
         for (k, criterion) in intent.criteria.iter().enumerate() {
             let at = |field: &str| format!("intents[{i}].criteria[{k}].{field}");
             id_ok(ids::criterion_id, &criterion.id, || at("id"))?;
-            unique(
-                "criterion",
-                intent.criteria.iter().map(|x| x.id.as_str()),
-                k,
-                |n| format!("intents[{i}].criteria[{n}].id"),
-            )?;
+            unique(&mut seen, "criterion", &criterion.id, k, |n| {
+                format!("intents[{i}].criteria[{n}].id")
+            })?;
             ensure(
                 !criterion.criterion.trim().is_empty(),
                 || at("criterion"),
@@ -538,10 +541,11 @@ fn validate(plan: &Plan) -> Result<(), (String, String)> {
         }
     }
 
+    let mut seen = std::collections::HashMap::new();
     for (i, check) in plan.checks.iter().enumerate() {
         let at = |field: &str| format!("checks[{i}].{field}");
         id_ok(ids::check_id, &check.id, || at("id"))?;
-        unique("check", plan.checks.iter().map(|x| x.id.as_str()), i, |n| {
+        unique(&mut seen, "check", &check.id, i, |n| {
             format!("checks[{n}].id")
         })?;
         ensure(
@@ -560,10 +564,11 @@ fn validate(plan: &Plan) -> Result<(), (String, String)> {
         }
     }
 
+    let mut seen = std::collections::HashMap::new();
     for (i, issue) in plan.issues.iter().enumerate() {
         let at = |field: &str| format!("issues[{i}].{field}");
         id_ok(ids::issue_id, &issue.id, || at("id"))?;
-        unique("issue", plan.issues.iter().map(|x| x.id.as_str()), i, |n| {
+        unique(&mut seen, "issue", &issue.id, i, |n| {
             format!("issues[{n}].id")
         })?;
         ensure(
@@ -587,15 +592,13 @@ fn validate(plan: &Plan) -> Result<(), (String, String)> {
                 "a plan revision is 64 lowercase hex digits, as `gate plan validate` prints it",
             )?;
         }
+        let mut seen = std::collections::HashMap::new();
         for (f, finding) in critique.findings.iter().enumerate() {
             let at = |field: &str| format!("critiques[{i}].findings[{f}].{field}");
             id_ok(ids::finding_id, &finding.id, || at("id"))?;
-            unique(
-                "finding",
-                critique.findings.iter().map(|x| x.id.as_str()),
-                f,
-                |n| format!("critiques[{i}].findings[{n}].id"),
-            )?;
+            unique(&mut seen, "finding", &finding.id, f, |n| {
+                format!("critiques[{i}].findings[{n}].id")
+            })?;
             ensure(
                 !finding.text.trim().is_empty(),
                 || at("text"),
