@@ -829,13 +829,7 @@ impl Repo {
         self.require_workdir()?;
         let head_tree = match self.head()?.id() {
             None => gix::ObjectId::empty_tree(self.repo.object_hash()),
-            Some(head) => {
-                let commit = self.find_commit(head)?;
-                commit
-                    .tree_id()
-                    .map_err(|err| GitError::gix(format!("decoding commit {head} (HEAD)"), &err))?
-                    .detach()
-            }
+            Some(head) => self.commit_tree(head)?,
         };
         let index = self.read_index()?;
         diff::staged_changes(&self.repo, index.state(), head_tree, renames)
@@ -850,11 +844,7 @@ impl Repo {
         renames: Renames,
     ) -> Result<Vec<Change>, GitError> {
         self.require_workdir()?;
-        let tree = self
-            .find_commit(commit)?
-            .tree_id()
-            .map_err(|err| GitError::gix(format!("decoding commit {commit}"), &err))?
-            .detach();
+        let tree = self.commit_tree(commit)?;
         let index = self.read_index()?;
         diff::staged_changes(&self.repo, index.state(), tree, renames)
     }
@@ -928,11 +918,7 @@ impl Repo {
         commit: Oid,
         path: &RepoPath,
     ) -> Result<Option<(Oid, EntryKind)>, GitError> {
-        let tree_id = self
-            .find_commit(commit)?
-            .tree_id()
-            .map_err(|err| GitError::gix(format!("decoding commit {commit}"), &err))?
-            .detach();
+        let tree_id = self.commit_tree(commit)?;
         let tree = self.find_tree(tree_id, || format!("the tree of commit {commit}"))?;
         if path.as_bytes().is_empty() {
             return Ok(None);
@@ -947,11 +933,7 @@ impl Repo {
     /// The id of the tree at directory `dir` in commit `commit`, `None` when
     /// absent (or not a directory). Equal ids mean identical contents.
     pub fn tree_id_at(&self, commit: Oid, dir: &RepoPath) -> Result<Option<Oid>, GitError> {
-        let tree_id = self
-            .find_commit(commit)?
-            .tree_id()
-            .map_err(|err| GitError::gix(format!("decoding commit {commit}"), &err))?
-            .detach();
+        let tree_id = self.commit_tree(commit)?;
         if dir.as_bytes().is_empty() {
             return Ok(Some(Oid(tree_id)));
         }
@@ -972,11 +954,7 @@ impl Repo {
         commit: Oid,
         dir: &RepoPath,
     ) -> Result<Vec<(RepoPath, Oid, EntryKind)>, GitError> {
-        let tree_id = self
-            .find_commit(commit)?
-            .tree_id()
-            .map_err(|err| GitError::gix(format!("decoding commit {commit}"), &err))?
-            .detach();
+        let tree_id = self.commit_tree(commit)?;
         let root = self.find_tree(tree_id, || format!("the tree of commit {commit}"))?;
         let dir_tree = if dir.as_bytes().is_empty() {
             root
@@ -1076,6 +1054,15 @@ impl Repo {
             });
         }
         Ok(object.into_commit())
+    }
+
+    /// The id of commit `id`'s tree.
+    fn commit_tree(&self, id: Oid) -> Result<gix::ObjectId, GitError> {
+        Ok(self
+            .find_commit(id)?
+            .tree_id()
+            .map_err(|err| GitError::gix(format!("decoding commit {id}"), &err))?
+            .detach())
     }
 
     fn find_tree(
