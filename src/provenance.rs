@@ -36,6 +36,16 @@ pub enum Base {
     Hidden(Vec<Oid>),
 }
 
+impl Base {
+    /// The commits whose history the range leaves out (`rev-list ^…`).
+    pub fn hidden(&self) -> Vec<Oid> {
+        match self {
+            Base::Commit(b) => vec![*b],
+            Base::Hidden(h) => h.clone(),
+        }
+    }
+}
+
 /// A range to prove.
 #[derive(Debug, Clone)]
 pub struct RangeSpec {

@@ -228,10 +228,7 @@ fn brief_check(
         Target::Task => brief::check(ctx, policy, task, Scope::Task, today),
         Target::Range(spec) => match provenance::parse_range(&ctx.repo, spec) {
             Ok(range) => {
-                let hidden = match &range.base {
-                    provenance::Base::Commit(b) => vec![*b],
-                    provenance::Base::Hidden(h) => h.clone(),
-                };
+                let hidden = range.base.hidden();
                 let ranges = [(range.tip, hidden, None)];
                 brief::check(
                     ctx,
@@ -554,10 +551,7 @@ fn build_bare(
                     }],
                 ),
                 Ok(range) => {
-                    let hidden = match &range.base {
-                        provenance::Base::Commit(b) => vec![*b],
-                        provenance::Base::Hidden(h) => h.clone(),
-                    };
+                    let hidden = range.base.hidden();
                     let (n, findings) = super::brief::range_findings(repo, range.tip, &hidden);
                     (
                         format!(

@@ -244,10 +244,7 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
             .zip(&ranges)
             .filter_map(|(line, range)| {
                 let (tip, base) = range.as_ref().ok()?;
-                let hidden = match base {
-                    Base::Commit(b) => vec![*b],
-                    Base::Hidden(h) => h.clone(),
-                };
+                let hidden = base.hidden();
                 Some((*tip, hidden, Some(line.remote_ref.clone())))
             })
             .collect();
