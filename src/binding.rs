@@ -509,7 +509,8 @@ fn preflight_intent(plan: &Plan, intent: &Intent, issue: Option<&str>, out: &mut
     }
 }
 
-fn short(hex: &str) -> &str {
+/// The first 12 digits of a hex digest or object id, as people are shown them.
+pub fn short(hex: &str) -> &str {
     &hex[..hex.len().min(12)]
 }
 

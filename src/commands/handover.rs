@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use super::binding::{Derived, derive, evidence_key, naming_of};
 use super::{Ctx, Failure, err, out};
-use crate::binding::Standing;
+use crate::binding::{Standing, short};
 use crate::cli::HandoverArgs;
 use crate::report::json;
 use crate::report::style::{self, Out};
@@ -213,10 +213,6 @@ fn named(task: &Task) -> String {
     } else {
         names.join(" · ")
     }
-}
-
-fn short(hex: &str) -> &str {
-    &hex[..hex.len().min(12)]
 }
 
 /// Compare the recorded pins with the binding asked now.
