@@ -776,6 +776,66 @@ fn the_latest_attempt_decides_both_ways() {
     assert_eq!(entry(&doc, "export-tests")["evidence"], all[3]["evidence"]);
 }
 
+/// Regression: a receipt file that could not be read was set aside and the
+/// latest *readable* receipt decided, so a corrupt newest attempt (or one a
+/// newer gate wrote, with a field this one does not know) let an older pass
+/// stand, and the receipts check — pre-push — passed.
+#[test]
+fn a_newer_unreadable_receipt_never_lets_an_older_pass_decide() {
+    let repo = receipts_repo("required");
+    verify_exits(&repo, "export-tests", 0);
+    assert_state(&repo, "passed", "a passing run");
+    let passed = receipts(&repo, "export-tests").remove(0);
+    let ns = passed["started_ns"].as_u64().expect("started_ns");
+    let dir = gate_dir(&repo).join("receipts/export-tests");
+    let newer = |n: u64, what: &str| dir.join(format!("{n}-ev-20261130T101500Z-{what}.json"));
+    let unknown_naming = |file: &Path, what: &str| {
+        let (code, doc) = status(&repo);
+        let c = entry(&doc, "export-tests");
+        assert_eq!(
+            (code, c["state"].as_str()),
+            (3, Some("unknown")),
+            "after {what}: {doc:#}"
+        );
+        assert_eq!(
+            c["path"],
+            file.display().to_string(),
+            "after {what}: {doc:#}"
+        );
+        assert_eq!(
+            c["unreadable_receipts"].as_array().map(Vec::len),
+            Some(1),
+            "{doc:#}"
+        );
+        assert_eq!(
+            receipts_check(&repo, &[]),
+            (3, vec!["input_unreadable export-tests".to_string()]),
+            "after {what}"
+        );
+    };
+
+    // A torn or corrupt newer attempt.
+    let corrupt = newer(ns + 1, "00000000c0de");
+    std::fs::write(&corrupt, "{\"schema\": \"gate.receipt/1\", \"evid").unwrap();
+    unknown_naming(&corrupt, "a corrupt newer receipt");
+    std::fs::remove_file(&corrupt).unwrap();
+    assert_state(&repo, "passed", "the corrupt receipt removed");
+
+    // A newer attempt from a newer gate: a field this gate does not know.
+    let mut future = passed.clone();
+    future["started_ns"] = (ns + 2).into();
+    future["exit_code"] = 1.into();
+    future["attestation"] = "signed".into();
+    let from_future = newer(ns + 2, "0000000f0f0f");
+    std::fs::write(&from_future, serde_json::to_vec_pretty(&future).unwrap()).unwrap();
+    unknown_naming(&from_future, "a newer receipt with an unknown field");
+
+    // A newer run here decides again; the unreadable file is older now.
+    verify_exits(&repo, "export-tests", 0);
+    assert_state(&repo, "passed", "a run after the unreadable receipt");
+    assert_eq!(receipts_check(&repo, &[]), (0, vec![]));
+}
+
 /// A linked worktree of `repo` at `<tmp>/linked`, on branch `linked`,
 /// with T-42 active and `ctl/` saying pass.
 fn linked_worktree(repo: &TestRepo) -> PathBuf {
