@@ -10,8 +10,9 @@
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::{Ctx, Failure, err, out, task_ref};
 use crate::cli::VerifyArgs;
@@ -154,8 +155,18 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     })
 }
 
+/// How long output may still come once the command has exited: what its
+/// last writes left in the pipes, or a short-lived child's.
+const OUTPUT_GRACE: Duration = Duration::from_secs(2);
+
 /// Run `sh -c command` at `root`, copying its stdout and stderr to ours and to
 /// the log as they come. Returns the exit code, or the signal that ended it.
+///
+/// The output closes only when every process holding it has exited, and a
+/// background process the command left running (`server &`) may hold it
+/// for ever. So once the command has exited, the copying gets
+/// [`OUTPUT_GRACE`] to finish; after that it stops (the log says so) and is
+/// left to end with gate, and the run is recorded.
 fn run_command(
     root: &Path,
     command: &str,
@@ -183,33 +194,78 @@ fn run_command(
         .map_err(|e| Failure::unknown(format!("cannot start sh -c {command:?}: {e}")))?;
     let stdout = child.stdout.take().expect("stdout was piped");
     let stderr = child.stderr.take().expect("stderr was piped");
-    let (log_out, log_err) = (Arc::clone(&log), Arc::clone(&log));
-    let copy_out = std::thread::spawn(move || tee(stdout, std::io::stdout(), &log_out));
-    let copy_err = std::thread::spawn(move || tee(stderr, std::io::stderr(), &log_err));
+    let capturing = Arc::new(AtomicBool::new(true));
+    let (closed, copies_closed) = mpsc::channel();
+    spawn_tee(stdout, std::io::stdout(), &log, &capturing, &closed);
+    spawn_tee(stderr, std::io::stderr(), &log, &capturing, &closed);
     let status = child
         .wait()
         .map_err(|e| Failure::unknown(format!("waiting for the check: {e}")))?;
-    let _ = copy_out.join();
-    let _ = copy_err.join();
-    if let Ok(file) = log.lock() {
-        let _ = file.sync_all();
+    let deadline = Instant::now() + OUTPUT_GRACE;
+    let mut open = 2;
+    while open > 0
+        && copies_closed
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .is_ok()
+    {
+        open -= 1;
     }
+    let mut file = log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if open > 0 {
+        // Under the log's lock: no copy writes to the log after this note.
+        capturing.store(false, Ordering::SeqCst);
+        let note = format!(
+            "[gate] the command has exited, but a process it left running still holds its output open; output more than {} s after the exit is not captured\n",
+            OUTPUT_GRACE.as_secs()
+        );
+        let _ = file.write_all(note.as_bytes());
+        err(&format!("{check}: {note}"));
+    }
+    let _ = file.sync_all();
+    drop(file);
     use std::os::unix::process::ExitStatusExt;
     Ok((status.code(), status.signal()))
 }
 
-/// Copy a child's stream to one of ours and to the log until it closes.
-fn tee(mut from: impl Read, mut to: impl Write, log: &Mutex<std::fs::File>) {
+/// [`tee`] on a thread of its own, saying on `closed` when it is done. Never
+/// joined: a stream a background process holds open may never close.
+fn spawn_tee(
+    from: impl Read + Send + 'static,
+    to: impl Write + Send + 'static,
+    log: &Arc<Mutex<std::fs::File>>,
+    capturing: &Arc<AtomicBool>,
+    closed: &mpsc::Sender<()>,
+) {
+    let (log, capturing, closed) = (Arc::clone(log), Arc::clone(capturing), closed.clone());
+    std::thread::spawn(move || {
+        tee(from, to, &log, &capturing);
+        let _ = closed.send(());
+    });
+}
+
+/// Copy a child's stream to one of ours and to the log until it closes, or
+/// until `capturing` is cleared.
+fn tee(
+    mut from: impl Read,
+    mut to: impl Write,
+    log: &Mutex<std::fs::File>,
+    capturing: &AtomicBool,
+) {
     let mut buf = [0u8; 8192];
     loop {
         let n = match from.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        let _ = to.write_all(&buf[..n]).and_then(|()| to.flush());
-        if let Ok(mut file) = log.lock() {
-            let _ = file.write_all(&buf[..n]);
+        if !capturing.load(Ordering::SeqCst) {
+            break;
         }
+        let _ = to.write_all(&buf[..n]).and_then(|()| to.flush());
+        let mut file = log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !capturing.load(Ordering::SeqCst) {
+            break;
+        }
+        let _ = file.write_all(&buf[..n]);
     }
 }
 

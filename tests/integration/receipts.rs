@@ -425,6 +425,45 @@ fn verify_exits_by_the_checks_outcome() {
     assert_eq!(ran(&repo), before);
 }
 
+/// Regression: `gate verify` copied the command's output until it closed,
+/// and a background process the command left running holds it open: verify
+/// hung after the command had exited, with no receipt, until that process
+/// ended.
+#[test]
+fn a_background_process_left_running_does_not_hold_verify() {
+    let repo = receipts_repo("required");
+    edit_plan(
+        &repo,
+        &format!("command: \"{EXPORT_COMMAND}\""),
+        "command: \"sleep 20 & echo $! > ctl/background; echo done\"",
+    );
+    let started = Instant::now();
+    let out = verify_exits(&repo, "export-tests", 0);
+    let took = started.elapsed();
+    // Not ours to leave behind.
+    if let Ok(pid) = std::fs::read_to_string(repo.path().join("ctl/background")) {
+        let _ = Command::new("kill").arg(pid.trim()).status();
+    }
+    assert!(
+        took < Duration::from_secs(15),
+        "verify took {took:?}: {}",
+        show(&out)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("done"),
+        "{}",
+        show(&out)
+    );
+    let all = receipts(&repo, "export-tests");
+    assert_eq!(all.len(), 1, "the receipt is recorded");
+    assert_eq!(all[0]["exit_code"], 0);
+    let log =
+        std::fs::read_to_string(gate_dir(&repo).join(all[0]["log"].as_str().unwrap())).unwrap();
+    assert!(log.starts_with("done\n"), "{log}");
+    assert!(log.contains("is not captured"), "{log}");
+    assert_state(&repo, "passed", "a run that left a process behind");
+}
+
 #[test]
 fn an_unavailable_fingerprint_never_starts_the_command() {
     let repo = receipts_repo("required");
