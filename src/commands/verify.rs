@@ -5,7 +5,9 @@
 //! after the run.
 //!
 //! Exit: 0 the check passed, 1 it failed, 3 no fresh receipt could be made
-//! (the fingerprint is unavailable, or the sources changed during the run).
+//! (the fingerprint is unavailable, the sources changed during the run, or
+//! git failed while fingerprinting them after it: the receipt is recorded,
+//! stale, and the error reported).
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -106,7 +108,19 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     let (exit_code, signal) =
         run_command(ctx.root(), &check.command, &check.id, &evidence, &log_path)?;
     let ended_at = Timestamp::now();
-    let after = print(&touched_now()?)?;
+    // The run happened: an error now must not lose its receipt. The after
+    // fingerprint is then unavailable, so the receipt reads as a change
+    // during the run (stale), and the error is reported once it is recorded.
+    let (after, after_failed) = match touched_now().and_then(|t| Ok(print(&t)?)) {
+        Ok(f) => (f, None),
+        Err(e) => (
+            Fingerprint::Unavailable {
+                reason: fingerprint::Unavailable::Unreadable(e.message.clone()),
+                path: None,
+            },
+            Some(e),
+        ),
+    };
     let receipt = Receipt {
         schema: RECEIPT_SCHEMA.into(),
         evidence: evidence.clone(),
@@ -135,6 +149,17 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     };
     let mut text = format!("{}: {outcome} · receipt {evidence}\n", check.id);
     let changed = receipt.fingerprint_before.digest != receipt.fingerprint_after.digest;
+    if let Some(e) = after_failed {
+        out(&text);
+        return Err(Failure::unknown(format!(
+            "{}: the sources could not be fingerprinted after the run, so receipt {evidence} is stale: {}",
+            check.id, e.message
+        ))
+        .hint(format!(
+            "repair the repository, then run `gate verify {}` again",
+            check.id
+        )));
+    }
     if changed {
         text.push_str(&format!(
             "{}: the sources changed during the run{}: this receipt is stale; run it again on still sources\n",

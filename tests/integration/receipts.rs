@@ -514,6 +514,46 @@ fn sources_changed_during_the_run_make_a_stale_receipt_and_exit_3() {
     assert_state(&repo, "passed", "a run on still sources");
 }
 
+/// Regression: a git error while taking the fingerprint after the run ended
+/// `gate verify` before it recorded the receipt: the run was lost. The
+/// receipt is recorded with the after fingerprint unavailable (stale, as a
+/// change during the run), and the error is reported: exit 3.
+#[test]
+fn a_git_error_after_the_run_still_records_the_receipt() {
+    let repo = receipts_repo("required");
+    let index = repo.path().join(".git/index");
+    let saved = std::fs::read(&index).unwrap();
+    edit_plan(
+        &repo,
+        &format!("command: \"{EXPORT_COMMAND}\""),
+        "command: \"sh check.sh && echo garbage > .git/index\"",
+    );
+    let out = verify_exits(&repo, "export-tests", 3);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("after the run"), "{}", show(&out));
+    let all = receipts(&repo, "export-tests");
+    assert_eq!(all.len(), 1, "the receipt is recorded: {}", show(&out));
+    assert_eq!(all[0]["exit_code"], 0);
+    assert!(
+        is_sha256(&all[0]["fingerprint_before"]["digest"]),
+        "{}",
+        all[0]
+    );
+    assert_eq!(all[0]["fingerprint_after"]["digest"], Value::Null);
+    assert_eq!(all[0]["fingerprint_after"]["unavailable"], "unreadable");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(all[0]["evidence"].as_str().unwrap()),
+        "{}",
+        show(&out)
+    );
+    std::fs::write(&index, saved).unwrap();
+    assert_state(
+        &repo,
+        "stale sources_changed_during_run",
+        "a run whose after fingerprint failed",
+    );
+}
+
 /// Regression: the paths a task touched were taken once, before the run,
 /// so a report the command wrote outside `sources` (and outside an ignored
 /// path) went unseen until the next status, which then called the receipt
