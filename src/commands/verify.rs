@@ -20,7 +20,7 @@ use super::{Ctx, Failure, err, out, task_ref};
 use crate::cli::VerifyArgs;
 use crate::clock::Timestamp;
 use crate::fingerprint::{self, Fingerprint};
-use crate::receipts::{PrintRecord, RECEIPT_SCHEMA, Receipt, RunMarker, Store};
+use crate::receipts::{self, PrintRecord, RECEIPT_SCHEMA, Receipt, RunMarker, Store};
 use crate::report::human;
 
 pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
@@ -49,23 +49,28 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     if let Some(t) = &task {
         out(&human::task_lines(&task_ref(t)));
     }
-    // The paths the task touched, now: computed again after the run, so a
-    // file the command creates or edits outside `sources` (an output not in
-    // an ignored path) shows as a change during the run, not later.
-    let touched_now = || -> Result<Vec<crate::path::RepoPath>, Failure> {
-        Ok(super::status::touched(&ctx, task.as_ref())?.for_sources(&ctx.repo, &check.sources)?)
-    };
     let store = Store::new(&ctx.repo.common_dir());
-    let print = |touched: &[crate::path::RepoPath]| {
-        let inputs = fingerprint::Inputs {
-            sources: &check.sources,
-            touched,
-            max_entries: policy.receipts.max_entries,
-            max_bytes: policy.receipts.max_bytes,
+    // The same keys and the same fingerprint as `gate status` reads them
+    // with, so what verify records is what status compares.
+    let worktree = worktree_key(&ctx);
+    let task_id = task.as_ref().map(|t| t.record.id.clone());
+    // The paths the task touched are listed again each time: after the run,
+    // a file the command creates or edits outside `sources` (an output not
+    // in an ignored path) shows as a change during the run, not later.
+    let fingerprint_now = || -> Result<Fingerprint, Failure> {
+        let touched = super::status::touched(&ctx, task.as_ref())?;
+        let rctx = receipts::Context {
+            repo: &ctx.repo,
+            store: &store,
+            plan: &plan,
+            policy: &policy,
+            worktree: &worktree,
+            task: task_id.as_deref(),
+            touched: &touched,
         };
-        fingerprint::fingerprint(&ctx.repo, &inputs, &store.cache_dir())
+        Ok(receipts::fingerprint_now(&rctx, check)?)
     };
-    let before = print(&touched_now()?)?;
+    let before = fingerprint_now()?;
     if let Fingerprint::Unavailable { reason, path } = &before {
         let at = path.as_ref().map(|p| format!(" ({p})")).unwrap_or_default();
         return Err(Failure::unknown(format!(
@@ -81,8 +86,6 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
         .ok()
         .and_then(|h| h.id())
         .map(|o| o.to_hex());
-    let worktree = ctx.root().to_string_lossy().into_owned();
-    let task_id = task.as_ref().map(|t| t.record.id.clone());
     let started = SystemTime::now();
     let started_ns = started
         .duration_since(UNIX_EPOCH)
@@ -111,7 +114,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     // The run happened: an error now must not lose its receipt. The after
     // fingerprint is then unavailable, so the receipt reads as a change
     // during the run (stale), and the error is reported once it is recorded.
-    let (after, after_failed) = match touched_now().and_then(|t| Ok(print(&t)?)) {
+    let (after, after_failed) = match fingerprint_now() {
         Ok(f) => (f, None),
         Err(e) => (
             Fingerprint::Unavailable {
@@ -314,7 +317,8 @@ fn nonce(started_ns: u128) -> String {
     crate::digest::sha256_hex(seed.as_bytes())[..12].to_string()
 }
 
-/// The status module needs the same worktree key receipts record.
+/// The work tree's key in receipts and running markers: `gate verify`
+/// records it, `gate status` (and the binding's evidence) match it.
 pub fn worktree_key(ctx: &Ctx) -> String {
     ctx.root().to_string_lossy().into_owned()
 }
