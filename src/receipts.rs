@@ -120,10 +120,6 @@ impl Store {
         }
     }
 
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
     fn receipts_dir(&self, check: &str) -> PathBuf {
         self.root.join("receipts").join(check)
     }
@@ -485,15 +481,6 @@ impl State {
             State::Running { .. } => 3,
             State::Missing => 4,
             State::Passed { .. } => 5,
-        }
-    }
-
-    pub fn evidence(&self) -> Option<&str> {
-        match self {
-            State::Passed { evidence }
-            | State::Failed { evidence, .. }
-            | State::Stale { evidence, .. } => Some(evidence),
-            _ => None,
         }
     }
 }
