@@ -4,10 +4,10 @@
 //!
 //! Storage, under `<common-dir>/gate/` (shared by linked worktrees):
 //!
-//! - `receipts/<check>/<started_ns>-<pid>-<nonce>.json` — one file per run,
+//! - `receipts/<check>/<started_ns>-<evidence>.json` — one file per run,
 //!   written once, atomically, never modified: append-only by construction,
 //!   so overlapping runs (same or different checks, several worktrees) lose
-//!   and tear nothing;
+//!   and tear nothing; the name orders attempts without reading them;
 //! - `running/<check>/<pid>-<nonce>.json` — present while a run is under way,
 //!   with an OS lock held by the running process: a live run holds the lock, a
 //!   dead run's leftover does not;
@@ -15,7 +15,11 @@
 //!
 //! Which receipts count: those of this worktree and this task (source C:
 //! "matching goal, workspace, contract and source content"). The latest
-//! attempt — the one started last — decides.
+//! attempt — the one started last — decides. Files are read newest first
+//! and only until this worktree's and task's latest is found; a file that
+//! cannot be read on the way (torn, corrupt, or written by a newer gate)
+//! may be that latest attempt — whose it is cannot be told — so it makes
+//! the state unknown rather than let an older receipt decide.
 
 use std::fs;
 use std::io;
@@ -116,10 +120,6 @@ impl Store {
         }
     }
 
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
     fn receipts_dir(&self, check: &str) -> PathBuf {
         self.root.join("receipts").join(check)
     }
@@ -148,33 +148,43 @@ impl Store {
         Ok(path)
     }
 
-    /// Every readable receipt of `check`, oldest attempt first; unreadable
-    /// files are returned as their errors so they are reported, not skipped.
-    pub fn receipts(&self, check: &str) -> Result<(Vec<Receipt>, Vec<String>), FsError> {
+    /// The receipt files of `check`, newest attempt first, each read only
+    /// when the iterator reaches it.
+    ///
+    /// The order comes from the names (`<started_ns>-<evidence>.json`, as
+    /// [`Store::record`] writes them), so finding the latest attempt reads
+    /// no older file. A name that does not start with a start time comes
+    /// first: it cannot be shown to be older than anything.
+    pub fn newest_first(
+        &self,
+        check: &str,
+    ) -> Result<impl Iterator<Item = ReceiptFile> + use<>, FsError> {
         let dir = self.receipts_dir(check);
+        let mut files = Vec::new();
         let entries = match fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
+            Ok(e) => Some(e),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(FsError::new(&dir, "list", e)),
         };
-        let mut out = Vec::new();
-        let mut bad = Vec::new();
-        for entry in entries {
+        for entry in entries.into_iter().flatten() {
             let entry = entry.map_err(|e| FsError::new(&dir, "list", e))?;
             let path = entry.path();
             if path.extension().and_then(|e| e.to_str()) != Some("json") {
                 continue; // temporary files of a write in progress
             }
-            let parsed = fs::read(&path)
-                .map_err(|e| e.to_string())
-                .and_then(|b| serde_json::from_slice::<Receipt>(&b).map_err(|e| e.to_string()));
-            match parsed {
-                Ok(r) => out.push(r),
-                Err(e) => bad.push(format!("{}: {e}", path.display())),
-            }
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let started_ns = name
+                .split_once('-')
+                .and_then(|(ns, _)| ns.bytes().all(|b| b.is_ascii_digit()).then_some(ns))
+                .and_then(|ns| ns.parse::<u128>().ok());
+            files.push((started_ns, name, path));
         }
-        out.sort_by(|a, b| (a.started_ns, &a.evidence).cmp(&(b.started_ns, &b.evidence)));
-        Ok((out, bad))
+        // Newest first: unordered names, then by start, then by evidence
+        // (the rest of the name) as `state` breaks ties.
+        files.sort_by(|a, b| (b.0.is_none(), b.0, &b.1).cmp(&(a.0.is_none(), a.0, &a.1)));
+        Ok(files
+            .into_iter()
+            .map(|(started_ns, _, path)| ReceiptFile::read(path, started_ns)))
     }
 
     /// Mark a run as under way; the marker's lock is held until the guard drops.
@@ -253,6 +263,99 @@ impl Store {
             }
         }
         live
+    }
+}
+
+/// One receipt file, read: the receipt, or why it cannot be trusted.
+#[derive(Debug, Clone)]
+pub struct ReceiptFile {
+    pub path: PathBuf,
+    /// The start its name gives, `None` when the name has none.
+    pub started_ns: Option<u128>,
+    pub receipt: Result<Receipt, String>,
+}
+
+impl ReceiptFile {
+    /// Read and decode the file at `path`, named with `started_ns`. A
+    /// receipt of another schema, or whose start disagrees with its name,
+    /// is unreadable too: this gate cannot order or judge it.
+    fn read(path: PathBuf, started_ns: Option<u128>) -> ReceiptFile {
+        let receipt = fs::read(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|b| serde_json::from_slice::<Receipt>(&b).map_err(|e| e.to_string()))
+            .and_then(|r| {
+                if r.schema != RECEIPT_SCHEMA {
+                    Err(format!("schema {:?}, not {RECEIPT_SCHEMA:?}", r.schema))
+                } else if Some(r.started_ns) != started_ns {
+                    Err(format!(
+                        "started_ns {} does not match the file name",
+                        r.started_ns
+                    ))
+                } else {
+                    Ok(r)
+                }
+            });
+        ReceiptFile {
+            path,
+            started_ns,
+            receipt,
+        }
+    }
+}
+
+/// A receipt file that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreadable {
+    pub path: String,
+    /// The start its name gives, `None` when the name has none.
+    pub started_ns: Option<u128>,
+    pub error: String,
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.error)
+    }
+}
+
+/// Which receipt decides, as [`select`] found it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// The newest receipt that applies (this worktree's and task's).
+    pub latest: Option<Receipt>,
+    /// The files newer than `latest` (every file, without one) that could
+    /// not be read, newest first. Whose they are cannot be told, so any of
+    /// them may be the latest attempt.
+    pub unreadable: Vec<Unreadable>,
+}
+
+/// Find the latest receipt that `applies` among `newest_first` (as
+/// [`Store::newest_first`] gives them), reading no further than it. Pure
+/// but for the iterator.
+pub fn select(
+    newest_first: impl IntoIterator<Item = ReceiptFile>,
+    applies: impl Fn(&Receipt) -> bool,
+) -> Selection {
+    let mut unreadable = Vec::new();
+    for file in newest_first {
+        match file.receipt {
+            Ok(r) if applies(&r) => {
+                return Selection {
+                    latest: Some(r),
+                    unreadable,
+                };
+            }
+            Ok(_) => {}
+            Err(error) => unreadable.push(Unreadable {
+                path: file.path.display().to_string(),
+                started_ns: file.started_ns,
+                error,
+            }),
+        }
+    }
+    Selection {
+        latest: None,
+        unreadable,
     }
 }
 
@@ -380,39 +483,33 @@ impl State {
             State::Passed { .. } => 5,
         }
     }
-
-    pub fn evidence(&self) -> Option<&str> {
-        match self {
-            State::Passed { evidence }
-            | State::Failed { evidence, .. }
-            | State::Stale { evidence, .. } => Some(evidence),
-            _ => None,
-        }
-    }
 }
 
-/// Derive a check's state: `receipts` are this worktree's and task's, oldest
-/// first; `live` the runs under way; `contract` the check's contract digest
-/// now; `now` its fingerprint now. Pure.
+/// Derive a check's state: `selection` is this worktree's and task's
+/// latest receipt and the unreadable files newer than it; `live` the runs
+/// under way; `contract` the check's contract digest now; `now` its
+/// fingerprint now. Pure.
 ///
-/// A live run started after the latest receipt is `running`. Otherwise an
-/// unavailable fingerprint now is `unknown` whatever the receipts say: no
-/// receipt can be fresh, and `gate verify` could not make one (so `missing`
-/// would point at a run that cannot help). Then the latest receipt decides:
-/// `stale` (contract, sources during the run, sources since), else `failed`
-/// or `passed`.
+/// A live run started after the latest receipt and after every newer
+/// unreadable file is `running`. Otherwise an unavailable fingerprint now
+/// is `unknown` whatever the receipts say: no receipt can be fresh, and
+/// `gate verify` could not make one (so `missing` would point at a run that
+/// cannot help). So is a newer receipt file that cannot be read: it may be
+/// the latest attempt, and an older receipt must not decide in its place.
+/// Then the latest receipt decides: `stale` (contract, sources during the
+/// run, sources since), else `failed` or `passed`.
 pub fn state(
-    receipts: &[&Receipt],
+    selection: &Selection,
     live: &[RunMarker],
     contract: &str,
     now: &Fingerprint,
 ) -> State {
-    let latest = receipts
-        .iter()
-        .max_by_key(|r| (r.started_ns, r.evidence.as_str()));
+    let latest = selection.latest.as_ref();
+    let newest_unreadable = selection.unreadable.first();
     let latest_live = live.iter().map(|m| m.started_ns).max();
     if let Some(since_ns) = latest_live
         && latest.is_none_or(|r| since_ns > r.started_ns)
+        && newest_unreadable.is_none_or(|u| u.started_ns.is_some_and(|ns| since_ns > ns))
     {
         return State::Running { since_ns };
     }
@@ -426,6 +523,16 @@ pub fn state(
         }
         Fingerprint::Available { digest, .. } => digest,
     };
+    if let Some(u) = newest_unreadable {
+        return State::Unknown {
+            cause: UnknownCause::InputUnreadable,
+            reason: format!(
+                "a receipt that may be the latest attempt could not be read: {}",
+                u.error
+            ),
+            path: Some(u.path.clone()),
+        };
+    }
     let Some(r) = latest else {
         return State::Missing;
     };
@@ -493,6 +600,35 @@ mod tests {
         }
     }
 
+    /// A receipt file as [`Store::newest_first`] gives it.
+    fn file(r: &Receipt) -> ReceiptFile {
+        ReceiptFile {
+            path: PathBuf::from(format!("{}-{}.json", r.started_ns, r.evidence)),
+            started_ns: Some(r.started_ns),
+            receipt: Ok(r.clone()),
+        }
+    }
+
+    fn unreadable(ns: u128) -> ReceiptFile {
+        ReceiptFile {
+            path: PathBuf::from(format!("{ns}-ev-bad.json")),
+            started_ns: Some(ns),
+            receipt: Err("torn".into()),
+        }
+    }
+
+    /// [`state`] over `receipts` (oldest first, all this worktree's and
+    /// task's), selected as `evaluate` selects them.
+    fn decide(
+        receipts: &[&Receipt],
+        live: &[RunMarker],
+        contract: &str,
+        now: &Fingerprint,
+    ) -> State {
+        let files = receipts.iter().rev().map(|r| file(r));
+        state(&select(files, |_| true), live, contract, now)
+    }
+
     fn avail(d: &str) -> Fingerprint {
         Fingerprint::Available {
             digest: d.into(),
@@ -506,12 +642,12 @@ mod tests {
         let pass = receipt(1, 0, "a", "a");
         let fail = receipt(2, 1, "a", "a");
         assert_eq!(
-            state(&[&pass, &fail], &[], "k", &avail("a")).name(),
+            decide(&[&pass, &fail], &[], "k", &avail("a")).name(),
             "failed"
         );
         let pass2 = receipt(3, 0, "a", "a");
         assert_eq!(
-            state(&[&pass, &fail, &pass2], &[], "k", &avail("a")).name(),
+            decide(&[&pass, &fail, &pass2], &[], "k", &avail("a")).name(),
             "passed"
         );
     }
@@ -520,14 +656,14 @@ mod tests {
     fn staleness_reasons() {
         let r = receipt(1, 0, "a", "a");
         assert_eq!(
-            state(&[&r], &[], "other", &avail("a")),
+            decide(&[&r], &[], "other", &avail("a")),
             State::Stale {
                 evidence: "ev-1".into(),
                 why: Staleness::ContractChanged
             }
         );
         assert_eq!(
-            state(&[&r], &[], "k", &avail("b")),
+            decide(&[&r], &[], "k", &avail("b")),
             State::Stale {
                 evidence: "ev-1".into(),
                 why: Staleness::SourcesChanged
@@ -535,7 +671,7 @@ mod tests {
         );
         let during = receipt(1, 0, "a", "b");
         assert_eq!(
-            state(&[&during], &[], "k", &avail("b")),
+            decide(&[&during], &[], "k", &avail("b")),
             State::Stale {
                 evidence: "ev-1".into(),
                 why: Staleness::SourcesChangedDuringRun
@@ -543,7 +679,7 @@ mod tests {
         );
         // Stale outranks failed.
         let failed = receipt(1, 1, "a", "a");
-        assert_eq!(state(&[&failed], &[], "k", &avail("b")).name(), "stale");
+        assert_eq!(decide(&[&failed], &[], "k", &avail("b")).name(), "stale");
     }
 
     #[test]
@@ -555,27 +691,27 @@ mod tests {
             worktree: "/w".into(),
             task: None,
         };
-        assert_eq!(state(&[], &[], "k", &avail("a")), State::Missing);
+        assert_eq!(decide(&[], &[], "k", &avail("a")), State::Missing);
         assert_eq!(
-            state(&[], std::slice::from_ref(&live), "k", &avail("a")).name(),
+            decide(&[], std::slice::from_ref(&live), "k", &avail("a")).name(),
             "running"
         );
         let older = receipt(9, 0, "a", "a");
         assert_eq!(
-            state(&[&older], std::slice::from_ref(&live), "k", &avail("a")).name(),
+            decide(&[&older], std::slice::from_ref(&live), "k", &avail("a")).name(),
             "passed"
         );
         let unavailable = Fingerprint::Unavailable {
             reason: crate::fingerprint::Unavailable::Symlink,
             path: None,
         };
-        assert_eq!(state(&[&older], &[], "k", &unavailable).name(), "unknown");
+        assert_eq!(decide(&[&older], &[], "k", &unavailable).name(), "unknown");
         // Unknown outranks missing, stale and failed: nothing can be fresh.
-        assert_eq!(state(&[], &[], "k", &unavailable).name(), "unknown");
-        assert_eq!(state(&[&older], &[], "k2", &unavailable).name(), "unknown");
+        assert_eq!(decide(&[], &[], "k", &unavailable).name(), "unknown");
+        assert_eq!(decide(&[&older], &[], "k2", &unavailable).name(), "unknown");
         // …but a live run is still running.
         assert_eq!(
-            state(&[], std::slice::from_ref(&live), "k", &unavailable).name(),
+            decide(&[], std::slice::from_ref(&live), "k", &unavailable).name(),
             "running"
         );
     }
@@ -616,6 +752,112 @@ mod tests {
         assert_eq!(store.live_runs("c"), []);
     }
 
+    /// Regression: an unreadable file was set aside and the latest readable
+    /// receipt decided, so a corrupt newest attempt let an older pass stand.
+    #[test]
+    fn a_newer_unreadable_receipt_is_unknown_never_an_older_pass() {
+        let pass = receipt(1, 0, "a", "a");
+        let sel = select([unreadable(2), file(&pass)], |_| true);
+        assert_eq!(sel.latest.as_ref(), Some(&pass));
+        assert_eq!(
+            state(&sel, &[], "k", &avail("a")),
+            State::Unknown {
+                cause: UnknownCause::InputUnreadable,
+                reason: "a receipt that may be the latest attempt could not be read: torn".into(),
+                path: Some("2-ev-bad.json".into()),
+            }
+        );
+        // Whose it is cannot be told: another worktree's readable receipt
+        // in between changes nothing.
+        let mut theirs = receipt(3, 0, "a", "a");
+        theirs.worktree = "/other".into();
+        let sel = select([file(&theirs), unreadable(2), file(&pass)], |r| {
+            r.worktree == "/w"
+        });
+        assert_eq!(state(&sel, &[], "k", &avail("a")).name(), "unknown");
+        // Without any readable receipt: unknown, not missing.
+        let sel = select([unreadable(2)], |_| true);
+        assert_eq!(state(&sel, &[], "k", &avail("a")).name(), "unknown");
+        // A name without a start cannot be shown older: it counts as newest.
+        let nameless = ReceiptFile {
+            path: PathBuf::from("junk.json"),
+            started_ns: None,
+            receipt: Err("no start in the name".into()),
+        };
+        let sel = select([nameless, file(&pass)], |_| true);
+        assert_eq!(state(&sel, &[], "k", &avail("a")).name(), "unknown");
+        // An unreadable file older than the latest receipt is never read.
+        let newer = receipt(3, 0, "a", "a");
+        let mut read = 0;
+        let files = [file(&newer), unreadable(2), file(&pass)]
+            .into_iter()
+            .inspect(|_| read += 1);
+        let sel = select(files, |_| true);
+        assert_eq!(read, 1);
+        assert!(sel.unreadable.is_empty());
+        assert_eq!(state(&sel, &[], "k", &avail("a")).name(), "passed");
+    }
+
+    #[test]
+    fn a_live_run_after_an_unreadable_receipt_is_running() {
+        let pass = receipt(1, 0, "a", "a");
+        let sel = select([unreadable(5), file(&pass)], |_| true);
+        let live = |started_ns| RunMarker {
+            pid: 1,
+            nonce: "n".into(),
+            started_ns,
+            worktree: "/w".into(),
+            task: None,
+        };
+        assert_eq!(state(&sel, &[live(6)], "k", &avail("a")).name(), "running");
+        assert_eq!(state(&sel, &[live(4)], "k", &avail("a")).name(), "unknown");
+    }
+
+    /// The store orders by name, newest first, and reads a file only when
+    /// asked; a receipt it cannot order or judge is unreadable.
+    #[test]
+    fn the_store_lists_newest_first_by_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        for ns in [9, 10, 100] {
+            store.record(&receipt(ns, 0, "a", "a")).unwrap();
+        }
+        let dir = tmp.path().join("gate/receipts/c");
+        fs::write(dir.join("junk.json"), "{}").unwrap();
+        fs::write(dir.join(".100-ev-x.json.tmp"), "").unwrap();
+        // Named 11, says 12.
+        let mut liar = receipt(12, 0, "a", "a");
+        fs::write(
+            dir.join("11-ev-12.json"),
+            serde_json::to_vec(&liar).unwrap(),
+        )
+        .unwrap();
+        liar.started_ns = 13;
+        liar.schema = "gate.receipt/2".into();
+        fs::write(
+            dir.join("13-ev-13.json"),
+            serde_json::to_vec(&liar).unwrap(),
+        )
+        .unwrap();
+        let got: Vec<(Option<u128>, bool)> = store
+            .newest_first("c")
+            .unwrap()
+            .map(|f| (f.started_ns, f.receipt.is_ok()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (None, false),
+                (Some(100), true),
+                (Some(13), false),
+                (Some(11), false),
+                (Some(10), true),
+                (Some(9), true),
+            ]
+        );
+        assert_eq!(store.newest_first("none").unwrap().count(), 0);
+    }
+
     #[test]
     fn an_after_fingerprint_that_became_unavailable_is_a_change_during_the_run() {
         let mut r = receipt(1, 0, "a", "a");
@@ -624,7 +866,7 @@ mod tests {
             path: None,
         });
         assert_eq!(
-            state(&[&r], &[], "k", &avail("a")),
+            decide(&[&r], &[], "k", &avail("a")),
             State::Stale {
                 evidence: "ev-1".into(),
                 why: Staleness::SourcesChangedDuringRun
@@ -633,7 +875,7 @@ mod tests {
         let mut r = receipt(1, 0, "a", "a");
         r.fingerprint_before.digest = None;
         assert_eq!(
-            state(&[&r], &[], "k", &avail("a")),
+            decide(&[&r], &[], "k", &avail("a")),
             State::Stale {
                 evidence: "ev-1".into(),
                 why: Staleness::NoFingerprint
@@ -699,7 +941,8 @@ pub fn dependent_checks(served: &[Served]) -> Vec<String> {
 pub struct CheckStatus {
     pub check: String,
     pub state: State,
-    /// Receipt files that could not be read (reported, never trusted).
+    /// Receipt files newer than `latest` that could not be read (reported,
+    /// never trusted): `path: error`.
     pub unreadable: Vec<String>,
     /// The latest counted receipt, when there is one.
     pub latest: Option<Receipt>,
@@ -769,8 +1012,8 @@ fn evaluate_one(ctx: &Context, id: &str) -> CheckStatus {
         .into_iter()
         .filter(|m| mine_only(&m.worktree, m.task.as_deref()))
         .collect();
-    let (all, unreadable) = match ctx.store.receipts(id) {
-        Ok(r) => r,
+    let files = match ctx.store.newest_first(id) {
+        Ok(f) => f,
         Err(e) => {
             return unknown(
                 UnknownCause::InputUnreadable,
@@ -780,14 +1023,8 @@ fn evaluate_one(ctx: &Context, id: &str) -> CheckStatus {
             );
         }
     };
-    let mine: Vec<&Receipt> = all
-        .iter()
-        .filter(|r| mine_only(&r.worktree, r.task.as_deref()))
-        .collect();
-    let latest = mine
-        .iter()
-        .max_by_key(|r| (r.started_ns, r.evidence.as_str()))
-        .map(|r| (*r).clone());
+    let selection = select(files, |r| mine_only(&r.worktree, r.task.as_deref()));
+    let unreadable = selection.unreadable.iter().map(|u| u.to_string()).collect();
     let now = match fingerprint_now(ctx, check) {
         Ok(f) => f,
         Err(e) => {
@@ -795,15 +1032,15 @@ fn evaluate_one(ctx: &Context, id: &str) -> CheckStatus {
                 UnknownCause::InputUnreadable,
                 format!("the sources could not be listed: {e}"),
                 unreadable,
-                latest,
+                selection.latest,
             );
         }
     };
     CheckStatus {
         check: id.to_string(),
-        state: state(&mine, &live, &check.contract_digest(), &now),
+        state: state(&selection, &live, &check.contract_digest(), &now),
         unreadable,
-        latest,
+        latest: selection.latest,
     }
 }
 

@@ -171,12 +171,22 @@ fn finding(s: &CheckStatus) -> Option<Finding> {
         State::Unknown {
             cause: UnknownCause::InputUnreadable,
             reason,
-            ..
+            path: None,
         } => (
             "input_unreadable",
             true,
             format!("the state of {id} could not be read: {reason}"),
             "repair the repository or the receipts store, then check again".into(),
+        ),
+        State::Unknown {
+            cause: UnknownCause::InputUnreadable,
+            reason,
+            path: Some(file),
+        } => (
+            "input_unreadable",
+            true,
+            format!("the state of {id} could not be read: {reason} ({file})"),
+            format!("repair or remove that receipt (a newer gate may have written it), or {verify} again"),
         ),
         State::Unknown {
             cause: UnknownCause::FingerprintUnavailable,
@@ -355,10 +365,18 @@ fn render(task: Option<&crate::report::TaskRef>, standing: &Standing, code: i32)
             State::Stale { evidence, why } => format!("{} · {evidence}", why.as_str()),
             State::Running { .. } => "a run is under way".into(),
             State::Missing => format!("no receipt: `gate verify {}`", c.check),
-            State::Unknown { reason, path, .. } => {
+            State::Unknown {
+                cause,
+                reason,
+                path,
+            } => {
+                // A stable reason reads as words; a message stays as it is.
+                let reason = match cause {
+                    UnknownCause::InputUnreadable => reason.clone(),
+                    _ => reason.replace('_', " "),
+                };
                 format!(
-                    "{}{}",
-                    reason.replace('_', " "),
+                    "{reason}{}",
                     path.as_ref().map(|p| format!(" ({p})")).unwrap_or_default()
                 )
             }

@@ -5,19 +5,22 @@
 //! after the run.
 //!
 //! Exit: 0 the check passed, 1 it failed, 3 no fresh receipt could be made
-//! (the fingerprint is unavailable, or the sources changed during the run).
+//! (the fingerprint is unavailable, the sources changed during the run, or
+//! git failed while fingerprinting them after it: the receipt is recorded,
+//! stale, and the error reported).
 
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::{Ctx, Failure, err, out, task_ref};
 use crate::cli::VerifyArgs;
 use crate::clock::Timestamp;
 use crate::fingerprint::{self, Fingerprint};
-use crate::receipts::{PrintRecord, RECEIPT_SCHEMA, Receipt, RunMarker, Store};
+use crate::receipts::{self, PrintRecord, RECEIPT_SCHEMA, Receipt, RunMarker, Store};
 use crate::report::human;
 
 pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
@@ -46,23 +49,28 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     if let Some(t) = &task {
         out(&human::task_lines(&task_ref(t)));
     }
-    // The paths the task touched, now: computed again after the run, so a
-    // file the command creates or edits outside `sources` (an output not in
-    // an ignored path) shows as a change during the run, not later.
-    let touched_now = || -> Result<Vec<crate::path::RepoPath>, Failure> {
-        Ok(super::status::touched(&ctx, task.as_ref())?.for_sources(&ctx.repo, &check.sources)?)
-    };
     let store = Store::new(&ctx.repo.common_dir());
-    let print = |touched: &[crate::path::RepoPath]| {
-        let inputs = fingerprint::Inputs {
-            sources: &check.sources,
-            touched,
-            max_entries: policy.receipts.max_entries,
-            max_bytes: policy.receipts.max_bytes,
+    // The same keys and the same fingerprint as `gate status` reads them
+    // with, so what verify records is what status compares.
+    let worktree = worktree_key(&ctx);
+    let task_id = task.as_ref().map(|t| t.record.id.clone());
+    // The paths the task touched are listed again each time: after the run,
+    // a file the command creates or edits outside `sources` (an output not
+    // in an ignored path) shows as a change during the run, not later.
+    let fingerprint_now = || -> Result<Fingerprint, Failure> {
+        let touched = super::status::touched(&ctx, task.as_ref())?;
+        let rctx = receipts::Context {
+            repo: &ctx.repo,
+            store: &store,
+            plan: &plan,
+            policy: &policy,
+            worktree: &worktree,
+            task: task_id.as_deref(),
+            touched: &touched,
         };
-        fingerprint::fingerprint(&ctx.repo, &inputs, &store.cache_dir())
+        Ok(receipts::fingerprint_now(&rctx, check)?)
     };
-    let before = print(&touched_now()?)?;
+    let before = fingerprint_now()?;
     if let Fingerprint::Unavailable { reason, path } = &before {
         let at = path.as_ref().map(|p| format!(" ({p})")).unwrap_or_default();
         return Err(Failure::unknown(format!(
@@ -78,8 +86,6 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
         .ok()
         .and_then(|h| h.id())
         .map(|o| o.to_hex());
-    let worktree = ctx.root().to_string_lossy().into_owned();
-    let task_id = task.as_ref().map(|t| t.record.id.clone());
     let started = SystemTime::now();
     let started_ns = started
         .duration_since(UNIX_EPOCH)
@@ -105,7 +111,19 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     let (exit_code, signal) =
         run_command(ctx.root(), &check.command, &check.id, &evidence, &log_path)?;
     let ended_at = Timestamp::now();
-    let after = print(&touched_now()?)?;
+    // The run happened: an error now must not lose its receipt. The after
+    // fingerprint is then unavailable, so the receipt reads as a change
+    // during the run (stale), and the error is reported once it is recorded.
+    let (after, after_failed) = match fingerprint_now() {
+        Ok(f) => (f, None),
+        Err(e) => (
+            Fingerprint::Unavailable {
+                reason: fingerprint::Unavailable::Unreadable(e.message.clone()),
+                path: None,
+            },
+            Some(e),
+        ),
+    };
     let receipt = Receipt {
         schema: RECEIPT_SCHEMA.into(),
         evidence: evidence.clone(),
@@ -134,6 +152,17 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     };
     let mut text = format!("{}: {outcome} · receipt {evidence}\n", check.id);
     let changed = receipt.fingerprint_before.digest != receipt.fingerprint_after.digest;
+    if let Some(e) = after_failed {
+        out(&text);
+        return Err(Failure::unknown(format!(
+            "{}: the sources could not be fingerprinted after the run, so receipt {evidence} is stale: {}",
+            check.id, e.message
+        ))
+        .hint(format!(
+            "repair the repository, then run `gate verify {}` again",
+            check.id
+        )));
+    }
     if changed {
         text.push_str(&format!(
             "{}: the sources changed during the run{}: this receipt is stale; run it again on still sources\n",
@@ -154,8 +183,18 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     })
 }
 
+/// How long output may still come once the command has exited: what its
+/// last writes left in the pipes, or a short-lived child's.
+const OUTPUT_GRACE: Duration = Duration::from_secs(2);
+
 /// Run `sh -c command` at `root`, copying its stdout and stderr to ours and to
 /// the log as they come. Returns the exit code, or the signal that ended it.
+///
+/// The output closes only when every process holding it has exited, and a
+/// background process the command left running (`server &`) may hold it
+/// for ever. So once the command has exited, the copying gets
+/// [`OUTPUT_GRACE`] to finish; after that it stops (the log says so) and is
+/// left to end with gate, and the run is recorded.
 fn run_command(
     root: &Path,
     command: &str,
@@ -183,33 +222,78 @@ fn run_command(
         .map_err(|e| Failure::unknown(format!("cannot start sh -c {command:?}: {e}")))?;
     let stdout = child.stdout.take().expect("stdout was piped");
     let stderr = child.stderr.take().expect("stderr was piped");
-    let (log_out, log_err) = (Arc::clone(&log), Arc::clone(&log));
-    let copy_out = std::thread::spawn(move || tee(stdout, std::io::stdout(), &log_out));
-    let copy_err = std::thread::spawn(move || tee(stderr, std::io::stderr(), &log_err));
+    let capturing = Arc::new(AtomicBool::new(true));
+    let (closed, copies_closed) = mpsc::channel();
+    spawn_tee(stdout, std::io::stdout(), &log, &capturing, &closed);
+    spawn_tee(stderr, std::io::stderr(), &log, &capturing, &closed);
     let status = child
         .wait()
         .map_err(|e| Failure::unknown(format!("waiting for the check: {e}")))?;
-    let _ = copy_out.join();
-    let _ = copy_err.join();
-    if let Ok(file) = log.lock() {
-        let _ = file.sync_all();
+    let deadline = Instant::now() + OUTPUT_GRACE;
+    let mut open = 2;
+    while open > 0
+        && copies_closed
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .is_ok()
+    {
+        open -= 1;
     }
+    let mut file = log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if open > 0 {
+        // Under the log's lock: no copy writes to the log after this note.
+        capturing.store(false, Ordering::SeqCst);
+        let note = format!(
+            "[gate] the command has exited, but a process it left running still holds its output open; output more than {} s after the exit is not captured\n",
+            OUTPUT_GRACE.as_secs()
+        );
+        let _ = file.write_all(note.as_bytes());
+        err(&format!("{check}: {note}"));
+    }
+    let _ = file.sync_all();
+    drop(file);
     use std::os::unix::process::ExitStatusExt;
     Ok((status.code(), status.signal()))
 }
 
-/// Copy a child's stream to one of ours and to the log until it closes.
-fn tee(mut from: impl Read, mut to: impl Write, log: &Mutex<std::fs::File>) {
+/// [`tee`] on a thread of its own, saying on `closed` when it is done. Never
+/// joined: a stream a background process holds open may never close.
+fn spawn_tee(
+    from: impl Read + Send + 'static,
+    to: impl Write + Send + 'static,
+    log: &Arc<Mutex<std::fs::File>>,
+    capturing: &Arc<AtomicBool>,
+    closed: &mpsc::Sender<()>,
+) {
+    let (log, capturing, closed) = (Arc::clone(log), Arc::clone(capturing), closed.clone());
+    std::thread::spawn(move || {
+        tee(from, to, &log, &capturing);
+        let _ = closed.send(());
+    });
+}
+
+/// Copy a child's stream to one of ours and to the log until it closes, or
+/// until `capturing` is cleared.
+fn tee(
+    mut from: impl Read,
+    mut to: impl Write,
+    log: &Mutex<std::fs::File>,
+    capturing: &AtomicBool,
+) {
     let mut buf = [0u8; 8192];
     loop {
         let n = match from.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        let _ = to.write_all(&buf[..n]).and_then(|()| to.flush());
-        if let Ok(mut file) = log.lock() {
-            let _ = file.write_all(&buf[..n]);
+        if !capturing.load(Ordering::SeqCst) {
+            break;
         }
+        let _ = to.write_all(&buf[..n]).and_then(|()| to.flush());
+        let mut file = log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !capturing.load(Ordering::SeqCst) {
+            break;
+        }
+        let _ = file.write_all(&buf[..n]);
     }
 }
 
@@ -233,7 +317,8 @@ fn nonce(started_ns: u128) -> String {
     crate::digest::sha256_hex(seed.as_bytes())[..12].to_string()
 }
 
-/// The status module needs the same worktree key receipts record.
+/// The work tree's key in receipts and running markers: `gate verify`
+/// records it, `gate status` (and the binding's evidence) match it.
 pub fn worktree_key(ctx: &Ctx) -> String {
     ctx.root().to_string_lossy().into_owned()
 }

@@ -46,6 +46,8 @@ const VERSION: u32 = 1;
 const FIXED: usize = 4 + 8 + 8 + 4 + 8 + 4 + 8 + 8 + 4 + 32;
 /// Most entries kept: entries of other checks' files are carried over, up
 /// to this many, so that checks sharing a work tree do not evict each other.
+/// A run's own entries are all kept, however many (`receipts.max_entries`
+/// bounds them), and load as saved.
 const MAX_ENTRIES: usize = 200_000;
 
 /// A file-system timestamp.
@@ -183,7 +185,9 @@ fn parse(bytes: Vec<u8>, workdir: &[u8], written: Time) -> Option<Cache> {
         return None;
     }
     let count = usize::try_from(r.u64()?).ok()?;
-    if count > MAX_ENTRIES || count > body.len() / FIXED {
+    // Bounds the allocation below by the file's size. No cap on the count:
+    // `save` caps only what it carries over, never a run's own entries.
+    if count > body.len() / FIXED {
         return None;
     }
     let mut starts = Vec::with_capacity(count);
@@ -485,6 +489,23 @@ mod tests {
             got,
             [(b"a".to_vec(), 1), (b"b".to_vec(), 2), (b"c".to_vec(), 4)]
         );
+    }
+
+    /// Regression: `save` writes every entry of a run even beyond
+    /// MAX_ENTRIES (it caps only what it carries over), but `parse`
+    /// rejected more than MAX_ENTRIES, so such a cache was written on
+    /// every run and never used.
+    #[test]
+    fn a_cache_above_the_carry_cap_loads_as_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("c");
+        let s = stat(1, t(1, 0), t(1, 0));
+        let paths: Vec<String> = (0..=MAX_ENTRIES).map(|i| format!("{i:07}")).collect();
+        let entries: Vec<Entry<'_>> = paths.iter().map(|p| entry(p.as_bytes(), s, 1)).collect();
+        assert!(save(&file, b"/w", t(9, 0), &entries, None));
+        let cache = load(&file, b"/w").expect("what save writes, load reads");
+        assert_eq!(cache.len(), MAX_ENTRIES + 1);
+        assert_eq!(cache.trusted(MAX_ENTRIES, &s), Some([1; 32]));
     }
 
     #[test]

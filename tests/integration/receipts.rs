@@ -425,6 +425,45 @@ fn verify_exits_by_the_checks_outcome() {
     assert_eq!(ran(&repo), before);
 }
 
+/// Regression: `gate verify` copied the command's output until it closed,
+/// and a background process the command left running holds it open: verify
+/// hung after the command had exited, with no receipt, until that process
+/// ended.
+#[test]
+fn a_background_process_left_running_does_not_hold_verify() {
+    let repo = receipts_repo("required");
+    edit_plan(
+        &repo,
+        &format!("command: \"{EXPORT_COMMAND}\""),
+        "command: \"sleep 20 & echo $! > ctl/background; echo done\"",
+    );
+    let started = Instant::now();
+    let out = verify_exits(&repo, "export-tests", 0);
+    let took = started.elapsed();
+    // Not ours to leave behind.
+    if let Ok(pid) = std::fs::read_to_string(repo.path().join("ctl/background")) {
+        let _ = Command::new("kill").arg(pid.trim()).status();
+    }
+    assert!(
+        took < Duration::from_secs(15),
+        "verify took {took:?}: {}",
+        show(&out)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("done"),
+        "{}",
+        show(&out)
+    );
+    let all = receipts(&repo, "export-tests");
+    assert_eq!(all.len(), 1, "the receipt is recorded");
+    assert_eq!(all[0]["exit_code"], 0);
+    let log =
+        std::fs::read_to_string(gate_dir(&repo).join(all[0]["log"].as_str().unwrap())).unwrap();
+    assert!(log.starts_with("done\n"), "{log}");
+    assert!(log.contains("is not captured"), "{log}");
+    assert_state(&repo, "passed", "a run that left a process behind");
+}
+
 #[test]
 fn an_unavailable_fingerprint_never_starts_the_command() {
     let repo = receipts_repo("required");
@@ -473,6 +512,46 @@ fn sources_changed_during_the_run_make_a_stale_receipt_and_exit_3() {
     std::fs::remove_file(repo.path().join("ctl/edit")).unwrap();
     verify_exits(&repo, "export-tests", 0);
     assert_state(&repo, "passed", "a run on still sources");
+}
+
+/// Regression: a git error while taking the fingerprint after the run ended
+/// `gate verify` before it recorded the receipt: the run was lost. The
+/// receipt is recorded with the after fingerprint unavailable (stale, as a
+/// change during the run), and the error is reported: exit 3.
+#[test]
+fn a_git_error_after_the_run_still_records_the_receipt() {
+    let repo = receipts_repo("required");
+    let index = repo.path().join(".git/index");
+    let saved = std::fs::read(&index).unwrap();
+    edit_plan(
+        &repo,
+        &format!("command: \"{EXPORT_COMMAND}\""),
+        "command: \"sh check.sh && echo garbage > .git/index\"",
+    );
+    let out = verify_exits(&repo, "export-tests", 3);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("after the run"), "{}", show(&out));
+    let all = receipts(&repo, "export-tests");
+    assert_eq!(all.len(), 1, "the receipt is recorded: {}", show(&out));
+    assert_eq!(all[0]["exit_code"], 0);
+    assert!(
+        is_sha256(&all[0]["fingerprint_before"]["digest"]),
+        "{}",
+        all[0]
+    );
+    assert_eq!(all[0]["fingerprint_after"]["digest"], Value::Null);
+    assert_eq!(all[0]["fingerprint_after"]["unavailable"], "unreadable");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(all[0]["evidence"].as_str().unwrap()),
+        "{}",
+        show(&out)
+    );
+    std::fs::write(&index, saved).unwrap();
+    assert_state(
+        &repo,
+        "stale sources_changed_during_run",
+        "a run whose after fingerprint failed",
+    );
 }
 
 /// Regression: the paths a task touched were taken once, before the run,
@@ -774,6 +853,66 @@ fn the_latest_attempt_decides_both_ways() {
     assert_eq!(codes, [0, 1, 0, 1], "receipt files sort by start");
     let (_, doc) = status(&repo);
     assert_eq!(entry(&doc, "export-tests")["evidence"], all[3]["evidence"]);
+}
+
+/// Regression: a receipt file that could not be read was set aside and the
+/// latest *readable* receipt decided, so a corrupt newest attempt (or one a
+/// newer gate wrote, with a field this one does not know) let an older pass
+/// stand, and the receipts check — pre-push — passed.
+#[test]
+fn a_newer_unreadable_receipt_never_lets_an_older_pass_decide() {
+    let repo = receipts_repo("required");
+    verify_exits(&repo, "export-tests", 0);
+    assert_state(&repo, "passed", "a passing run");
+    let passed = receipts(&repo, "export-tests").remove(0);
+    let ns = passed["started_ns"].as_u64().expect("started_ns");
+    let dir = gate_dir(&repo).join("receipts/export-tests");
+    let newer = |n: u64, what: &str| dir.join(format!("{n}-ev-20261130T101500Z-{what}.json"));
+    let unknown_naming = |file: &Path, what: &str| {
+        let (code, doc) = status(&repo);
+        let c = entry(&doc, "export-tests");
+        assert_eq!(
+            (code, c["state"].as_str()),
+            (3, Some("unknown")),
+            "after {what}: {doc:#}"
+        );
+        assert_eq!(
+            c["path"],
+            file.display().to_string(),
+            "after {what}: {doc:#}"
+        );
+        assert_eq!(
+            c["unreadable_receipts"].as_array().map(Vec::len),
+            Some(1),
+            "{doc:#}"
+        );
+        assert_eq!(
+            receipts_check(&repo, &[]),
+            (3, vec!["input_unreadable export-tests".to_string()]),
+            "after {what}"
+        );
+    };
+
+    // A torn or corrupt newer attempt.
+    let corrupt = newer(ns + 1, "00000000c0de");
+    std::fs::write(&corrupt, "{\"schema\": \"gate.receipt/1\", \"evid").unwrap();
+    unknown_naming(&corrupt, "a corrupt newer receipt");
+    std::fs::remove_file(&corrupt).unwrap();
+    assert_state(&repo, "passed", "the corrupt receipt removed");
+
+    // A newer attempt from a newer gate: a field this gate does not know.
+    let mut future = passed.clone();
+    future["started_ns"] = (ns + 2).into();
+    future["exit_code"] = 1.into();
+    future["attestation"] = "signed".into();
+    let from_future = newer(ns + 2, "0000000f0f0f");
+    std::fs::write(&from_future, serde_json::to_vec_pretty(&future).unwrap()).unwrap();
+    unknown_naming(&from_future, "a newer receipt with an unknown field");
+
+    // A newer run here decides again; the unreadable file is older now.
+    verify_exits(&repo, "export-tests", 0);
+    assert_state(&repo, "passed", "a run after the unreadable receipt");
+    assert_eq!(receipts_check(&repo, &[]), (0, vec![]));
 }
 
 /// A linked worktree of `repo` at `<tmp>/linked`, on branch `linked`,
