@@ -15,6 +15,7 @@ use crate::brief::{self, Weight};
 use crate::cli::ValidateArgs;
 use crate::clock::{Date, Timestamp};
 use crate::git::{ChangeKind, Oid, Repo};
+use crate::load::{self, LoadError};
 use crate::path::RepoPath;
 use crate::policy::{Mode, Policy};
 use crate::report::{CheckReport, Finding, Report, Severity, Subject, human, json};
@@ -293,11 +294,11 @@ fn staged_findings(ctx: &Ctx) -> Vec<Finding> {
     out
 }
 
-/// Uncommitted edits of task files in the work tree against HEAD.
-fn worktree_findings(ctx: &Ctx) -> Vec<Finding> {
-    let Some(head) = ctx.repo.head().ok().and_then(|h| h.id()) else {
-        return Vec::new();
-    };
+/// Uncommitted edits of task files in the work tree against HEAD's commit
+/// `head`. Each file is read as git would stage it: a regular file through
+/// the guarded reader (size cap; a FIFO or device is reported, never
+/// opened), a symbolic link as its target path.
+fn worktree_findings(ctx: &Ctx, head: Oid) -> Vec<Finding> {
     let dir = RepoPath::from(TASKS_DIR);
     let listed = match ctx.repo.list_dir(head, &dir) {
         Ok(l) => l,
@@ -312,10 +313,10 @@ fn worktree_findings(ctx: &Ctx) -> Vec<Finding> {
                 continue;
             }
         };
-        let new = match crate::fsutil::read_optional(&ctx.root().join(path.as_path())) {
+        let new = match worktree_version(ctx, &path) {
             Ok(b) => b,
             Err(e) => {
-                out.push(unreadable(e));
+                out.push(super::plan::unreadable(CHECK, &e));
                 continue;
             }
         };
@@ -330,6 +331,25 @@ fn worktree_findings(ctx: &Ctx) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// The work tree's version of `path` as git would stage it; `None` when absent.
+fn worktree_version(ctx: &Ctx, path: &RepoPath) -> Result<Option<Vec<u8>>, LoadError> {
+    let shown = path.as_path();
+    let abs = ctx.root().join(path.as_path());
+    let read_error = |source: std::io::Error| LoadError::Read {
+        file: shown.to_path_buf(),
+        source,
+    };
+    match std::fs::symlink_metadata(&abs) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            use std::os::unix::ffi::OsStrExt as _;
+            let target = std::fs::read_link(&abs).map_err(read_error)?;
+            Ok(Some(target.as_os_str().as_bytes().to_vec()))
+        }
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(read_error(e)),
+        _ => load::read_bytes_optional_as(shown, &abs),
+    }
 }
 
 /// What the brief check looks at.
@@ -383,22 +403,32 @@ pub fn check(
             findings.extend(staged_findings(ctx));
             parts.push("staged task files compared with HEAD".into());
         }
-        Scope::Task => {
-            if let TaskState::Loaded(t) = task
-                && let (Some(base), Some(tip)) = (
-                    Oid::from_hex(&t.record.baseline),
-                    ctx.repo.head().ok().and_then(|h| h.id()),
-                )
-            {
-                let (n, f) = range_findings(&ctx.repo, tip, &[base]);
-                findings.extend(f);
-                parts.push(format!(
-                    "{n} commit{} changing task files",
-                    if n == 1 { "" } else { "s" }
-                ));
+        Scope::Task => match ctx.repo.head() {
+            // HEAD unreadable: gate cannot tell what changed, which is no pass.
+            Err(e) => findings.push(unreadable(e)),
+            // An unborn branch has no commits and nothing committed to edit.
+            Ok(head) => {
+                if let Some(tip) = head.id() {
+                    if let TaskState::Loaded(t) = task {
+                        match Oid::from_hex(&t.record.baseline) {
+                            Some(base) => {
+                                let (n, f) = range_findings(&ctx.repo, tip, &[base]);
+                                findings.extend(f);
+                                parts.push(format!(
+                                    "{n} commit{} changing task files",
+                                    if n == 1 { "" } else { "s" }
+                                ));
+                            }
+                            None => findings.push(unreadable(format!(
+                                "task {}: baseline {} is not a commit id this repository can read",
+                                t.record.id, t.record.baseline
+                            ))),
+                        }
+                    }
+                    findings.extend(worktree_findings(ctx, tip));
+                }
             }
-            findings.extend(worktree_findings(ctx));
-        }
+        },
         Scope::Ranges { ranges, .. } => {
             let mut total = 0;
             for (tip, hidden, ref_name) in ranges {

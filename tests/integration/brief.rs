@@ -637,3 +637,81 @@ fn a_rewritten_brief_is_refused_in_a_real_push() {
         String::from_utf8_lossy(&pushed.stderr)
     );
 }
+
+/// A repository with task T-42 committed and no active task, so only the
+/// work-tree comparison reads its file.
+fn committed_task_repo() -> TestRepo {
+    let repo = plan_repo("required");
+    repo.write(".gate/policy.yaml", "version: 1\nscope: off\nprovenance:\n  mode: off\nreceipts:\n  mode: off\nbrief:\n  mode: required\n");
+    repo.commit_all("policy");
+    fixture::start_42(&repo);
+    repo.commit_all("start");
+    std::fs::remove_file(fixture::git_path(&repo, "gate/active")).unwrap();
+    repo
+}
+
+#[test]
+fn a_fifo_in_place_of_a_task_file_is_reported_not_waited_on() {
+    let repo = committed_task_repo();
+    repo.remove(b".gate/tasks/T-42.md");
+    let status = std::process::Command::new("mkfifo")
+        .arg(repo.abs(b".gate/tasks/T-42.md"))
+        .status()
+        .expect("run mkfifo");
+    assert!(status.success());
+    // No writer ever opens the FIFO: reading it would block forever, so the
+    // run is killed after a generous deadline rather than stalling the suite.
+    let out = repo
+        .gate()
+        .args(["check", "--only", "brief"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(".gate/tasks/T-42.md") && stdout.contains("not a regular file"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn a_task_file_replaced_by_a_symlink_is_judged_as_the_link_git_would_commit() {
+    let repo = committed_task_repo();
+    // The link leads to an identical copy: following it would see no change.
+    std::fs::rename(
+        repo.abs(b".gate/tasks/T-42.md"),
+        repo.abs(b"copy-of-T-42.md"),
+    )
+    .unwrap();
+    repo.symlink(b".gate/tasks/T-42.md", b"../../copy-of-T-42.md");
+    let out = repo
+        .gate()
+        .args(["check", "--only", "brief"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("the work tree: .gate/tasks/T-42.md"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn an_unreadable_head_is_unknown_not_a_pass() {
+    let repo = committed_task_repo();
+    repo.write(".git/refs/heads/main", "garbage\n");
+    let out = repo
+        .gate()
+        .args(["check", "--only", "brief"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("input_unreadable reading HEAD"),
+        "{}",
+        show(&out)
+    );
+}
