@@ -404,7 +404,10 @@ pub fn append(
         message: "the file has no `## Addenda` and `## Implementation notes` sections to append to"
             .into(),
     };
-    if task.body.addenda.is_none() {
+    // Both sections must be there: without `## Implementation notes` the end
+    // of the file is the end of the addenda, and a note appended there would
+    // land in the append-only log.
+    if task.body.addenda.is_none() || task.body.notes.is_none() {
         return Err(no_sections());
     }
     let at = match log {
@@ -537,6 +540,23 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn a_note_never_lands_in_the_addenda_of_a_file_without_notes() {
+        let dir = tempfile::tempdir().unwrap();
+        let locks = dir.path().join("locks");
+        create(dir.path(), &record("T-5"), "brief").unwrap();
+        let path = dir.path().join(task_file("T-5"));
+        let text = fs::read_to_string(&path).unwrap();
+        let cut = text.replace("## Implementation notes\n", "");
+        assert_ne!(cut, text);
+        fs::write(&path, &cut).unwrap();
+        for log in [Log::Notes, Log::Addenda] {
+            let err = append(dir.path(), &locks, "T-5", log, "### entry\n", None).unwrap_err();
+            assert!(matches!(err, TaskError::Layout { .. }), "{log:?}: {err}");
+            assert_eq!(fs::read_to_string(&path).unwrap(), cut, "{log:?}");
+        }
     }
 
     #[test]
