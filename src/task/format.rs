@@ -44,6 +44,14 @@ pub struct Split<'a> {
     pub body: &'a str,
 }
 
+impl Split<'_> {
+    /// The body's sections, with lines numbered as in the whole file.
+    pub fn parse_body(&self) -> Body {
+        // `---`, the front matter's lines, `---`: the body's first line follows.
+        parse_body(self.body, self.front_matter.lines().count() + 2)
+    }
+}
+
 /// Why a task file's layout could not be read; the line is 1-based.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {message}")]

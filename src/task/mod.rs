@@ -169,7 +169,7 @@ pub fn load(root: &Path, id: &str) -> Result<Task, TaskError> {
 }
 
 /// The front matter and body of `text`, the file `file`.
-fn split_file<'t>(file: &Path, text: &'t str) -> Result<format::Split<'t>, TaskError> {
+pub fn split_file<'t>(file: &Path, text: &'t str) -> Result<format::Split<'t>, TaskError> {
     format::split(text).map_err(|e| TaskError::Layout {
         file: file.to_path_buf(),
         line: e.line,
@@ -188,18 +188,28 @@ fn lock(lock_dir: &Path, id: &str) -> Result<fsutil::Lock, TaskError> {
 /// Parse a task file's text. `file` names it in errors.
 pub fn parse(file: &Path, text: String) -> Result<Task, TaskError> {
     let split = split_file(file, &text)?;
-    let offset = split.front_matter_line - 1;
-    let record: TaskRecord = crate::yaml::from_str(file, split.front_matter)
-        .map_err(|e| TaskError::Load(e.shift_lines(offset)))?;
-    validate_record(file, &text, &record)?;
-    let body_line = split.front_matter.lines().count() + 2;
-    let body = format::parse_body(split.body, body_line);
+    let record = parse_record(file, &text, &split)?;
+    let body = split.parse_body();
     Ok(Task {
         record,
         file: file.to_path_buf(),
         text: text.clone(),
         body,
     })
+}
+
+/// The record in the front matter of `split`, a split of `text`: the closed
+/// schema, then the formats of the values. `file` names it in errors.
+pub fn parse_record(
+    file: &Path,
+    text: &str,
+    split: &format::Split,
+) -> Result<TaskRecord, TaskError> {
+    let offset = split.front_matter_line - 1;
+    let record: TaskRecord = crate::yaml::from_str(file, split.front_matter)
+        .map_err(|e| TaskError::Load(e.shift_lines(offset)))?;
+    validate_record(file, text, &record)?;
+    Ok(record)
 }
 
 /// Checks beyond the schema: formats of the values.

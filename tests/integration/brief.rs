@@ -715,3 +715,53 @@ fn an_unreadable_head_is_unknown_not_a_pass() {
         show(&out)
     );
 }
+
+#[test]
+fn a_commit_repairing_broken_front_matter_cannot_rewrite_the_brief_unseen() {
+    let repo = plan_repo("required");
+    repo.write(".gate/policy.yaml", "version: 1\nscope: off\nprovenance:\n  mode: off\nreceipts:\n  mode: off\nbrief:\n  mode: required\n");
+    repo.commit_all("policy");
+    fixture::start_42(&repo);
+    assert_eq!(amend(&repo, "clarified\n").status.code(), Some(0));
+    repo.commit_all("start T-42");
+    let good = task_text(&repo, "T-42");
+    let path = repo.path().join(".gate/tasks/T-42.md");
+    std::fs::write(
+        &path,
+        good.replace("status: active\n", "status: active\nphase: x\n"),
+    )
+    .unwrap();
+    repo.commit_all("break the record");
+    // The repair also rewrites the brief and drops the amendment.
+    let start = good.find("### ").unwrap();
+    let end = good.find("## Implementation notes").unwrap();
+    let rewritten = format!("{}{}", &good[..start], &good[end..])
+        .replace("Add CSV export to the report page.", "Add PDF export.");
+    std::fs::write(&path, rewritten).unwrap();
+    let head = repo.commit_all("repair the record");
+    let out = repo
+        .gate()
+        .args([
+            "check",
+            "--range",
+            "HEAD~1..HEAD",
+            "--only",
+            "brief",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = doc["checks"][0]["findings"].as_array().unwrap();
+    let mut got: Vec<&str> = findings
+        .iter()
+        .map(|f| f["cause"].as_str().unwrap())
+        .collect();
+    got.sort();
+    assert_eq!(got, vec!["addenda_rewritten", "brief_rewritten"], "{doc:#}");
+    assert!(
+        findings.iter().all(|f| f["commit"] == head.as_str()),
+        "{doc:#}"
+    );
+}
