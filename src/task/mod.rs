@@ -124,6 +124,12 @@ pub enum TaskError {
     NotFound { id: String, file: PathBuf },
     #[error("task `{id}` already exists at {}", file.display())]
     Exists { id: String, file: PathBuf },
+    #[error("task {id} is {}, not {}", found.as_str(), expected.as_str())]
+    Status {
+        id: String,
+        found: TaskStatus,
+        expected: TaskStatus,
+    },
     #[error("invalid task id `{id}`: {message}")]
     BadId { id: String, message: String },
     #[error(transparent)]
@@ -390,22 +396,42 @@ pub enum Log {
     Notes,
 }
 
+/// A status change made in the same write as an append: allowed only while
+/// the task is `from`, as read under the lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transition {
+    pub from: TaskStatus,
+    pub to: TaskStatus,
+}
+
 /// Append `entry` to task `id`'s addenda or notes. Under the task's lock
 /// (re-reading the file inside it, so two appenders both land, in order),
 /// written atomically (a crash leaves the old file or the new one); every
 /// byte already there stays as it was. Refused when the file's sections
-/// cannot be found. `status` may be changed in the same write.
+/// cannot be found. `transition` changes the status in the same write; it
+/// is checked against the record re-read under the lock, so of two
+/// concurrent closes exactly one lands and the other is
+/// [`TaskError::Status`], writing nothing.
 pub fn append(
     root: &Path,
     lock_dir: &Path,
     id: &str,
     log: Log,
     entry: &str,
-    status: Option<TaskStatus>,
+    transition: Option<Transition>,
 ) -> Result<Task, TaskError> {
     check_id(id)?;
     let _lock = lock(lock_dir, id)?;
     let task = load(root, id)?;
+    if let Some(t) = transition
+        && task.record.status != t.from
+    {
+        return Err(TaskError::Status {
+            id: id.to_string(),
+            found: task.record.status,
+            expected: t.from,
+        });
+    }
     let split = split_file(&task.file, &task.text)?;
     let body_start = task.text.len() - split.body.len();
     let no_sections = || TaskError::Layout {
@@ -438,9 +464,9 @@ pub fn append(
         }
     }
     let mut text = format!("{head}{entry}{tail}");
-    if let Some(status) = status {
+    if let Some(t) = transition {
         let mut record = task.record.clone();
-        record.status = status;
+        record.status = t.to;
         let split = split_file(&task.file, &text)?;
         text = render(&record, split.body);
     }
@@ -567,6 +593,51 @@ mod tests {
             assert!(matches!(err, TaskError::Layout { .. }), "{log:?}: {err}");
             assert_eq!(fs::read_to_string(&path).unwrap(), cut, "{log:?}");
         }
+    }
+
+    #[test]
+    fn a_transition_is_checked_under_the_lock_and_refused_when_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        let locks = dir.path().join("locks");
+        create(dir.path(), &record("T-6"), "brief").unwrap();
+        let close = |to| Transition {
+            from: TaskStatus::Active,
+            to,
+        };
+        let done = append(
+            dir.path(),
+            &locks,
+            "T-6",
+            Log::Notes,
+            "### done\n",
+            Some(close(TaskStatus::Completed)),
+        )
+        .unwrap();
+        assert_eq!(done.record.status, TaskStatus::Completed);
+        let before = fs::read_to_string(dir.path().join(task_file("T-6"))).unwrap();
+        let err = append(
+            dir.path(),
+            &locks,
+            "T-6",
+            Log::Notes,
+            "### abandoned\n",
+            Some(close(TaskStatus::Abandoned)),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                TaskError::Status {
+                    found: TaskStatus::Completed,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join(task_file("T-6"))).unwrap(),
+            before
+        );
     }
 
     #[test]

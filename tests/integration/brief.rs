@@ -765,3 +765,47 @@ fn a_commit_repairing_broken_front_matter_cannot_rewrite_the_brief_unseen() {
         "{doc:#}"
     );
 }
+
+#[test]
+fn concurrent_closes_land_once_and_refuse_the_rest() {
+    let repo = plan_repo("advisory");
+    fixture::start_42(&repo);
+    let bin = assert_cmd::cargo::cargo_bin!("gate");
+    // Finishes and abandons at once: each loads the task while it is still
+    // active; only the lock-held re-read can tell which came first.
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            let mut cmd = std::process::Command::new(bin);
+            cmd.current_dir(repo.path())
+                .env_clear()
+                .envs(crate::support::git_env());
+            if i % 2 == 0 {
+                cmd.args(["task", "finish", "T-42"]);
+            } else {
+                cmd.args(["task", "abandon", "T-42", "--because", "superseded"]);
+            }
+            cmd.stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped());
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    let mut codes = Vec::new();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        codes.push(out.status.code());
+        if out.status.code() != Some(0) {
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains("is already"),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    codes.sort();
+    let mut expected = vec![Some(0)];
+    expected.extend([Some(1); 7]);
+    assert_eq!(codes, expected, "exactly one close succeeds");
+    let text = task_text(&repo, "T-42");
+    let closing = text.matches(" · completed · ").count() + text.matches(" · abandoned · ").count();
+    assert_eq!(closing, 1, "exactly one closing note:\n{text}");
+}
