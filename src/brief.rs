@@ -218,14 +218,17 @@ pub fn entries(section: &str, heading_line: usize) -> (&str, Vec<Entry<'_>>) {
     (preamble, entries)
 }
 
-/// Validate a task file's text (SPEC §4.5): the closed front matter, the
-/// three sections, the brief, every addendum and every `qa` entry. The
+/// The fault for a task file that does not load as a task: its front
+/// matter (or layout) does not fit `gate.task/1`.
+pub fn schema_invalid(e: &crate::task::TaskError) -> Fault {
+    fault("schema_invalid", None, e.to_string())
+}
+
+/// Validate a parsed task (SPEC §4.5): the three sections, the brief, every
+/// addendum and every `qa` entry; the closed front matter was checked when
+/// it was parsed (a file that does not parse is [`schema_invalid`]). The
 /// severity is the caller's (it depends on the task's age and the policy).
-pub fn validate(file: &std::path::Path, text: &str) -> Vec<Fault> {
-    let task = match crate::task::parse(file, text.to_string()) {
-        Ok(t) => t,
-        Err(e) => return vec![fault("schema_invalid", None, e.to_string())],
-    };
+pub fn validate(task: &crate::task::Task) -> Vec<Fault> {
     let mut out = Vec::new();
     let body = &task.body;
     for p in &body.problems {
@@ -526,6 +529,15 @@ mod tests {
         let body = format::render_new_body("Do the thing.\n");
         let body = body.replace("## Addenda\n\n", &format!("## Addenda\n\n{addenda}"));
         task::render(&record(), &body)
+    }
+
+    /// A task file's text validated as the commands do: parsed once, a
+    /// file that does not parse being one `schema_invalid` fault.
+    fn validate(file: &Path, text: &str) -> Vec<Fault> {
+        match task::parse(file, text.to_string()) {
+            Ok(t) => super::validate(&t),
+            Err(e) => vec![schema_invalid(&e)],
+        }
     }
 
     fn causes(text: &str) -> Vec<&'static str> {

@@ -288,6 +288,14 @@ fn line_of_key(text: &str, key: &str) -> Option<usize> {
 /// Every task file in the worktree, sorted by id; a file that does not load
 /// is returned as its error so one bad file never hides the others.
 pub fn list(root: &Path) -> Result<Vec<Result<Task, TaskError>>, TaskError> {
+    Ok(ids(root)?.iter().map(|id| load(root, id)).collect())
+}
+
+/// The ids of the task files in the worktree (`<id>.md`, not hidden),
+/// sorted: the one scan of the tasks directory. An entry the directory
+/// cannot give is an error, never skipped: a task gate did not see would
+/// pass unchecked.
+pub fn ids(root: &Path) -> Result<Vec<String>, TaskError> {
     let dir = root.join(TASKS_DIR);
     let entries = match fs::read_dir(&dir) {
         Ok(entries) => entries,
@@ -306,7 +314,7 @@ pub fn list(root: &Path) -> Result<Vec<Result<Task, TaskError>>, TaskError> {
         }
     }
     ids.sort();
-    Ok(ids.iter().map(|id| load(root, id)).collect())
+    Ok(ids)
 }
 
 /// Render a whole task file: front matter, then the body text unchanged.

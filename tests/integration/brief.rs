@@ -809,3 +809,33 @@ fn concurrent_closes_land_once_and_refuse_the_rest() {
     let closing = text.matches(" · completed · ").count() + text.matches(" · abandoned · ").count();
     assert_eq!(closing, 1, "exactly one closing note:\n{text}");
 }
+
+#[test]
+fn validate_all_loads_each_file_as_gate_task_list_does() {
+    let repo = plan_repo("advisory");
+    fixture::start_42(&repo);
+    // A copy under another name: its record names the wrong task.
+    std::fs::copy(
+        repo.abs(b".gate/tasks/T-42.md"),
+        repo.abs(b".gate/tasks/T-43.md"),
+    )
+    .unwrap();
+    let (code, doc) = validate_json(&repo, &["--all"]);
+    assert_eq!(code, Some(1), "{doc:#}");
+    assert_eq!(
+        causes(&doc),
+        vec![("schema_invalid".to_string(), "blocker".to_string())],
+        "{doc:#}"
+    );
+    let finding = &doc["checks"][0]["findings"][0];
+    assert_eq!(finding["file"], ".gate/tasks/T-43.md", "{doc:#}");
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("records id `T-42`"),
+        "{doc:#}"
+    );
+    let list = repo.gate().args(["task", "list"]).output().unwrap();
+    assert_eq!(list.status.code(), Some(3), "{}", show(&list));
+}
