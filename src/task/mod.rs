@@ -211,9 +211,9 @@ pub fn parse_record(
     text: &str,
     split: &format::Split,
 ) -> Result<TaskRecord, TaskError> {
-    let offset = split.front_matter_line - 1;
+    // The front matter starts on line 2, after the opening `---`.
     let record: TaskRecord = crate::yaml::from_str(file, split.front_matter)
-        .map_err(|e| TaskError::Load(e.shift_lines(offset)))?;
+        .map_err(|e| TaskError::Load(e.shift_lines(1)))?;
     validate_record(file, text, &record)?;
     Ok(record)
 }
