@@ -218,14 +218,17 @@ pub fn entries(section: &str, heading_line: usize) -> (&str, Vec<Entry<'_>>) {
     (preamble, entries)
 }
 
-/// Validate a task file's text (SPEC §4.5): the closed front matter, the
-/// three sections, the brief, every addendum and every `qa` entry. The
+/// The fault for a task file that does not load as a task: its front
+/// matter (or layout) does not fit `gate.task/1`.
+pub fn schema_invalid(e: &crate::task::TaskError) -> Fault {
+    fault("schema_invalid", None, e.to_string())
+}
+
+/// Validate a parsed task (SPEC §4.5): the three sections, the brief, every
+/// addendum and every `qa` entry; the closed front matter was checked when
+/// it was parsed (a file that does not parse is [`schema_invalid`]). The
 /// severity is the caller's (it depends on the task's age and the policy).
-pub fn validate(file: &std::path::Path, text: &str) -> Vec<Fault> {
-    let task = match crate::task::parse(file, text.to_string()) {
-        Ok(t) => t,
-        Err(e) => return vec![fault("schema_invalid", None, e.to_string())],
-    };
+pub fn validate(task: &crate::task::Task) -> Vec<Fault> {
     let mut out = Vec::new();
     let body = &task.body;
     for p in &body.problems {
@@ -439,51 +442,62 @@ pub fn weight(created: Date, required_since: Option<Date>, today: Date) -> Weigh
 /// for the append-only rule: the brief never changes, the addenda only grow
 /// (the old section is a prefix of the new), the front matter changes only
 /// in `status` and `pins`.
+///
+/// The bodies are compared whenever both versions have front matter to split
+/// off, even when a record does not parse: a commit that repairs broken
+/// front matter must not rewrite the brief unseen. Only the record
+/// comparison needs both records.
 pub fn compare(file: &std::path::Path, old: &str, new: &str) -> Vec<Fault> {
-    let Ok(old_task) = crate::task::parse(file, old.to_string()) else {
-        // An unreadable earlier version constrains nothing it can prove.
+    // An earlier version with no front matter to split off constrains nothing
+    // it can prove.
+    let Ok(old_split) = format::split(old) else {
         return Vec::new();
     };
-    let new_task = match crate::task::parse(file, new.to_string()) {
-        Ok(t) => t,
-        Err(e) => return vec![fault("schema_invalid", None, e.to_string())],
-    };
     let mut out = Vec::new();
-    let old_brief = old_task.body.brief.as_ref().map(|b| &b.text);
-    let new_brief = new_task.body.brief.as_ref().map(|b| &b.text);
+    let new_split = match crate::task::split_file(file, new) {
+        Ok(s) => s,
+        Err(e) => {
+            out.push(fault("schema_invalid", None, e.to_string()));
+            return out;
+        }
+    };
+    let new_record = crate::task::parse_record(file, new, &new_split);
+    if let Err(e) = &new_record {
+        out.push(fault("schema_invalid", None, e.to_string()));
+    }
+    let old_body = old_split.parse_body();
+    let new_body = new_split.parse_body();
+    let old_brief = old_body.brief.as_ref().map(|b| &b.text);
+    let new_brief = new_body.brief.as_ref().map(|b| &b.text);
     if old_brief.is_some() && old_brief != new_brief {
         out.push(fault(
             "brief_rewritten",
-            new_task.body.brief.as_ref().map(|b| b.line),
+            new_body.brief.as_ref().map(|b| b.line),
             "the brief changed: it is the operator's words, kept verbatim and never edited",
         ));
     }
-    let old_addenda = old_task
-        .body
-        .addenda
-        .as_ref()
-        .map_or("", |a| a.text.as_str());
-    let new_addenda = new_task
-        .body
-        .addenda
-        .as_ref()
-        .map_or("", |a| a.text.as_str());
+    let old_addenda = old_body.addenda.as_ref().map_or("", |a| a.text.as_str());
+    let new_addenda = new_body.addenda.as_ref().map_or("", |a| a.text.as_str());
     if !new_addenda.starts_with(old_addenda) {
         out.push(fault(
             "addenda_rewritten",
-            new_task.body.addenda.as_ref().map(|a| a.line),
+            new_body.addenda.as_ref().map(|a| a.line),
             "the addenda were edited or shortened: the log only grows",
         ));
     }
-    let mut normalised = old_task.record.clone();
-    normalised.status = new_task.record.status;
-    normalised.pins = new_task.record.pins.clone();
-    if normalised != new_task.record {
-        out.push(fault(
-            "record_rewritten",
-            Some(1),
-            "the task record changed beyond `status` and `pins`",
-        ));
+    if let (Ok(old_record), Ok(new_record)) =
+        (crate::task::parse_record(file, old, &old_split), new_record)
+    {
+        let mut normalised = old_record;
+        normalised.status = new_record.status;
+        normalised.pins = new_record.pins.clone();
+        if normalised != new_record {
+            out.push(fault(
+                "record_rewritten",
+                Some(1),
+                "the task record changed beyond `status` and `pins`",
+            ));
+        }
     }
     out
 }
@@ -515,6 +529,15 @@ mod tests {
         let body = format::render_new_body("Do the thing.\n");
         let body = body.replace("## Addenda\n\n", &format!("## Addenda\n\n{addenda}"));
         task::render(&record(), &body)
+    }
+
+    /// A task file's text validated as the commands do: parsed once, a
+    /// file that does not parse being one `schema_invalid` fault.
+    fn validate(file: &Path, text: &str) -> Vec<Fault> {
+        match task::parse(file, text.to_string()) {
+            Ok(t) => super::validate(&t),
+            Err(e) => vec![schema_invalid(&e)],
+        }
     }
 
     fn causes(text: &str) -> Vec<&'static str> {
@@ -669,5 +692,33 @@ mod tests {
         );
         let with_note = format!("{grown}### 2026-11-30T11:00:00Z · note · Ada\n\nchanged course\n");
         assert!(compare(p, &grown, &with_note).is_empty());
+    }
+
+    #[test]
+    fn an_earlier_version_whose_record_does_not_parse_still_binds_the_body() {
+        let p = Path::new("t.md");
+        let cs = |old: &str, new: &str| {
+            let mut c: Vec<_> = compare(p, old, new).iter().map(|f| f.cause).collect();
+            c.sort();
+            c
+        };
+        let grown = file(&render_amendment("2026-11-30T09:00:00Z", "Ada", "more"));
+        let broken = grown.replace("status: active\n", "status: active\nphase: x\n");
+        // Repairing the record while rewriting the brief and cutting the log.
+        let repaired = file("").replace("Do the thing.", "Do another thing.");
+        assert_eq!(
+            cs(&broken, &repaired),
+            vec!["addenda_rewritten", "brief_rewritten"]
+        );
+        // Repairing it alone is fine; the record is not compared.
+        assert!(cs(&broken, &grown).is_empty());
+        // A new version that breaks the record is still held to the body.
+        let both = repaired.replace("status: active\n", "status: active\nphase: x\n");
+        assert_eq!(
+            cs(&grown, &both),
+            vec!["addenda_rewritten", "brief_rewritten", "schema_invalid"]
+        );
+        // No front matter to split off in the earlier version: nothing to prove.
+        assert!(cs("no front matter\n", &repaired).is_empty());
     }
 }

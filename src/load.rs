@@ -151,6 +151,20 @@ pub fn read_text_as(shown: &Path, path: &Path) -> Result<String, LoadError> {
 /// Like [`read_text_as`], but a missing file is `Ok(None)` rather than an
 /// error (for files that are optional, like `.gate/policy.yaml`).
 pub fn read_optional_as(shown: &Path, path: &Path) -> Result<Option<String>, LoadError> {
+    let Some(bytes) = read_bytes_optional_as(shown, path)? else {
+        return Ok(None);
+    };
+    let text = String::from_utf8(bytes).map_err(|_| LoadError::NotUtf8 {
+        file: shown.to_path_buf(),
+    })?;
+    Ok(Some(strip_bom(text)))
+}
+
+/// The guarded read of [`read_optional_as`] (regular files only, the size
+/// cap) returning the bytes exactly as stored: no UTF-8 check, no BOM
+/// stripped. For callers that compare a file with a git blob byte for byte
+/// and judge a non-UTF-8 file themselves.
+pub fn read_bytes_optional_as(shown: &Path, path: &Path) -> Result<Option<Vec<u8>>, LoadError> {
     let read_error = |source: io::Error| LoadError::Read {
         file: shown.to_path_buf(),
         source,
@@ -177,10 +191,7 @@ pub fn read_optional_as(shown: &Path, path: &Path) -> Result<Option<String>, Loa
             size,
         });
     }
-    let text = String::from_utf8(bytes).map_err(|_| LoadError::NotUtf8 {
-        file: shown.to_path_buf(),
-    })?;
-    Ok(Some(strip_bom(text)))
+    Ok(Some(bytes))
 }
 
 fn check_regular(shown: &Path, meta: &std::fs::Metadata) -> Result<(), LoadError> {
@@ -281,6 +292,25 @@ mod tests {
         let err = read_text_as(Path::new("p.yaml"), &path).unwrap_err();
         assert!(matches!(err, LoadError::NotUtf8 { .. }), "{err:?}");
         assert_eq!(err.to_string(), "p.yaml: not UTF-8 text");
+    }
+
+    #[test]
+    fn bytes_come_back_as_stored_under_the_same_guards() {
+        let dir = temp_dir();
+        let path = dir.path().join("t.md");
+        std::fs::write(&path, b"\xef\xbb\xbfa: \xff\n").unwrap();
+        assert_eq!(
+            read_bytes_optional_as(Path::new("t.md"), &path).unwrap(),
+            Some(b"\xef\xbb\xbfa: \xff\n".to_vec())
+        );
+        let absent = dir.path().join("absent.md");
+        assert!(
+            read_bytes_optional_as(Path::new("x"), &absent)
+                .unwrap()
+                .is_none()
+        );
+        let err = read_bytes_optional_as(Path::new("d"), dir.path()).unwrap_err();
+        assert_eq!(err.to_string(), "d: cannot read: not a regular file");
     }
 
     #[test]

@@ -15,10 +15,11 @@ use crate::brief::{self, Weight};
 use crate::cli::ValidateArgs;
 use crate::clock::{Date, Timestamp};
 use crate::git::{ChangeKind, Oid, Repo};
+use crate::load::{self, LoadError};
 use crate::path::RepoPath;
 use crate::policy::{Mode, Policy};
 use crate::report::{CheckReport, Finding, Report, Severity, Subject, human, json};
-use crate::task::{self as tasks, TASKS_DIR, TaskStatus};
+use crate::task::{self as tasks, TASKS_DIR, Task, TaskError, TaskStatus};
 
 pub const CHECK: &str = brief::CHECK;
 
@@ -57,13 +58,28 @@ fn decide(cause: &str) -> &'static str {
     }
 }
 
-/// Validate one task file's text, weighing each fault by the task's age.
-pub fn validate_text(file: &Path, text: &str, policy: &Policy, today: Date) -> Vec<Finding> {
-    let faults = brief::validate(file, text);
-    let created = tasks::parse(file, text.to_string())
+/// Validate one loaded task, weighing each fault by the task's age.
+pub fn validate_task(task: &Task, policy: &Policy, today: Date) -> Vec<Finding> {
+    let created = Timestamp::parse(&task.record.created_at)
         .ok()
-        .and_then(|t| Timestamp::parse(&t.record.created_at).ok())
         .map(|t| t.date());
+    weigh(&task.file, brief::validate(task), created, policy, today)
+}
+
+/// The findings for a task file that was read but does not load as a task.
+fn schema_findings(file: &Path, e: &TaskError, policy: &Policy, today: Date) -> Vec<Finding> {
+    weigh(file, vec![brief::schema_invalid(e)], None, policy, today)
+}
+
+/// Faults of the task file `file` as findings, weighed by the day the task
+/// was created.
+fn weigh(
+    file: &Path,
+    faults: Vec<brief::Fault>,
+    created: Option<Date>,
+    policy: &Policy,
+    today: Date,
+) -> Vec<Finding> {
     let id = file.file_stem().map(|s| s.to_string_lossy().into_owned());
     faults
         .into_iter()
@@ -293,11 +309,11 @@ fn staged_findings(ctx: &Ctx) -> Vec<Finding> {
     out
 }
 
-/// Uncommitted edits of task files in the work tree against HEAD.
-fn worktree_findings(ctx: &Ctx) -> Vec<Finding> {
-    let Some(head) = ctx.repo.head().ok().and_then(|h| h.id()) else {
-        return Vec::new();
-    };
+/// Uncommitted edits of task files in the work tree against HEAD's commit
+/// `head`. Each file is read as git would stage it: a regular file through
+/// the guarded reader (size cap; a FIFO or device is reported, never
+/// opened), a symbolic link as its target path.
+fn worktree_findings(ctx: &Ctx, head: Oid) -> Vec<Finding> {
     let dir = RepoPath::from(TASKS_DIR);
     let listed = match ctx.repo.list_dir(head, &dir) {
         Ok(l) => l,
@@ -312,10 +328,10 @@ fn worktree_findings(ctx: &Ctx) -> Vec<Finding> {
                 continue;
             }
         };
-        let new = match crate::fsutil::read_optional(&ctx.root().join(path.as_path())) {
+        let new = match worktree_version(ctx, &path) {
             Ok(b) => b,
             Err(e) => {
-                out.push(unreadable(e));
+                out.push(super::plan::unreadable(CHECK, &e));
                 continue;
             }
         };
@@ -330,6 +346,25 @@ fn worktree_findings(ctx: &Ctx) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// The work tree's version of `path` as git would stage it; `None` when absent.
+fn worktree_version(ctx: &Ctx, path: &RepoPath) -> Result<Option<Vec<u8>>, LoadError> {
+    let shown = path.as_path();
+    let abs = ctx.root().join(path.as_path());
+    let read_error = |source: std::io::Error| LoadError::Read {
+        file: shown.to_path_buf(),
+        source,
+    };
+    match std::fs::symlink_metadata(&abs) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            use std::os::unix::ffi::OsStrExt as _;
+            let target = std::fs::read_link(&abs).map_err(read_error)?;
+            Ok(Some(target.as_os_str().as_bytes().to_vec()))
+        }
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(read_error(e)),
+        _ => load::read_bytes_optional_as(shown, &abs),
+    }
 }
 
 /// What the brief check looks at.
@@ -366,7 +401,7 @@ pub fn check(
     ) {
         match task {
             TaskState::Loaded(t) => {
-                findings.extend(validate_text(&t.file, &t.text, policy, today));
+                findings.extend(validate_task(t, policy, today));
                 parts.push(format!("task {} validated", t.record.id));
             }
             TaskState::Unreadable(m) => findings.push(Finding::unknown(
@@ -383,22 +418,32 @@ pub fn check(
             findings.extend(staged_findings(ctx));
             parts.push("staged task files compared with HEAD".into());
         }
-        Scope::Task => {
-            if let TaskState::Loaded(t) = task
-                && let (Some(base), Some(tip)) = (
-                    Oid::from_hex(&t.record.baseline),
-                    ctx.repo.head().ok().and_then(|h| h.id()),
-                )
-            {
-                let (n, f) = range_findings(&ctx.repo, tip, &[base]);
-                findings.extend(f);
-                parts.push(format!(
-                    "{n} commit{} changing task files",
-                    if n == 1 { "" } else { "s" }
-                ));
+        Scope::Task => match ctx.repo.head() {
+            // HEAD unreadable: gate cannot tell what changed, which is no pass.
+            Err(e) => findings.push(unreadable(e)),
+            // An unborn branch has no commits and nothing committed to edit.
+            Ok(head) => {
+                if let Some(tip) = head.id() {
+                    if let TaskState::Loaded(t) = task {
+                        match Oid::from_hex(&t.record.baseline) {
+                            Some(base) => {
+                                let (n, f) = range_findings(&ctx.repo, tip, &[base]);
+                                findings.extend(f);
+                                parts.push(format!(
+                                    "{n} commit{} changing task files",
+                                    if n == 1 { "" } else { "s" }
+                                ));
+                            }
+                            None => findings.push(unreadable(format!(
+                                "task {}: baseline {} is not a commit id this repository can read",
+                                t.record.id, t.record.baseline
+                            ))),
+                        }
+                    }
+                    findings.extend(worktree_findings(ctx, tip));
+                }
             }
-            findings.extend(worktree_findings(ctx));
-        }
+        },
         Scope::Ranges { ranges, .. } => {
             let mut total = 0;
             for (tip, hidden, ref_name) in ranges {
@@ -430,49 +475,40 @@ pub fn today(given: Option<&str>) -> Result<Date, Failure> {
 pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<i32, Failure> {
     let policy = ctx.policy()?;
     let today = today(args.today.as_deref())?;
+    let root = ctx.root();
+    let ids = match &args.task {
+        Some(id) => {
+            crate::ids::task_id(id)
+                .map_err(|m| Failure::usage(format!("invalid task id `{id}`: {m}")))?;
+            vec![id.clone()]
+        }
+        None => tasks::ids(root)?,
+    };
     let mut findings = Vec::new();
     let mut count = 0;
-    let mut files: Vec<std::path::PathBuf> = Vec::new();
-    if let Some(id) = &args.task {
-        crate::ids::task_id(id)
-            .map_err(|m| Failure::usage(format!("invalid task id `{id}`: {m}")))?;
-        files.push(tasks::task_file(id));
-    } else {
-        let dir = ctx.root().join(TASKS_DIR);
-        let mut names: Vec<String> = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries
-                .flatten()
-                .filter_map(|e| e.file_name().to_str().map(str::to_string))
-                .filter(|n| n.ends_with(".md") && !n.starts_with('.'))
-                .collect(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(Failure::unknown(format!("{}: {e}", dir.display()))),
-        };
-        names.sort();
-        files.extend(names.iter().map(|n| Path::new(TASKS_DIR).join(n)));
-    }
-    for file in &files {
-        let text = match crate::load::read_text_as(file, &ctx.root().join(file)) {
-            Ok(t) => t,
-            Err(crate::load::LoadError::Read { source, .. })
-                if source.kind() == std::io::ErrorKind::NotFound =>
-            {
-                return Err(Failure::refused(format!("no task file {}", file.display()))
-                    .hint("`gate task list` shows the tasks"));
+    for id in &ids {
+        let file = tasks::task_file(id);
+        // Each file is read and parsed once, by the loader `gate task list` uses.
+        match tasks::load(root, id) {
+            Ok(task) => {
+                // --all covers every active task (and any file too broken to tell).
+                if args.all && task.record.status != TaskStatus::Active {
+                    continue;
+                }
+                count += 1;
+                findings.extend(validate_task(&task, &policy.policy, today));
             }
+            Err(e @ TaskError::NotFound { .. }) => return Err(e.into()),
+            Err(TaskError::Load(
+                e @ (LoadError::Read { .. }
+                | LoadError::TooLarge { .. }
+                | LoadError::NotUtf8 { .. }),
+            )) => findings.push(super::plan::unreadable(CHECK, &e)),
             Err(e) => {
-                findings.push(super::plan::unreadable(CHECK, &e));
-                continue;
+                count += 1;
+                findings.extend(schema_findings(&file, &e, &policy.policy, today));
             }
-        };
-        // --all covers every active task (and any file too broken to tell).
-        if args.all
-            && tasks::parse(file, text.clone()).is_ok_and(|t| t.record.status != TaskStatus::Active)
-        {
-            continue;
         }
-        count += 1;
-        findings.extend(validate_text(file, &text, &policy.policy, today));
     }
     let summary = format!(
         "{count} task file{} validated on {today}",

@@ -11,7 +11,7 @@ use crate::cli::{AmendArgs, AskArgs, DecidedBy, NoteArgs, TaskCommand};
 use crate::clock::Timestamp;
 use crate::report::{human, json};
 use crate::task::{self as tasks, TaskStatus};
-use crate::task::{Log, Task};
+use crate::task::{Log, Task, TaskError, Transition};
 
 pub fn run(dir: Option<&Path>, cmd: &TaskCommand) -> Result<i32, Failure> {
     let ctx = Ctx::open(dir)?;
@@ -372,15 +372,10 @@ fn note(ctx: &Ctx, args: &NoteArgs) -> Result<i32, Failure> {
 
 /// Close a task: its status changes, a note says when and by whom (and
 /// why, when abandoned), and it stops being this worktree's active task.
+/// Only an active task closes; that is checked under the task's lock, on
+/// the file as it is then, so of two concurrent closes one is refused.
 fn close(ctx: &Ctx, id: Option<&str>, status: TaskStatus, reason: &str) -> Result<i32, Failure> {
     let task = acted_on(ctx, id)?;
-    if task.record.status != TaskStatus::Active {
-        return Err(Failure::refused(format!(
-            "task {} is already {}",
-            task.record.id,
-            task.record.status.as_str()
-        )));
-    }
     let author = author(ctx, None).unwrap_or_else(|_| task.record.operator.clone());
     let entry = brief::render_note(
         &Timestamp::now().to_string(),
@@ -389,14 +384,27 @@ fn close(ctx: &Ctx, id: Option<&str>, status: TaskStatus, reason: &str) -> Resul
         reason,
     );
     let id = task.record.id.clone();
-    tasks::append(
+    let closing = Transition {
+        from: TaskStatus::Active,
+        to: status,
+    };
+    match tasks::append(
         ctx.root(),
         &ctx.lock_dir(),
         &id,
         Log::Notes,
         &entry,
-        Some(status),
-    )?;
+        Some(closing),
+    ) {
+        Ok(_) => {}
+        Err(TaskError::Status { found, .. }) => {
+            return Err(Failure::refused(format!(
+                "task {id} is already {}",
+                found.as_str()
+            )));
+        }
+        Err(e) => return Err(e.into()),
+    }
     let git_dir = ctx.repo.git_dir();
     if ctx.active_id()?.as_deref() == Some(id.as_str()) {
         tasks::active::clear(&git_dir)?;

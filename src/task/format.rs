@@ -36,12 +36,18 @@ pub const NOTES_HEADING: &str = "## Implementation notes";
 /// A task file split into its parts, borrowing the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Split<'a> {
-    /// The YAML between the `---` lines (without them).
+    /// The YAML between the `---` lines (without them); it starts on line 2.
     pub front_matter: &'a str,
-    /// 1-based line number of the first front matter line, for errors.
-    pub front_matter_line: usize,
     /// Everything after the closing `---` line, exactly.
     pub body: &'a str,
+}
+
+impl Split<'_> {
+    /// The body's sections, with lines numbered as in the whole file.
+    pub fn parse_body(&self) -> Body {
+        // `---`, the front matter's lines, `---`: the body's first line follows.
+        parse_body(self.body, self.front_matter.lines().count() + 2)
+    }
 }
 
 /// Why a task file's layout could not be read; the line is 1-based.
@@ -77,7 +83,6 @@ pub fn split(text: &str) -> Result<Split<'_>, LayoutError> {
         if l.content == "---" {
             return Ok(Split {
                 front_matter: &text[start..l.start],
-                front_matter_line: 2,
                 body: &text[l.end..],
             });
         }
@@ -101,8 +106,6 @@ pub struct Verbatim {
 pub struct Body {
     /// The brief's verbatim text, `None` when the section or its block is missing.
     pub brief: Option<Verbatim>,
-    /// Whether the `## Brief (verbatim)` heading is present.
-    pub has_brief_heading: bool,
     /// The raw text of the addenda section after its heading line, `None` when absent.
     pub addenda: Option<Section>,
     /// The raw text of the implementation notes after the heading line, `None` when absent.
@@ -159,13 +162,10 @@ pub fn parse_body(body: &str, line_offset: usize) -> Body {
             Some(k) if k >= next_expected => {
                 next_expected = k + 1;
                 match k {
-                    0 => {
-                        out.has_brief_heading = true;
-                        match verbatim_only(text, line) {
-                            Ok(v) => out.brief = Some(v),
-                            Err(e) => out.problems.push(e),
-                        }
-                    }
+                    0 => match verbatim_only(text, line) {
+                        Ok(v) => out.brief = Some(v),
+                        Err(e) => out.problems.push(e),
+                    },
                     1 => {
                         out.addenda = Some(Section {
                             text: text.to_string(),
@@ -208,10 +208,9 @@ fn verbatim_only(text: &str, heading_line: usize) -> Result<Verbatim, LayoutErro
     let blocks = verbatim_blocks(text, heading_line);
     let mut rest = String::new();
     let mut last = 0;
-    for (v, start, end) in &blocks {
+    for (_, start, end) in &blocks {
         rest.push_str(&text[last..*start]);
         last = *end;
-        let _ = v;
     }
     rest.push_str(&text[last..]);
     if !rest.trim().is_empty() {
@@ -494,7 +493,14 @@ mod tests {
         assert!(!b.problems.is_empty());
         let b = parse_body("\n## Brief (verbatim)\n\nloose words\n", 0);
         assert!(b.brief.is_none());
-        assert!(b.has_brief_heading);
+        // The heading was found: the fault is about what is under it.
+        assert!(
+            b.problems
+                .iter()
+                .any(|p| p.message.contains("text outside its fenced block")),
+            "{:?}",
+            b.problems
+        );
         let b = parse_body("\n## Brief (verbatim)\n\n```text\nnever closed\n", 0);
         assert!(
             b.problems

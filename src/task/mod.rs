@@ -124,6 +124,12 @@ pub enum TaskError {
     NotFound { id: String, file: PathBuf },
     #[error("task `{id}` already exists at {}", file.display())]
     Exists { id: String, file: PathBuf },
+    #[error("task {id} is {}, not {}", found.as_str(), expected.as_str())]
+    Status {
+        id: String,
+        found: TaskStatus,
+        expected: TaskStatus,
+    },
     #[error("invalid task id `{id}`: {message}")]
     BadId { id: String, message: String },
     #[error(transparent)]
@@ -169,7 +175,7 @@ pub fn load(root: &Path, id: &str) -> Result<Task, TaskError> {
 }
 
 /// The front matter and body of `text`, the file `file`.
-fn split_file<'t>(file: &Path, text: &'t str) -> Result<format::Split<'t>, TaskError> {
+pub fn split_file<'t>(file: &Path, text: &'t str) -> Result<format::Split<'t>, TaskError> {
     format::split(text).map_err(|e| TaskError::Layout {
         file: file.to_path_buf(),
         line: e.line,
@@ -188,18 +194,28 @@ fn lock(lock_dir: &Path, id: &str) -> Result<fsutil::Lock, TaskError> {
 /// Parse a task file's text. `file` names it in errors.
 pub fn parse(file: &Path, text: String) -> Result<Task, TaskError> {
     let split = split_file(file, &text)?;
-    let offset = split.front_matter_line - 1;
-    let record: TaskRecord = crate::yaml::from_str(file, split.front_matter)
-        .map_err(|e| TaskError::Load(e.shift_lines(offset)))?;
-    validate_record(file, &text, &record)?;
-    let body_line = split.front_matter.lines().count() + 2;
-    let body = format::parse_body(split.body, body_line);
+    let record = parse_record(file, &text, &split)?;
+    let body = split.parse_body();
     Ok(Task {
         record,
         file: file.to_path_buf(),
         text: text.clone(),
         body,
     })
+}
+
+/// The record in the front matter of `split`, a split of `text`: the closed
+/// schema, then the formats of the values. `file` names it in errors.
+pub fn parse_record(
+    file: &Path,
+    text: &str,
+    split: &format::Split,
+) -> Result<TaskRecord, TaskError> {
+    // The front matter starts on line 2, after the opening `---`.
+    let record: TaskRecord = crate::yaml::from_str(file, split.front_matter)
+        .map_err(|e| TaskError::Load(e.shift_lines(1)))?;
+    validate_record(file, text, &record)?;
+    Ok(record)
 }
 
 /// Checks beyond the schema: formats of the values.
@@ -272,6 +288,14 @@ fn line_of_key(text: &str, key: &str) -> Option<usize> {
 /// Every task file in the worktree, sorted by id; a file that does not load
 /// is returned as its error so one bad file never hides the others.
 pub fn list(root: &Path) -> Result<Vec<Result<Task, TaskError>>, TaskError> {
+    Ok(ids(root)?.iter().map(|id| load(root, id)).collect())
+}
+
+/// The ids of the task files in the worktree (`<id>.md`, not hidden),
+/// sorted: the one scan of the tasks directory. An entry the directory
+/// cannot give is an error, never skipped: a task gate did not see would
+/// pass unchecked.
+pub fn ids(root: &Path) -> Result<Vec<String>, TaskError> {
     let dir = root.join(TASKS_DIR);
     let entries = match fs::read_dir(&dir) {
         Ok(entries) => entries,
@@ -290,7 +314,7 @@ pub fn list(root: &Path) -> Result<Vec<Result<Task, TaskError>>, TaskError> {
         }
     }
     ids.sort();
-    Ok(ids.iter().map(|id| load(root, id)).collect())
+    Ok(ids)
 }
 
 /// Render a whole task file: front matter, then the body text unchanged.
@@ -380,22 +404,42 @@ pub enum Log {
     Notes,
 }
 
+/// A status change made in the same write as an append: allowed only while
+/// the task is `from`, as read under the lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transition {
+    pub from: TaskStatus,
+    pub to: TaskStatus,
+}
+
 /// Append `entry` to task `id`'s addenda or notes. Under the task's lock
 /// (re-reading the file inside it, so two appenders both land, in order),
 /// written atomically (a crash leaves the old file or the new one); every
 /// byte already there stays as it was. Refused when the file's sections
-/// cannot be found. `status` may be changed in the same write.
+/// cannot be found. `transition` changes the status in the same write; it
+/// is checked against the record re-read under the lock, so of two
+/// concurrent closes exactly one lands and the other is
+/// [`TaskError::Status`], writing nothing.
 pub fn append(
     root: &Path,
     lock_dir: &Path,
     id: &str,
     log: Log,
     entry: &str,
-    status: Option<TaskStatus>,
+    transition: Option<Transition>,
 ) -> Result<Task, TaskError> {
     check_id(id)?;
     let _lock = lock(lock_dir, id)?;
     let task = load(root, id)?;
+    if let Some(t) = transition
+        && task.record.status != t.from
+    {
+        return Err(TaskError::Status {
+            id: id.to_string(),
+            found: task.record.status,
+            expected: t.from,
+        });
+    }
     let split = split_file(&task.file, &task.text)?;
     let body_start = task.text.len() - split.body.len();
     let no_sections = || TaskError::Layout {
@@ -404,7 +448,10 @@ pub fn append(
         message: "the file has no `## Addenda` and `## Implementation notes` sections to append to"
             .into(),
     };
-    if task.body.addenda.is_none() {
+    // Both sections must be there: without `## Implementation notes` the end
+    // of the file is the end of the addenda, and a note appended there would
+    // land in the append-only log.
+    if task.body.addenda.is_none() || task.body.notes.is_none() {
         return Err(no_sections());
     }
     let at = match log {
@@ -425,9 +472,9 @@ pub fn append(
         }
     }
     let mut text = format!("{head}{entry}{tail}");
-    if let Some(status) = status {
+    if let Some(t) = transition {
         let mut record = task.record.clone();
-        record.status = status;
+        record.status = t.to;
         let split = split_file(&task.file, &text)?;
         text = render(&record, split.body);
     }
@@ -537,6 +584,68 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn a_note_never_lands_in_the_addenda_of_a_file_without_notes() {
+        let dir = tempfile::tempdir().unwrap();
+        let locks = dir.path().join("locks");
+        create(dir.path(), &record("T-5"), "brief").unwrap();
+        let path = dir.path().join(task_file("T-5"));
+        let text = fs::read_to_string(&path).unwrap();
+        let cut = text.replace("## Implementation notes\n", "");
+        assert_ne!(cut, text);
+        fs::write(&path, &cut).unwrap();
+        for log in [Log::Notes, Log::Addenda] {
+            let err = append(dir.path(), &locks, "T-5", log, "### entry\n", None).unwrap_err();
+            assert!(matches!(err, TaskError::Layout { .. }), "{log:?}: {err}");
+            assert_eq!(fs::read_to_string(&path).unwrap(), cut, "{log:?}");
+        }
+    }
+
+    #[test]
+    fn a_transition_is_checked_under_the_lock_and_refused_when_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        let locks = dir.path().join("locks");
+        create(dir.path(), &record("T-6"), "brief").unwrap();
+        let close = |to| Transition {
+            from: TaskStatus::Active,
+            to,
+        };
+        let done = append(
+            dir.path(),
+            &locks,
+            "T-6",
+            Log::Notes,
+            "### done\n",
+            Some(close(TaskStatus::Completed)),
+        )
+        .unwrap();
+        assert_eq!(done.record.status, TaskStatus::Completed);
+        let before = fs::read_to_string(dir.path().join(task_file("T-6"))).unwrap();
+        let err = append(
+            dir.path(),
+            &locks,
+            "T-6",
+            Log::Notes,
+            "### abandoned\n",
+            Some(close(TaskStatus::Abandoned)),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                TaskError::Status {
+                    found: TaskStatus::Completed,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join(task_file("T-6"))).unwrap(),
+            before
+        );
     }
 
     #[test]

@@ -637,3 +637,205 @@ fn a_rewritten_brief_is_refused_in_a_real_push() {
         String::from_utf8_lossy(&pushed.stderr)
     );
 }
+
+/// A repository with task T-42 committed and no active task, so only the
+/// work-tree comparison reads its file.
+fn committed_task_repo() -> TestRepo {
+    let repo = plan_repo("required");
+    repo.write(".gate/policy.yaml", "version: 1\nscope: off\nprovenance:\n  mode: off\nreceipts:\n  mode: off\nbrief:\n  mode: required\n");
+    repo.commit_all("policy");
+    fixture::start_42(&repo);
+    repo.commit_all("start");
+    std::fs::remove_file(fixture::git_path(&repo, "gate/active")).unwrap();
+    repo
+}
+
+#[test]
+fn a_fifo_in_place_of_a_task_file_is_reported_not_waited_on() {
+    let repo = committed_task_repo();
+    repo.remove(b".gate/tasks/T-42.md");
+    let status = std::process::Command::new("mkfifo")
+        .arg(repo.abs(b".gate/tasks/T-42.md"))
+        .status()
+        .expect("run mkfifo");
+    assert!(status.success());
+    // No writer ever opens the FIFO: reading it would block forever, so the
+    // run is killed after a generous deadline rather than stalling the suite.
+    let out = repo
+        .gate()
+        .args(["check", "--only", "brief"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(".gate/tasks/T-42.md") && stdout.contains("not a regular file"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn a_task_file_replaced_by_a_symlink_is_judged_as_the_link_git_would_commit() {
+    let repo = committed_task_repo();
+    // The link leads to an identical copy: following it would see no change.
+    std::fs::rename(
+        repo.abs(b".gate/tasks/T-42.md"),
+        repo.abs(b"copy-of-T-42.md"),
+    )
+    .unwrap();
+    repo.symlink(b".gate/tasks/T-42.md", b"../../copy-of-T-42.md");
+    let out = repo
+        .gate()
+        .args(["check", "--only", "brief"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("the work tree: .gate/tasks/T-42.md"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn an_unreadable_head_is_unknown_not_a_pass() {
+    let repo = committed_task_repo();
+    repo.write(".git/refs/heads/main", "garbage\n");
+    let out = repo
+        .gate()
+        .args(["check", "--only", "brief"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("input_unreadable reading HEAD"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn a_commit_repairing_broken_front_matter_cannot_rewrite_the_brief_unseen() {
+    let repo = plan_repo("required");
+    repo.write(".gate/policy.yaml", "version: 1\nscope: off\nprovenance:\n  mode: off\nreceipts:\n  mode: off\nbrief:\n  mode: required\n");
+    repo.commit_all("policy");
+    fixture::start_42(&repo);
+    assert_eq!(amend(&repo, "clarified\n").status.code(), Some(0));
+    repo.commit_all("start T-42");
+    let good = task_text(&repo, "T-42");
+    let path = repo.path().join(".gate/tasks/T-42.md");
+    std::fs::write(
+        &path,
+        good.replace("status: active\n", "status: active\nphase: x\n"),
+    )
+    .unwrap();
+    repo.commit_all("break the record");
+    // The repair also rewrites the brief and drops the amendment.
+    let start = good.find("### ").unwrap();
+    let end = good.find("## Implementation notes").unwrap();
+    let rewritten = format!("{}{}", &good[..start], &good[end..])
+        .replace("Add CSV export to the report page.", "Add PDF export.");
+    std::fs::write(&path, rewritten).unwrap();
+    let head = repo.commit_all("repair the record");
+    let out = repo
+        .gate()
+        .args([
+            "check",
+            "--range",
+            "HEAD~1..HEAD",
+            "--only",
+            "brief",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = doc["checks"][0]["findings"].as_array().unwrap();
+    let mut got: Vec<&str> = findings
+        .iter()
+        .map(|f| f["cause"].as_str().unwrap())
+        .collect();
+    got.sort();
+    assert_eq!(got, vec!["addenda_rewritten", "brief_rewritten"], "{doc:#}");
+    assert!(
+        findings.iter().all(|f| f["commit"] == head.as_str()),
+        "{doc:#}"
+    );
+}
+
+#[test]
+fn concurrent_closes_land_once_and_refuse_the_rest() {
+    let repo = plan_repo("advisory");
+    fixture::start_42(&repo);
+    let bin = assert_cmd::cargo::cargo_bin!("gate");
+    // Finishes and abandons at once: each loads the task while it is still
+    // active; only the lock-held re-read can tell which came first.
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            let mut cmd = std::process::Command::new(bin);
+            cmd.current_dir(repo.path())
+                .env_clear()
+                .envs(crate::support::git_env());
+            if i % 2 == 0 {
+                cmd.args(["task", "finish", "T-42"]);
+            } else {
+                cmd.args(["task", "abandon", "T-42", "--because", "superseded"]);
+            }
+            cmd.stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped());
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    let mut codes = Vec::new();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        codes.push(out.status.code());
+        if out.status.code() != Some(0) {
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains("is already"),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    codes.sort();
+    let mut expected = vec![Some(0)];
+    expected.extend([Some(1); 7]);
+    assert_eq!(codes, expected, "exactly one close succeeds");
+    let text = task_text(&repo, "T-42");
+    let closing = text.matches(" · completed · ").count() + text.matches(" · abandoned · ").count();
+    assert_eq!(closing, 1, "exactly one closing note:\n{text}");
+}
+
+#[test]
+fn validate_all_loads_each_file_as_gate_task_list_does() {
+    let repo = plan_repo("advisory");
+    fixture::start_42(&repo);
+    // A copy under another name: its record names the wrong task.
+    std::fs::copy(
+        repo.abs(b".gate/tasks/T-42.md"),
+        repo.abs(b".gate/tasks/T-43.md"),
+    )
+    .unwrap();
+    let (code, doc) = validate_json(&repo, &["--all"]);
+    assert_eq!(code, Some(1), "{doc:#}");
+    assert_eq!(
+        causes(&doc),
+        vec![("schema_invalid".to_string(), "blocker".to_string())],
+        "{doc:#}"
+    );
+    let finding = &doc["checks"][0]["findings"][0];
+    assert_eq!(finding["file"], ".gate/tasks/T-43.md", "{doc:#}");
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("records id `T-42`"),
+        "{doc:#}"
+    );
+    let list = repo.gate().args(["task", "list"]).output().unwrap();
+    assert_eq!(list.status.code(), Some(3), "{}", show(&list));
+}
