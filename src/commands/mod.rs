@@ -101,6 +101,8 @@ impl From<TaskError> for Failure {
                 Failure::refused(e.to_string()).hint("choose another id with --id")
             }
             TaskError::BadId { .. } => Failure::usage(e.to_string()),
+            // Another run changed the task's status first: a refusal, not an unknown.
+            TaskError::Status { .. } => Failure::refused(e.to_string()),
             _ => Failure::unknown(e.to_string()),
         }
     }
