@@ -553,10 +553,7 @@ fn a_rewritten_brief_is_refused_in_a_range_naming_the_commit() {
 
 #[test]
 fn a_staged_rewrite_is_refused_by_pre_commit_and_gate_check_sees_uncommitted_edits() {
-    let repo = plan_repo("required");
-    repo.write(".gate/policy.yaml", "version: 1\nscope: off\nprovenance:\n  mode: off\nreceipts:\n  mode: off\nbrief:\n  mode: required\n");
-    repo.commit_all("policy");
-    fixture::start_42(&repo);
+    let repo = brief_repo();
     repo.commit_all("start");
     let path = repo.path().join(".gate/tasks/T-42.md");
     let text = std::fs::read_to_string(&path).unwrap();
@@ -584,10 +581,7 @@ fn a_staged_rewrite_is_refused_by_pre_commit_and_gate_check_sees_uncommitted_edi
 
 #[test]
 fn a_staged_rename_of_a_task_file_is_refused_like_its_deletion() {
-    let repo = plan_repo("required");
-    repo.write(".gate/policy.yaml", "version: 1\nscope: off\nprovenance:\n  mode: off\nreceipts:\n  mode: off\nbrief:\n  mode: required\n");
-    repo.commit_all("policy");
-    fixture::start_42(&repo);
+    let repo = brief_repo();
     repo.commit_all("start");
     // Identical content under a new name: the staged diff pairs it as a rename.
     repo.git(&["mv", ".gate/tasks/T-42.md", ".gate/tasks/T-43.md"]);
@@ -640,11 +634,18 @@ fn a_rewritten_brief_is_refused_in_a_real_push() {
 
 /// A repository with task T-42 committed and no active task, so only the
 /// work-tree comparison reads its file.
-fn committed_task_repo() -> TestRepo {
+/// A repository whose policy runs only the brief, `required`, with task
+/// T-42 started (its file not committed yet).
+fn brief_repo() -> TestRepo {
     let repo = plan_repo("required");
     repo.write(".gate/policy.yaml", "version: 1\nscope: off\nprovenance:\n  mode: off\nreceipts:\n  mode: off\nbrief:\n  mode: required\n");
     repo.commit_all("policy");
     fixture::start_42(&repo);
+    repo
+}
+
+fn committed_task_repo() -> TestRepo {
+    let repo = brief_repo();
     repo.commit_all("start");
     std::fs::remove_file(fixture::git_path(&repo, "gate/active")).unwrap();
     repo
@@ -718,10 +719,7 @@ fn an_unreadable_head_is_unknown_not_a_pass() {
 
 #[test]
 fn a_commit_repairing_broken_front_matter_cannot_rewrite_the_brief_unseen() {
-    let repo = plan_repo("required");
-    repo.write(".gate/policy.yaml", "version: 1\nscope: off\nprovenance:\n  mode: off\nreceipts:\n  mode: off\nbrief:\n  mode: required\n");
-    repo.commit_all("policy");
-    fixture::start_42(&repo);
+    let repo = brief_repo();
     assert_eq!(amend(&repo, "clarified\n").status.code(), Some(0));
     repo.commit_all("start T-42");
     let good = task_text(&repo, "T-42");
