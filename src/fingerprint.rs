@@ -57,7 +57,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use crate::git::{GitError, Oid, Renames, Repo};
+use crate::git::{GitError, IndexSnapshot, Oid, Renames, Repo};
 use crate::path::RepoPath;
 
 mod cache;
@@ -187,11 +187,23 @@ pub fn fingerprint_with_stats(
     inputs: &Inputs,
     cache_dir: &Path,
 ) -> Result<(Fingerprint, Stats), GitError> {
+    fingerprint_in(repo, &repo.read_index()?, inputs, cache_dir)
+}
+
+/// [`fingerprint_with_stats`] against an index already read (by
+/// [`Repo::read_index`]), so that one reading serves the fingerprint and
+/// the touched paths ([`Touched::for_sources_in`]) of the same moment.
+pub fn fingerprint_in(
+    repo: &Repo,
+    index: &IndexSnapshot,
+    inputs: &Inputs,
+    cache_dir: &Path,
+) -> Result<(Fingerprint, Stats), GitError> {
     let workdir = repo.workdir().ok_or_else(|| GitError::NoWorkTree {
         path: repo.git_dir(),
     })?;
     let mut stats = Stats::default();
-    let mut listing = cover::list(repo, workdir, inputs)?;
+    let mut listing = cover::list(repo, index, workdir, inputs)?;
     let tracked = std::mem::take(&mut listing.paths);
     // Stat what the index and the named paths give on other threads while
     // this one walks the source directories for untracked files (the walk
@@ -331,6 +343,19 @@ impl Touched {
     /// The touched paths a fingerprint of `sources` must add: the committed
     /// and staged ones, and the dirty ones outside `sources`.
     pub fn for_sources(&self, repo: &Repo, sources: &[String]) -> Result<Vec<RepoPath>, GitError> {
+        if !self.dirty {
+            return Ok(self.committed_outside_gate());
+        }
+        self.for_sources_in(repo, &repo.read_index()?, sources)
+    }
+
+    /// [`for_sources`](Self::for_sources) against an index already read.
+    pub fn for_sources_in(
+        &self,
+        repo: &Repo,
+        index: &IndexSnapshot,
+        sources: &[String],
+    ) -> Result<Vec<RepoPath>, GitError> {
         let mut paths = self.committed.clone();
         if self.dirty {
             let exclude: Vec<RepoPath> = sources
@@ -338,11 +363,19 @@ impl Touched {
                 .map(|s| RepoPath::from(s.trim_end_matches('/')))
                 .filter(|p| !p.as_bytes().is_empty())
                 .collect();
-            for entry in repo.worktree_status_excluding(false, &exclude)? {
+            for entry in repo.worktree_status_excluding(index, false, &exclude)? {
                 paths.insert(entry.path);
             }
         }
         Ok(paths.into_iter().filter(|p| !is_gate_path(p)).collect())
+    }
+
+    fn committed_outside_gate(&self) -> Vec<RepoPath> {
+        self.committed
+            .iter()
+            .filter(|p| !is_gate_path(p))
+            .cloned()
+            .collect()
     }
 }
 

@@ -967,14 +967,19 @@ pub fn fingerprint_now(
     ctx: &Context,
     check: &crate::plan::Check,
 ) -> Result<Fingerprint, crate::git::GitError> {
-    let touched = ctx.touched.for_sources(ctx.repo, &check.sources)?;
+    // One reading of the index for the touched paths and the fingerprint.
+    let index = ctx.repo.read_index()?;
+    let touched = ctx
+        .touched
+        .for_sources_in(ctx.repo, &index, &check.sources)?;
     let inputs = crate::fingerprint::Inputs {
         sources: &check.sources,
         touched: &touched,
         max_entries: ctx.policy.receipts.max_entries,
         max_bytes: ctx.policy.receipts.max_bytes,
     };
-    crate::fingerprint::fingerprint(ctx.repo, &inputs, &ctx.store.cache_dir())
+    crate::fingerprint::fingerprint_in(ctx.repo, &index, &inputs, &ctx.store.cache_dir())
+        .map(|(fp, _)| fp)
 }
 
 /// The state of each check in `checks`, now.

@@ -18,7 +18,7 @@ use crate::path::RepoPath;
 /// The listing in two steps: [`list`] (sources, the index, named paths),
 /// then [`Listing::untracked`] (the directory walk), so that the caller can
 /// stat the first step's paths while the walk runs.
-pub(super) struct Listing {
+pub(super) struct Listing<'i> {
     /// Tracked files under directory sources, file sources and touched
     /// paths: sorted by bytes, no duplicates, nothing under `.gate/`.
     pub paths: Vec<RepoPath>,
@@ -26,12 +26,17 @@ pub(super) struct Listing {
     pub problems: Vec<(RepoPath, Unavailable)>,
     /// Sources that are directories in the work tree.
     walked: Vec<RepoPath>,
-    index: IndexSnapshot,
+    index: &'i IndexSnapshot,
     ancestry: Ancestry,
 }
 
 /// Everything but the untracked files.
-pub(super) fn list(repo: &Repo, workdir: &Path, inputs: &Inputs) -> Result<Listing, GitError> {
+pub(super) fn list<'i>(
+    repo: &Repo,
+    index: &'i IndexSnapshot,
+    workdir: &Path,
+    inputs: &Inputs,
+) -> Result<Listing<'i>, GitError> {
     let mut problems = Vec::new();
     let mut ancestry = Ancestry::new(workdir);
     // Paths that stand for themselves: file sources and touched paths.
@@ -88,12 +93,11 @@ pub(super) fn list(repo: &Repo, workdir: &Path, inputs: &Inputs) -> Result<Listi
     prefixes.extend(named.iter().cloned());
     prefixes.sort();
     prefixes.dedup();
-    let index = repo.read_index()?;
     let mut tracked_dirs: Vec<&RepoPath> = Vec::new();
     // The sources as text for `RepoPath::is_under` (they came from the
     // plan's strings, so this is exact), made once rather than per entry.
     let source_dirs: Vec<String> = sources.iter().map(RepoPath::lossy).collect();
-    for entry in repo.index_entries_under(&index, &prefixes)? {
+    for entry in repo.index_entries_under(index, &prefixes)? {
         let below_source = sources
             .iter()
             .zip(&source_dirs)
@@ -134,7 +138,7 @@ pub(super) fn list(repo: &Repo, workdir: &Path, inputs: &Inputs) -> Result<Listi
     })
 }
 
-impl Listing {
+impl Listing<'_> {
     /// The untracked, non-ignored files under the directory sources that
     /// are not in `known` (sorted) already, sorted. Symlinks, nested
     /// repositories and special files met become problems.
@@ -144,7 +148,7 @@ impl Listing {
         known: &[RepoPath],
     ) -> Result<Vec<RepoPath>, GitError> {
         let mut files = Vec::new();
-        for entry in repo.untracked_under(&self.index, &self.walked)? {
+        for entry in repo.untracked_under(self.index, &self.walked)? {
             if is_gate_path(&entry.path) {
                 continue;
             }

@@ -26,6 +26,11 @@ impl IndexSnapshot {
         &self.file
     }
 
+    /// The index with its path, for gix's status and walks.
+    pub(super) fn file(&self) -> &gix::index::File {
+        &self.file
+    }
+
     /// How many entries it holds (all stages).
     pub fn len(&self) -> usize {
         self.file.entries().len()

@@ -884,18 +884,21 @@ impl Repo {
     /// [`WorktreeState::Modified`]. Sorted by path, one entry per path.
     pub fn worktree_status(&self, ignored: bool) -> Result<Vec<StatusEntry>, GitError> {
         self.require_workdir()?;
-        status::worktree_status(&self.repo, ignored)
+        let index = self.read_index()?;
+        status::worktree_status(&self.repo, index.file(), ignored)
     }
 
-    /// [`worktree_status`](Self::worktree_status) without `exclude` and what
-    /// lies below each (not stat-ed, not walked): `git status -- ':!<path>'…`.
+    /// [`worktree_status`](Self::worktree_status) against `index` (read by
+    /// [`Repo::read_index`]) without `exclude` and what lies below each (not
+    /// stat-ed, not walked): `git status -- ':!<path>'…`.
     pub fn worktree_status_excluding(
         &self,
+        index: &IndexSnapshot,
         ignored: bool,
         exclude: &[RepoPath],
     ) -> Result<Vec<StatusEntry>, GitError> {
         self.require_workdir()?;
-        status::worktree_status_excluding(&self.repo, ignored, exclude)
+        status::worktree_status_excluding(&self.repo, index.file(), ignored, exclude)
     }
 
     /// The bytes of a blob.

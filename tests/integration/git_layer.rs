@@ -2219,8 +2219,9 @@ fn worktree_status_excluding_matches_git_pathspecs() {
         vec!["src/sub", "docs"],
     ] {
         let paths: Vec<RepoPath> = exclude.iter().map(|p| RepoPath::from(*p)).collect();
+        let index = gate.read_index().expect("index");
         let got: Vec<(Vec<u8>, WorktreeState)> = gate
-            .worktree_status_excluding(false, &paths)
+            .worktree_status_excluding(&index, false, &paths)
             .expect("status")
             .into_iter()
             .map(|e| (e.path.as_bytes().to_vec(), e.state))
