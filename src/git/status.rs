@@ -48,16 +48,21 @@ pub(super) fn worktree_status_excluding(
         Some(dir) => format!("computing the status of {}", dir.display()),
         None => "computing the worktree status".to_owned(),
     };
+    // gix matches every entry against the pathspecs, a cost per entry even
+    // for the excluded ones: give it only the entries that are not.
+    let (tracked, tracked_patterns) = if index.is_sparse() {
+        (index.clone(), patterns.clone())
+    } else {
+        (entries_outside(index, exclude), Vec::new())
+    };
     let iter = repo
         .status(gix::progress::Discard)
         .map_err(|err| GitError::gix(context(), &err))?
-        .index(gix::worktree::IndexPersistedOrInMemory::InMemory(
-            index.clone(),
-        ))
+        .index(gix::worktree::IndexPersistedOrInMemory::InMemory(tracked))
         // Tracked files only: the walk below lists the rest.
         .untracked_files(gix::status::UntrackedFiles::None)
         .index_worktree_rewrites(None)
-        .into_index_worktree_iter(patterns.clone())
+        .into_index_worktree_iter(tracked_patterns)
         .map_err(|err| GitError::gix(context(), &err))?;
 
     let mut out = Vec::new();
@@ -122,6 +127,29 @@ pub(super) fn worktree_status_excluding(
     // A conflicted path has several index entries; report it once.
     out.dedup_by(|b, a| a.path == b.path);
     Ok(out)
+}
+
+/// A copy of `index` with only its entries that are neither one of
+/// `exclude` nor below one. Its timestamp is the original's, so that git's
+/// racy-clean rule (an entry as new as the index is compared by content)
+/// holds as it would have.
+fn entries_outside(index: &gix::index::File, exclude: &[RepoPath]) -> gix::index::File {
+    let excluded = |path: &[u8]| {
+        exclude.iter().any(|e| {
+            let e = e.as_bytes();
+            path.starts_with(e) && (path.len() == e.len() || path[e.len()] == b'/')
+        })
+    };
+    let mut state = gix::index::State::new(index.object_hash());
+    state.set_timestamp(index.timestamp());
+    for entry in index.entries() {
+        let path = entry.path(index);
+        if !excluded(path) {
+            state.dangerously_push_entry(entry.stat, entry.id, entry.flags, entry.mode, path);
+        }
+    }
+    // Entries were pushed in the index's own order: still sorted.
+    gix::index::File::from_state(state, index.path().to_owned())
 }
 
 /// Untracked files (and ignored ones when `ignored`) into `out`, one by

@@ -2240,3 +2240,41 @@ fn worktree_status_excluding_matches_git_pathspecs() {
         assert_eq!(got, want, "excluding {exclude:?}");
     }
 }
+
+/// An entry as new as the index is "racily clean": its stat can match while
+/// its content changed, and only a comparison of the content tells. The
+/// status of the tree outside some sources keeps that rule.
+#[test]
+fn worktree_status_excluding_compares_racily_clean_entries() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    // Without ctime, same size, same mtime: only the racy rule can see it.
+    repo.git(&["config", "core.trustctime", "false"]);
+    let past = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_577_836_800);
+    let set_mtime = |rel: &str| {
+        let file = std::fs::File::options()
+            .write(true)
+            .open(repo.abs(rel.as_bytes()))
+            .expect("open");
+        file.set_modified(past).expect("set mtime");
+    };
+    repo.write("src/a.rs", "one\n");
+    repo.write("top.txt", "aaaa\n");
+    set_mtime("top.txt");
+    repo.commit_all("first");
+    repo.write("top.txt", "bbbb\n");
+    set_mtime("top.txt");
+    set_mtime(".git/index");
+    let gate = open(&repo);
+    let index = gate.read_index().expect("index");
+    let got: Vec<(Vec<u8>, WorktreeState)> = gate
+        .worktree_status_excluding(&index, false, &[RepoPath::from("src")])
+        .expect("status")
+        .into_iter()
+        .map(|e| (e.path.as_bytes().to_vec(), e.state))
+        .collect();
+    assert_eq!(got, vec![(b"top.txt".to_vec(), WorktreeState::Modified)]);
+    assert_eq!(got, git_status(&repo, &["--", ":(exclude,literal)src"]));
+}
