@@ -6,7 +6,6 @@
 //! fixed order when it runs in parallel, so the result is sorted here.
 
 use gix::bstr::ByteSlice;
-use gix::status::index_worktree::Item;
 use gix::status::plumbing::index_as_worktree::{Change as WtChange, EntryStatus};
 
 use super::{GitError, StatusEntry, WorktreeState};
@@ -50,26 +49,116 @@ pub(super) fn worktree_status_excluding(
     };
     // gix matches every entry against the pathspecs, a cost per entry even
     // for the excluded ones: give it only the entries that are not.
-    let (tracked, tracked_patterns) = if index.is_sparse() {
-        (index.clone(), patterns.clone())
-    } else {
-        (entries_outside(index, exclude), Vec::new())
-    };
-    let iter = repo
-        .status(gix::progress::Discard)
-        .map_err(|err| GitError::gix(context(), &err))?
-        .index(gix::worktree::IndexPersistedOrInMemory::InMemory(tracked))
-        // Tracked files only: the walk below lists the rest.
-        .untracked_files(gix::status::UntrackedFiles::None)
-        .index_worktree_rewrites(None)
-        .into_index_worktree_iter(tracked_patterns)
-        .map_err(|err| GitError::gix(context(), &err))?;
-
+    let subset;
+    let (tracked, tracked_patterns): (&gix::index::State, &[gix::bstr::BString]) =
+        if exclude.is_empty() || index.is_sparse() {
+            (index, &patterns)
+        } else {
+            subset = entries_outside(index, exclude);
+            (&subset, &[])
+        };
     let mut out = Vec::new();
-    for item in iter {
-        let item = item.map_err(|err| GitError::gix(context(), &err))?;
-        match item {
-            Item::Modification {
+    modifications(repo, tracked, tracked_patterns, &mut out)
+        .map_err(|err| GitError::gix(context(), &err))?;
+    untracked(repo, index, ignored, &patterns, &mut out)
+        .map_err(|err| GitError::gix(context(), &err))?;
+    out.sort_unstable_by(|a, b| {
+        a.path
+            .cmp(&b.path)
+            .then_with(|| rank(a.state).cmp(&rank(b.state)))
+    });
+    // A conflicted path has several index entries; report it once.
+    out.dedup_by(|b, a| a.path == b.path);
+    Ok(out)
+}
+
+/// The tracked files that differ from `index` (modified, deleted, changed
+/// type, conflicted, intent-to-add) into `out`: gix's status of the index
+/// against the work tree, without its directory walk.
+///
+/// Called directly rather than through `Repository::status`, which reads
+/// the index from disk again (to look for `.gitmodules` in it) and spawns a
+/// thread: with the sources of a check excluded, that setup cost more than
+/// the status itself. Submodules are looked up only when there is a gitlink.
+fn modifications(
+    repo: &gix::Repository,
+    index: &gix::index::State,
+    patterns: &[gix::bstr::BString],
+    out: &mut Vec<StatusEntry>,
+) -> Result<(), gix::Error> {
+    let has_gitlink = index
+        .entries()
+        .iter()
+        .any(|e| e.mode == gix::index::entry::Mode::COMMIT);
+    let submodules = if has_gitlink {
+        Submodules::Builtin(Box::new(
+            gix::status::index_worktree::BuiltinSubmoduleStatus::new(
+                repo.clone().into_sync(),
+                gix::status::Submodule::default(),
+            )?,
+        ))
+    } else {
+        Submodules::None
+    };
+    let interrupt = std::sync::atomic::AtomicBool::new(false);
+    let mut visit = Modifications { out };
+    repo.index_worktree_status(
+        index,
+        patterns,
+        &mut visit,
+        gix::status::plumbing::index_as_worktree::traits::FastEq,
+        submodules,
+        &mut gix::progress::Discard,
+        &interrupt,
+        gix::status::index_worktree::Options::default(),
+    )?;
+    Ok(())
+}
+
+/// The submodule status gix's own status would compute, or none at all
+/// when the index holds no gitlink.
+#[derive(Clone)]
+enum Submodules {
+    None,
+    Builtin(Box<gix::status::index_worktree::BuiltinSubmoduleStatus>),
+}
+
+impl gix::status::plumbing::index_as_worktree::traits::SubmoduleStatus for Submodules {
+    type Output = gix::submodule::Status;
+
+    fn status(
+        &mut self,
+        entry: &gix::index::Entry,
+        rela_path: &gix::bstr::BStr,
+    ) -> Result<Option<Self::Output>, gix::Error> {
+        match self {
+            Submodules::None => Ok(None),
+            Submodules::Builtin(builtin) => builtin.status(entry, rela_path),
+        }
+    }
+}
+
+struct Modifications<'a> {
+    out: &'a mut Vec<StatusEntry>,
+}
+
+impl<'index> gix::status::plumbing::index_as_worktree_with_renames::VisitEntry<'index>
+    for Modifications<'_>
+{
+    type ContentChange = ();
+    type SubmoduleStatus = gix::submodule::Status;
+
+    fn visit_entry(
+        &mut self,
+        entry: gix::status::plumbing::index_as_worktree_with_renames::Entry<
+            'index,
+            Self::ContentChange,
+            Self::SubmoduleStatus,
+        >,
+    ) {
+        use gix::status::plumbing::index_as_worktree_with_renames::Entry;
+        match entry {
+            Entry::Modification {
                 rela_path, status, ..
             } => {
                 let state = match status {
@@ -82,51 +171,18 @@ pub(super) fn worktree_status_excluding(
                     // `git add -N`: a path with work not yet in the index.
                     EntryStatus::IntentToAdd => WorktreeState::Modified,
                     // Only the stat cache is stale; the content is unchanged.
-                    EntryStatus::NeedsUpdate(_) => continue,
+                    EntryStatus::NeedsUpdate(_) => return,
                 };
-                out.push(StatusEntry {
-                    path: RepoPath::new(Vec::from(rela_path)),
+                self.out.push(StatusEntry {
+                    path: RepoPath::new(rela_path.to_vec()),
                     state,
                 });
             }
-            Item::DirectoryContents { entry, .. } => {
-                if let Some(state) = dirwalk_state(entry.status, entry.disk_kind) {
-                    out.push(StatusEntry {
-                        path: RepoPath::new(Vec::from(entry.rela_path)),
-                        state,
-                    });
-                }
-            }
-            // Rewrite tracking is off; should one come anyway, both sides are
-            // still reported for what they are.
-            Item::Rewrite {
-                source,
-                dirwalk_entry,
-                ..
-            } => {
-                out.push(StatusEntry {
-                    path: RepoPath::new(source.rela_path().to_vec()),
-                    state: WorktreeState::Deleted,
-                });
-                if let Some(state) = dirwalk_state(dirwalk_entry.status, dirwalk_entry.disk_kind) {
-                    out.push(StatusEntry {
-                        path: RepoPath::new(Vec::from(dirwalk_entry.rela_path)),
-                        state,
-                    });
-                }
-            }
+            // No directory walk and no rewrite tracking were asked for; the
+            // walk in `untracked` lists what is not tracked.
+            Entry::DirectoryContents { .. } | Entry::Rewrite { .. } => {}
         }
     }
-    untracked(repo, index, ignored, &patterns, &mut out)
-        .map_err(|err| GitError::gix(context(), &err))?;
-    out.sort_unstable_by(|a, b| {
-        a.path
-            .cmp(&b.path)
-            .then_with(|| rank(a.state).cmp(&rank(b.state)))
-    });
-    // A conflicted path has several index entries; report it once.
-    out.dedup_by(|b, a| a.path == b.path);
-    Ok(out)
 }
 
 /// A copy of `index` with only its entries that are neither one of

@@ -2278,3 +2278,39 @@ fn worktree_status_excluding_compares_racily_clean_entries() {
     assert_eq!(got, vec![(b"top.txt".to_vec(), WorktreeState::Modified)]);
     assert_eq!(got, git_status(&repo, &["--", ":(exclude,literal)src"]));
 }
+
+/// A populated submodule whose checkout moved away from the recorded commit
+/// is modified, with or without paths excluded, as git says.
+#[test]
+fn worktree_status_sees_a_moved_submodule() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    repo.write("src/a.rs", "one\n");
+    let inner = repo.path().join("inner");
+    std::fs::create_dir_all(&inner).expect("mkdir inner");
+    repo.git_in(&inner, &["init", "-q", "-b", "main"]);
+    std::fs::write(inner.join("f.txt"), "one\n").expect("write");
+    repo.git_in(&inner, &["add", "f.txt"]);
+    repo.git_in(&inner, &["commit", "-q", "-m", "one"]);
+    repo.write(
+        ".gitmodules",
+        "[submodule \"inner\"]\n\tpath = inner\n\turl = ./inner\n",
+    );
+    repo.commit_all("first");
+    assert_status_match(&repo);
+    std::fs::write(inner.join("f.txt"), "two\n").expect("write");
+    repo.git_in(&inner, &["commit", "-q", "-am", "two"]);
+    assert_status_match(&repo);
+    let gate = open(&repo);
+    let index = gate.read_index().expect("index");
+    let got: Vec<(Vec<u8>, WorktreeState)> = gate
+        .worktree_status_excluding(&index, false, &[RepoPath::from("src")])
+        .expect("status")
+        .into_iter()
+        .map(|e| (e.path.as_bytes().to_vec(), e.state))
+        .collect();
+    assert_eq!(got, vec![(b"inner".to_vec(), WorktreeState::Modified)]);
+    assert_eq!(got, git_status(&repo, &["--", ":(exclude,literal)src"]));
+}
