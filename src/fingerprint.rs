@@ -63,6 +63,7 @@ use crate::path::RepoPath;
 mod cache;
 mod cover;
 mod scan;
+mod walk;
 
 /// What to fingerprint, and the limits.
 #[derive(Clone, Copy, Debug)]
@@ -164,6 +165,8 @@ pub struct Stats {
     pub from_cache: u64,
     /// Whether the stat cache was rewritten.
     pub cache_written: bool,
+    /// Whether the untracked files came from the untracked cache (no walk).
+    pub untracked_from_cache: bool,
 }
 
 /// The fingerprint of `inputs` in `repo`'s work tree.
@@ -219,7 +222,7 @@ pub fn fingerprint_in(
                     .ok()
             })
             .flatten();
-        let untracked = listing.untracked(repo, &tracked);
+        let untracked = listing.untracked(repo, &tracked, cache_dir);
         let scan = stat.map(|handle| {
             handle
                 .join()
@@ -227,7 +230,8 @@ pub fn fingerprint_in(
         });
         (scan, untracked)
     });
-    let untracked = untracked?;
+    let (untracked, from_cache) = untracked?;
+    stats.untracked_from_cache = from_cache;
     let problems = listing.problems_above(tracked.iter().chain(&untracked).map(RepoPath::as_bytes));
     if let Some((path, reason)) = problems.into_iter().next() {
         return Ok((unavailable(reason, Some(path)), stats));

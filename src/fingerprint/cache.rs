@@ -89,7 +89,7 @@ impl Stat {
     }
 
     /// Whether the inode settled strictly before `limit`.
-    fn older_than(&self, limit: Time) -> bool {
+    pub(super) fn older_than(&self, limit: Time) -> bool {
         self.mtime < limit && self.ctime < limit
     }
 }
@@ -214,34 +214,34 @@ fn parse(bytes: Vec<u8>, workdir: &[u8], written: Time) -> Option<Cache> {
     })
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+pub(super) struct Reader<'a> {
+    pub bytes: &'a [u8],
+    pub at: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+    pub(super) fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let end = self.at.checked_add(n)?;
         let out = self.bytes.get(self.at..end)?;
         self.at = end;
         Some(out)
     }
 
-    fn u32(&mut self) -> Option<u32> {
+    pub(super) fn u32(&mut self) -> Option<u32> {
         Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
     }
 
-    fn u64(&mut self) -> Option<u64> {
+    pub(super) fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
 
     /// A length-prefixed path.
-    fn path(&mut self) -> Option<&'a [u8]> {
+    pub(super) fn path(&mut self) -> Option<&'a [u8]> {
         let len = self.u32()? as usize;
         self.take(len)
     }
 
-    fn stat(&mut self) -> Option<Stat> {
+    pub(super) fn stat(&mut self) -> Option<Stat> {
         Some(Stat {
             size: self.u64()?,
             mtime: self.time()?,
@@ -252,7 +252,7 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn time(&mut self) -> Option<Time> {
+    pub(super) fn time(&mut self) -> Option<Time> {
         let sec = i64::from_le_bytes(self.take(8)?.try_into().ok()?);
         let nsec = i64::from(self.u32()?);
         Some(Time { sec, nsec })
@@ -342,17 +342,10 @@ pub(super) fn save<'a>(
     out.extend_from_slice(workdir);
     out.extend_from_slice(&(merged.len() as u64).to_le_bytes());
     for e in &merged {
-        let Ok(len) = u32::try_from(e.path.len()) else {
+        if !put_path(&mut out, e.path) {
             return false;
-        };
-        out.extend_from_slice(&len.to_le_bytes());
-        out.extend_from_slice(e.path);
-        out.extend_from_slice(&e.stat.size.to_le_bytes());
-        put_time(&mut out, e.stat.mtime);
-        put_time(&mut out, e.stat.ctime);
-        out.extend_from_slice(&e.stat.ino.to_le_bytes());
-        out.extend_from_slice(&e.stat.dev.to_le_bytes());
-        out.extend_from_slice(&e.stat.mode.to_le_bytes());
+        }
+        put_stat(&mut out, &e.stat);
         out.extend_from_slice(&e.sha256);
     }
     let sum = Sha256::digest(&out);
@@ -360,7 +353,27 @@ pub(super) fn save<'a>(
     crate::fsutil::write_atomic(file, &out, None).is_ok()
 }
 
-fn put_time(out: &mut Vec<u8>, t: Time) {
+/// A length-prefixed path; `false` for one of 4 GiB or more.
+pub(super) fn put_path(out: &mut Vec<u8>, path: &[u8]) -> bool {
+    let Ok(len) = u32::try_from(path.len()) else {
+        return false;
+    };
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(path);
+    true
+}
+
+/// A stat as [`Reader::stat`] reads it.
+pub(super) fn put_stat(out: &mut Vec<u8>, stat: &Stat) {
+    out.extend_from_slice(&stat.size.to_le_bytes());
+    put_time(out, stat.mtime);
+    put_time(out, stat.ctime);
+    out.extend_from_slice(&stat.ino.to_le_bytes());
+    out.extend_from_slice(&stat.dev.to_le_bytes());
+    out.extend_from_slice(&stat.mode.to_le_bytes());
+}
+
+pub(super) fn put_time(out: &mut Vec<u8>, t: Time) {
     out.extend_from_slice(&t.sec.to_le_bytes());
     // Nanoseconds are 0..1e9; anything else was never written by us.
     let nsec = u32::try_from(t.nsec).unwrap_or(u32::MAX);

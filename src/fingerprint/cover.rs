@@ -140,15 +140,20 @@ pub(super) fn list<'i>(
 
 impl Listing<'_> {
     /// The untracked, non-ignored files under the directory sources that
-    /// are not in `known` (sorted) already, sorted. Symlinks, nested
+    /// are not in `known` (sorted) already, sorted, and whether they came
+    /// from the untracked cache. Symlinks, nested
     /// repositories and special files met become problems.
     pub(super) fn untracked(
         &mut self,
         repo: &Repo,
         known: &[RepoPath],
-    ) -> Result<Vec<RepoPath>, GitError> {
+        cache_dir: &Path,
+    ) -> Result<(Vec<RepoPath>, bool), GitError> {
         let mut files = Vec::new();
-        for entry in repo.untracked_under(self.index, &self.walked)? {
+        let workdir = self.ancestry.root.clone();
+        let (listed, from_cache) =
+            super::walk::untracked(repo, self.index, &workdir, &self.walked, known, cache_dir)?;
+        for entry in listed {
             if is_gate_path(&entry.path) {
                 continue;
             }
@@ -165,7 +170,7 @@ impl Listing<'_> {
             };
             self.problems.push((entry.path, problem));
         }
-        Ok(files)
+        Ok((files, from_cache))
     }
 
     /// Look above each of `paths` (sorted) for symlinked directories and

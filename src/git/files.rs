@@ -174,9 +174,20 @@ impl Repo {
         index: &IndexSnapshot,
         dirs: &[RepoPath],
     ) -> Result<Vec<UntrackedEntry>, GitError> {
+        Ok(self.untracked_walk(index, dirs)?.entries)
+    }
+
+    /// [`untracked_under`](Self::untracked_under), also saying which
+    /// directories the walk looked at (sorted): with [`Repo::walk_rules`],
+    /// everything its answer depends on besides the index.
+    pub fn untracked_walk(
+        &self,
+        index: &IndexSnapshot,
+        dirs: &[RepoPath],
+    ) -> Result<UntrackedWalk, GitError> {
         let workdir = self.require_workdir()?;
         if dirs.is_empty() {
-            return Ok(Vec::new());
+            return Ok(UntrackedWalk::default());
         }
         let context = || format!("listing untracked files in {}", workdir.display());
         let options = self
@@ -216,14 +227,60 @@ impl Repo {
         let mut out = collect.entries;
         out.sort_by(|a, b| a.path.cmp(&b.path));
         out.dedup_by(|b, a| a.path == b.path);
-        Ok(out)
+        let mut entered = collect.entered;
+        entered.extend(dirs.iter().cloned());
+        entered.sort();
+        entered.dedup();
+        Ok(UntrackedWalk {
+            entries: out,
+            entered,
+        })
+    }
+
+    /// What git's ignore rules depend on besides the work tree's own
+    /// `.gitignore` files: the resolved configuration (as text: any change,
+    /// `core.excludesFile` or `core.ignoreCase` among them, changes it) and
+    /// the paths of the files that may hold repository-wide and user-wide
+    /// patterns (`info/exclude`, `core.excludesFile`, `$XDG_CONFIG_HOME/git/ignore`,
+    /// `~/.config/git/ignore`), present or not.
+    pub fn walk_rules(&self) -> (Vec<u8>, Vec<std::path::PathBuf>) {
+        let config = self.repo.config_snapshot();
+        let mut text = config.plumbing().to_bstring().to_vec();
+        let mut files = vec![
+            self.repo.git_dir().join("info").join("exclude"),
+            self.repo.common_dir().join("info").join("exclude"),
+        ];
+        match config.trusted_path("core.excludesFile") {
+            Ok(Some(path)) => files.push(path),
+            Ok(None) => {}
+            // The walk decides what that means; the key only has to differ.
+            Err(err) => text.extend_from_slice(format!("\0{err}").as_bytes()),
+        }
+        if let Some(xdg) = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+            files.push(std::path::PathBuf::from(xdg).join("git").join("ignore"));
+        }
+        if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+            files.push(std::path::PathBuf::from(home).join(".config/git/ignore"));
+        }
+        (text, files)
     }
 }
 
-/// Collects untracked entries as they are emitted.
+/// The untracked files of a walk and the directories it entered.
+#[derive(Clone, Debug, Default)]
+pub struct UntrackedWalk {
+    /// As [`Repo::untracked_under`] lists them.
+    pub entries: Vec<UntrackedEntry>,
+    /// The directories the walk looked at, entered or not, the walked
+    /// ones included, sorted.
+    pub entered: Vec<RepoPath>,
+}
+
+/// Collects untracked entries as they are emitted, and the directories seen.
 #[derive(Default)]
 struct Collect {
     entries: Vec<UntrackedEntry>,
+    entered: Vec<RepoPath>,
 }
 
 impl gix::dir::walk::Delegate for Collect {
@@ -253,5 +310,24 @@ impl gix::dir::walk::Delegate for Collect {
             });
         }
         std::ops::ControlFlow::Continue(())
+    }
+
+    fn can_recurse(
+        &mut self,
+        entry: gix::dir::EntryRef<'_>,
+        for_deletion: Option<gix::dir::walk::ForDeletionMode>,
+        worktree_root_is_repository: bool,
+    ) -> bool {
+        let enter = entry.status.can_recurse(
+            entry.disk_kind,
+            entry.pathspec_match,
+            for_deletion,
+            worktree_root_is_repository,
+        );
+        // Entered or not: a directory not entered (ignored, or a nested
+        // repository) changes what the walk says when its names change.
+        let path: &BStr = entry.rela_path.as_ref();
+        self.entered.push(RepoPath::new(path.to_vec()));
+        enter
     }
 }

@@ -802,11 +802,24 @@ fn the_warm_run_reads_nothing_and_equals_the_cold_run() {
     assert_eq!(stats.hashed, 0, "{stats:?}");
 }
 
-/// The one cache file of the test repository.
+/// The one stat cache file of the test repository.
 fn cache_file(repo: &TestRepo) -> PathBuf {
+    cache_file_named(repo, "fingerprint-")
+}
+
+/// The one untracked (walk) cache file of the test repository.
+fn walk_cache_file(repo: &TestRepo) -> PathBuf {
+    cache_file_named(repo, "walk-")
+}
+
+fn cache_file_named(repo: &TestRepo, prefix: &str) -> PathBuf {
     let files: Vec<PathBuf> = std::fs::read_dir(cache_dir(repo))
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+        })
         .collect();
     assert_eq!(files.len(), 1, "{files:?}");
     files.into_iter().next().unwrap()
@@ -1331,4 +1344,136 @@ fn touched_for_sources_gives_the_same_digest_as_every_touched_path() {
     for p in ["docs/guide.md", "README.md", "notes/todo.txt"] {
         assert!(some.contains(&RepoPath::from(p)), "{p} in {some:?}");
     }
+}
+
+// ---------------------------------------------------------------------------
+// The untracked cache: a warm run skips the walk, never a real change.
+
+/// The fingerprint now, warm (caches as they are), and whether the
+/// untracked files came from the untracked cache; then the same with the
+/// untracked cache removed, which must agree.
+fn warm_against_cold(repo: &TestRepo) -> (Fingerprint, bool) {
+    let (warm, stats) = fp_stats(repo, SOURCES, &[]);
+    std::fs::remove_file(walk_cache_file(repo)).ok();
+    let (cold, cold_stats) = fp_stats(repo, SOURCES, &[]);
+    assert!(!cold_stats.untracked_from_cache);
+    assert_eq!(warm, cold, "the untracked cache hid a change");
+    (warm, stats.untracked_from_cache)
+}
+
+#[test]
+fn the_untracked_cache_skips_the_walk_but_never_a_change() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = project();
+    settle();
+    let (first, stats) = fp_stats(&repo, SOURCES, &[]);
+    assert!(!stats.untracked_from_cache);
+    settle();
+    let (again, stats) = fp_stats(&repo, SOURCES, &[]);
+    assert_eq!(first, again);
+    assert!(stats.untracked_from_cache, "nothing moved: no walk");
+
+    let mut last = first;
+    let mut step = |what: &str, change: &dyn Fn(), same_digest: bool| {
+        settle();
+        change();
+        settle();
+        let (now, _) = warm_against_cold(&repo);
+        if same_digest {
+            assert_eq!(now, last, "{what}");
+        } else {
+            assert_ne!(now, last, "{what}: not seen");
+        }
+        settle();
+        // And the cache written by the cold run is used and right.
+        let (cached, stats) = fp_stats(&repo, SOURCES, &[]);
+        assert_eq!(cached, now, "{what}");
+        assert!(stats.untracked_from_cache, "{what}: cache not reused");
+        last = now;
+    };
+    step("a new file", &|| repo.write("src/lib/b.rs", "b\n"), false);
+    step("a removed file", &|| repo.remove(b"src/new.rs"), false);
+    step(
+        "a new directory",
+        &|| repo.write("src/deep/er/c.rs", "c\n"),
+        false,
+    );
+    step(
+        "a .gitignore edited",
+        &|| repo.write(".gitignore", "*.log\nlocal.env\ntarget/\nb.rs\n"),
+        false,
+    );
+    step(
+        "a .gitignore added below",
+        &|| repo.write("src/deep/.gitignore", "er/\n"),
+        false,
+    );
+    // Same name, same directory: only the file's own stat moves.
+    step(
+        "a .gitignore below edited",
+        &|| repo.write("src/deep/.gitignore", "nothing\n"),
+        false,
+    );
+    step(
+        "info/exclude edited",
+        &|| repo.write(".git/info/exclude", "src/deep/.gitignore\n"),
+        false,
+    );
+    // Untracking a file moves no directory; it stays covered, now untracked.
+    step(
+        "a file untracked in the index only",
+        &|| {
+            repo.git(&["rm", "-q", "--cached", "src/main.rs"]);
+        },
+        true,
+    );
+    // An ignored file becoming tracked, then untracked again.
+    step(
+        "an ignored file force-added",
+        &|| {
+            repo.git(&["add", "-f", "src/debug.log"]);
+        },
+        false,
+    );
+    step(
+        "an ignored file untracked again",
+        &|| {
+            repo.git(&["rm", "-q", "--cached", "src/debug.log"]);
+        },
+        false,
+    );
+}
+
+#[test]
+fn the_untracked_cache_sees_a_nested_repository_come_and_go() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = project();
+    repo.write("src/inner/x.rs", "x\n");
+    settle();
+    let (plain, _) = warm_against_cold(&repo);
+    assert!(matches!(plain, Fingerprint::Available { .. }));
+    repo.git_in(&repo.abs(b"src/inner"), &["init", "-q"]);
+    settle();
+    let (nested, _) = warm_against_cold(&repo);
+    assert!(
+        matches!(
+            nested,
+            Fingerprint::Unavailable {
+                reason: Unavailable::NestedRepository,
+                ..
+            }
+        ),
+        "{nested:?}"
+    );
+    settle();
+    let (_, from_cache) = warm_against_cold(&repo);
+    assert!(from_cache);
+    std::fs::remove_dir_all(repo.abs(b"src/inner/.git")).unwrap();
+    settle();
+    let (back, _) = warm_against_cold(&repo);
+    assert_eq!(back, plain);
 }
