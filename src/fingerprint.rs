@@ -190,18 +190,36 @@ pub fn fingerprint_with_stats(
     inputs: &Inputs,
     cache_dir: &Path,
 ) -> Result<(Fingerprint, Stats), GitError> {
-    fingerprint_in(repo, &repo.read_index()?, inputs, cache_dir)
+    fingerprint_in(repo, &repo.read_index()?, inputs, cache_dir, None)
+}
+
+/// The stat cache loaded and its paths stat-ed on another core while the
+/// caller reads the index and lists what is covered: start one before the
+/// first [`fingerprint_in`] of an evaluation of the tree, and pass it to
+/// each. Never across a change the caller makes to the files (the stats it
+/// holds are from when it started).
+pub struct Prefetch(scan::Prefetch);
+
+impl Prefetch {
+    /// Start for `repo`'s work tree and the stat cache under `cache_dir`;
+    /// `None` in a bare repository.
+    pub fn start(repo: &Repo, cache_dir: &Path) -> Option<Prefetch> {
+        Some(Prefetch(scan::Prefetch::start(repo.workdir()?, cache_dir)))
+    }
 }
 
 /// [`fingerprint_with_stats`] against an index already read (by
 /// [`Repo::read_index`]), so that one reading serves the fingerprint and
-/// the touched paths ([`Touched::for_sources_in`]) of the same moment.
+/// the touched paths ([`Touched::for_sources_in`]) of the same moment, with
+/// the stats a [`Prefetch`] took when there is one.
 pub fn fingerprint_in(
     repo: &Repo,
     index: &IndexSnapshot,
     inputs: &Inputs,
     cache_dir: &Path,
+    prefetch: Option<&Prefetch>,
 ) -> Result<(Fingerprint, Stats), GitError> {
+    let prefetch = prefetch.map(|p| &p.0);
     let workdir = repo.workdir().ok_or_else(|| GitError::NoWorkTree {
         path: repo.git_dir(),
     })?;
@@ -218,7 +236,9 @@ pub fn fingerprint_in(
         let stat = early
             .then(|| {
                 std::thread::Builder::new()
-                    .spawn_scoped(s, || scan::Scan::start(workdir, cache_dir, &tracked))
+                    .spawn_scoped(s, || {
+                        scan::Scan::start(workdir, cache_dir, &tracked, prefetch)
+                    })
                     .ok()
             })
             .flatten();
@@ -246,7 +266,7 @@ pub fn fingerprint_in(
     }
     let scan = match scan {
         Some(scan) => scan,
-        None => scan::Scan::start(workdir, cache_dir, &tracked),
+        None => scan::Scan::start(workdir, cache_dir, &tracked, prefetch),
     };
     let mut scan = match scan {
         Ok(scan) => scan,
@@ -325,6 +345,15 @@ impl Touched {
 
     /// A task's: committed since `baseline`, staged, and dirty.
     pub fn of_task(repo: &Repo, baseline: Oid) -> Result<Touched, GitError> {
+        Touched::of_task_in(repo, &repo.read_index()?, baseline)
+    }
+
+    /// [`of_task`](Self::of_task) with the staged paths of an index already read.
+    pub fn of_task_in(
+        repo: &Repo,
+        index: &IndexSnapshot,
+        baseline: Oid,
+    ) -> Result<Touched, GitError> {
         let mut committed = BTreeSet::new();
         if let Some(head) = repo.head()?.id() {
             for commit in repo.walk(&[head], &[baseline])? {
@@ -335,7 +364,7 @@ impl Touched {
                 }
             }
         }
-        for change in repo.staged_changes(Renames::Off)? {
+        for change in repo.staged_changes_in(index, Renames::Off)? {
             committed.extend(change.paths().cloned());
         }
         Ok(Touched {

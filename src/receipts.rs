@@ -960,6 +960,11 @@ pub struct Context<'a> {
     pub task: Option<&'a str>,
     /// What the task touched, covered by every check's fingerprint.
     pub touched: &'a crate::fingerprint::Touched,
+    /// The index this evaluation reads (`None`: each fingerprint reads it).
+    pub index: Option<&'a crate::git::IndexSnapshot>,
+    /// Stats taken ahead for this evaluation ([`crate::fingerprint::Prefetch`]);
+    /// `None` where files change between fingerprints (`gate verify`).
+    pub prefetch: Option<&'a crate::fingerprint::Prefetch>,
 }
 
 /// The fingerprint of `check`'s sources plus the touched paths, now.
@@ -968,18 +973,31 @@ pub fn fingerprint_now(
     check: &crate::plan::Check,
 ) -> Result<Fingerprint, crate::git::GitError> {
     // One reading of the index for the touched paths and the fingerprint.
-    let index = ctx.repo.read_index()?;
+    let read;
+    let index = match ctx.index {
+        Some(index) => index,
+        None => {
+            read = ctx.repo.read_index()?;
+            &read
+        }
+    };
     let touched = ctx
         .touched
-        .for_sources_in(ctx.repo, &index, &check.sources)?;
+        .for_sources_in(ctx.repo, index, &check.sources)?;
     let inputs = crate::fingerprint::Inputs {
         sources: &check.sources,
         touched: &touched,
         max_entries: ctx.policy.receipts.max_entries,
         max_bytes: ctx.policy.receipts.max_bytes,
     };
-    crate::fingerprint::fingerprint_in(ctx.repo, &index, &inputs, &ctx.store.cache_dir())
-        .map(|(fp, _)| fp)
+    crate::fingerprint::fingerprint_in(
+        ctx.repo,
+        index,
+        &inputs,
+        &ctx.store.cache_dir(),
+        ctx.prefetch,
+    )
+    .map(|(fp, _)| fp)
 }
 
 /// The state of each check in `checks`, now.

@@ -89,6 +89,8 @@ fn evidence_states(
         worktree: &worktree,
         task: evidence_for.map(|(id, _)| id),
         touched: &touched,
+        index: None,
+        prefetch: None,
     };
     let checks = receipts::evaluate(&rctx, &receipts::dependent_checks(served));
     Ok(served

@@ -29,10 +29,12 @@ pub struct Standing {
     pub checks: Vec<CheckStatus>,
 }
 
-/// What a task touched (nothing without one).
+/// What a task touched (nothing without one), with the staged paths of
+/// `index` when given (else of the index read now).
 pub(super) fn touched(
     ctx: &Ctx,
     task: Option<&Task>,
+    index: Option<&crate::git::IndexSnapshot>,
 ) -> Result<crate::fingerprint::Touched, Failure> {
     match task {
         Some(t) => {
@@ -42,7 +44,11 @@ pub(super) fn touched(
                     t.record.id
                 ))
             })?;
-            Ok(crate::fingerprint::Touched::of_task(&ctx.repo, baseline)?)
+            let touched = match index {
+                Some(index) => crate::fingerprint::Touched::of_task_in(&ctx.repo, index, baseline)?,
+                None => crate::fingerprint::Touched::of_task(&ctx.repo, baseline)?,
+            };
+            Ok(touched)
         }
         None => Ok(crate::fingerprint::Touched::none()),
     }
@@ -67,8 +73,17 @@ pub fn standing(
             plan.checks.iter().map(|c| c.id.clone()).collect(),
         ),
     };
-    let touched = touched(ctx, task)?;
     let store = Store::new(&ctx.repo.common_dir());
+    // Stat on the other core while this one works out what is covered.
+    let prefetch = (!checks.is_empty())
+        .then(|| crate::fingerprint::Prefetch::start(&ctx.repo, &store.cache_dir()))
+        .flatten();
+    // One reading of the index for the staged paths and every fingerprint.
+    let index = match task.is_some() || !checks.is_empty() {
+        true => Some(ctx.repo.read_index()?),
+        false => None,
+    };
+    let touched = touched(ctx, task, index.as_ref())?;
     let worktree = super::verify::worktree_key(ctx);
     let rctx = Context {
         repo: &ctx.repo,
@@ -78,6 +93,8 @@ pub fn standing(
         worktree: &worktree,
         task: task.map(|t| t.record.id.as_str()),
         touched: &touched,
+        index: index.as_ref(),
+        prefetch: prefetch.as_ref(),
     };
     Ok(Standing {
         checks: receipts::evaluate(&rctx, &checks),

@@ -58,7 +58,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     // a file the command creates or edits outside `sources` (an output not
     // in an ignored path) shows as a change during the run, not later.
     let fingerprint_now = || -> Result<Fingerprint, Failure> {
-        let touched = super::status::touched(&ctx, task.as_ref())?;
+        let touched = super::status::touched(&ctx, task.as_ref(), None)?;
         let rctx = receipts::Context {
             repo: &ctx.repo,
             store: &store,
@@ -67,6 +67,9 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
             worktree: &worktree,
             task: task_id.as_deref(),
             touched: &touched,
+            // Before and after the command: each read then.
+            index: None,
+            prefetch: None,
         };
         Ok(receipts::fingerprint_now(&rctx, check)?)
     };

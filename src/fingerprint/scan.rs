@@ -17,8 +17,8 @@ use std::io::{self, IsTerminal, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
 use rustix::fs::{self, AtFlags, FileType, Mode, OFlags};
@@ -79,27 +79,38 @@ pub(super) struct Scan<'a> {
     workdir: &'a Path,
     root_fd: OwnedFd,
     cache_file: PathBuf,
-    old: Option<Cache>,
+    old: Option<Arc<Cache>>,
+    /// The `lstat` of cache entry `i`, when a [`Prefetch`] took it.
+    early: Arc<Vec<Option<Result<fs::Stat, Errno>>>>,
     /// Sorted by path.
     items: Vec<Item<'a>>,
 }
 
 impl<'a> Scan<'a> {
-    /// Open the work tree, load the stat cache, and stat `paths` (sorted).
+    /// Open the work tree, load the stat cache (or take it, and the stats
+    /// of its paths, from `prefetch`), and stat `paths` (sorted).
     pub(super) fn start(
         workdir: &'a Path,
         cache_dir: &Path,
         paths: &'a [RepoPath],
+        prefetch: Option<&Prefetch>,
     ) -> Result<Scan<'a>, Unavailable> {
         let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
         let root_fd = fs::openat(fs::CWD, workdir, flags, Mode::empty()).map_err(unreadable)?;
         let cache_file = cache::file_for(cache_dir, workdir);
-        let old = cache::load(&cache_file, workdir.as_os_str().as_bytes());
+        let (old, early) = match prefetch.and_then(|p| p.finish(&cache_file, workdir)) {
+            Some(done) => (Some(done.cache.clone()), done.stats.clone()),
+            None => (
+                cache::load(&cache_file, workdir.as_os_str().as_bytes()).map(Arc::new),
+                Arc::default(),
+            ),
+        };
         let mut scan = Scan {
             workdir,
             root_fd,
             cache_file,
             old,
+            early,
             items: Vec::new(),
         };
         scan.items = scan.stat(paths);
@@ -128,13 +139,17 @@ impl<'a> Scan<'a> {
     }
 
     fn stat(&self, paths: &'a [RepoPath]) -> Vec<Item<'a>> {
-        let mut items = with_cache_entries(paths, self.old.as_ref());
-        let old = self.old.as_ref();
+        let old = self.old.as_deref();
+        let mut items = with_cache_entries(paths, old);
+        let early = &self.early;
         parallel(
             &mut items,
             STAT_CHUNK,
             || Scratch::new(self.root_fd.as_fd(), 0),
-            |scratch, item| item.state = stat_path(scratch, item, old),
+            |scratch, item| {
+                let taken = item.cached.and_then(|i| early.get(i).copied().flatten());
+                item.state = stat_path(scratch, item, old, taken);
+            },
             &Progress::off(),
         );
         items
@@ -245,7 +260,7 @@ impl<'a> Scan<'a> {
             })
             .collect();
         let root = self.workdir.as_os_str().as_bytes();
-        cache::save(&self.cache_file, root, stamp, &entries, self.old.as_ref())
+        cache::save(&self.cache_file, root, stamp, &entries, self.old.as_deref())
     }
 }
 
@@ -286,6 +301,151 @@ fn first_problem<'a>(items: &[Item<'_>]) -> Option<Outcome<'a>> {
     })
 }
 
+/// The stat cache loaded, and its paths `lstat`-ed, ahead of the listing:
+/// started before the index is read, on the core the single-threaded
+/// listing leaves idle; whoever needs the result first helps finish it.
+///
+/// On a warm run nearly every covered path is in the cache, so by the time
+/// the listing is ready most stats are taken. A stat taken a few
+/// milliseconds early is as good an observation as one taken now: a read
+/// pass still compares it with the file it opens. Only for one evaluation
+/// of the tree (`gate status`, `gate check`), never across a command that
+/// changes files (`gate verify` fingerprints before and after without it).
+pub(crate) struct Prefetch {
+    shared: Arc<Shared>,
+    worker: Mutex<Option<std::thread::JoinHandle<()>>>,
+    done: OnceLock<Option<Prefetched>>,
+}
+
+/// The prefetch's result.
+#[derive(Clone)]
+struct Prefetched {
+    cache: Arc<Cache>,
+    /// The `lstat` of cache entry `i`.
+    stats: Arc<Vec<Option<Result<fs::Stat, Errno>>>>,
+}
+
+struct Shared {
+    workdir: PathBuf,
+    cache_file: PathBuf,
+    loaded: OnceLock<Option<Loaded>>,
+    next: AtomicUsize,
+    stop: AtomicBool,
+}
+
+struct Loaded {
+    cache: Arc<Cache>,
+    root_fd: OwnedFd,
+    stats: Mutex<Vec<Option<Result<fs::Stat, Errno>>>>,
+}
+
+impl Prefetch {
+    /// Start loading `cache_dir`'s stat cache for `workdir` and stat-ing
+    /// its paths on another thread.
+    pub(crate) fn start(workdir: &Path, cache_dir: &Path) -> Prefetch {
+        let shared = Arc::new(Shared {
+            workdir: workdir.to_path_buf(),
+            cache_file: cache::file_for(cache_dir, workdir),
+            loaded: OnceLock::new(),
+            next: AtomicUsize::new(0),
+            stop: AtomicBool::new(false),
+        });
+        let worker = {
+            let shared = Arc::clone(&shared);
+            std::thread::Builder::new()
+                .spawn(move || shared.drain())
+                .ok()
+        };
+        Prefetch {
+            shared,
+            worker: Mutex::new(worker),
+            done: OnceLock::new(),
+        }
+    }
+
+    /// Help finish, then the result; `None` when there is no cache, or it
+    /// is not for `cache_file` and `workdir`.
+    fn finish(&self, cache_file: &Path, workdir: &Path) -> Option<Prefetched> {
+        if cache_file != self.shared.cache_file || workdir != self.shared.workdir {
+            return None;
+        }
+        self.done
+            .get_or_init(|| {
+                self.shared.drain();
+                let worker = self
+                    .worker
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .take();
+                if let Some(worker) = worker {
+                    let _ = worker.join();
+                }
+                let loaded = self.shared.loaded.get()?.as_ref()?;
+                let stats = std::mem::take(
+                    &mut *loaded.stats.lock().unwrap_or_else(PoisonError::into_inner),
+                );
+                Some(Prefetched {
+                    cache: Arc::clone(&loaded.cache),
+                    stats: Arc::new(stats),
+                })
+            })
+            .clone()
+    }
+}
+
+impl Drop for Prefetch {
+    fn drop(&mut self) {
+        // Unused: stop early rather than stat for nobody.
+        self.shared.stop.store(true, Ordering::Relaxed);
+        let worker = self
+            .worker
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(worker) = worker {
+            let _ = worker.join();
+        }
+    }
+}
+
+impl Shared {
+    /// Load the cache (once, whoever comes first), then stat its paths a
+    /// chunk at a time until none are left.
+    fn drain(&self) {
+        let loaded = self.loaded.get_or_init(|| {
+            let cache = cache::load(&self.cache_file, self.workdir.as_os_str().as_bytes())?;
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            let root_fd = fs::openat(fs::CWD, &self.workdir, flags, Mode::empty()).ok()?;
+            let stats = Mutex::new(vec![None; cache.len()]);
+            Some(Loaded {
+                cache: Arc::new(cache),
+                root_fd,
+                stats,
+            })
+        });
+        let Some(loaded) = loaded else { return };
+        let len = loaded.cache.len();
+        let mut scratch = Scratch::new(loaded.root_fd.as_fd(), 0);
+        let mut chunk = Vec::with_capacity(STAT_CHUNK);
+        while !self.stop.load(Ordering::Relaxed) {
+            let start = self.next.fetch_add(STAT_CHUNK, Ordering::Relaxed);
+            if start >= len {
+                break;
+            }
+            let end = (start + STAT_CHUNK).min(len);
+            chunk.clear();
+            for i in start..end {
+                let (dir, name) = scratch.dir_of(loaded.cache.path(i));
+                chunk.push(dir.and_then(|dir| lstat_at(dir, name)));
+            }
+            let mut stats = loaded.stats.lock().unwrap_or_else(PoisonError::into_inner);
+            for (slot, stat) in stats[start..end].iter_mut().zip(chunk.drain(..)) {
+                *slot = Some(stat);
+            }
+        }
+    }
+}
+
 /// Per-thread state: an open handle on the directory of the last path seen
 /// (sorted paths come directory by directory), and the read buffer.
 struct Scratch<'r> {
@@ -307,8 +467,7 @@ impl<'r> Scratch<'r> {
     }
 
     /// A handle on the directory holding `path`, and the file's name in it.
-    fn dir_of<'p>(&mut self, path: &'p RepoPath) -> (Result<BorrowedFd<'_>, Errno>, &'p [u8]) {
-        let bytes = path.as_bytes();
+    fn dir_of<'p>(&mut self, bytes: &'p [u8]) -> (Result<BorrowedFd<'_>, Errno>, &'p [u8]) {
         let (dir, name) = match bytes.iter().rposition(|b| *b == b'/') {
             Some(i) => (&bytes[..i], &bytes[i + 1..]),
             None => (&[][..], bytes),
@@ -332,9 +491,21 @@ impl<'r> Scratch<'r> {
     }
 }
 
-fn stat_path(scratch: &mut Scratch, item: &Item, cache: Option<&Cache>) -> State {
-    let (dir, name) = scratch.dir_of(item.path);
-    let raw = match dir.and_then(|dir| fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)) {
+/// `lstat` of `name` in `dir`.
+fn lstat_at(dir: BorrowedFd<'_>, name: &[u8]) -> Result<fs::Stat, Errno> {
+    fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+}
+
+/// What is at `item`'s path: its `lstat` taken `early` (by a [`Prefetch`])
+/// or now.
+fn stat_path(
+    scratch: &mut Scratch,
+    item: &Item,
+    cache: Option<&Cache>,
+    early: Option<Result<fs::Stat, Errno>>,
+) -> State {
+    let (dir, name) = scratch.dir_of(item.path.as_bytes());
+    let raw = match early.unwrap_or_else(|| dir.and_then(|dir| lstat_at(dir, name))) {
         Ok(raw) => raw,
         Err(Errno::NOENT) => return State::Missing,
         // A file where a directory was expected, or the directory became a
@@ -359,7 +530,7 @@ fn stat_path(scratch: &mut Scratch, item: &Item, cache: Option<&Cache>) -> State
         FileType::Symlink => State::Problem(Unavailable::Symlink),
         FileType::Directory => {
             // No file here. A directory holding `.git` is a repository.
-            let (dir, _) = scratch.dir_of(item.path);
+            let (dir, _) = scratch.dir_of(item.path.as_bytes());
             let mut git = name.to_vec();
             git.extend_from_slice(b"/.git");
             if dir
@@ -384,7 +555,7 @@ fn unreadable(e: Errno) -> Unavailable {
 fn read(scratch: &mut Scratch, path: &RepoPath, before: &Stat) -> Result<[u8; 32], Unavailable> {
     let changed = Err(Unavailable::ChangedWhileRead);
     let root = scratch.root;
-    let (dir, name) = scratch.dir_of(path);
+    let (dir, name) = scratch.dir_of(path.as_bytes());
     // A symlink or FIFO swapped in since the stat: fail, never follow or wait.
     let flags =
         OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;

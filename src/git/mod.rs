@@ -826,12 +826,21 @@ impl Repo {
     /// Unmerged (conflicted) and intent-to-add entries are not staged changes
     /// and are skipped, as `git diff --cached` does; a sparse index is an error.
     pub fn staged_changes(&self, renames: Renames) -> Result<Vec<Change>, GitError> {
+        self.staged_changes_in(&self.read_index()?, renames)
+    }
+
+    /// [`staged_changes`](Self::staged_changes) of an index already read
+    /// ([`Repo::read_index`]).
+    pub fn staged_changes_in(
+        &self,
+        index: &IndexSnapshot,
+        renames: Renames,
+    ) -> Result<Vec<Change>, GitError> {
         self.require_workdir()?;
         let head_tree = match self.head()?.id() {
             None => gix::ObjectId::empty_tree(self.repo.object_hash()),
             Some(head) => self.commit_tree(head)?,
         };
-        let index = self.read_index()?;
         diff::staged_changes(&self.repo, index.state(), head_tree, renames)
     }
 

@@ -1477,3 +1477,50 @@ fn the_untracked_cache_sees_a_nested_repository_come_and_go() {
     let (back, _) = warm_against_cold(&repo);
     assert_eq!(back, plain);
 }
+
+/// Stats taken ahead by a prefetch give the same answer as stats taken by
+/// the fingerprint itself, a change made before the prefetch included.
+#[test]
+fn a_prefetch_answers_as_the_fingerprint_would() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = project();
+    for i in 0..600 {
+        repo.write(&format!("src/gen/d{}/f{i}.txt", i % 7), format!("{i}\n"));
+    }
+    settle();
+    let with_prefetch = |repo: &TestRepo| {
+        let gate = open(repo);
+        let prefetch = gate::fingerprint::Prefetch::start(&gate, &cache_dir(repo)).unwrap();
+        let index = gate.read_index().unwrap();
+        let sources = strings(SOURCES);
+        let inputs = Inputs {
+            sources: &sources,
+            touched: &[],
+            max_entries: MAX_ENTRIES,
+            max_bytes: MAX_BYTES,
+        };
+        gate::fingerprint::fingerprint_in(&gate, &index, &inputs, &cache_dir(repo), Some(&prefetch))
+            .unwrap()
+    };
+    // No cache yet: nothing to prefetch.
+    let (cold, _) = with_prefetch(&repo);
+    assert_eq!(cold, fp(&repo, SOURCES, &[]));
+    settle();
+    let (warm, stats) = with_prefetch(&repo);
+    assert_eq!(warm, cold);
+    assert_eq!(stats.hashed, 0, "{stats:?}");
+    // Edited, removed, added: each seen.
+    repo.write("src/gen/d3/f3.txt", "changed\n");
+    repo.remove(b"src/gen/d4/f4.txt");
+    repo.write("src/gen/d5/new.txt", "new\n");
+    let (changed, stats) = with_prefetch(&repo);
+    assert_ne!(changed, cold);
+    assert!(stats.hashed >= 2, "{stats:?}");
+    std::fs::remove_dir_all(cache_dir(&repo)).unwrap();
+    assert_eq!(changed, fp(&repo, SOURCES, &[]));
+    // A prefetch dropped unused stops and leaves nothing behind.
+    let gate = open(&repo);
+    drop(gate::fingerprint::Prefetch::start(&gate, &cache_dir(&repo)));
+}
