@@ -81,7 +81,7 @@ pub(super) struct Scan<'a> {
     cache_file: PathBuf,
     old: Option<Arc<Cache>>,
     /// The `lstat` of cache entry `i`, when a [`Prefetch`] took it.
-    early: Arc<Vec<Option<Result<fs::Stat, Errno>>>>,
+    early: Arc<Vec<Option<Result<Stat, Errno>>>>,
     /// Sorted by path.
     items: Vec<Item<'a>>,
 }
@@ -322,7 +322,7 @@ pub(crate) struct Prefetch {
 struct Prefetched {
     cache: Arc<Cache>,
     /// The `lstat` of cache entry `i`.
-    stats: Arc<Vec<Option<Result<fs::Stat, Errno>>>>,
+    stats: Arc<Vec<Option<Result<Stat, Errno>>>>,
 }
 
 struct Shared {
@@ -336,7 +336,7 @@ struct Shared {
 struct Loaded {
     cache: Arc<Cache>,
     root_fd: OwnedFd,
-    stats: Mutex<Vec<Option<Result<fs::Stat, Errno>>>>,
+    stats: Mutex<Vec<Option<Result<Stat, Errno>>>>,
 }
 
 impl Prefetch {
@@ -492,8 +492,8 @@ impl<'r> Scratch<'r> {
 }
 
 /// `lstat` of `name` in `dir`.
-fn lstat_at(dir: BorrowedFd<'_>, name: &[u8]) -> Result<fs::Stat, Errno> {
-    fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+fn lstat_at(dir: BorrowedFd<'_>, name: &[u8]) -> Result<Stat, Errno> {
+    fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).map(|raw| Stat::from_raw(&raw))
 }
 
 /// What is at `item`'s path: its `lstat` taken `early` (by a [`Prefetch`])
@@ -502,19 +502,18 @@ fn stat_path(
     scratch: &mut Scratch,
     item: &Item,
     cache: Option<&Cache>,
-    early: Option<Result<fs::Stat, Errno>>,
+    early: Option<Result<Stat, Errno>>,
 ) -> State {
     let (dir, name) = scratch.dir_of(item.path.as_bytes());
-    let raw = match early.unwrap_or_else(|| dir.and_then(|dir| lstat_at(dir, name))) {
-        Ok(raw) => raw,
+    let stat = match early.unwrap_or_else(|| dir.and_then(|dir| lstat_at(dir, name))) {
+        Ok(stat) => stat,
         Err(Errno::NOENT) => return State::Missing,
         // A file where a directory was expected, or the directory became a
         // symlink since the listing looked: nothing is at this path.
         Err(Errno::NOTDIR) => return State::Missing,
         Err(e) => return State::Problem(unreadable(e)),
     };
-    let kind = FileType::from_raw_mode(raw.st_mode);
-    let stat = Stat::from_raw(&raw);
+    let kind = FileType::from_raw_mode(stat.mode);
     match kind {
         FileType::RegularFile => match item
             .cached
