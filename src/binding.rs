@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use crate::digest;
 use crate::path::RepoPath;
-use crate::plan::{Intent, IntentStatus, Issue, IssueStatus, Plan};
+use crate::plan::{Intent, IntentStatus, Issue, IssueStatus, Plan, ServesFault};
 use crate::policy::Policy;
 use crate::receipts::Served;
 use crate::scope::Scope;
@@ -381,7 +381,8 @@ fn preflight_issue(plan: &Plan, issue: &Issue, out: &mut Vec<Refusal>) {
 }
 
 /// What an issue under an intent serves: its intent exists and is active,
-/// and it serves criteria of that intent. The intent, when it exists.
+/// and it serves criteria of that intent (the plan's own finding,
+/// [`Plan::serves_faults`]). The intent, when it exists.
 fn preflight_issue_serves<'p>(
     plan: &'p Plan,
     issue: &Issue,
@@ -389,16 +390,8 @@ fn preflight_issue_serves<'p>(
 ) -> Option<&'p Intent> {
     let id = issue.id.as_str();
     let intent_id = issue.intent.as_deref()?;
-    let Some(intent) = plan.intent(intent_id) else {
-        out.push(refusal(
-            Some(id),
-            "unknown_intent",
-            format!("issue {id} names intent {intent_id}, which the plan does not have"),
-            "fix the issue's intent in .gate/plan.yaml",
-        ));
-        return None;
-    };
-    if intent.status == IntentStatus::Retired {
+    let intent = plan.intent(intent_id);
+    if intent.is_some_and(|i| i.status == IntentStatus::Retired) {
         out.push(refusal(
             Some(id),
             "intent_retired",
@@ -406,37 +399,18 @@ fn preflight_issue_serves<'p>(
             "close the issue, or move it to an active intent",
         ));
     }
-    if issue.serves.is_empty() {
-        out.push(refusal(
-            Some(id),
-            "issue_serves_nothing",
-            format!("issue {id} is under intent {intent_id} but serves none of its criteria"),
-            "list the criteria the issue works towards under `serves`",
-        ));
-    }
-    for c in &issue.serves {
-        if intent.criterion(c).is_some() {
-            continue;
-        }
-        match plan.intents.iter().find(|i| i.criterion(c).is_some()) {
-            Some(other) => out.push(refusal(
+    for fault in plan.serves_faults(issue) {
+        // The plan's own fault, which `gate plan validate` reports.
+        if fault != ServesFault::WithoutIntent {
+            out.push(refusal(
                 Some(id),
-                "serves_another_intent",
-                format!(
-                    "issue {id} serves criterion {c}, which belongs to intent {}, not {intent_id}",
-                    other.id
-                ),
-                "serve criteria of the issue's own intent",
-            )),
-            None => out.push(refusal(
-                Some(id),
-                "serves_unknown_criterion",
-                format!("issue {id} serves criterion {c}, which no intent declares"),
-                "fix `serves`, or declare the criterion",
-            )),
+                fault.cause(),
+                fault.message(id),
+                fault.remedy(),
+            ));
         }
     }
-    Some(intent)
+    intent
 }
 
 /// The critique of an intent: present, no open blocking finding, not stale.

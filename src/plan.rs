@@ -367,75 +367,9 @@ impl Plan {
         }
 
         for (i, issue) in self.issues.iter().enumerate() {
-            let Some(intent_id) = &issue.intent else {
-                if !issue.serves.is_empty() {
-                    fault(
-                        cause::SERVES_WITHOUT_INTENT,
-                        format!("issues[{i}].serves"),
-                        format!(
-                            "issue {:?} serves criteria but names no intent; add `intent:` or \
-                             remove `serves`",
-                            issue.id
-                        ),
-                    );
-                }
-                continue;
-            };
-            let Some(intent) = self.intent(intent_id) else {
-                fault(
-                    cause::UNKNOWN_INTENT,
-                    format!("issues[{i}].intent"),
-                    format!(
-                        "issue {:?} names intent {intent_id:?}, which the plan does not declare",
-                        issue.id
-                    ),
-                );
-                continue;
-            };
-            if issue.serves.is_empty() {
-                fault(
-                    cause::ISSUE_SERVES_NOTHING,
-                    format!("issues[{i}].serves"),
-                    format!(
-                        "issue {:?} is under intent {} but serves none of its criteria; list \
-                         them in `serves`",
-                        issue.id, intent.id
-                    ),
-                );
-            }
-            for (s, served) in issue.serves.iter().enumerate() {
-                if intent.criterion(served).is_some() {
-                    continue;
-                }
-                let owners: Vec<&str> = self
-                    .intents
-                    .iter()
-                    .filter(|other| other.criterion(served).is_some())
-                    .map(|other| other.id.as_str())
-                    .collect();
-                let key = format!("issues[{i}].serves[{s}]");
-                if owners.is_empty() {
-                    fault(
-                        cause::SERVES_UNKNOWN_CRITERION,
-                        key,
-                        format!(
-                            "issue {:?} serves {served:?}, which no intent has as a criterion",
-                            issue.id
-                        ),
-                    );
-                } else {
-                    fault(
-                        cause::SERVES_ANOTHER_INTENT,
-                        key,
-                        format!(
-                            "issue {:?} serves {served:?}, a criterion of {} and not of its own \
-                             intent {}",
-                            issue.id,
-                            owners.join(", "),
-                            intent.id
-                        ),
-                    );
-                }
+            for f in self.serves_faults(issue) {
+                let message = format!("{}; {}", f.message(&issue.id), f.remedy());
+                fault(f.cause(), f.key(i), message);
             }
         }
 
@@ -450,6 +384,135 @@ impl Plan {
                     ),
                 );
             }
+        }
+        faults
+    }
+}
+
+/// What is wrong with what an issue serves: one finding, worded once, for
+/// `gate plan validate` (a fault at a key) and the binding (a refusal).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServesFault<'p> {
+    /// `serves` is listed, but the issue names no intent.
+    WithoutIntent,
+    /// The issue's intent is not in the plan.
+    UnknownIntent { intent: &'p str },
+    /// Under an intent, the issue serves none of its criteria.
+    Nothing { intent: &'p str },
+    /// `serves[index]` is a criterion no intent has.
+    UnknownCriterion { index: usize, criterion: &'p str },
+    /// `serves[index]` is a criterion of other intents (`owners`), not of
+    /// the issue's own `intent`.
+    AnotherIntent {
+        index: usize,
+        criterion: &'p str,
+        owners: Vec<&'p str>,
+        intent: &'p str,
+    },
+}
+
+impl ServesFault<'_> {
+    /// The stable cause.
+    pub fn cause(&self) -> &'static str {
+        match self {
+            ServesFault::WithoutIntent => cause::SERVES_WITHOUT_INTENT,
+            ServesFault::UnknownIntent { .. } => cause::UNKNOWN_INTENT,
+            ServesFault::Nothing { .. } => cause::ISSUE_SERVES_NOTHING,
+            ServesFault::UnknownCriterion { .. } => cause::SERVES_UNKNOWN_CRITERION,
+            ServesFault::AnotherIntent { .. } => cause::SERVES_ANOTHER_INTENT,
+        }
+    }
+
+    /// The key of the value at fault, for the issue at `issues[issue]`.
+    pub fn key(&self, issue: usize) -> String {
+        match self {
+            ServesFault::UnknownIntent { .. } => format!("issues[{issue}].intent"),
+            ServesFault::WithoutIntent | ServesFault::Nothing { .. } => {
+                format!("issues[{issue}].serves")
+            }
+            ServesFault::UnknownCriterion { index, .. }
+            | ServesFault::AnotherIntent { index, .. } => {
+                format!("issues[{issue}].serves[{index}]")
+            }
+        }
+    }
+
+    /// What is wrong, for the issue `id`.
+    pub fn message(&self, id: &str) -> String {
+        match self {
+            ServesFault::WithoutIntent => {
+                format!("issue {id} serves criteria but names no intent")
+            }
+            ServesFault::UnknownIntent { intent } => {
+                format!("issue {id} names intent {intent}, which the plan does not declare")
+            }
+            ServesFault::Nothing { intent } => {
+                format!("issue {id} is under intent {intent} but serves none of its criteria")
+            }
+            ServesFault::UnknownCriterion { criterion, .. } => {
+                format!("issue {id} serves criterion {criterion}, which no intent declares")
+            }
+            ServesFault::AnotherIntent {
+                criterion,
+                owners,
+                intent,
+                ..
+            } => format!(
+                "issue {id} serves criterion {criterion}, which belongs to intent {}, not {intent}",
+                owners.join(", ")
+            ),
+        }
+    }
+
+    /// What decides it.
+    pub fn remedy(&self) -> &'static str {
+        match self {
+            ServesFault::WithoutIntent => "add `intent:` or remove `serves`",
+            ServesFault::UnknownIntent { .. } => "fix the issue's intent in .gate/plan.yaml",
+            ServesFault::Nothing { .. } => {
+                "list the criteria the issue works towards under `serves`"
+            }
+            ServesFault::UnknownCriterion { .. } => "fix `serves`, or declare the criterion",
+            ServesFault::AnotherIntent { .. } => "serve criteria of the issue's own intent",
+        }
+    }
+}
+
+impl Plan {
+    /// Every fault in what `issue` serves, in document order.
+    pub fn serves_faults<'p>(&'p self, issue: &'p Issue) -> Vec<ServesFault<'p>> {
+        let Some(intent_id) = issue.intent.as_deref() else {
+            return match issue.serves.is_empty() {
+                true => Vec::new(),
+                false => vec![ServesFault::WithoutIntent],
+            };
+        };
+        let Some(intent) = self.intent(intent_id) else {
+            return vec![ServesFault::UnknownIntent { intent: intent_id }];
+        };
+        let mut faults = Vec::new();
+        if issue.serves.is_empty() {
+            faults.push(ServesFault::Nothing { intent: &intent.id });
+        }
+        for (index, criterion) in issue.serves.iter().enumerate() {
+            if intent.criterion(criterion).is_some() {
+                continue;
+            }
+            let owners: Vec<&str> = self
+                .intents
+                .iter()
+                .filter(|other| other.criterion(criterion).is_some())
+                .map(|other| other.id.as_str())
+                .collect();
+            faults.push(match owners.is_empty() {
+                true => ServesFault::UnknownCriterion { index, criterion },
+                false => ServesFault::AnotherIntent {
+                    index,
+                    criterion,
+                    owners,
+                    intent: &intent.id,
+                },
+            });
         }
         faults
     }
@@ -1182,7 +1245,7 @@ critiques:
         assert!(
             faults[4]
                 .message
-                .contains("a criterion of J and not of its own intent I"),
+                .contains("which belongs to intent J, not I"),
             "{}",
             faults[4].message
         );
