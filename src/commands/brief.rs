@@ -8,6 +8,7 @@
 //! that rewrites a brief, shortens or edits the addenda, or changes the front
 //! matter beyond `status` and `pins` is refused, naming the commit.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::{Ctx, Failure, out, policy_origin};
@@ -205,33 +206,40 @@ pub fn range_findings(repo: &Repo, tip: Oid, hidden: &[Oid]) -> (usize, Vec<Find
             if parent_trees.contains(&own) || (info.parents.is_empty() && own.is_none()) {
                 return Ok(());
             }
-            let Some(&parent) = info.parents.first() else {
+            if info.parents.is_empty() {
                 return Ok(());
-            };
-            touched += 1;
-            let mut names: Vec<RepoPath> = repo
-                .list_dir(id, &dir)?
-                .into_iter()
-                .map(|(p, _, _)| p)
-                .collect();
-            for (p, _, _) in repo.list_dir(parent, &dir)? {
-                if !names.contains(&p) {
-                    names.push(p);
-                }
             }
-            for path in names.iter().filter(|p| is_task_file(p)) {
-                let new = blob_at(repo, id, path)?;
+            touched += 1;
+            // Blob ids first: only a task file whose id differs from every
+            // parent's is read (equal ids are equal bytes).
+            let listing = |commit: Oid| -> Result<BTreeMap<RepoPath, Oid>, crate::git::GitError> {
+                Ok(repo
+                    .list_dir(commit, &dir)?
+                    .into_iter()
+                    .map(|(p, oid, _)| (p, oid))
+                    .collect())
+            };
+            let own = listing(id)?;
+            let parents = info
+                .parents
+                .iter()
+                .map(|p| listing(*p))
+                .collect::<Result<Vec<_>, _>>()?;
+            let names: BTreeSet<&RepoPath> = own.keys().chain(parents[0].keys()).collect();
+            for path in names.into_iter().filter(|p| is_task_file(p)) {
+                let new_id = own.get(path);
                 // A merge's version that matches any parent's was proved on that side.
-                let mut olds = Vec::new();
-                for p in &info.parents {
-                    olds.push(blob_at(repo, *p, path)?);
-                }
-                if olds.contains(&new) {
+                if parents.iter().any(|p| p.get(path) == new_id) {
                     continue;
                 }
+                let new = new_id.map(|oid| repo.read_blob(*oid)).transpose()?;
+                let old = parents[0]
+                    .get(path)
+                    .map(|oid| repo.read_blob(*oid))
+                    .transpose()?;
                 findings.extend(compare(
                     path,
-                    olds[0].as_deref(),
+                    old.as_deref(),
                     new.as_deref(),
                     Some(id),
                     &format!("commit {}", id.short()),

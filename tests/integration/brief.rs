@@ -837,3 +837,68 @@ fn validate_all_loads_each_file_as_gate_task_list_does() {
     let list = repo.gate().args(["task", "list"]).output().unwrap();
     assert_eq!(list.status.code(), Some(3), "{}", show(&list));
 }
+
+/// The brief findings of `gate check --range RANGE` (causes and commits).
+fn range_brief(repo: &TestRepo, range: &str) -> Vec<(String, String)> {
+    let out = repo
+        .gate()
+        .args(["check", "--range", range, "--only", "brief", "--json"])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let brief = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "brief")
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    brief["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let s = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+            (s(&f["cause"]), s(&f["commit"]))
+        })
+        .collect()
+}
+
+/// A merge whose task file is one parent's version was proved on that side;
+/// a merge that rewrites the brief itself is refused, naming the merge.
+#[test]
+fn merges_in_a_range_are_judged_by_what_they_did_themselves() {
+    let repo = brief_repo();
+    repo.commit_all("start T-42\n\nTask: T-42");
+    let base = repo.head();
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    assert_eq!(
+        amend(&repo, "clarified on a side branch\n").status.code(),
+        Some(0)
+    );
+    repo.commit_all("amend on side\n\nTask: T-42");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("other.txt", "unrelated\n");
+    repo.commit_all("unrelated work");
+    repo.git(&["merge", "-q", "--no-ff", "--no-edit", "side"]);
+    assert_eq!(range_brief(&repo, &format!("{base}..HEAD")), vec![]);
+
+    // A second side branch, merged with the brief rewritten in the merge.
+    let before = repo.head();
+    repo.git(&["checkout", "-q", "-b", "side2"]);
+    assert_eq!(amend(&repo, "clarified again\n").status.code(), Some(0));
+    repo.commit_all("amend on side2\n\nTask: T-42");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("other.txt", "more unrelated\n");
+    repo.commit_all("more unrelated work");
+    repo.git(&["merge", "-q", "--no-ff", "--no-commit", "side2"]);
+    let path = repo.path().join(".gate/tasks/T-42.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("Add CSV export", "Add XML export")).unwrap();
+    repo.git(&["add", ".gate/tasks/T-42.md"]);
+    repo.git(&["commit", "-q", "--no-verify", "--no-edit"]);
+    let merge = repo.head();
+    assert_eq!(
+        range_brief(&repo, &format!("{before}..HEAD")),
+        vec![("brief_rewritten".to_string(), merge)]
+    );
+}
