@@ -11,9 +11,9 @@ use super::{Ctx, Failure, out, policy_origin, task_ref};
 use crate::cli::{CheckArgs, CheckName};
 use crate::git::{Change, ChangeKind, Renames, Repo, WorktreeState};
 use crate::path::RepoPath;
-use crate::policy::{LoadedPolicy, Mode, PolicySource};
+use crate::policy::{LoadedPolicy, PolicySource};
 use crate::provenance;
-use crate::report::{CheckReport, Finding, Report, Skipped, human, json};
+use crate::report::{Finding, Report, human, json};
 use crate::scope::{self, Scope};
 use crate::task::Task;
 
@@ -115,54 +115,23 @@ pub fn build(
         skipped: vec![],
         notes: p.notes.clone(),
     };
-    let consider =
-        |name: CheckName, mode: Mode, applies: Result<(), &str>, report: &mut Report| -> bool {
-            if !wants(name) {
-                return false;
-            }
-            if mode == Mode::Off {
-                report.skipped.push(Skipped {
-                    check: name.as_str(),
-                    reason: "off in the policy".into(),
-                });
-                return false;
-            }
-            if let Err(why) = applies {
-                report.skipped.push(Skipped {
-                    check: name.as_str(),
-                    reason: why.into(),
-                });
-                return false;
-            }
-            true
-        };
     let scope_applies = match target {
         Target::Range(_) => Err("a range is proved by provenance, commit by commit"),
         _ => Ok(()),
     };
-    if consider(CheckName::Scope, p.scope, scope_applies, &mut report) {
-        let (summary, findings) = scope_check(ctx, &task, target);
-        report
-            .checks
-            .push(CheckReport::new(scope::CHECK, p.scope, summary, findings));
+    if wants(CheckName::Scope) {
+        report.run(scope::CHECK, p.scope, scope_applies, || {
+            scope_check(ctx, &task, target)
+        });
     }
     let prov_applies = match target {
         Target::Staged => Err("staged changes have no commits yet"),
         _ => Ok(()),
     };
-    if consider(
-        CheckName::Provenance,
-        p.provenance.mode,
-        prov_applies,
-        &mut report,
-    ) {
-        let (summary, findings) = provenance_check(ctx, policy, &task, target);
-        report.checks.push(CheckReport::new(
-            provenance::CHECK,
-            p.provenance.mode,
-            summary,
-            findings,
-        ));
+    if wants(CheckName::Provenance) {
+        report.run(provenance::CHECK, p.provenance.mode, prov_applies, || {
+            provenance_check(ctx, policy, &task, target)
+        });
     }
     let receipts_applies = match target {
         Target::Staged => Err("pre-commit runs scope (and brief) only"),
@@ -171,28 +140,18 @@ pub fn build(
         ),
         Target::Task => Ok(()),
     };
-    if consider(
-        CheckName::Receipts,
-        p.receipts.mode,
-        receipts_applies,
-        &mut report,
-    ) {
-        let (summary, findings) = receipts_with_plan(ctx, &policy.policy, &task);
-        report.checks.push(CheckReport::new(
+    if wants(CheckName::Receipts) {
+        report.run(
             super::status::CHECK,
             p.receipts.mode,
-            summary,
-            findings,
-        ));
+            receipts_applies,
+            || receipts_with_plan(ctx, &policy.policy, &task),
+        );
     }
-    if consider(CheckName::Brief, p.brief.mode, Ok(()), &mut report) {
-        let (summary, findings) = brief_check(ctx, &policy.policy, &task, target);
-        report.checks.push(CheckReport::new(
-            crate::brief::CHECK,
-            p.brief.mode,
-            summary,
-            findings,
-        ));
+    if wants(CheckName::Brief) {
+        report.run(crate::brief::CHECK, p.brief.mode, Ok(()), || {
+            brief_check(ctx, &policy.policy, &task, target)
+        });
     }
     let binding_applies = match target {
         Target::Staged => Err("pre-commit runs scope (and brief) only"),
@@ -201,14 +160,10 @@ pub fn build(
         ),
         Target::Task => Ok(()),
     };
-    if consider(CheckName::Binding, p.binding, binding_applies, &mut report) {
-        let (summary, findings) = binding_check(ctx, &policy.policy, &task);
-        report.checks.push(CheckReport::new(
-            crate::binding::CHECK,
-            p.binding,
-            summary,
-            findings,
-        ));
+    if wants(CheckName::Binding) {
+        report.run(crate::binding::CHECK, p.binding, binding_applies, || {
+            binding_check(ctx, &policy.policy, &task)
+        });
     }
     Ok(report)
 }
@@ -517,32 +472,25 @@ fn build_bare(
         .notes
         .push("a bare repository: tasks come from the range's tip and its trailers".into());
     let wants = |c: CheckName| only.is_empty() || only.contains(&c);
-    if wants(CheckName::Scope) && p.scope != Mode::Off {
-        report.skipped.push(Skipped {
-            check: scope::CHECK,
-            reason: "a range is proved by provenance, commit by commit".into(),
-        });
+    if wants(CheckName::Scope) {
+        let why = "a range is proved by provenance, commit by commit";
+        report.skip(scope::CHECK, p.scope, why);
     }
-    if wants(CheckName::Binding) && p.binding != Mode::Off {
-        report.skipped.push(Skipped {
-            check: crate::binding::CHECK,
-            reason: "a range is proved by provenance; the binding is asked where work starts and is pushed".into(),
-        });
+    if wants(CheckName::Binding) {
+        let why =
+            "a range is proved by provenance; the binding is asked where work starts and is pushed";
+        report.skip(crate::binding::CHECK, p.binding, why);
     }
-    if wants(CheckName::Receipts) && p.receipts.mode != Mode::Off {
-        report.skipped.push(Skipped {
-            check: super::status::CHECK,
-            reason: "receipts are local to a clone; a bare repository has none".into(),
-        });
+    if wants(CheckName::Receipts) {
+        let why = "receipts are local to a clone; a bare repository has none";
+        report.skip(super::status::CHECK, p.receipts.mode, why);
     }
     if wants(CheckName::Brief) {
-        if p.brief.mode == Mode::Off {
-            report.skipped.push(Skipped {
-                check: crate::brief::CHECK,
-                reason: "off in the policy".into(),
-            });
-        } else {
-            let (summary, findings) = match provenance::parse_range(repo, spec) {
+        report.run(
+            crate::brief::CHECK,
+            p.brief.mode,
+            Ok(()),
+            || match provenance::parse_range(repo, spec) {
                 Err(f) => (
                     "range unreadable".to_string(),
                     vec![Finding {
@@ -553,55 +501,44 @@ fn build_bare(
                 Ok(range) => {
                     let hidden = range.base.hidden();
                     let (n, findings) = super::brief::range_findings(repo, range.tip, &hidden);
-                    (
-                        format!(
-                            "{n} commit{} changing task files",
-                            if n == 1 { "" } else { "s" }
-                        ),
-                        findings,
-                    )
+                    let s = if n == 1 { "" } else { "s" };
+                    (format!("{n} commit{s} changing task files"), findings)
                 }
-            };
-            report.checks.push(CheckReport::new(
-                crate::brief::CHECK,
-                p.brief.mode,
-                summary,
-                findings,
-            ));
-        }
+            },
+        );
     }
     if !wants(CheckName::Provenance) {
         return Ok(report);
     }
-    if p.provenance.mode == Mode::Off {
-        report.skipped.push(Skipped {
-            check: provenance::CHECK,
-            reason: "off in the policy".into(),
-        });
-        return Ok(report);
-    }
-    let (summary, findings) = match provenance::parse_range(repo, spec) {
-        Err(f) => ("range unreadable".to_string(), vec![*f]),
-        Ok(range) => {
-            let mut tasks = provenance::TaskSet::gather(repo, None, range.tip, None);
-            if let Some(id) = task_id
-                && !tasks.set_default(id)
-            {
-                return Err(Failure::refused(format!(
-                    "no task `{id}` in {} (the range's tip)",
-                    range.tip.short()
-                ))
-                .hint("name a task whose file the tip holds, or leave --task out"));
-            }
-            provenance::check(repo, p, &tasks, &range, &provenance::Options::default())
-        }
-    };
-    report.checks.push(CheckReport::new(
+    // A --task the tip does not hold is a refusal of the whole verb.
+    let mut refused = None;
+    report.run(
         provenance::CHECK,
         p.provenance.mode,
-        summary,
-        findings,
-    ));
+        Ok(()),
+        || match provenance::parse_range(repo, spec) {
+            Err(f) => ("range unreadable".to_string(), vec![*f]),
+            Ok(range) => {
+                let mut tasks = provenance::TaskSet::gather(repo, None, range.tip, None);
+                if let Some(id) = task_id
+                    && !tasks.set_default(id)
+                {
+                    refused = Some(
+                        Failure::refused(format!(
+                            "no task `{id}` in {} (the range's tip)",
+                            range.tip.short()
+                        ))
+                        .hint("name a task whose file the tip holds, or leave --task out"),
+                    );
+                    return (String::new(), Vec::new());
+                }
+                provenance::check(repo, p, &tasks, &range, &provenance::Options::default())
+            }
+        },
+    );
+    if let Some(failure) = refused {
+        return Err(failure);
+    }
     Ok(report)
 }
 

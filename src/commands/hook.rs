@@ -14,7 +14,7 @@ use crate::cli::HookCommand;
 use crate::git::{GitError, Head, Oid};
 use crate::policy::Mode;
 use crate::provenance::{self, Base, Options, RangeSpec, TaskSet};
-use crate::report::{CheckReport, Finding, Report, Skipped, human};
+use crate::report::{Finding, Report, human};
 use crate::task::{self as tasks, TaskStatus};
 
 pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<i32, Failure> {
@@ -181,12 +181,7 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
             .map(|line| push_range(&ctx, default_task, &target, line, &mut report.notes))
             .collect()
     };
-    if p.provenance.mode == Mode::Off {
-        report.skipped.push(Skipped {
-            check: provenance::CHECK,
-            reason: "off in the policy".into(),
-        });
-    } else {
+    report.run(provenance::CHECK, p.provenance.mode, Ok(()), || {
         let mut findings: Vec<_> = check::unreadable_task(provenance::CHECK, &task)
             .into_iter()
             .collect();
@@ -199,19 +194,9 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
         if lines.is_empty() {
             summaries.push("nothing pushed".into());
         }
-        report.checks.push(CheckReport::new(
-            provenance::CHECK,
-            p.provenance.mode,
-            summaries.join("; "),
-            findings,
-        ));
-    }
-    if p.receipts.mode == Mode::Off {
-        report.skipped.push(Skipped {
-            check: super::status::CHECK,
-            reason: "off in the policy".into(),
-        });
-    } else {
+        (summaries.join("; "), findings)
+    });
+    report.run(super::status::CHECK, p.receipts.mode, Ok(()), || {
         let (summary, mut findings) = check::receipts_with_plan(&ctx, p, &task);
         if let TaskState::Loaded(t) = &task {
             let depends = ctx.plan().ok().flatten().is_some_and(|plan| {
@@ -226,19 +211,9 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
                 findings.extend(pushed_code_findings(&ctx, &lines));
             }
         }
-        report.checks.push(CheckReport::new(
-            super::status::CHECK,
-            p.receipts.mode,
-            summary,
-            findings,
-        ));
-    }
-    if p.brief.mode == Mode::Off {
-        report.skipped.push(Skipped {
-            check: crate::brief::CHECK,
-            reason: "off in the policy".into(),
-        });
-    } else {
+        (summary, findings)
+    });
+    report.run(crate::brief::CHECK, p.brief.mode, Ok(()), || {
         let ranges: Vec<(Oid, Vec<Oid>, Option<String>)> = lines
             .iter()
             .zip(&ranges)
@@ -253,28 +228,11 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
             ranges: &ranges,
             with_task: true,
         };
-        let (summary, findings) = super::brief::check(&ctx, p, &task, scope, today);
-        report.checks.push(CheckReport::new(
-            crate::brief::CHECK,
-            p.brief.mode,
-            summary,
-            findings,
-        ));
-    }
-    if p.binding == Mode::Off {
-        report.skipped.push(Skipped {
-            check: crate::binding::CHECK,
-            reason: "off in the policy".into(),
-        });
-    } else {
-        let (summary, findings) = check::binding_check(&ctx, p, &task);
-        report.checks.push(CheckReport::new(
-            crate::binding::CHECK,
-            p.binding,
-            summary,
-            findings,
-        ));
-    }
+        super::brief::check(&ctx, p, &task, scope, today)
+    });
+    report.run(crate::binding::CHECK, p.binding, Ok(()), || {
+        check::binding_check(&ctx, p, &task)
+    });
     print(&report);
     Ok(report.exit_code())
 }

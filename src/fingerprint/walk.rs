@@ -189,9 +189,15 @@ fn look(path: &Path, how: Look) -> Result<Option<Stat>, ()> {
             dev: m.dev(),
             mode: m.mode(),
         })),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        // A path under a file (`ENOTDIR`) holds nothing either.
-        Err(e) if e.raw_os_error() == Some(20) => Ok(None),
+        // Nothing there, or a file where a directory above it should be.
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            Ok(None)
+        }
         Err(_) => Err(()),
     }
 }

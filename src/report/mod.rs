@@ -202,6 +202,41 @@ pub struct Report {
 }
 
 impl Report {
+    /// One check of a verb: skipped when its `mode` is off or it does not
+    /// apply here (`applies` says why not), else `run` and its report
+    /// (summary, findings) recorded under `mode`.
+    pub fn run(
+        &mut self,
+        check: &'static str,
+        mode: Mode,
+        applies: Result<(), &str>,
+        run: impl FnOnce() -> (String, Vec<Finding>),
+    ) {
+        match applies {
+            Ok(()) if mode != Mode::Off => {
+                let (summary, findings) = run();
+                self.checks
+                    .push(CheckReport::new(check, mode, summary, findings));
+            }
+            Ok(()) => self.skip(check, mode, ""),
+            Err(why) => self.skip(check, mode, why),
+        }
+    }
+
+    /// A check this verb does not run: "off in the policy" when its `mode`
+    /// is off, else `why`.
+    pub fn skip(&mut self, check: &'static str, mode: Mode, why: &str) {
+        let reason = if mode == Mode::Off {
+            "off in the policy"
+        } else {
+            why
+        };
+        self.skipped.push(Skipped {
+            check,
+            reason: reason.into(),
+        });
+    }
+
     /// The overall outcome: refused if any check refused, else unknown if
     /// any is unknown, else pass. Mode does not enter here; see [`exit_code`](Self::exit_code).
     pub fn outcome(&self) -> Outcome {

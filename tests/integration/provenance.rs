@@ -1285,6 +1285,20 @@ fn a_bare_repository_is_proved_with_the_policy_of_its_head() {
         doc["checks"][0]["summary"],
         format!("2 commits in {base}..HEAD~1")
     );
+    // Every check is accounted for, run or skipped with its reason, as in a clone.
+    let mut seen: Vec<&str> = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(doc["skipped"].as_array().unwrap())
+        .map(|c| c["check"].as_str().unwrap())
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        ["binding", "brief", "provenance", "receipts", "scope"],
+        "{doc:#}"
+    );
     let out = gate_in(
         &source,
         &dir,
