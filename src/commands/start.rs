@@ -109,7 +109,9 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
     }
     let (plan, judgement) = match judged {
         Some((plan, judgement)) => (plan, Some(judgement)),
-        None => (ctx.plan()?.map(|p| p.plan).unwrap_or_default(), None),
+        // Not asked (or unanswerable under advisory) and nothing named:
+        // the record names nothing, so the plan has nothing to give.
+        None => (Plan::default(), None),
     };
     let recorded = recorded_names(&plan, &naming, judgement.as_ref());
     let scope = if args.scope.is_empty() {

@@ -1060,6 +1060,22 @@ fn advisory_warns_and_starts_required_refuses_a_start_naming_nothing() {
         (None, None, None)
     );
     assert_eq!(task.record.pins.plan_revision, "");
+    // Under advisory and off an unreadable plan does not block a start
+    // naming nothing: a warning (advisory), or nothing asked (off).
+    for mode in ["advisory", "off"] {
+        let repo = repo_with(Some(mode), SIMPLE);
+        repo.write(".gate/plan.yaml", "intents: [\n");
+        let out = start(&repo, &["--scope", "src/**"], "b\n");
+        assert_eq!(out.status.code(), Some(0), "{mode}: {}", show(&out));
+        if mode == "advisory" {
+            assert!(
+                show(&out).contains("binding unknown (advisory)"),
+                "{}",
+                show(&out)
+            );
+        }
+        assert!(gate::task::load(repo.path(), "T-task").is_ok(), "{mode}");
+    }
 
     let repo = repo_with(Some("required"), SIMPLE);
     let out = start(&repo, &["--scope", "src/**"], "b\n");
