@@ -449,19 +449,17 @@ fn post_checkout(dir: Option<&Path>, flag: &str) -> Result<(), Failure> {
             return Ok(());
         }
     };
-    // The start records name the branch; only the tasks started on this one
-    // are read, not every task the project ever had.
-    let mut candidates: Vec<String> = std::fs::read_dir(started_dir(&ctx.repo.common_dir()))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| std::fs::read_to_string(e.path()).is_ok_and(|s| s.trim() == branch))
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|id| {
-            tasks::load(ctx.root(), id).is_ok_and(|t| t.record.status == TaskStatus::Active)
-        })
-        .collect();
-    candidates.sort();
+    let candidates = match started_on(&ctx, &branch) {
+        Ok(candidates) => candidates,
+        // Which tasks were started here cannot be told: the pointer stays.
+        Err(why) => {
+            err(&format!(
+                "gate: cannot tell which tasks were started on {} ({why}); the active task is left as it was\n",
+                short_ref(&branch)
+            ));
+            return Ok(());
+        }
+    };
     let where_ = short_ref(&branch);
     let line = match candidates.as_slice() {
         [one] => {
@@ -496,6 +494,43 @@ fn post_checkout(dir: Option<&Path>, flag: &str) -> Result<(), Failure> {
     };
     out(&line);
     Ok(())
+}
+
+/// The active tasks started on `branch`, sorted, or why that cannot be
+/// told. The start records name the branch; only the tasks started on this
+/// one are read, not every task the project ever had.
+fn started_on(ctx: &Ctx, branch: &str) -> Result<Vec<String>, String> {
+    let dir = started_dir(&ctx.repo.common_dir());
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("{}: {e}", dir.display())),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+        let path = entry.path();
+        let recorded = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            // Replaced or removed since the listing (another run's write).
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        if recorded.trim() != branch {
+            continue;
+        }
+        // Not a name gate writes (a temporary of an atomic write).
+        let Ok(id) = entry.file_name().into_string() else {
+            continue;
+        };
+        match tasks::load(ctx.root(), &id) {
+            Ok(task) if task.record.status == TaskStatus::Active => out.push(id),
+            Ok(_) | Err(tasks::TaskError::NotFound { .. } | tasks::TaskError::BadId { .. }) => {}
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 #[cfg(test)]

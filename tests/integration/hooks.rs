@@ -1027,6 +1027,27 @@ fn post_checkout_never_fails_on_unreadable_tasks() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 }
 
+/// A task started on the branch whose file cannot be read may be the one
+/// to activate: the pointer is left as it was, and the hook says why.
+#[test]
+fn post_checkout_leaves_the_pointer_when_a_task_started_there_is_unreadable() {
+    let repo = feat_repo();
+    repo.write(".gate/tasks/T-bad.md", "---\nnot: [yaml\n");
+    std::fs::write(
+        repo.path().join(".git/gate/started/T-bad"),
+        "refs/heads/main\n",
+    )
+    .unwrap();
+    let out = git(&repo, &["checkout", "-q", "main"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(active(&repo).as_deref(), Some("T-42"), "{}", show(&out));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("cannot tell which tasks were started on main") && stderr.contains("T-bad"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn worktree_add_of_a_task_branch_activates_its_task_there() {
     let repo = feat_repo();
