@@ -243,7 +243,19 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
 fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::report::Finding> {
     use crate::report::{Finding, Severity, Subject};
     let mut out = Vec::new();
-    let head = ctx.repo.head().ok().and_then(|h| h.id());
+    let head = match ctx.repo.head() {
+        Ok(head) => head.id(),
+        // Which commit the receipts were made on cannot be told.
+        Err(e) => {
+            out.push(Finding::unknown(
+                super::status::CHECK,
+                "input_unreadable",
+                format!("HEAD cannot be read, so what the receipts were made on is unknown: {e}"),
+                "repair HEAD (`git status` says what is wrong)".into(),
+            ));
+            return out;
+        }
+    };
     for line in lines.iter().filter(|l| !is_zero_id(&l.local)) {
         if head.map(|h| h.to_hex()) != Some(line.local.clone())
             && !line.local_ref.starts_with("refs/tags/")
