@@ -35,6 +35,7 @@
 //! costs a re-read.
 
 use std::fs;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -55,6 +56,16 @@ const MAX_ENTRIES: usize = 200_000;
 pub(super) struct Time {
     pub sec: i64,
     pub nsec: i64,
+}
+
+impl Time {
+    /// A file's modification time.
+    pub(super) fn mtime_of(meta: &fs::Metadata) -> Time {
+        Time {
+            sec: meta.mtime(),
+            nsec: meta.mtime_nsec(),
+        }
+    }
 }
 
 /// What `lstat` says about a file, as far as its content is concerned.
@@ -85,6 +96,21 @@ impl Stat {
             ino: raw.st_ino as u64,
             dev: raw.st_dev as u64,
             mode: raw.st_mode as u32,
+        }
+    }
+
+    /// The same fields of a [`fs::Metadata`].
+    pub(super) fn from_metadata(meta: &fs::Metadata) -> Stat {
+        Stat {
+            size: meta.size(),
+            mtime: Time::mtime_of(meta),
+            ctime: Time {
+                sec: meta.ctime(),
+                nsec: meta.ctime_nsec(),
+            },
+            ino: meta.ino(),
+            dev: meta.dev(),
+            mode: meta.mode(),
         }
     }
 
@@ -148,33 +174,53 @@ impl Cache {
 
 /// The cache file of the work tree `workdir` under `dir`.
 pub(super) fn file_for(dir: &Path, workdir: &Path) -> PathBuf {
-    use std::os::unix::ffi::OsStrExt;
-    let key = crate::digest::sha256_hex(workdir.as_os_str().as_bytes());
-    dir.join(format!("fingerprint-{}.cache", &key[..16]))
+    named(dir, "fingerprint", workdir.as_os_str().as_bytes())
+}
+
+/// `<dir>/<prefix>-<16 hex digits of the SHA-256 of key>.cache`.
+pub(super) fn named(dir: &Path, prefix: &str, key: &[u8]) -> PathBuf {
+    let key = crate::digest::sha256_hex(key);
+    dir.join(format!("{prefix}-{}.cache", &key[..16]))
+}
+
+/// The bytes of a cache file and its mtime; `None` when absent or
+/// unreadable. One handle for the bytes and the time: a file replaced in
+/// between would pair one file's entries with the other's time.
+pub(super) fn read(file: &Path) -> Option<(Vec<u8>, Time)> {
+    use std::io::Read;
+    let mut handle = fs::File::open(file).ok()?;
+    let meta = handle.metadata().ok()?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).ok()?);
+    handle.read_to_end(&mut bytes).ok()?;
+    Some((bytes, Time::mtime_of(&meta)))
+}
+
+/// `bytes` without their trailing SHA-256 ([`write_sealed`]), when it checks.
+pub(super) fn unseal(mut bytes: Vec<u8>) -> Option<Vec<u8>> {
+    let body_len = bytes.len().checked_sub(32)?;
+    if Sha256::digest(&bytes[..body_len]).as_slice() != &bytes[body_len..] {
+        return None;
+    }
+    bytes.truncate(body_len);
+    Some(bytes)
+}
+
+/// Append the SHA-256 of `out` and write it atomically; `false` on failure.
+pub(super) fn write_sealed(file: &Path, mut out: Vec<u8>) -> bool {
+    let sum = Sha256::digest(&out);
+    out.extend_from_slice(&sum);
+    crate::fsutil::write_atomic(file, &out, None).is_ok()
 }
 
 /// Load the cache for `workdir`; `None` when absent, unreadable or corrupt.
 pub(super) fn load(file: &Path, workdir: &[u8]) -> Option<Cache> {
-    use std::io::Read;
-    // One handle for the bytes and the time: a file replaced in between
-    // would pair one file's entries with the other's time.
-    let mut handle = fs::File::open(file).ok()?;
-    let written = handle.metadata().ok()?;
-    let mut bytes = Vec::with_capacity(usize::try_from(written.len()).ok()?);
-    handle.read_to_end(&mut bytes).ok()?;
-    let written = Time {
-        sec: written.mtime(),
-        nsec: written.mtime_nsec(),
-    };
+    let (bytes, written) = read(file)?;
     parse(bytes, workdir, written)
 }
 
 fn parse(bytes: Vec<u8>, workdir: &[u8], written: Time) -> Option<Cache> {
-    let body_len = bytes.len().checked_sub(32)?;
-    let (body, sum) = bytes.split_at(body_len);
-    if Sha256::digest(body).as_slice() != sum {
-        return None;
-    }
+    let bytes = unseal(bytes)?;
+    let body = bytes.as_slice();
     let mut r = Reader { bytes: body, at: 0 };
     if r.take(MAGIC.len())? != MAGIC || r.u32()? != VERSION {
         return None;
@@ -205,8 +251,6 @@ fn parse(bytes: Vec<u8>, workdir: &[u8], written: Time) -> Option<Cache> {
         return None;
     }
     let limit = stamp.min(written);
-    let mut bytes = bytes;
-    bytes.truncate(body_len);
     Some(Cache {
         bytes,
         starts,
@@ -276,11 +320,7 @@ pub(super) fn stamp(dir: &Path) -> Option<Time> {
     let meta = file.metadata();
     drop(file);
     let _ = fs::remove_file(&path);
-    let meta = meta.ok()?;
-    Some(Time {
-        sec: meta.mtime(),
-        nsec: meta.mtime_nsec(),
-    })
+    Some(Time::mtime_of(&meta.ok()?))
 }
 
 /// Write the cache: `entries` (sorted by path, no duplicates) that settled
@@ -331,7 +371,7 @@ pub(super) fn save<'a>(
     // out: the next run reads them again.
     merged.retain(|e| e.stat.older_than(stamp));
     let size: usize = merged.iter().map(|e| FIXED + e.path.len()).sum();
-    let mut out = Vec::with_capacity(MAGIC.len() + 64 + workdir.len() + size);
+    let mut out = Vec::with_capacity(MAGIC.len() + 64 + workdir.len() + size + 32);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     put_time(&mut out, stamp);
@@ -348,9 +388,7 @@ pub(super) fn save<'a>(
         put_stat(&mut out, &e.stat);
         out.extend_from_slice(&e.sha256);
     }
-    let sum = Sha256::digest(&out);
-    out.extend_from_slice(&sum);
-    crate::fsutil::write_atomic(file, &out, None).is_ok()
+    write_sealed(file, out)
 }
 
 /// A length-prefixed path; `false` for one of 4 GiB or more.

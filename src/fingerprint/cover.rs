@@ -11,6 +11,8 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use sha2::{Digest, Sha256};
+
 use super::{Inputs, Unavailable, is_gate_path};
 use crate::git::{EntryKind, GitError, IndexSnapshot, Repo, UntrackedKind};
 use crate::path::RepoPath;
@@ -26,6 +28,9 @@ pub(super) struct Listing<'i> {
     pub problems: Vec<(RepoPath, Unavailable)>,
     /// Sources that are directories in the work tree.
     walked: Vec<RepoPath>,
+    /// SHA-256 of the index entries (path and kind, gitlinks included) at
+    /// or below `walked`: what the walk's answer depends on in the index.
+    walked_index: [u8; 32],
     index: &'i IndexSnapshot,
     ancestry: Ancestry,
 }
@@ -97,12 +102,24 @@ pub(super) fn list<'i>(
     // The sources as text for `RepoPath::is_under` (they came from the
     // plan's strings, so this is exact), made once rather than per entry.
     let source_dirs: Vec<String> = sources.iter().map(RepoPath::lossy).collect();
+    let mut walked_index = Sha256::new();
     for entry in repo.index_entries_under(index, &prefixes)? {
         let below_source = sources
             .iter()
             .zip(&source_dirs)
             .find(|(_, dir)| entry.path.is_under(dir))
             .map(|(source, _)| source);
+        if below_source.is_some_and(|s| walked.contains(s)) {
+            let path = entry.path.as_bytes();
+            walked_index.update((path.len() as u64).to_le_bytes());
+            walked_index.update(path);
+            walked_index.update([match entry.kind {
+                EntryKind::File => b'f',
+                EntryKind::Executable => b'x',
+                EntryKind::Symlink => b'l',
+                EntryKind::Gitlink => b'g',
+            }]);
+        }
         let wanted = below_source.is_some() || named.binary_search(&entry.path).is_ok();
         if !wanted || is_gate_path(&entry.path) {
             continue;
@@ -133,6 +150,7 @@ pub(super) fn list<'i>(
         paths,
         problems,
         walked,
+        walked_index: walked_index.finalize().into(),
         index,
         ancestry,
     })
@@ -151,8 +169,14 @@ impl Listing<'_> {
     ) -> Result<(Vec<RepoPath>, bool), GitError> {
         let mut files = Vec::new();
         let workdir = self.ancestry.root.clone();
-        let (listed, from_cache) =
-            super::walk::untracked(repo, self.index, &workdir, &self.walked, known, cache_dir)?;
+        let (listed, from_cache) = super::walk::untracked(
+            repo,
+            self.index,
+            &workdir,
+            &self.walked,
+            &self.walked_index,
+            cache_dir,
+        )?;
         for entry in listed {
             if is_gate_path(&entry.path) {
                 continue;

@@ -11,9 +11,10 @@
 //! - the key: a SHA-256 of the work tree's path, the walked directories,
 //!   the resolved git configuration (as text: `core.excludesFile`,
 //!   `core.ignoreCase` and the rest), the paths of the ignore files outside
-//!   the work tree, and every covered tracked path;
-//! - the stat of every directory the walk looked at, entered or not, and
-//!   of every nested repository it found (`lstat`), of the `.gitignore`
+//!   the work tree, and every index entry at or below a walked directory
+//!   (path and kind, gitlinks included);
+//! - the stat of every directory the walk looked at, entered or not (a
+//!   nested repository among them; `lstat`), of the `.gitignore`
 //!   in each directory looked at and in each directory above a walked one
 //!   up to the root, and of `info/exclude`, `core.excludesFile` and the
 //!   user's `git/ignore` (`stat`, following a symlink to its file), each
@@ -26,8 +27,9 @@
 //! the cache file's own mtime. A directory changed while it was walked gets
 //! a time no older than the stamp, so that walk is never trusted.
 //!
-//! Format (little-endian), checked whole on load; anything off and the
-//! cache is ignored:
+//! One file per work tree and set of walked directories, so that checks
+//! with different sources keep their own. Format (little-endian), checked
+//! whole on load; anything off and the cache is ignored:
 //!
 //! ```text
 //! "gate-walk-cache\n" u32 version=1  [u8; 32] key  stamp: i64 s, u32 ns
@@ -40,7 +42,6 @@
 use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -64,22 +65,22 @@ enum Look {
 /// The untracked, non-ignored files under `walked` (as
 /// [`Repo::untracked_under`] lists them), from the cache when it holds,
 /// else from a walk whose answer is then recorded; and whether it came
-/// from the cache. `tracked` are the
-/// covered tracked paths (sorted): part of the key.
+/// from the cache. `walked_index` digests the index entries at or below
+/// `walked` (part of the key).
 pub(super) fn untracked(
     repo: &Repo,
     index: &IndexSnapshot,
     workdir: &Path,
     walked: &[RepoPath],
-    tracked: &[RepoPath],
+    walked_index: &[u8; 32],
     cache_dir: &Path,
 ) -> Result<(Vec<UntrackedEntry>, bool), GitError> {
     if walked.is_empty() {
         return Ok((Vec::new(), false));
     }
     let (config, rule_files) = repo.walk_rules();
-    let key = key(workdir, walked, &config, &rule_files, tracked);
-    let file = file_for(cache_dir, workdir);
+    let key = key(workdir, walked, &config, &rule_files, walked_index);
+    let file = file_for(cache_dir, workdir, walked);
     if let Some(entries) = load(&file, &key) {
         return Ok((entries, true));
     }
@@ -87,16 +88,20 @@ pub(super) fn untracked(
     let stamp = cache::stamp(cache_dir);
     let walk = repo.untracked_walk(index, walked)?;
     if let Some(stamp) = stamp {
-        let watched = watched(workdir, walked, &walk.entered, &walk.entries, &rule_files);
+        let watched = watched(workdir, walked, &walk.entered, &rule_files);
         save(&file, &key, stamp, &watched, &walk.entries);
     }
     Ok((walk.entries, false))
 }
 
-/// The cache file of the work tree `workdir` under `dir`.
-fn file_for(dir: &Path, workdir: &Path) -> PathBuf {
-    let key = crate::digest::sha256_hex(workdir.as_os_str().as_bytes());
-    dir.join(format!("walk-{}.cache", &key[..16]))
+/// The cache file of the work tree `workdir` and the directories `walked`.
+fn file_for(dir: &Path, workdir: &Path, walked: &[RepoPath]) -> PathBuf {
+    let mut name = workdir.as_os_str().as_bytes().to_vec();
+    for w in walked {
+        name.push(0);
+        name.extend_from_slice(w.as_bytes());
+    }
+    cache::named(dir, "walk", &name)
 }
 
 fn key(
@@ -104,7 +109,7 @@ fn key(
     walked: &[RepoPath],
     config: &[u8],
     rule_files: &[PathBuf],
-    tracked: &[RepoPath],
+    walked_index: &[u8; 32],
 ) -> [u8; 32] {
     let mut hasher = Sha256::new();
     let mut part = |bytes: &[u8]| {
@@ -121,10 +126,8 @@ fn key(
     for file in rule_files {
         part(file.as_os_str().as_bytes());
     }
-    part(b"\0tracked");
-    for path in tracked {
-        part(path.as_bytes());
-    }
+    part(b"\0index");
+    part(walked_index);
     hasher.finalize().into()
 }
 
@@ -133,7 +136,6 @@ fn watched(
     workdir: &Path,
     walked: &[RepoPath],
     entered: &[RepoPath],
-    entries: &[UntrackedEntry],
     rule_files: &[PathBuf],
 ) -> Vec<(PathBuf, Look)> {
     let abs = |rel: &[u8]| workdir.join(OsStr::from_bytes(rel));
@@ -158,12 +160,6 @@ fn watched(
         out.push((abs(dir.as_bytes()), Look::Dir));
         out.push((abs(dir.as_bytes()).join(".gitignore"), Look::File));
     }
-    // A nested repository stops being one when its `.git` goes.
-    for entry in entries {
-        if entry.kind == UntrackedKind::Repository {
-            out.push((abs(entry.path.as_bytes()), Look::Dir));
-        }
-    }
     out.extend(rule_files.iter().map(|f| (f.clone(), Look::File)));
     out
 }
@@ -175,20 +171,7 @@ fn look(path: &Path, how: Look) -> Result<Option<Stat>, ()> {
         Look::File => fs::metadata(path),
     };
     match meta {
-        Ok(m) => Ok(Some(Stat {
-            size: m.size(),
-            mtime: Time {
-                sec: m.mtime(),
-                nsec: m.mtime_nsec(),
-            },
-            ctime: Time {
-                sec: m.ctime(),
-                nsec: m.ctime_nsec(),
-            },
-            ino: m.ino(),
-            dev: m.dev(),
-            mode: m.mode(),
-        })),
+        Ok(m) => Ok(Some(Stat::from_metadata(&m))),
         // Nothing there, or a file where a directory above it should be.
         Err(e)
             if matches!(
@@ -246,28 +229,15 @@ fn save(
             UntrackedKind::Special => b's',
         });
     }
-    let sum = Sha256::digest(&out);
-    out.extend_from_slice(&sum);
-    crate::fsutil::write_atomic(file, &out, None).is_ok()
+    cache::write_sealed(file, out)
 }
 
 /// The recorded entries, when the record is for `key` and every watched
 /// path is as recorded and settled before the record's limit.
 fn load(file: &Path, key: &[u8; 32]) -> Option<Vec<UntrackedEntry>> {
-    use std::io::Read;
-    let mut handle = fs::File::open(file).ok()?;
-    let meta = handle.metadata().ok()?;
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).ok()?);
-    handle.read_to_end(&mut bytes).ok()?;
-    let written = Time {
-        sec: meta.mtime(),
-        nsec: meta.mtime_nsec(),
-    };
-    let body_len = bytes.len().checked_sub(32)?;
-    let (body, sum) = bytes.split_at(body_len);
-    if Sha256::digest(body).as_slice() != sum {
-        return None;
-    }
+    let (bytes, written) = cache::read(file)?;
+    let bytes = cache::unseal(bytes)?;
+    let body = bytes.as_slice();
     let mut r = Reader { bytes: body, at: 0 };
     if r.take(MAGIC.len())? != MAGIC || r.u32()? != VERSION || r.take(32)? != key {
         return None;

@@ -326,8 +326,11 @@ impl gix::dir::walk::Delegate for Collect {
         );
         // Entered or not: a directory not entered (ignored, or a nested
         // repository) changes what the walk says when its names change.
-        let path: &BStr = entry.rela_path.as_ref();
-        self.entered.push(RepoPath::new(path.to_vec()));
+        // One outside the walked directories (pruned) does not.
+        if entry.status != gix::dir::entry::Status::Pruned {
+            let path: &BStr = entry.rela_path.as_ref();
+            self.entered.push(RepoPath::new(path.to_vec()));
+        }
         enter
     }
 }

@@ -1476,6 +1476,32 @@ fn the_untracked_cache_sees_a_nested_repository_come_and_go() {
     settle();
     let (back, _) = warm_against_cold(&repo);
     assert_eq!(back, plain);
+    // A gitlink dropped from the index only: no directory moves, yet the
+    // repository it pointed at is now an untracked one.
+    repo.git_in(&repo.abs(b"src/inner"), &["init", "-q"]);
+    repo.git_in(&repo.abs(b"src/inner"), &["add", "x.rs"]);
+    repo.git_in(&repo.abs(b"src/inner"), &["commit", "-q", "-m", "inner"]);
+    repo.git(&["add", "src/inner"]);
+    settle();
+    let (gitlink, _) = warm_against_cold(&repo);
+    settle();
+    let (_, from_cache) = warm_against_cold(&repo);
+    assert!(from_cache);
+    repo.git(&["rm", "-q", "-f", "--cached", "src/inner"]);
+    settle();
+    let (untracked, _) = warm_against_cold(&repo);
+    for fp in [&gitlink, &untracked] {
+        assert!(
+            matches!(
+                fp,
+                Fingerprint::Unavailable {
+                    reason: Unavailable::NestedRepository,
+                    ..
+                }
+            ),
+            "{fp:?}"
+        );
+    }
 }
 
 /// Stats taken ahead by a prefetch give the same answer as stats taken by
@@ -1523,4 +1549,20 @@ fn a_prefetch_answers_as_the_fingerprint_would() {
     // A prefetch dropped unused stops and leaves nothing behind.
     let gate = open(&repo);
     drop(gate::fingerprint::Prefetch::start(&gate, &cache_dir(&repo)));
+}
+
+#[test]
+fn checks_with_different_sources_keep_their_own_untracked_cache() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = project();
+    settle();
+    fp_stats(&repo, &["src"], &[]);
+    fp_stats(&repo, &["docs"], &[]);
+    settle();
+    for sources in [&["src"], &["docs"]] {
+        let (_, stats) = fp_stats(&repo, sources, &[]);
+        assert!(stats.untracked_from_cache, "{sources:?}");
+    }
 }
