@@ -20,7 +20,7 @@ pub(super) fn worktree_status(
 }
 
 /// As [`worktree_status`], leaving out `exclude` paths and everything below
-/// them (pathspecs `:(exclude,literal)<path>`): neither stat-ed nor walked.
+/// them (pathspecs `:(top,exclude,literal)<path>`, whatever the current directory): neither stat-ed nor walked.
 ///
 /// Two passes over one `index`: gix's status for the tracked files (it
 /// skips excluded entries unstat-ed), then a directory walk for untracked
@@ -38,7 +38,7 @@ pub(super) fn worktree_status_excluding(
         .iter()
         .filter(|p| !p.as_bytes().is_empty())
         .map(|p| {
-            let mut spec = b":(exclude,literal)".to_vec();
+            let mut spec = b":(top,exclude,literal)".to_vec();
             spec.extend_from_slice(p.as_bytes());
             gix::bstr::BString::from(spec)
         })

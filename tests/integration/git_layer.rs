@@ -2314,3 +2314,35 @@ fn worktree_status_sees_a_moved_submodule() {
     assert_eq!(got, vec![(b"inner".to_vec(), WorktreeState::Modified)]);
     assert_eq!(got, git_status(&repo, &["--", ":(exclude,literal)src"]));
 }
+
+/// The excluded paths are the repository's, whatever the current directory:
+/// run from a subdirectory, `src` still means the top-level `src`.
+#[test]
+fn worktree_status_excluding_is_independent_of_the_current_directory() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    for name in ["src/a.rs", "docs/d.md", "top.txt"] {
+        repo.write(name, "one\n");
+    }
+    repo.commit_all("first");
+    repo.write("src/new.rs", "new\n");
+    repo.write("src/a.rs", "two\n");
+    repo.write("docs/new.md", "new\n");
+    let want = git_status(&repo, &["--", ":(top,exclude,literal)src"]);
+    std::env::set_current_dir(repo.abs(b"docs")).unwrap();
+    let gate = open(&repo);
+    let index = gate.read_index().expect("index");
+    let got: Vec<(Vec<u8>, WorktreeState)> = gate
+        .worktree_status_excluding(&index, false, &[RepoPath::from("src")])
+        .expect("status")
+        .into_iter()
+        .map(|e| (e.path.as_bytes().to_vec(), e.state))
+        .collect();
+    assert_eq!(
+        got,
+        vec![(b"docs/new.md".to_vec(), WorktreeState::Untracked)]
+    );
+    assert_eq!(got, want);
+}
