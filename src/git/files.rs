@@ -190,39 +190,9 @@ impl Repo {
             return Ok(UntrackedWalk::default());
         }
         let context = || format!("listing untracked files in {}", workdir.display());
-        let options = self
-            .repo
-            .dirwalk_options()
-            .map_err(|err| GitError::gix(context(), &err))?
-            .emit_untracked(gix::dir::walk::EmissionMode::Matching)
-            .emit_ignored(None)
-            .emit_collapsed(None)
-            .emit_pruned(false)
-            .emit_tracked(false)
-            .emit_empty_directories(false)
-            .recurse_repositories(false)
-            // Patterns are repository-relative whatever the current directory.
-            .empty_patterns_match_prefix(false);
-        // `top`: relative to the root, not the current directory; `literal`:
-        // a source named `a[1]` or `*` is that path, not a pattern.
-        let patterns: Vec<BString> = dirs
-            .iter()
-            .map(|dir| {
-                let mut pattern = BString::from(":(top,literal)");
-                pattern.extend_from_slice(dir.as_bytes());
-                pattern
-            })
-            .collect();
+        let patterns: Vec<BString> = dirs.iter().map(|d| top_literal("", d)).collect();
         let mut collect = Collect::default();
-        let interrupt = AtomicBool::new(false);
-        self.repo
-            .dirwalk(
-                &index.file,
-                patterns.iter().map(|p| p.as_bstr()),
-                &interrupt,
-                options,
-                &mut collect,
-            )
+        walk_files(&self.repo, &index.file, &patterns, false, &mut collect)
             .map_err(|err| GitError::gix(context(), &err))?;
         let mut out = collect.entries;
         out.sort_by(|a, b| a.path.cmp(&b.path));
@@ -264,6 +234,67 @@ impl Repo {
         }
         (text, files)
     }
+}
+
+/// A literal pathspec for the repository-relative `path`, from the top of
+/// the work tree whatever the current directory (`top`), the path as it is
+/// (`literal`: a source named `a[1]` or `*` is that path, not a pattern),
+/// with any `extra` magic (`exclude`).
+pub(super) fn top_literal(extra: &str, path: &RepoPath) -> BString {
+    let mut spec = BString::from(format!(
+        ":(top,literal{}{extra})",
+        if extra.is_empty() { "" } else { "," }
+    ));
+    spec.extend_from_slice(path.as_bytes());
+    spec
+}
+
+/// gix's directory walk over the work tree for `patterns`, emitting
+/// untracked files one by one (never a collapsed directory, whatever
+/// `status.showUntrackedFiles` says), ignored ones too when `ignored`, a
+/// nested repository as one entry, to `delegate`.
+pub(super) fn walk_files(
+    repo: &gix::Repository,
+    index: &gix::index::State,
+    patterns: &[BString],
+    ignored: bool,
+    delegate: &mut dyn gix::dir::walk::Delegate,
+) -> Result<(), gix::Error> {
+    use gix::dir::walk::EmissionMode;
+    let options = repo
+        .dirwalk_options()?
+        .emit_untracked(EmissionMode::Matching)
+        .emit_ignored(ignored.then_some(EmissionMode::Matching))
+        .emit_collapsed(None)
+        .emit_pruned(false)
+        .emit_tracked(false)
+        .emit_empty_directories(false)
+        .recurse_repositories(false)
+        // Patterns are repository-relative whatever the current directory.
+        .empty_patterns_match_prefix(false);
+    let interrupt = AtomicBool::new(false);
+    repo.dirwalk(
+        index,
+        patterns.iter().map(|p| p.as_bstr()),
+        &interrupt,
+        options,
+        delegate,
+    )?;
+    Ok(())
+}
+
+/// Whether git would enter the directory `entry` (gix's own rule).
+pub(super) fn git_enters(
+    entry: &gix::dir::EntryRef<'_>,
+    for_deletion: Option<gix::dir::walk::ForDeletionMode>,
+    worktree_root_is_repository: bool,
+) -> bool {
+    entry.status.can_recurse(
+        entry.disk_kind,
+        entry.pathspec_match,
+        for_deletion,
+        worktree_root_is_repository,
+    )
 }
 
 /// The untracked files of a walk and the directories it entered.
@@ -318,12 +349,7 @@ impl gix::dir::walk::Delegate for Collect {
         for_deletion: Option<gix::dir::walk::ForDeletionMode>,
         worktree_root_is_repository: bool,
     ) -> bool {
-        let enter = entry.status.can_recurse(
-            entry.disk_kind,
-            entry.pathspec_match,
-            for_deletion,
-            worktree_root_is_repository,
-        );
+        let enter = git_enters(&entry, for_deletion, worktree_root_is_repository);
         // Entered or not: a directory not entered (ignored, or a nested
         // repository) changes what the walk says when its names change.
         // One outside the walked directories (pruned) does not.

@@ -5,7 +5,6 @@
 //! `--ignored=matching` when ignored files are asked for). gix reports in no
 //! fixed order when it runs in parallel, so the result is sorted here.
 
-use gix::bstr::ByteSlice;
 use gix::status::plumbing::index_as_worktree::{Change as WtChange, EntryStatus};
 
 use super::{GitError, StatusEntry, WorktreeState};
@@ -37,11 +36,7 @@ pub(super) fn worktree_status_excluding(
     let patterns: Vec<gix::bstr::BString> = exclude
         .iter()
         .filter(|p| !p.as_bytes().is_empty())
-        .map(|p| {
-            let mut spec = b":(top,exclude,literal)".to_vec();
-            spec.extend_from_slice(p.as_bytes());
-            gix::bstr::BString::from(spec)
-        })
+        .map(|p| super::files::top_literal("exclude", p))
         .collect();
     let context = || match repo.workdir() {
         Some(dir) => format!("computing the status of {}", dir.display()),
@@ -60,7 +55,8 @@ pub(super) fn worktree_status_excluding(
     let mut out = Vec::new();
     modifications(repo, tracked, tracked_patterns, &mut out)
         .map_err(|err| GitError::gix(context(), &err))?;
-    untracked(repo, index, ignored, &patterns, &mut out)
+    // Untracked (and ignored) files, never entering an excluded directory.
+    super::files::walk_files(repo, index, &patterns, ignored, &mut Walk { out: &mut out })
         .map_err(|err| GitError::gix(context(), &err))?;
     out.sort_unstable_by(|a, b| {
         a.path
@@ -179,7 +175,7 @@ impl<'index> gix::status::plumbing::index_as_worktree_with_renames::VisitEntry<'
                 });
             }
             // No directory walk and no rewrite tracking were asked for; the
-            // walk in `untracked` lists what is not tracked.
+            // walk below lists what is not tracked.
             Entry::DirectoryContents { .. } | Entry::Rewrite { .. } => {}
         }
     }
@@ -206,40 +202,6 @@ fn entries_outside(index: &gix::index::File, exclude: &[RepoPath]) -> gix::index
     }
     // Entries were pushed in the index's own order: still sorted.
     gix::index::File::from_state(state, index.path().to_owned())
-}
-
-/// Untracked files (and ignored ones when `ignored`) into `out`, one by
-/// one, never entering a directory that `patterns` exclude.
-fn untracked(
-    repo: &gix::Repository,
-    index: &gix::index::File,
-    ignored: bool,
-    patterns: &[gix::bstr::BString],
-    out: &mut Vec<StatusEntry>,
-) -> Result<(), gix::Error> {
-    use gix::dir::walk::EmissionMode;
-    let options = repo
-        .dirwalk_options()?
-        // Explicit, whatever `status.showUntrackedFiles` says: file by file.
-        .emit_untracked(EmissionMode::Matching)
-        .emit_ignored(ignored.then_some(EmissionMode::Matching))
-        .emit_collapsed(None)
-        .emit_pruned(false)
-        .emit_tracked(false)
-        .emit_empty_directories(false)
-        // A nested repository is one untracked entry, as in git.
-        .recurse_repositories(false)
-        .empty_patterns_match_prefix(false);
-    let interrupt = std::sync::atomic::AtomicBool::new(false);
-    let mut walk = Walk { out };
-    repo.dirwalk(
-        index,
-        patterns.iter().map(|p| p.as_bstr()),
-        &interrupt,
-        options,
-        &mut walk,
-    )?;
-    Ok(())
 }
 
 /// The walk's delegate: git's rules for entering a directory, except that
@@ -271,12 +233,7 @@ impl gix::dir::walk::Delegate for Walk<'_> {
         worktree_root_is_repository: bool,
     ) -> bool {
         entry.pathspec_match != Some(gix::dir::entry::PathspecMatch::Excluded)
-            && entry.status.can_recurse(
-                entry.disk_kind,
-                entry.pathspec_match,
-                for_deletion,
-                worktree_root_is_repository,
-            )
+            && super::files::git_enters(&entry, for_deletion, worktree_root_is_repository)
     }
 }
 
