@@ -149,6 +149,11 @@ impl<'a> Scan<'a> {
             |scratch, item| {
                 let taken = item.cached.and_then(|i| early.get(i).copied().flatten());
                 item.state = stat_path(scratch, item, old, taken);
+                // A file to read is compared with its stat when opened and
+                // after: that stat must be taken now, not ahead.
+                if taken.is_some() && matches!(item.state, State::Hash { .. }) {
+                    item.state = stat_path(scratch, item, old, None);
+                }
             },
             &Progress::off(),
         );
@@ -307,8 +312,9 @@ fn first_problem<'a>(items: &[Item<'_>]) -> Option<Outcome<'a>> {
 ///
 /// On a warm run nearly every covered path is in the cache, so by the time
 /// the listing is ready most stats are taken. A stat taken a few
-/// milliseconds early is as good an observation as one taken now: a read
-/// pass still compares it with the file it opens. Only for one evaluation
+/// milliseconds early is as good an observation as one taken now when the
+/// cache vouches for it; a file that must be read is stat-ed again first
+/// (the read compares that stat with the file it opens). Only for one evaluation
 /// of the tree (`gate status`, `gate check`), never across a command that
 /// changes files (`gate verify` fingerprints before and after without it).
 pub(crate) struct Prefetch {

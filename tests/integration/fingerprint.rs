@@ -1546,8 +1546,36 @@ fn a_prefetch_answers_as_the_fingerprint_would() {
     assert!(stats.hashed >= 2, "{stats:?}");
     std::fs::remove_dir_all(cache_dir(&repo)).unwrap();
     assert_eq!(changed, fp(&repo, SOURCES, &[]));
-    // A prefetch dropped unused stops and leaves nothing behind.
+    // A file edited again after its stat was taken ahead is read as it is
+    // when read, not found "changed while read".
+    settle();
+    fp(&repo, SOURCES, &[]);
+    settle();
+    repo.write("src/gen/d1/f1.txt", "edited once\n");
     let gate = open(&repo);
+    let prefetch = gate::fingerprint::Prefetch::start(&gate, &cache_dir(&repo)).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    repo.write("src/gen/d1/f1.txt", "edited twice, longer\n");
+    let index = gate.read_index().unwrap();
+    let sources = strings(SOURCES);
+    let inputs = Inputs {
+        sources: &sources,
+        touched: &[],
+        max_entries: MAX_ENTRIES,
+        max_bytes: MAX_BYTES,
+    };
+    let (late, _) = gate::fingerprint::fingerprint_in(
+        &gate,
+        &index,
+        &inputs,
+        &cache_dir(&repo),
+        Some(&prefetch),
+    )
+    .unwrap();
+    drop(prefetch);
+    std::fs::remove_dir_all(cache_dir(&repo)).unwrap();
+    assert_eq!(late, fp(&repo, SOURCES, &[]));
+    // A prefetch dropped unused stops and leaves nothing behind.
     drop(gate::fingerprint::Prefetch::start(&gate, &cache_dir(&repo)));
 }
 
