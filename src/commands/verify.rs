@@ -58,7 +58,9 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     // a file the command creates or edits outside `sources` (an output not
     // in an ignored path) shows as a change during the run, not later.
     let fingerprint_now = || -> Result<Fingerprint, Failure> {
-        let touched = super::status::touched(&ctx, task.as_ref(), None)?;
+        // One reading of the index for the staged paths and the fingerprint.
+        let index = ctx.repo.read_index()?;
+        let touched = super::status::touched(&ctx, task.as_ref(), Some(&index))?;
         let rctx = receipts::Context {
             repo: &ctx.repo,
             store: &store,
@@ -67,8 +69,8 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
             worktree: &worktree,
             task: task_id.as_deref(),
             touched: &touched,
-            // Before and after the command: each read then.
-            index: None,
+            index: Some(&index),
+            // Before and after the command: each stat taken then.
             prefetch: None,
         };
         Ok(receipts::fingerprint_now(&rctx, check)?)

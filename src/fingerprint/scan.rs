@@ -250,7 +250,8 @@ impl<'a> Scan<'a> {
         Outcome::Files(files)
     }
 
-    /// Write every file known now (read or from the cache) to the cache.
+    /// Write every file known now (read or from the cache) to the cache,
+    /// with the entries of other paths the cache file holds.
     fn save(&self, stamp: cache::Time) -> bool {
         let entries: Vec<cache::Entry> = self
             .items
@@ -265,7 +266,12 @@ impl<'a> Scan<'a> {
             })
             .collect();
         let root = self.workdir.as_os_str().as_bytes();
-        cache::save(&self.cache_file, root, stamp, &entries, self.old.as_deref())
+        // Carried over: what the file holds now, not what this scan
+        // started from. Another check of the same run (whose cache came
+        // from one prefetch) or a concurrent run may have saved since.
+        let current = cache::load(&self.cache_file, root);
+        let carried = current.as_ref().or(self.old.as_deref());
+        cache::save(&self.cache_file, root, stamp, &entries, carried)
     }
 }
 

@@ -1594,3 +1594,48 @@ fn checks_with_different_sources_keep_their_own_untracked_cache() {
         assert!(stats.untracked_from_cache, "{sources:?}");
     }
 }
+
+/// Two checks of one evaluation share a prefetch: what the first one read
+/// and saved is not lost when the second one saves.
+#[test]
+fn checks_sharing_a_prefetch_keep_each_others_saved_hashes() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = project();
+    repo.write("docs/more.md", "more\n");
+    settle();
+    fp(&repo, &["src"], &[]);
+    fp(&repo, &["docs"], &[]);
+    settle();
+    repo.write("src/main.rs", "fn main() { edited() }\n");
+    repo.write("docs/guide.md", "# Guide, edited\n");
+    settle();
+    let gate = open(&repo);
+    let prefetch = gate::fingerprint::Prefetch::start(&gate, &cache_dir(&repo)).unwrap();
+    let index = gate.read_index().unwrap();
+    for sources in [&["src"], &["docs"]] {
+        let sources = strings(sources);
+        let inputs = Inputs {
+            sources: &sources,
+            touched: &[],
+            max_entries: MAX_ENTRIES,
+            max_bytes: MAX_BYTES,
+        };
+        let (_, stats) = gate::fingerprint::fingerprint_in(
+            &gate,
+            &index,
+            &inputs,
+            &cache_dir(&repo),
+            Some(&prefetch),
+        )
+        .unwrap();
+        assert_eq!(stats.hashed, 1, "{sources:?}: {stats:?}");
+    }
+    drop(prefetch);
+    settle();
+    for sources in [&["src"], &["docs"]] {
+        let (_, stats) = fp_stats(&repo, sources, &[]);
+        assert_eq!(stats.hashed, 0, "{sources:?}: {stats:?}");
+    }
+}
