@@ -184,6 +184,14 @@ fn blob_at(
     }
 }
 
+/// The summary of a range's brief check: how many commits changed task files.
+pub fn commits_changing_tasks(n: usize) -> String {
+    format!(
+        "{n} commit{} changing task files",
+        if n == 1 { "" } else { "s" }
+    )
+}
+
 /// Every commit of a range (tip, hidden bases) that changes a task file is
 /// compared with its parent: only what `.gate/tasks` trees differ in is read.
 pub fn range_findings(repo: &Repo, tip: Oid, hidden: &[Oid]) -> (usize, Vec<Finding>) {
@@ -437,10 +445,7 @@ pub fn check(
                             Some(base) => {
                                 let (n, f) = range_findings(&ctx.repo, tip, &[base]);
                                 findings.extend(f);
-                                parts.push(format!(
-                                    "{n} commit{} changing task files",
-                                    if n == 1 { "" } else { "s" }
-                                ));
+                                parts.push(commits_changing_tasks(n));
                             }
                             None => findings.push(unreadable(format!(
                                 "task {}: baseline {} is not a commit id this repository can read",
@@ -462,10 +467,7 @@ pub fn check(
                     f
                 }));
             }
-            parts.push(format!(
-                "{total} commit{} changing task files",
-                if total == 1 { "" } else { "s" }
-            ));
+            parts.push(commits_changing_tasks(total));
         }
     }
     (parts.join(" · "), findings)

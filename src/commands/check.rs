@@ -485,59 +485,52 @@ fn build_bare(
         let why = "receipts are local to a clone; a bare repository has none";
         report.skip(super::status::CHECK, p.receipts.mode, why);
     }
+    // The range is resolved once for both checks, and a --task the tip does
+    // not hold refuses the whole verb before any check runs.
+    let range = provenance::parse_range(repo, spec);
+    let named = match (&range, task_id) {
+        (Ok(range), Some(id)) => {
+            let mut tasks = provenance::TaskSet::gather(repo, None, range.tip, None);
+            if !tasks.set_default(id) {
+                return Err(Failure::refused(format!(
+                    "no task `{id}` in {} (the range's tip)",
+                    range.tip.short()
+                ))
+                .hint("name a task whose file the tip holds, or leave --task out"));
+            }
+            Some(tasks)
+        }
+        _ => None,
+    };
+    let unreadable = |f: &Finding, check| {
+        let finding = Finding { check, ..f.clone() };
+        ("range unreadable".to_string(), vec![finding])
+    };
     if wants(CheckName::Brief) {
+        report.run(crate::brief::CHECK, p.brief.mode, Ok(()), || match &range {
+            Err(f) => unreadable(f, crate::brief::CHECK),
+            Ok(range) => {
+                let (n, findings) =
+                    super::brief::range_findings(repo, range.tip, &range.base.hidden());
+                (super::brief::commits_changing_tasks(n), findings)
+            }
+        });
+    }
+    if wants(CheckName::Provenance) {
         report.run(
-            crate::brief::CHECK,
-            p.brief.mode,
+            provenance::CHECK,
+            p.provenance.mode,
             Ok(()),
-            || match provenance::parse_range(repo, spec) {
-                Err(f) => (
-                    "range unreadable".to_string(),
-                    vec![Finding {
-                        check: crate::brief::CHECK,
-                        ..*f
-                    }],
-                ),
+            || match &range {
+                Err(f) => unreadable(f, provenance::CHECK),
                 Ok(range) => {
-                    let hidden = range.base.hidden();
-                    let (n, findings) = super::brief::range_findings(repo, range.tip, &hidden);
-                    let s = if n == 1 { "" } else { "s" };
-                    (format!("{n} commit{s} changing task files"), findings)
+                    let tasks = named.unwrap_or_else(|| {
+                        provenance::TaskSet::gather(repo, None, range.tip, None)
+                    });
+                    provenance::check(repo, p, &tasks, range, &provenance::Options::default())
                 }
             },
         );
-    }
-    if !wants(CheckName::Provenance) {
-        return Ok(report);
-    }
-    // A --task the tip does not hold is a refusal of the whole verb.
-    let mut refused = None;
-    report.run(
-        provenance::CHECK,
-        p.provenance.mode,
-        Ok(()),
-        || match provenance::parse_range(repo, spec) {
-            Err(f) => ("range unreadable".to_string(), vec![*f]),
-            Ok(range) => {
-                let mut tasks = provenance::TaskSet::gather(repo, None, range.tip, None);
-                if let Some(id) = task_id
-                    && !tasks.set_default(id)
-                {
-                    refused = Some(
-                        Failure::refused(format!(
-                            "no task `{id}` in {} (the range's tip)",
-                            range.tip.short()
-                        ))
-                        .hint("name a task whose file the tip holds, or leave --task out"),
-                    );
-                    return (String::new(), Vec::new());
-                }
-                provenance::check(repo, p, &tasks, &range, &provenance::Options::default())
-            }
-        },
-    );
-    if let Some(failure) = refused {
-        return Err(failure);
     }
     Ok(report)
 }
