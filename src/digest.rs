@@ -25,6 +25,13 @@ pub fn hex(bytes: &[u8]) -> String {
     out
 }
 
+/// Whether `text` is lowercase hex digits only, as [`hex`] writes them
+/// (and git its object ids).
+pub fn is_lower_hex(text: &str) -> bool {
+    text.bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
 /// `value` as canonical JSON: object keys sorted (by UTF-8 bytes), no
 /// whitespace, `serde_json`'s escaping of strings. Arrays keep their order:
 /// callers sort lists whose order carries no meaning before encoding.

@@ -650,7 +650,7 @@ fn validate(plan: &Plan) -> Result<(), (String, String)> {
         reviewed_at(&critique.reviewed_at).map_err(|message| (at("reviewed_at"), message))?;
         if let Some(revision) = &critique.plan_revision {
             ensure(
-                revision.len() == 64 && is_lower_hex(revision),
+                revision.len() == 64 && crate::digest::is_lower_hex(revision),
                 || at("plan_revision"),
                 "a plan revision is 64 lowercase hex digits, as `gate plan validate` prints it",
             )?;
@@ -672,11 +672,6 @@ fn validate(plan: &Plan) -> Result<(), (String, String)> {
     Ok(())
 }
 
-fn is_lower_hex(text: &str) -> bool {
-    text.bytes()
-        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
 /// A critique's `reviewed_at`: a strict date or a commit id (7–64 lowercase
 /// hex digits).
 fn reviewed_at(text: &str) -> Result<(), String> {
@@ -684,7 +679,7 @@ fn reviewed_at(text: &str) -> Result<(), String> {
     if looks_like_date {
         return crate::clock::Date::parse(text).map(|_| ());
     }
-    if (7..=64).contains(&text.len()) && is_lower_hex(text) {
+    if (7..=64).contains(&text.len()) && crate::digest::is_lower_hex(text) {
         return Ok(());
     }
     Err(format!(

@@ -262,11 +262,12 @@ fn validate_record(file: &Path, text: &str, r: &TaskRecord) -> Result<(), TaskEr
         ("pins.plan_revision", &r.pins.plan_revision),
         ("pins.evidence_standing", &r.pins.evidence_standing),
     ] {
-        let hex64 = pin.len() == 64 && pin.bytes().all(|b| b.is_ascii_hexdigit());
+        // Lowercase, as gate computes them: another spelling would never match.
+        let hex64 = pin.len() == 64 && crate::digest::is_lower_hex(pin);
         if !pin.is_empty() && !hex64 {
             return Err(invalid(
                 key,
-                format!("`{pin}` is neither empty nor a SHA-256 hex digest"),
+                format!("`{pin}` is neither empty nor a lowercase SHA-256 hex digest"),
             ));
         }
     }
@@ -274,7 +275,7 @@ fn validate_record(file: &Path, text: &str, r: &TaskRecord) -> Result<(), TaskEr
 }
 
 fn is_full_hex(s: &str) -> bool {
-    (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    (s.len() == 40 || s.len() == 64) && crate::digest::is_lower_hex(s)
 }
 
 /// The 1-based line of a top-level front matter key, for errors.
@@ -567,6 +568,18 @@ mod tests {
         let missing = text.replacen("intent: null\n", "", 1);
         let err = parse(Path::new("t.md"), missing).unwrap_err().to_string();
         assert!(err.contains("intent"), "{err}");
+    }
+
+    #[test]
+    fn pins_are_empty_or_lowercase_sha256() {
+        let mut r = record("T-1");
+        r.pins.plan_revision = "a".repeat(64);
+        let text = render(&r, "");
+        assert!(parse(Path::new("t.md"), text.clone()).is_ok());
+        // gate computes lowercase digests: another spelling would never match.
+        let upper = text.replace(&"a".repeat(64), &"A".repeat(64));
+        let err = parse(Path::new("t.md"), upper).unwrap_err().to_string();
+        assert!(err.contains("pins.plan_revision"), "{err}");
     }
 
     #[test]
