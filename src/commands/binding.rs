@@ -306,7 +306,9 @@ pub fn run(dir: Option<&Path>, args: &BindingArgs) -> Result<i32, Failure> {
         let ctx = Ctx::open(dir)?;
         let policy = ctx.policy()?.policy;
         let naming = args.naming.naming();
-        let task = ctx.task(None).ok().flatten();
+        // The evidence is the active task's: one that cannot be read is
+        // an error, never judged as if there were no task.
+        let task = ctx.task(None)?;
         derive(
             &ctx,
             &policy,

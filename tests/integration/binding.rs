@@ -1757,3 +1757,24 @@ fn the_binding_check_of_an_exempt_task_reads_no_history() {
     let out = gate(&repo, &["check", "--only", "binding", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 }
+
+/// `gate binding` judges evidence under the active task: one whose file
+/// cannot be read is an error (exit 3), never judged as if there were none.
+#[test]
+fn binding_with_an_unreadable_active_task_is_unknown() {
+    let repo = repo_with(Some("advisory"), SIMPLE);
+    let out = start(&repo, &["--issue", "1"], "b\n");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let out = gate(&repo, &["binding", "--issue", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let file = std::fs::read_dir(repo.path().join(".gate/tasks"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "md"))
+        .unwrap();
+    std::fs::write(&file, "---\nnot: [yaml\n").unwrap();
+    let out = gate(&repo, &["binding", "--issue", "1"]);
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(show(&out).contains(&name), "{}", show(&out));
+}
