@@ -405,10 +405,7 @@ fn close(ctx: &Ctx, id: Option<&str>, status: TaskStatus, reason: &str) -> Resul
         }
         Err(e) => return Err(e.into()),
     }
-    let git_dir = ctx.repo.git_dir();
-    if ctx.active_id()?.as_deref() == Some(id.as_str()) {
-        tasks::active::clear(&git_dir)?;
-    }
+    tasks::active::clear_if(&ctx.repo.git_dir(), &id)?;
     out(&format!(
         "task {id}: {} (commit its file with the work)\n",
         status.as_str()

@@ -511,15 +511,38 @@ pub mod active {
         Ok(Some(id))
     }
 
+    /// The lock every writer of the pointer holds.
+    fn lock(git_dir: &Path) -> Result<fsutil::Lock, TaskError> {
+        Ok(fsutil::lock(
+            &git_dir.join("gate").join("active.lock"),
+            LOCK_TIMEOUT,
+        )?)
+    }
+
     pub fn set(git_dir: &Path, id: &str) -> Result<(), TaskError> {
         check_id(id)?;
+        let _lock = lock(git_dir)?;
         fsutil::write_atomic(&path(git_dir), format!("{id}\n").as_bytes(), None)?;
         Ok(())
     }
 
     pub fn clear(git_dir: &Path) -> Result<(), TaskError> {
+        let _lock = lock(git_dir)?;
         fsutil::remove_optional(&path(git_dir))?;
         Ok(())
+    }
+
+    /// Clear the pointer if it names `id` (read and removed under the
+    /// lock, so that a task another run has just made active stays
+    /// active); whether it did.
+    pub fn clear_if(git_dir: &Path, id: &str) -> Result<bool, TaskError> {
+        let _lock = lock(git_dir)?;
+        // An unreadable pointer does not name `id`: left for `task switch`.
+        if read(git_dir).ok().flatten().as_deref() != Some(id) {
+            return Ok(false);
+        }
+        fsutil::remove_optional(&path(git_dir))?;
+        Ok(true)
     }
 }
 
@@ -568,6 +591,16 @@ mod tests {
         let missing = text.replacen("intent: null\n", "", 1);
         let err = parse(Path::new("t.md"), missing).unwrap_err().to_string();
         assert!(err.contains("intent"), "{err}");
+    }
+
+    #[test]
+    fn clearing_the_pointer_for_a_task_leaves_another_task_active() {
+        let dir = tempfile::tempdir().unwrap();
+        active::set(dir.path(), "T-2").unwrap();
+        assert!(!active::clear_if(dir.path(), "T-1").unwrap());
+        assert_eq!(active::read(dir.path()).unwrap().as_deref(), Some("T-2"));
+        assert!(active::clear_if(dir.path(), "T-2").unwrap());
+        assert_eq!(active::read(dir.path()).unwrap(), None);
     }
 
     #[test]
