@@ -33,7 +33,7 @@ pub struct Derived {
 pub fn judge(ctx: &Ctx, policy: &Policy, naming: &Naming) -> Result<(Plan, Judgement), Failure> {
     let loaded = ctx.plan()?;
     let absent = loaded.is_none();
-    let plan = loaded.map(|p| p.plan).unwrap_or_default();
+    let plan = loaded.map(|p| p.plan.clone()).unwrap_or_default();
     let mut judgement = binding::judge(&plan, policy, naming);
     if absent && (naming.issue.is_some() || naming.intent.is_some() || !naming.paths.is_empty()) {
         judgement

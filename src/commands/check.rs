@@ -246,7 +246,7 @@ pub fn receipts_with_plan(
 ) -> (String, Vec<Finding>) {
     match ctx.plan() {
         Ok(plan) => {
-            super::status::receipts_check(ctx, policy, plan.as_ref().map(|p| &p.plan), task)
+            super::status::receipts_check(ctx, policy, plan.map(|p| &p.plan), task)
         }
         Err(f) => (
             "the plan could not be read".into(),

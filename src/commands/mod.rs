@@ -177,6 +177,9 @@ pub struct Ctx {
     /// The staged changes, once asked for: scope and the brief both read
     /// them in one pre-commit, and the index does not change under a run.
     staged: std::cell::OnceCell<Vec<crate::git::Change>>,
+    /// The plan, once read: every check of a run judges the same plan, and
+    /// it is parsed once.
+    plan: std::cell::OnceCell<Option<LoadedPlan>>,
 }
 
 impl Ctx {
@@ -198,6 +201,7 @@ impl Ctx {
             repo,
             root,
             staged: std::cell::OnceCell::new(),
+            plan: std::cell::OnceCell::new(),
         })
     }
 
@@ -224,8 +228,14 @@ impl Ctx {
         Ok(crate::policy::load(&self.root)?)
     }
 
-    pub fn plan(&self) -> Result<Option<LoadedPlan>, Failure> {
-        Ok(crate::plan::load(&self.root)?)
+    /// The plan (`None` when there is no `.gate/plan.yaml`), read once per
+    /// run; an unreadable one is an error each time it is asked for.
+    pub fn plan(&self) -> Result<Option<&LoadedPlan>, Failure> {
+        if let Some(plan) = self.plan.get() {
+            return Ok(plan.as_ref());
+        }
+        let loaded = crate::plan::load(&self.root)?;
+        Ok(self.plan.get_or_init(|| loaded).as_ref())
     }
 
     /// The active task id of this worktree.

@@ -290,7 +290,7 @@ fn exit_code(checks: &[CheckStatus]) -> i32 {
 pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<i32, Failure> {
     let ctx = Ctx::open(dir)?;
     let policy = ctx.policy()?.policy;
-    let plan = ctx.plan()?.map(|p| p.plan).unwrap_or_default();
+    let plan = ctx.plan()?.map(|p| p.plan.clone()).unwrap_or_default();
     let task = ctx.task(args.task.as_deref())?;
     let standing = standing(&ctx, &policy, &plan, task.as_ref())?;
     let code = exit_code(&standing.checks);

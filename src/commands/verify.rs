@@ -32,7 +32,8 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
             Failure::refused("no .gate/plan.yaml: there is no check to run")
                 .hint("declare checks in .gate/plan.yaml (`gate init` writes an example)")
         })?
-        .plan;
+        .plan
+        .clone();
     let Some(check) = plan.check(&args.check) else {
         let known: Vec<&str> = plan.checks.iter().map(|c| c.id.as_str()).collect();
         return Err(Failure::usage(format!(
