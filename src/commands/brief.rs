@@ -291,7 +291,7 @@ fn staged_findings(ctx: &Ctx) -> Vec<Finding> {
     if edited.is_empty() {
         return Vec::new();
     }
-    let index = match repo.read_index() {
+    let index = match ctx.index() {
         Ok(i) => i,
         Err(e) => return vec![unreadable(e)],
     };
@@ -304,7 +304,7 @@ fn staged_findings(ctx: &Ctx) -> Vec<Finding> {
                 continue;
             }
         };
-        let new = match repo.index_blob(&index, path) {
+        let new = match repo.index_blob(index, path) {
             Some((oid, _)) => match repo.read_blob(oid) {
                 Ok(b) => Some(b),
                 Err(e) => {

@@ -245,9 +245,7 @@ pub fn receipts_with_plan(
     task: &TaskState,
 ) -> (String, Vec<Finding>) {
     match ctx.plan() {
-        Ok(plan) => {
-            super::status::receipts_check(ctx, policy, plan.map(|p| &p.plan), task)
-        }
+        Ok(plan) => super::status::receipts_check(ctx, policy, plan.map(|p| &p.plan), task),
         Err(f) => (
             "the plan could not be read".into(),
             vec![Finding::unknown(
@@ -346,7 +344,7 @@ fn staged_own_changes(ctx: &Ctx) -> Result<Vec<Change>, crate::git::GitError> {
     for head in merging {
         let against: std::collections::HashSet<_> = ctx
             .repo
-            .index_changes_against(head, Renames::Off)?
+            .index_changes_against(ctx.index()?, head, Renames::Off)?
             .into_iter()
             .map(|c| c.path)
             .collect();
@@ -364,7 +362,7 @@ fn current_changes(ctx: &Ctx) -> Result<Vec<Change>, crate::git::GitError> {
     let seen: std::collections::HashSet<&crate::path::RepoPath> =
         staged.iter().flat_map(Change::paths).collect();
     let mut changes = staged.to_vec();
-    for entry in ctx.repo.worktree_status(false)? {
+    for entry in ctx.worktree_status()? {
         if seen.contains(&entry.path) {
             continue;
         }

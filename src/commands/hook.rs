@@ -289,7 +289,7 @@ fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::report::Fin
                 .collect::<Vec<_>>()
         })
         .and_then(|mut paths| {
-            paths.extend(ctx.repo.worktree_status(false)?.into_iter().map(|e| e.path));
+            paths.extend(ctx.worktree_status()?.into_iter().map(|e| e.path));
             Ok(paths)
         });
     match dirty {

@@ -180,6 +180,10 @@ pub struct Ctx {
     /// The plan, once read: every check of a run judges the same plan, and
     /// it is parsed once.
     plan: std::cell::OnceCell<Option<LoadedPlan>>,
+    /// The index, once read: the staged changes, the work tree's status and
+    /// the receipts of one run read the same index state, once. (Not for
+    /// `gate verify`'s after-run fingerprint, which reads it again.)
+    index: std::cell::OnceCell<crate::git::IndexSnapshot>,
 }
 
 impl Ctx {
@@ -202,6 +206,7 @@ impl Ctx {
             root,
             staged: std::cell::OnceCell::new(),
             plan: std::cell::OnceCell::new(),
+            index: std::cell::OnceCell::new(),
         })
     }
 
@@ -215,8 +220,26 @@ impl Ctx {
         if let Some(changes) = self.staged.get() {
             return Ok(changes);
         }
-        let changes = self.repo.staged_changes(crate::git::Renames::Exact)?;
+        let changes = self
+            .repo
+            .staged_changes_in(self.index()?, crate::git::Renames::Exact)?;
         Ok(self.staged.get_or_init(|| changes))
+    }
+
+    /// The index, read once per run.
+    pub fn index(&self) -> Result<&crate::git::IndexSnapshot, GitError> {
+        if let Some(index) = self.index.get() {
+            return Ok(index);
+        }
+        let index = self.repo.read_index()?;
+        Ok(self.index.get_or_init(|| index))
+    }
+
+    /// The work tree against the index: modified, deleted and untracked
+    /// paths (ignored ones left out), from the run's one index reading.
+    pub fn worktree_status(&self) -> Result<Vec<crate::git::StatusEntry>, GitError> {
+        self.repo
+            .worktree_status_excluding(self.index()?, false, &[])
     }
 
     /// Where writers of task files take their locks: `<common-dir>/gate/locks`.

@@ -80,10 +80,10 @@ pub fn standing(
         .flatten();
     // One reading of the index for the staged paths and every fingerprint.
     let index = match task.is_some() || !checks.is_empty() {
-        true => Some(ctx.repo.read_index()?),
+        true => Some(ctx.index()?),
         false => None,
     };
-    let touched = touched(ctx, task, index.as_ref())?;
+    let touched = touched(ctx, task, index)?;
     let worktree = super::verify::worktree_key(ctx);
     let rctx = Context {
         repo: &ctx.repo,
@@ -93,7 +93,7 @@ pub fn standing(
         worktree: &worktree,
         task: task.map(|t| t.record.id.as_str()),
         touched: &touched,
-        index: index.as_ref(),
+        index,
         prefetch: prefetch.as_ref(),
     };
     Ok(Standing {

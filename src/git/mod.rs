@@ -849,12 +849,12 @@ impl Repo {
     /// being concluded).
     pub fn index_changes_against(
         &self,
+        index: &IndexSnapshot,
         commit: Oid,
         renames: Renames,
     ) -> Result<Vec<Change>, GitError> {
         self.require_workdir()?;
         let tree = self.commit_tree(commit)?;
-        let index = self.read_index()?;
         diff::staged_changes(&self.repo, index.state(), tree, renames)
     }
 
