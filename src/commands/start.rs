@@ -39,14 +39,16 @@ struct Named {
 pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
     let ctx = Ctx::open(dir)?;
     let policy = ctx.policy()?.policy;
-    let baseline = match ctx.repo.head()? {
+    let head = ctx.repo.head()?;
+    let (baseline, branch) = match &head {
         Head::Unborn { branch } => {
             return Err(Failure::refused(format!(
                 "{branch} has no commit yet, so there is no baseline"
             ))
             .hint("make a first commit, then start the task"));
         }
-        Head::Detached { id } | Head::Branch { id, .. } => id,
+        Head::Detached { id } => (*id, None),
+        Head::Branch { id, branch } => (*id, Some(branch)),
     };
     let naming = args.naming.naming();
     // Everything is judged before anything is written.
@@ -192,8 +194,16 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
     Scope::new(&record.scope, &id).map_err(|m| Failure::usage(format!("--scope: {m}")))?;
     let file = tasks::create(ctx.root(), &record, &brief)?;
     tasks::active::set(&ctx.repo.git_dir(), &id)?;
-    if let Head::Branch { branch, .. } = ctx.repo.head()? {
-        record_branch(&ctx, &id, &branch)?;
+    // The task exists and is active: a start record that cannot be written
+    // costs only post-checkout's re-pointing, so it is a warning, not a
+    // failure that a second `gate start` would meet as "already exists".
+    if let Some(branch) = branch
+        && let Err(f) = record_branch(&ctx, &id, branch)
+    {
+        warnings.push(format!(
+            "the branch it was started on was not recorded ({}): checking it out again will not re-activate the task",
+            f.message
+        ));
     }
     let task = tasks::load(ctx.root(), &id)?;
     let mut text = format!(

@@ -281,3 +281,21 @@ fn a_corrupt_task_file_is_named_with_line_and_key() {
     let list = repo.gate().args(["task", "list"]).output().unwrap();
     assert_eq!(list.status.code(), Some(3));
 }
+
+/// The task file and the pointer are the start; the record of the branch it
+/// was started on only serves post-checkout. Failing to write it is a
+/// warning, not a failure that a second start would meet as "exists".
+#[test]
+fn an_unwritable_start_record_is_a_warning() {
+    let repo = plan_repo("advisory");
+    std::fs::create_dir_all(git_path(&repo, "gate")).unwrap();
+    std::fs::write(git_path(&repo, "gate/started"), "not a directory\n").unwrap();
+    let out = start(&repo, &["--issue", "42"], "Add CSV export.\n");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(show(&out).contains("was not recorded"), "{}", show(&out));
+    assert!(gate::task::load(repo.path(), "T-42").is_ok());
+    assert_eq!(
+        std::fs::read_to_string(git_path(&repo, "gate/active")).unwrap(),
+        "T-42\n"
+    );
+}
