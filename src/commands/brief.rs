@@ -420,12 +420,9 @@ pub fn check(
                 findings.extend(validate_task(t, policy, today));
                 parts.push(format!("task {} validated", t.record.id));
             }
-            TaskState::Unreadable(m) => findings.push(Finding::unknown(
-                CHECK,
-                "task_unreadable",
-                format!("the task could not be read: {m}"),
-                "fix the task file, or switch task".into(),
-            )),
+            TaskState::Unreadable(_) => {
+                findings.extend(super::check::loaded(CHECK, task).err().map(|f| *f))
+            }
             TaskState::None => parts.push("no active task".into()),
         }
     }

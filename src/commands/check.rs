@@ -213,11 +213,9 @@ pub fn binding_check(
     policy: &crate::policy::Policy,
     task: &TaskState,
 ) -> (String, Vec<Finding>) {
-    if let Some(f) = no_task(crate::binding::CHECK, task) {
-        return ("no task".into(), vec![f]);
-    }
-    let TaskState::Loaded(t) = task else {
-        unreachable!("no_task covers the other states")
+    let t = match loaded(crate::binding::CHECK, task) {
+        Ok(task) => task,
+        Err(f) => return ("no task".into(), vec![*f]),
     };
     // The standing and its refusals need no evidence: the pins are
     // `handover`'s business, and the receipts check reads the receipts.
@@ -258,11 +256,12 @@ pub fn receipts_with_plan(
     }
 }
 
-/// A finding for a check that needs a task and has none.
-pub fn no_task(check: &'static str, task: &TaskState) -> Option<Finding> {
+/// The task a check needs, or the finding that there is none
+/// (`no_active_task`) or that it cannot be read (`task_unreadable`, unknown).
+pub fn loaded<'t>(check: &'static str, task: &'t TaskState) -> Result<&'t Task, Box<Finding>> {
     match task {
-        TaskState::Loaded(_) => None,
-        TaskState::None => Some(Finding {
+        TaskState::Loaded(task) => Ok(task),
+        TaskState::None => Err(Box::new(Finding {
             check,
             cause: "no_active_task",
             severity: crate::report::Severity::Blocker,
@@ -270,22 +269,20 @@ pub fn no_task(check: &'static str, task: &TaskState) -> Option<Finding> {
             message: "no task is active in this worktree, so nothing says what this work may touch".into(),
             decide: "start a task for the issue (`gate start --issue ID --brief FILE`) or switch to one (`gate task switch ID`)".into(),
             subject: Default::default(),
-        }),
-        TaskState::Unreadable(m) => Some(Finding::unknown(
+        })),
+        TaskState::Unreadable(m) => Err(Box::new(Finding::unknown(
             check,
             "task_unreadable",
             format!("the task could not be read: {m}"),
             "fix the task file, or switch to another task with `gate task switch ID`".into(),
-        )),
+        ))),
     }
 }
 
 fn scope_check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Finding>) {
-    if let Some(f) = no_task(scope::CHECK, task) {
-        return ("no task".into(), vec![f]);
-    }
-    let TaskState::Loaded(task) = task else {
-        unreachable!("no_task covers the other states")
+    let task = match loaded(scope::CHECK, task) {
+        Ok(task) => task,
+        Err(f) => return ("no task".into(), vec![*f]),
     };
     let id = &task.record.id;
     let scope = match Scope::new(&task.record.scope, id) {
@@ -396,11 +393,9 @@ fn provenance_check(
             Err(f) => return ("range unreadable".into(), vec![*f]),
         },
         _ => {
-            if let Some(f) = no_task(provenance::CHECK, task) {
-                return ("no task".into(), vec![f]);
-            }
-            let TaskState::Loaded(t) = task else {
-                unreachable!("no_task covers the other states")
+            let t = match loaded(provenance::CHECK, task) {
+                Ok(task) => task,
+                Err(f) => return ("no task".into(), vec![*f]),
             };
             match provenance::task_range(&ctx.repo, t) {
                 Ok(r) => r,
@@ -429,7 +424,7 @@ fn provenance_check(
 /// asked (unknown). No task at all is fine there: trailers attribute.
 pub fn unreadable_task(check: &'static str, task: &TaskState) -> Option<Finding> {
     match task {
-        TaskState::Unreadable(_) => no_task(check, task),
+        TaskState::Unreadable(_) => loaded(check, task).err().map(|f| *f),
         _ => None,
     }
 }

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::check::{TaskState, no_task};
+use super::check::{TaskState, loaded};
 use super::{Ctx, Failure, out, task_ref};
 use crate::cli::StatusArgs;
 use crate::plan::Plan;
@@ -109,11 +109,9 @@ pub fn receipts_check(
     plan: Option<&Plan>,
     task: &TaskState,
 ) -> (String, Vec<Finding>) {
-    if let Some(f) = no_task(CHECK, task) {
-        return ("no task".into(), vec![f]);
-    }
-    let TaskState::Loaded(task) = task else {
-        unreachable!("no_task covers the other states")
+    let task = match loaded(CHECK, task) {
+        Ok(task) => task,
+        Err(f) => return ("no task".into(), vec![*f]),
     };
     let Some(plan) = plan else {
         return ("no plan: the task depends on no check".into(), vec![]);
