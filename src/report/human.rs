@@ -2,6 +2,7 @@
 //! what would decide it, and what it costs under the policy. Findings that
 //! name a commit are grouped under it.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::style::{self, Out};
@@ -32,7 +33,7 @@ pub fn render(report: &Report) -> String {
     s.push('\n');
     // A finding repeated word for word by a later check (no task, an
     // unreadable task) is said once, then referred to.
-    let mut said: Vec<(&str, &str)> = Vec::new();
+    let mut said: HashSet<(&str, &str)> = HashSet::new();
     for check in &report.checks {
         s.push_str(&check_block(check, &mut said));
     }
@@ -175,7 +176,7 @@ fn cost(check: &CheckReport) -> &'static str {
     }
 }
 
-fn check_block<'a>(check: &'a CheckReport, said: &mut Vec<(&'a str, &'a str)>) -> String {
+fn check_block<'a>(check: &'a CheckReport, said: &mut HashSet<(&'a str, &'a str)>) -> String {
     let mut s = String::new();
     // Pad the plain word, then color it, so alignment survives escape codes.
     let word = format!("{:<8}", check.outcome.as_str());
@@ -195,12 +196,14 @@ fn check_block<'a>(check: &'a CheckReport, said: &mut Vec<(&'a str, &'a str)>) -
     );
     // Group findings by commit, keeping first-appearance order.
     let mut groups: Vec<(Option<&str>, Vec<&Finding>)> = Vec::new();
+    let mut group_of: HashMap<Option<&str>, usize> = HashMap::new();
     for f in &check.findings {
         let key = f.subject.commit.as_deref();
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => v.push(f),
-            None => groups.push((key, vec![f])),
-        }
+        let at = *group_of.entry(key).or_insert_with(|| {
+            groups.push((key, Vec::new()));
+            groups.len() - 1
+        });
+        groups[at].1.push(f);
     }
     for (commit, findings) in groups {
         let indent = if let Some(c) = commit {
@@ -210,7 +213,12 @@ fn check_block<'a>(check: &'a CheckReport, said: &mut Vec<(&'a str, &'a str)>) -
             "  "
         };
         for f in findings {
-            if f.subject.commit.is_none() && said.contains(&(f.cause, f.message.as_str())) {
+            // Only findings about no commit repeat across checks.
+            if f.subject.commit.is_some() {
+                s.push_str(&finding_lines(f, indent));
+                continue;
+            }
+            if !said.insert((f.cause, f.message.as_str())) {
                 let _ = writeln!(
                     s,
                     "{indent}{} {} (as above)",
@@ -219,7 +227,6 @@ fn check_block<'a>(check: &'a CheckReport, said: &mut Vec<(&'a str, &'a str)>) -
                 );
                 continue;
             }
-            said.push((f.cause, f.message.as_str()));
             s.push_str(&finding_lines(f, indent));
         }
     }
