@@ -326,11 +326,6 @@ fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::report::Fin
     out
 }
 
-/// Prove what one pushed ref adds to the remote: a deletion proves nothing;
-/// a new ref is proved from the task's baseline when it descends from it,
-/// else by the commits on none of the remote's refs; an update by the
-/// commits the remote's old tip lacks (a non-fast-forward is noted). A tag
-/// is proved by the commit it names. Findings name the ref.
 /// The range a pushed ref sends: its tip, and where the proof starts. A
 /// deletion, or a ref naming no commit, sends nothing: the error says so.
 fn push_range(
@@ -396,6 +391,11 @@ fn push_range(
     Ok((tip, base))
 }
 
+/// Prove what one pushed ref adds to the remote: a deletion proves nothing;
+/// a new ref is proved from the task's baseline when it descends from it,
+/// else by the commits on none of the remote's refs; an update by the
+/// commits the remote's old tip lacks (a non-fast-forward is noted). A tag
+/// is proved by the commit it names. Findings name the ref.
 fn prove_push_line(
     ctx: &Ctx,
     policy: &crate::policy::Policy,

@@ -88,7 +88,7 @@ pub(super) fn untracked(
     let stamp = cache::stamp(cache_dir);
     let walk = repo.untracked_walk(index, walked)?;
     if let Some(stamp) = stamp {
-        let watched = watched(workdir, walked, &walk.entered, &rule_files);
+        let watched = watched(workdir, walked, &walk.seen_dirs, &rule_files);
         save(&file, &key, stamp, &watched, &walk.entries);
     }
     Ok((walk.entries, false))
@@ -135,7 +135,7 @@ fn key(
 fn watched(
     workdir: &Path,
     walked: &[RepoPath],
-    entered: &[RepoPath],
+    seen_dirs: &[RepoPath],
     rule_files: &[PathBuf],
 ) -> Vec<(PathBuf, Look)> {
     let abs = |rel: &[u8]| workdir.join(OsStr::from_bytes(rel));
@@ -156,7 +156,7 @@ fn watched(
     for dir in above {
         out.push((abs(dir).join(".gitignore"), Look::File));
     }
-    for dir in entered {
+    for dir in seen_dirs {
         out.push((abs(dir.as_bytes()), Look::Dir));
         out.push((abs(dir.as_bytes()).join(".gitignore"), Look::File));
     }

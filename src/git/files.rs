@@ -21,23 +21,10 @@ pub struct IndexSnapshot {
 }
 
 impl IndexSnapshot {
-    /// The decoded index, for the diffs of this layer.
-    pub(super) fn state(&self) -> &gix::index::State {
-        &self.file
-    }
-
-    /// The index with its path, for gix's status and walks.
+    /// The decoded index with its path, for this layer's diffs, status
+    /// and walks.
     pub(super) fn file(&self) -> &gix::index::File {
         &self.file
-    }
-
-    /// How many entries it holds (all stages).
-    pub fn len(&self) -> usize {
-        self.file.entries().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.file.entries().is_empty()
     }
 }
 
@@ -197,13 +184,13 @@ impl Repo {
         let mut out = collect.entries;
         out.sort_by(|a, b| a.path.cmp(&b.path));
         out.dedup_by(|b, a| a.path == b.path);
-        let mut entered = collect.entered;
-        entered.extend(dirs.iter().cloned());
-        entered.sort();
-        entered.dedup();
+        let mut seen_dirs = collect.seen_dirs;
+        seen_dirs.extend(dirs.iter().cloned());
+        seen_dirs.sort();
+        seen_dirs.dedup();
         Ok(UntrackedWalk {
             entries: out,
-            entered,
+            seen_dirs,
         })
     }
 
@@ -297,21 +284,21 @@ pub(super) fn git_enters(
     )
 }
 
-/// The untracked files of a walk and the directories it entered.
+/// The untracked files of a walk and the directories it looked at.
 #[derive(Clone, Debug, Default)]
 pub struct UntrackedWalk {
     /// As [`Repo::untracked_under`] lists them.
     pub entries: Vec<UntrackedEntry>,
     /// The directories the walk looked at, entered or not, the walked
     /// ones included, sorted.
-    pub entered: Vec<RepoPath>,
+    pub seen_dirs: Vec<RepoPath>,
 }
 
 /// Collects untracked entries as they are emitted, and the directories seen.
 #[derive(Default)]
 struct Collect {
     entries: Vec<UntrackedEntry>,
-    entered: Vec<RepoPath>,
+    seen_dirs: Vec<RepoPath>,
 }
 
 impl gix::dir::walk::Delegate for Collect {
@@ -355,7 +342,7 @@ impl gix::dir::walk::Delegate for Collect {
         // One outside the walked directories (pruned) does not.
         if entry.status != gix::dir::entry::Status::Pruned {
             let path: &BStr = entry.rela_path.as_ref();
-            self.entered.push(RepoPath::new(path.to_vec()));
+            self.seen_dirs.push(RepoPath::new(path.to_vec()));
         }
         enter
     }

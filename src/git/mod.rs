@@ -841,7 +841,7 @@ impl Repo {
             None => gix::ObjectId::empty_tree(self.repo.object_hash()),
             Some(head) => self.commit_tree(head)?,
         };
-        diff::staged_changes(&self.repo, index.state(), head_tree, renames)
+        diff::staged_changes(&self.repo, index.file(), head_tree, renames)
     }
 
     /// The index against commit `commit`'s tree: what a commit of the index
@@ -855,7 +855,7 @@ impl Repo {
     ) -> Result<Vec<Change>, GitError> {
         self.require_workdir()?;
         let tree = self.commit_tree(commit)?;
-        diff::staged_changes(&self.repo, index.state(), tree, renames)
+        diff::staged_changes(&self.repo, index.file(), tree, renames)
     }
 
     /// The commits being merged into HEAD when a merge is in progress
