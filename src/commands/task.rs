@@ -243,21 +243,37 @@ fn acted_on(ctx: &Ctx, id: Option<&str>) -> Result<Task, Failure> {
     Ok(task)
 }
 
-fn appended(task: &Task, what: &str) -> Result<i32, Failure> {
+/// Append `entry` to `log` of `task` (under its lock, on the file as it is
+/// then) and say so.
+fn append_entry(ctx: &Ctx, task: &Task, log: Log, entry: &str, what: &str) -> Result<i32, Failure> {
+    let task = tasks::append(
+        ctx.root(),
+        &ctx.lock_dir(),
+        &task.record.id,
+        log,
+        entry,
+        None,
+    )?;
     out(&format!("{what} appended to {}\n", task.file.display()));
     Ok(0)
+}
+
+/// An inline `--text` within the size every verbatim input is held to.
+fn inline_text(text: &str) -> Result<(), Failure> {
+    if text.len() > super::start::MAX_INPUT_BYTES {
+        return Err(Failure::refused(format!(
+            "--text: over the {} KiB limit",
+            super::start::MAX_INPUT_BYTES / 1024
+        )));
+    }
+    Ok(())
 }
 
 fn amend(ctx: &Ctx, args: &AmendArgs) -> Result<i32, Failure> {
     brief::one_line("--author", &args.author).map_err(Failure::usage)?;
     let text = match (&args.text, &args.file) {
         (Some(t), _) => {
-            if t.len() > super::start::MAX_INPUT_BYTES {
-                return Err(Failure::refused(format!(
-                    "--text: over the {} KiB limit",
-                    super::start::MAX_INPUT_BYTES / 1024
-                )));
-            }
+            inline_text(t)?;
             t.clone()
         }
         (None, Some(f)) => read_text(f, "--file")?,
@@ -272,15 +288,7 @@ fn amend(ctx: &Ctx, args: &AmendArgs) -> Result<i32, Failure> {
     }
     let task = acted_on(ctx, args.id.as_deref())?;
     let entry = brief::render_amendment(&Timestamp::now().to_string(), &args.author, &text);
-    let task = tasks::append(
-        ctx.root(),
-        &ctx.lock_dir(),
-        &task.record.id,
-        Log::Addenda,
-        &entry,
-        None,
-    )?;
-    appended(&task, "amendment")
+    append_entry(ctx, &task, Log::Addenda, &entry, "amendment")
 }
 
 fn ask(ctx: &Ctx, args: &AskArgs) -> Result<i32, Failure> {
@@ -335,39 +343,18 @@ fn ask(ctx: &Ctx, args: &AskArgs) -> Result<i32, Failure> {
         conflict: &args.conflict,
         rationale: rationale.as_deref(),
     });
-    let task = tasks::append(
-        ctx.root(),
-        &ctx.lock_dir(),
-        &task.record.id,
-        Log::Addenda,
-        &entry,
-        None,
-    )?;
-    appended(&task, "decision")
+    append_entry(ctx, &task, Log::Addenda, &entry, "decision")
 }
 
 fn note(ctx: &Ctx, args: &NoteArgs) -> Result<i32, Failure> {
     if args.text.trim().is_empty() {
         return Err(Failure::usage("the note is empty"));
     }
-    if args.text.len() > super::start::MAX_INPUT_BYTES {
-        return Err(Failure::refused(format!(
-            "--text: over the {} KiB limit",
-            super::start::MAX_INPUT_BYTES / 1024
-        )));
-    }
+    inline_text(&args.text)?;
     let author = author(ctx, args.author.as_deref())?;
     let task = acted_on(ctx, args.id.as_deref())?;
     let entry = brief::render_note(&Timestamp::now().to_string(), "note", &author, &args.text);
-    let task = tasks::append(
-        ctx.root(),
-        &ctx.lock_dir(),
-        &task.record.id,
-        Log::Notes,
-        &entry,
-        None,
-    )?;
-    appended(&task, "note")
+    append_entry(ctx, &task, Log::Notes, &entry, "note")
 }
 
 /// Close a task: its status changes, a note says when and by whom (and
