@@ -54,12 +54,7 @@ fn handover(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
         r.pins.plan_revision = pins.plan_revision.clone();
         r.pins.evidence_standing = pins.evidence_standing.clone();
     })?;
-    let head = ctx
-        .repo
-        .head()
-        .ok()
-        .and_then(|h| h.id())
-        .map(|o| o.to_hex());
+    let head = ctx.head_hex()?;
     if args.json {
         out(&json::to_string(&HandoverWire {
             schema: "gate.handover/1",

@@ -226,6 +226,12 @@ impl Ctx {
         Ok(self.staged.get_or_init(|| changes))
     }
 
+    /// HEAD's commit id as hex, `None` on an unborn branch; an unreadable
+    /// HEAD is an error, never "no commit".
+    pub fn head_hex(&self) -> Result<Option<String>, GitError> {
+        Ok(self.repo.head()?.id().map(|o| o.to_hex()))
+    }
+
     /// The index, read once per run.
     pub fn index(&self) -> Result<&crate::git::IndexSnapshot, GitError> {
         if let Some(index) = self.index.get() {

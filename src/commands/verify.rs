@@ -86,12 +86,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
         ))
         .hint("remove the symlink, nested repository or special file from the sources, or raise the limits in .gate/policy.yaml"));
     }
-    let head = ctx
-        .repo
-        .head()
-        .ok()
-        .and_then(|h| h.id())
-        .map(|o| o.to_hex());
+    let head = ctx.head_hex()?;
     let started = SystemTime::now();
     let started_ns = started
         .duration_since(UNIX_EPOCH)
