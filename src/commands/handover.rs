@@ -18,8 +18,8 @@ use super::binding::{Derived, derive, evidence_key, naming_of};
 use super::{Ctx, Failure, err, out};
 use crate::binding::{Standing, short};
 use crate::cli::HandoverArgs;
-use crate::report::json;
 use crate::report::style::{self, Out};
+use crate::report::{human, json};
 use crate::task::{self as tasks, Task};
 
 pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
@@ -157,21 +157,8 @@ fn render(task: &Task, head: Option<&str>, d: &Derived) -> String {
         yaml_str(Some(&d.pins.plan_revision)),
         yaml_str(Some(&d.pins.evidence_standing))
     );
-    let _ = writeln!(s, "---\n\n## Brief (verbatim)\n");
-    match &task.body.brief {
-        Some(b) => {
-            s.push_str(&b.text);
-            if !b.text.ends_with('\n') {
-                s.push('\n');
-            }
-        }
-        None => s.push_str("(no brief recorded)\n"),
-    }
-    s.push_str("\n## Addenda\n");
-    match &task.body.addenda {
-        Some(a) if !a.text.trim().is_empty() => s.push_str(&a.text),
-        _ => s.push_str("\n(none)\n"),
-    }
+    s.push_str("---\n\n");
+    s.push_str(&human::brief_and_addenda(task));
     s
 }
 

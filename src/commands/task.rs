@@ -161,21 +161,8 @@ fn show(ctx: &Ctx, id: Option<&str>) -> Result<i32, Failure> {
     if let Some(e) = &r.exemption {
         text.push_str(&format!("  exemption: {} because {}\n", e.class, e.because));
     }
-    text.push_str("\n## Brief (verbatim)\n\n");
-    match &task.body.brief {
-        Some(b) => {
-            text.push_str(&b.text);
-            if !b.text.ends_with('\n') {
-                text.push('\n');
-            }
-        }
-        None => text.push_str("(no brief recorded)\n"),
-    }
-    text.push_str("\n## Addenda\n");
-    match &task.body.addenda {
-        Some(a) if !a.text.trim().is_empty() => text.push_str(&a.text),
-        _ => text.push_str("\n(none)\n"),
-    }
+    text.push('\n');
+    text.push_str(&human::brief_and_addenda(&task));
     if let Some(n) = &task.body.notes
         && !n.text.trim().is_empty()
     {

@@ -103,6 +103,27 @@ pub fn render_compact(report: &Report) -> String {
     s
 }
 
+/// A task's brief, verbatim, then its addenda, each under its heading:
+/// what `gate task show` and `gate handover` print.
+pub fn brief_and_addenda(task: &crate::task::Task) -> String {
+    let mut s = String::from("## Brief (verbatim)\n\n");
+    match &task.body.brief {
+        Some(b) => {
+            s.push_str(&b.text);
+            if !b.text.ends_with('\n') {
+                s.push('\n');
+            }
+        }
+        None => s.push_str("(no brief recorded)\n"),
+    }
+    s.push_str("\n## Addenda\n");
+    match &task.body.addenda {
+        Some(a) if !a.text.trim().is_empty() => s.push_str(&a.text),
+        _ => s.push_str("\n(none)\n"),
+    }
+    s
+}
+
 /// `task T-1 · issue 42` and the brief digest.
 pub fn task_lines(task: &TaskRef) -> String {
     let mut s = String::new();
