@@ -107,12 +107,22 @@ pub fn evidence_key(task: &Task) -> Option<(String, crate::git::Oid)> {
 /// The naming a task records.
 pub fn naming_of(task: &Task) -> Naming {
     let r = &task.record;
+    recorded_naming(r.issue.as_ref(), r.intent.as_ref(), r.exemption.as_ref())
+}
+
+/// The question a task record's names ask (never paths: the record keeps
+/// names), for a record being written or one read back.
+pub fn recorded_naming(
+    issue: Option<&String>,
+    intent: Option<&String>,
+    exemption: Option<&crate::task::Exemption>,
+) -> Naming {
     Naming {
-        issue: r.issue.clone(),
-        intent: r.intent.clone(),
+        issue: issue.cloned(),
+        intent: intent.cloned(),
         paths: vec![],
-        exempt: r.exemption.as_ref().map(|e| e.class.clone()),
-        because: r.exemption.as_ref().map(|e| e.because.clone()),
+        exempt: exemption.map(|e| e.class.clone()),
+        because: exemption.map(|e| e.because.clone()),
     }
 }
 

@@ -148,13 +148,11 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
     // compare with later, and they ask with the names the record keeps (not
     // the paths): ask that question now, under this task's id, whose
     // receipts are its evidence.
-    let recorded_naming = Naming {
-        issue: recorded.issue.clone(),
-        intent: recorded.intent.clone(),
-        paths: vec![],
-        exempt: recorded.exemption.as_ref().map(|e| e.class.clone()),
-        because: recorded.exemption.as_ref().map(|e| e.because.clone()),
-    };
+    let recorded_naming = super::binding::recorded_naming(
+        recorded.issue.as_ref(),
+        recorded.intent.as_ref(),
+        recorded.exemption.as_ref(),
+    );
     let pins =
         match &judgement {
             Some(_) if recorded_naming.asks() => derive(
