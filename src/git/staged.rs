@@ -75,10 +75,15 @@ struct Found {
     new: Option<gix::ObjectId>,
 }
 
-/// Whether an added object is also the old side of another change: a pair
-/// exact rename tracking could make (conservatively: it may not).
+/// Whether an added object is also a deleted one: a pair exact rename
+/// tracking could make (conservatively: it may not). Without copy tracking,
+/// gix (like git) takes rename sources from deletions only.
 fn has_rename_candidate(changes: &[Found]) -> bool {
-    let old: HashSet<_> = changes.iter().filter_map(|c| c.old).collect();
+    let old: HashSet<_> = changes
+        .iter()
+        .filter(|c| c.change.kind == ChangeKind::Deleted)
+        .filter_map(|c| c.old)
+        .collect();
     changes
         .iter()
         .any(|c| c.change.kind == ChangeKind::Added && c.new.is_some_and(|id| old.contains(&id)))
