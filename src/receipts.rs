@@ -1002,10 +1002,19 @@ pub fn fingerprint_now(
 
 /// The state of each check in `checks`, now.
 pub fn evaluate(ctx: &Context, checks: &[String]) -> Vec<CheckStatus> {
-    checks.iter().map(|id| evaluate_one(ctx, id)).collect()
+    // Checks with the same sources share one fingerprint (and one status of
+    // the rest of the tree): it is the same question asked at the same time.
+    let mut prints = Prints::new();
+    checks
+        .iter()
+        .map(|id| evaluate_one(ctx, id, &mut prints))
+        .collect()
 }
 
-fn evaluate_one(ctx: &Context, id: &str) -> CheckStatus {
+/// Fingerprints of one evaluation, by sources (an error as its message).
+type Prints = std::collections::HashMap<Vec<String>, Result<Fingerprint, String>>;
+
+fn evaluate_one(ctx: &Context, id: &str, prints: &mut Prints) -> CheckStatus {
     let unknown = |cause, reason: String, unreadable, latest| CheckStatus {
         check: id.to_string(),
         state: State::Unknown {
@@ -1048,7 +1057,11 @@ fn evaluate_one(ctx: &Context, id: &str) -> CheckStatus {
     };
     let selection = select(files, |r| mine_only(&r.worktree, r.task.as_deref()));
     let unreadable = selection.unreadable.iter().map(|u| u.to_string()).collect();
-    let now = match fingerprint_now(ctx, check) {
+    let now = prints
+        .entry(check.sources.clone())
+        .or_insert_with(|| fingerprint_now(ctx, check).map_err(|e| e.to_string()))
+        .clone();
+    let now = match now {
         Ok(f) => f,
         Err(e) => {
             return unknown(
