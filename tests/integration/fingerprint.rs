@@ -1504,6 +1504,25 @@ fn the_untracked_cache_sees_a_nested_repository_come_and_go() {
     }
 }
 
+/// The fingerprint of `sources` against `index`, with the stats `prefetch` took.
+fn fp_prefetched(
+    repo: &TestRepo,
+    gate: &Repo,
+    index: &gate::git::IndexSnapshot,
+    prefetch: &gate::fingerprint::Prefetch,
+    sources: &[&str],
+) -> (Fingerprint, Stats) {
+    let sources = strings(sources);
+    let inputs = Inputs {
+        sources: &sources,
+        touched: &[],
+        max_entries: MAX_ENTRIES,
+        max_bytes: MAX_BYTES,
+    };
+    gate::fingerprint::fingerprint_in(gate, index, &inputs, &cache_dir(repo), Some(prefetch))
+        .unwrap()
+}
+
 /// Stats taken ahead by a prefetch give the same answer as stats taken by
 /// the fingerprint itself, a change made before the prefetch included.
 #[test]
@@ -1520,15 +1539,7 @@ fn a_prefetch_answers_as_the_fingerprint_would() {
         let gate = open(repo);
         let prefetch = gate::fingerprint::Prefetch::start(&gate, &cache_dir(repo)).unwrap();
         let index = gate.read_index().unwrap();
-        let sources = strings(SOURCES);
-        let inputs = Inputs {
-            sources: &sources,
-            touched: &[],
-            max_entries: MAX_ENTRIES,
-            max_bytes: MAX_BYTES,
-        };
-        gate::fingerprint::fingerprint_in(&gate, &index, &inputs, &cache_dir(repo), Some(&prefetch))
-            .unwrap()
+        fp_prefetched(repo, &gate, &index, &prefetch, SOURCES)
     };
     // No cache yet: nothing to prefetch.
     let (cold, _) = with_prefetch(&repo);
@@ -1557,21 +1568,7 @@ fn a_prefetch_answers_as_the_fingerprint_would() {
     std::thread::sleep(Duration::from_millis(200));
     repo.write("src/gen/d1/f1.txt", "edited twice, longer\n");
     let index = gate.read_index().unwrap();
-    let sources = strings(SOURCES);
-    let inputs = Inputs {
-        sources: &sources,
-        touched: &[],
-        max_entries: MAX_ENTRIES,
-        max_bytes: MAX_BYTES,
-    };
-    let (late, _) = gate::fingerprint::fingerprint_in(
-        &gate,
-        &index,
-        &inputs,
-        &cache_dir(&repo),
-        Some(&prefetch),
-    )
-    .unwrap();
+    let (late, _) = fp_prefetched(&repo, &gate, &index, &prefetch, SOURCES);
     drop(prefetch);
     std::fs::remove_dir_all(cache_dir(&repo)).unwrap();
     assert_eq!(late, fp(&repo, SOURCES, &[]));
@@ -1615,21 +1612,7 @@ fn checks_sharing_a_prefetch_keep_each_others_saved_hashes() {
     let prefetch = gate::fingerprint::Prefetch::start(&gate, &cache_dir(&repo)).unwrap();
     let index = gate.read_index().unwrap();
     for sources in [&["src"], &["docs"]] {
-        let sources = strings(sources);
-        let inputs = Inputs {
-            sources: &sources,
-            touched: &[],
-            max_entries: MAX_ENTRIES,
-            max_bytes: MAX_BYTES,
-        };
-        let (_, stats) = gate::fingerprint::fingerprint_in(
-            &gate,
-            &index,
-            &inputs,
-            &cache_dir(&repo),
-            Some(&prefetch),
-        )
-        .unwrap();
+        let (_, stats) = fp_prefetched(&repo, &gate, &index, &prefetch, sources);
         assert_eq!(stats.hashed, 1, "{sources:?}: {stats:?}");
     }
     drop(prefetch);

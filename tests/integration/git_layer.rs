@@ -2211,21 +2211,13 @@ fn worktree_status_excluding_matches_git_pathspecs() {
         repo.write(name, "new\n");
     }
     repo.remove(b"top.txt");
-    let gate = open(&repo);
     for exclude in [
         vec![],
         vec!["src"],
         vec!["src", "Cargo.toml"],
         vec!["src/sub", "docs"],
     ] {
-        let paths: Vec<RepoPath> = exclude.iter().map(|p| RepoPath::from(*p)).collect();
-        let index = gate.read_index().expect("index");
-        let got: Vec<(Vec<u8>, WorktreeState)> = gate
-            .worktree_status_excluding(&index, false, &paths)
-            .expect("status")
-            .into_iter()
-            .map(|e| (e.path.as_bytes().to_vec(), e.state))
-            .collect();
+        let got = gate_status_excluding(&repo, &exclude);
         let mut args = vec!["--"];
         let specs: Vec<String> = exclude
             .iter()
@@ -2267,14 +2259,7 @@ fn worktree_status_excluding_compares_racily_clean_entries() {
     repo.write("top.txt", "bbbb\n");
     set_mtime("top.txt");
     set_mtime(".git/index");
-    let gate = open(&repo);
-    let index = gate.read_index().expect("index");
-    let got: Vec<(Vec<u8>, WorktreeState)> = gate
-        .worktree_status_excluding(&index, false, &[RepoPath::from("src")])
-        .expect("status")
-        .into_iter()
-        .map(|e| (e.path.as_bytes().to_vec(), e.state))
-        .collect();
+    let got = gate_status_excluding(&repo, &["src"]);
     assert_eq!(got, vec![(b"top.txt".to_vec(), WorktreeState::Modified)]);
     assert_eq!(got, git_status(&repo, &["--", ":(exclude,literal)src"]));
 }
@@ -2303,14 +2288,7 @@ fn worktree_status_sees_a_moved_submodule() {
     std::fs::write(inner.join("f.txt"), "two\n").expect("write");
     repo.git_in(&inner, &["commit", "-q", "-am", "two"]);
     assert_status_match(&repo);
-    let gate = open(&repo);
-    let index = gate.read_index().expect("index");
-    let got: Vec<(Vec<u8>, WorktreeState)> = gate
-        .worktree_status_excluding(&index, false, &[RepoPath::from("src")])
-        .expect("status")
-        .into_iter()
-        .map(|e| (e.path.as_bytes().to_vec(), e.state))
-        .collect();
+    let got = gate_status_excluding(&repo, &["src"]);
     assert_eq!(got, vec![(b"inner".to_vec(), WorktreeState::Modified)]);
     assert_eq!(got, git_status(&repo, &["--", ":(exclude,literal)src"]));
 }
@@ -2332,17 +2310,22 @@ fn worktree_status_excluding_is_independent_of_the_current_directory() {
     repo.write("docs/new.md", "new\n");
     let want = git_status(&repo, &["--", ":(top,exclude,literal)src"]);
     std::env::set_current_dir(repo.abs(b"docs")).unwrap();
-    let gate = open(&repo);
-    let index = gate.read_index().expect("index");
-    let got: Vec<(Vec<u8>, WorktreeState)> = gate
-        .worktree_status_excluding(&index, false, &[RepoPath::from("src")])
-        .expect("status")
-        .into_iter()
-        .map(|e| (e.path.as_bytes().to_vec(), e.state))
-        .collect();
+    let got = gate_status_excluding(&repo, &["src"]);
     assert_eq!(
         got,
         vec![(b"docs/new.md".to_vec(), WorktreeState::Untracked)]
     );
     assert_eq!(got, want);
+}
+
+/// `worktree_status_excluding` of the index as it is, as (path, state) pairs.
+fn gate_status_excluding(repo: &TestRepo, exclude: &[&str]) -> Vec<(Vec<u8>, WorktreeState)> {
+    let gate = open(repo);
+    let index = gate.read_index().expect("index");
+    let paths: Vec<RepoPath> = exclude.iter().map(|p| RepoPath::from(*p)).collect();
+    gate.worktree_status_excluding(&index, false, &paths)
+        .expect("status")
+        .into_iter()
+        .map(|e| (e.path.as_bytes().to_vec(), e.state))
+        .collect()
 }
