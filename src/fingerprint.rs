@@ -4,7 +4,9 @@
 //!
 //! Owns which paths are covered (`cover`), reading and hashing them on all
 //! cores (`scan`), the stat cache that keeps a warm run from reading again
-//! (`cache`), and the paths a task touched ([`touched_paths`]). It never
+//! (`cache`), the untracked cache (`walk`), the opt-in file-system monitor
+//! that keeps it from stat-ing again (`monitor`, `gate.fsmonitor`), and the
+//! paths a task touched ([`touched_paths`]). It never
 //! decides whether a receipt is fresh (the receipts check compares two
 //! digests) and never prints, except a progress counter on a terminal.
 //!
@@ -53,7 +55,10 @@
 
 use std::collections::BTreeSet;
 use std::fmt;
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+use std::thread::JoinHandle;
 
 use sha2::{Digest, Sha256};
 
@@ -62,6 +67,7 @@ use crate::path::RepoPath;
 
 mod cache;
 mod cover;
+mod monitor;
 mod scan;
 mod walk;
 
@@ -163,10 +169,16 @@ pub struct Stats {
     pub hashed: u64,
     /// Files whose hash came from the stat cache.
     pub from_cache: u64,
+    /// Of those, files taken without a stat on a file-system monitor's
+    /// word that they did not change (`gate.fsmonitor`).
+    pub from_monitor: u64,
     /// Whether the stat cache was rewritten.
     pub cache_written: bool,
     /// Whether the untracked files came from the untracked cache (no walk).
     pub untracked_from_cache: bool,
+    /// Whether the whole answer came from a monitored record, nothing
+    /// changed that it depends on (nothing listed, stat-ed or read).
+    pub recorded: bool,
 }
 
 /// The fingerprint of `inputs` in `repo`'s work tree.
@@ -193,18 +205,63 @@ pub fn fingerprint_with_stats(
     fingerprint_in(repo, &repo.read_index()?, inputs, cache_dir, None)
 }
 
-/// The stat cache loaded and its paths stat-ed on another core while the
-/// caller reads the index and lists what is covered: start one before the
-/// first [`fingerprint_in`] of an evaluation of the tree, and pass it to
-/// each. Never across a change the caller makes to the files (the stats it
-/// holds are from when it started).
-pub struct Prefetch(scan::Prefetch);
+/// What a fingerprint starts from, made ready on other cores while the
+/// caller reads the index and lists what is covered: the stat cache loaded
+/// and its paths stat-ed or, under a file-system monitor, each set of
+/// sources' own record loaded and the monitor asked about it. Start one
+/// before the first [`fingerprint_in`] of an evaluation of the tree, and
+/// pass it to each. Never across a change the caller makes to the files
+/// (what it holds is from when it started).
+pub struct Prefetch(Ahead);
+
+enum Ahead {
+    Shared(scan::Prefetch),
+    /// One thread per set of sources.
+    Monitored(Mutex<Vec<(Vec<String>, JoinHandle<scan::Record<'static>>)>>),
+}
 
 impl Prefetch {
-    /// Start for `repo`'s work tree and the stat cache under `cache_dir`;
-    /// `None` in a bare repository.
-    pub fn start(repo: &Repo, cache_dir: &Path) -> Option<Prefetch> {
-        Some(Prefetch(scan::Prefetch::start(repo.workdir()?, cache_dir)))
+    /// Start for `repo`'s work tree, the caches under `cache_dir` and the
+    /// checks' sets of `sources`; `None` in a bare repository or when the
+    /// configuration cannot be read (the fingerprint will say why).
+    pub fn start(repo: &Repo, cache_dir: &Path, sources: &[&[String]]) -> Option<Prefetch> {
+        let workdir = repo.workdir()?;
+        if !monitor::enabled(repo).ok()? {
+            return Some(Prefetch(Ahead::Shared(scan::Prefetch::start(
+                workdir, cache_dir,
+            ))));
+        }
+        let mut ahead: Vec<(Vec<String>, JoinHandle<_>)> = Vec::new();
+        for &set in sources {
+            if ahead.iter().any(|(done, _)| done == set) {
+                continue;
+            }
+            let (workdir, cache_dir, owned) =
+                (workdir.to_path_buf(), cache_dir.to_path_buf(), set.to_vec());
+            let spawned = std::thread::Builder::new()
+                .spawn(move || monitored_record(&workdir, &cache_dir, &owned));
+            if let Ok(handle) = spawned {
+                ahead.push((set.to_vec(), handle));
+            }
+        }
+        Some(Prefetch(Ahead::Monitored(Mutex::new(ahead))))
+    }
+
+    fn shared(&self) -> Option<&scan::Prefetch> {
+        match &self.0 {
+            Ahead::Shared(prefetch) => Some(prefetch),
+            Ahead::Monitored(_) => None,
+        }
+    }
+
+    /// The monitored record of `sources`, if it was started (once).
+    fn monitored(&self, sources: &[String]) -> Option<scan::Record<'static>> {
+        let Ahead::Monitored(ahead) = &self.0 else {
+            return None;
+        };
+        let mut ahead = ahead.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = ahead.iter().position(|(set, _)| set == sources)?;
+        ahead.swap_remove(at).1.join().ok()
     }
 }
 
@@ -219,12 +276,32 @@ pub fn fingerprint_in(
     cache_dir: &Path,
     prefetch: Option<&Prefetch>,
 ) -> Result<(Fingerprint, Stats), GitError> {
-    let prefetch = prefetch.map(|p| &p.0);
     let workdir = repo.workdir().ok_or_else(|| GitError::NoWorkTree {
         path: repo.git_dir(),
     })?;
     let mut stats = Stats::default();
-    let mut listing = cover::list(repo, index, workdir, inputs)?;
+    let monitored = monitor::enabled(repo)?;
+    let looked = cover::look(workdir, inputs);
+    // Under a monitor the record comes first: its answer may still hold.
+    let ready = monitored.then(|| {
+        prefetch
+            .and_then(|p| p.monitored(inputs.sources))
+            .unwrap_or_else(|| monitored_record(workdir, cache_dir, inputs.sources))
+    });
+    let key = listing_key(index, &looked);
+    let mut looked = looked;
+    if let (Some(record), Some(key)) = (&ready, key)
+        && let Some(fp) = recorded_answer(repo, index, cache_dir, inputs, &mut looked, record, key)?
+    {
+        stats.recorded = true;
+        stats.untracked_from_cache = true;
+        if let Fingerprint::Available { entries, .. } = fp {
+            (stats.from_cache, stats.from_monitor) = (entries, entries);
+        }
+        return Ok((fp, stats));
+    }
+    let ready = Mutex::new(ready);
+    let mut listing = cover::list(repo, index, looked)?;
     let tracked = std::mem::take(&mut listing.paths);
     // Stat what the index and the named paths give on other threads while
     // this one walks the source directories for untracked files (the walk
@@ -232,12 +309,20 @@ pub fn fingerprint_in(
     // already too many paths: that is the answer, unless listing finds a
     // problem first.
     let early = tracked.len() as u64 <= inputs.max_entries;
+    let record = || match monitored {
+        true => ready
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+            .unwrap_or_else(|| monitored_record(workdir, cache_dir, inputs.sources)),
+        false => scan::Record::Shared(prefetch.and_then(Prefetch::shared)),
+    };
     let (scan, untracked) = std::thread::scope(|s| {
         let stat = early
             .then(|| {
                 std::thread::Builder::new()
                     .spawn_scoped(s, || {
-                        scan::Scan::start(workdir, cache_dir, &tracked, prefetch)
+                        scan::Scan::start(workdir, cache_dir, &tracked, record())
                     })
                     .ok()
             })
@@ -252,6 +337,11 @@ pub fn fingerprint_in(
     });
     let (untracked, from_cache) = untracked?;
     stats.untracked_from_cache = from_cache;
+    let listed = key.filter(|_| monitored).map(|key| cache::Listed {
+        key,
+        walked_index: listing.walked_index,
+        untracked: listing.untracked_digest,
+    });
     let problems = listing.problems_above(tracked.iter().chain(&untracked).map(RepoPath::as_bytes));
     if let Some((path, reason)) = problems.into_iter().next() {
         return Ok((unavailable(reason, Some(path)), stats));
@@ -266,22 +356,177 @@ pub fn fingerprint_in(
     }
     let scan = match scan {
         Some(scan) => scan,
-        None => scan::Scan::start(workdir, cache_dir, &tracked, prefetch),
+        None => scan::Scan::start(workdir, cache_dir, &tracked, record()),
     };
     let mut scan = match scan {
         Ok(scan) => scan,
         Err(reason) => return Ok((unavailable(reason, None), stats)),
     };
     scan.add(&untracked);
-    let fp = match scan.finish(inputs.max_bytes, cache_dir, &mut stats) {
-        scan::Outcome::Files(files) => Fingerprint::Available {
-            digest: digest_of(files.iter().map(|f| (f.path.as_bytes(), f.content))),
+    let fp = match scan.finish(inputs.max_bytes, cache_dir, &mut stats, listed) {
+        scan::Outcome::Available { digest, bytes } => Fingerprint::Available {
+            digest,
             entries,
-            bytes: files.iter().map(|f| f.size).sum(),
+            bytes,
         },
         scan::Outcome::Unavailable(reason, path) => unavailable(reason, path),
     };
     Ok((fp, stats))
+}
+
+/// What a listing depends on besides the files below the sources: the
+/// index (by its checksum), the directory sources and the paths that stand
+/// for themselves. `None` without an index checksum.
+fn listing_key(index: &IndexSnapshot, looked: &cover::Looked) -> Option<[u8; 32]> {
+    let checksum = index.checksum()?;
+    let mut hasher = Sha256::new();
+    let mut part = |bytes: &[u8]| {
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    };
+    part(b"gate-listing-key-v1");
+    part(&checksum);
+    for dir in &looked.walked {
+        part(dir.as_bytes());
+    }
+    part(b"\0named");
+    for path in &looked.named {
+        part(path.as_bytes());
+    }
+    Some(hasher.finalize().into())
+}
+
+/// A monitored record's answer, when nothing it depends on moved:
+///
+/// - watchman names nothing below the sources since the record's token,
+///   and every entry had settled when it was written (so no file below
+///   the sources changed: content, mode, presence, directories);
+/// - the listing key is the same (the same index, the same sources and
+///   touched paths, each source still what it was, nothing odd above one);
+/// - each touched path outside the sources (which watchman was not asked
+///   about) has the stat recorded for it, or is still missing, with no
+///   symlink or repository above it;
+/// - the untracked cache still holds and gives the same untracked files
+///   (so no ignore rule outside the sources changed what is covered);
+/// - the answer is within the limits.
+///
+/// `None` otherwise: the fingerprint is then taken as without it.
+fn recorded_answer(
+    repo: &Repo,
+    index: &IndexSnapshot,
+    cache_dir: &Path,
+    inputs: &Inputs,
+    looked: &mut cover::Looked,
+    record: &scan::Record,
+    key: [u8; 32],
+) -> Result<Option<Fingerprint>, GitError> {
+    let scan::Record::Monitored {
+        own: Some(own),
+        since: Some(since),
+        ..
+    } = record
+    else {
+        return Ok(None);
+    };
+    let (Some(changed), Some(answer)) = (&since.changed, own.answer()) else {
+        return Ok(None);
+    };
+    if !changed.is_empty()
+        || !own.all_settled()
+        || answer.listed.key != key
+        || !looked.problems.is_empty()
+        || answer.entries > inputs.max_entries
+        || answer.bytes > inputs.max_bytes
+    {
+        return Ok(None);
+    }
+    let Some(workdir) = repo.workdir() else {
+        return Ok(None);
+    };
+    let outside: Vec<RepoPath> = looked
+        .named
+        .iter()
+        .filter(|p| !looked.in_sources(p))
+        .cloned()
+        .collect();
+    for path in &outside {
+        if looked.problem_above(path.as_bytes()).is_some() {
+            return Ok(None);
+        }
+        let now = workdir
+            .join(std::ffi::OsStr::from_bytes(path.as_bytes()))
+            .symlink_metadata();
+        let as_recorded = match (own.find(path.as_bytes()), now) {
+            (Some(i), Ok(meta)) => own.trusted(i, &cache::Stat::from_metadata(&meta)).is_some(),
+            (None, Err(e)) => e.kind() == std::io::ErrorKind::NotFound,
+            _ => false,
+        };
+        if !as_recorded {
+            return Ok(None);
+        }
+    }
+    if !looked.walked.is_empty() {
+        let walked_index = &answer.listed.walked_index;
+        let (entries, from_cache) = walk::untracked(
+            repo,
+            index,
+            workdir,
+            &looked.walked,
+            walked_index,
+            cache_dir,
+        )?;
+        if !from_cache || cover::untracked_digest(&entries) != answer.listed.untracked {
+            return Ok(None);
+        }
+    } else if cover::untracked_digest(&[]) != answer.listed.untracked {
+        return Ok(None);
+    }
+    Ok(Some(Fingerprint::Available {
+        digest: crate::digest::hex(&answer.digest),
+        entries: answer.entries,
+        bytes: answer.bytes,
+    }))
+}
+
+/// The record of `sources` under a file-system monitor, and what the
+/// monitor says changed below them since it was written.
+fn monitored_record<'p>(workdir: &Path, cache_dir: &Path, sources: &[String]) -> scan::Record<'p> {
+    use std::os::unix::ffi::OsStrExt;
+    let root = workdir.as_os_str().as_bytes();
+    let mut key = root.to_vec();
+    for source in sources {
+        key.push(0);
+        key.extend_from_slice(source.as_bytes());
+    }
+    let file = cache::named(cache_dir, "monitored", &key);
+    // Ask the monitor with the token the record's header holds while the
+    // record is checked and parsed; the answer counts only if the checked
+    // record holds that token.
+    let read = cache::read(&file);
+    let token = read
+        .as_ref()
+        .and_then(|(bytes, _)| cache::peek_token(bytes, root))
+        .map(<[u8]>::to_vec);
+    let (own, since) = std::thread::scope(|s| {
+        let asked = std::thread::Builder::new().spawn_scoped(s, || {
+            monitor::since(cache_dir, workdir, token.as_deref(), sources)
+        });
+        let own = read
+            .and_then(|(bytes, written)| cache::parse(bytes, root, written))
+            .map(Box::new);
+        let since = match asked {
+            Ok(handle) => handle.join().ok().flatten(),
+            Err(_) => monitor::since(cache_dir, workdir, token.as_deref(), sources),
+        };
+        (own, since)
+    });
+    let since = since.map(|mut since| {
+        if own.as_ref().and_then(|own| own.token()) != token.as_deref() {
+            since.changed = None;
+        }
+        since
+    });
+    scan::Record::Monitored { file, own, since }
 }
 
 fn unavailable(reason: Unavailable, path: Option<RepoPath>) -> Fingerprint {
@@ -295,9 +540,16 @@ pub(crate) enum Content {
     Missing,
 }
 
+#[cfg(test)]
+/// The encoding of the module doc, hashed, in hex. `entries` must be
+/// sorted by path bytes and free of duplicates.
+pub(crate) fn digest_of<'a>(entries: impl IntoIterator<Item = (&'a [u8], Content)>) -> String {
+    crate::digest::hex(&digest_raw(entries))
+}
+
 /// The encoding of the module doc, hashed. `entries` must be sorted by path
 /// bytes and free of duplicates.
-pub(crate) fn digest_of<'a>(entries: impl IntoIterator<Item = (&'a [u8], Content)>) -> String {
+pub(crate) fn digest_raw<'a>(entries: impl IntoIterator<Item = (&'a [u8], Content)>) -> [u8; 32] {
     let mut hasher = Sha256::new();
     hasher.update(b"gate-source-fingerprint-v1\0");
     for (path, content) in entries {
@@ -312,7 +564,7 @@ pub(crate) fn digest_of<'a>(entries: impl IntoIterator<Item = (&'a [u8], Content
             Content::Missing => hasher.update(b"m"),
         }
     }
-    crate::digest::hex(&hasher.finalize())
+    hasher.finalize().into()
 }
 
 /// Whether `path` is gate's own (`.gate` or below), never covered.

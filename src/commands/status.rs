@@ -75,8 +75,13 @@ pub fn standing(
     };
     let store = Store::new(&ctx.repo.common_dir());
     // Stat on the other core while this one works out what is covered.
+    let sources: Vec<&[String]> = checks
+        .iter()
+        .filter_map(|id| plan.checks.iter().find(|c| &c.id == id))
+        .map(|c| c.sources.as_slice())
+        .collect();
     let prefetch = (!checks.is_empty())
-        .then(|| crate::fingerprint::Prefetch::start(&ctx.repo, &store.cache_dir()))
+        .then(|| crate::fingerprint::Prefetch::start(&ctx.repo, &store.cache_dir(), &sources))
         .flatten();
     // One reading of the index for the staged paths and every fingerprint.
     let index = match task.is_some() || !checks.is_empty() {

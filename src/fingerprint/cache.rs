@@ -21,9 +21,11 @@
 //! cache is ignored, never trusted:
 //!
 //! ```text
-//! "gate-stat-cache\n" u32 version=1
+//! "gate-stat-cache\n" u32 version=2
 //! stamp: i64 seconds, u32 nanoseconds
 //! u32 length, work tree path bytes
+//! u32 length, monitor token bytes (empty: none; see `monitor`)
+//! u32 length, the answer (empty, or 144 bytes: see `Answer`; only with a token)
 //! u64 count, then count entries in strictly ascending path order:
 //!   u32 length, path bytes, u64 size, i64 mtime s, u32 mtime ns,
 //!   i64 ctime s, u32 ctime ns, u64 inode, u64 device, u32 mode, [u8; 32] sha256
@@ -35,6 +37,7 @@
 //! costs a re-read.
 
 use std::fs;
+use std::ops::Range;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -42,7 +45,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 const MAGIC: &[u8] = b"gate-stat-cache\n";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// Bytes of an entry besides its path.
 const FIXED: usize = 4 + 8 + 8 + 4 + 8 + 4 + 8 + 8 + 4 + 32;
 /// Most entries kept: entries of other checks' files are carried over, up
@@ -136,6 +139,62 @@ pub(super) struct Cache {
     starts: Vec<usize>,
     /// Entries must have settled before this to be trusted.
     limit: Time,
+    /// Where the monitor token is in `bytes`.
+    token: Range<usize>,
+    answer: Option<Answer>,
+    /// Whether every entry settled before `limit` (as a saved cache's do).
+    all_settled: bool,
+}
+
+/// What a listing of covered paths depended on, digested.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Listed {
+    /// SHA-256 of the index checksum and the sources and paths looked at.
+    pub key: [u8; 32],
+    /// The listing's digest of the index entries below the walked sources.
+    pub walked_index: [u8; 32],
+    /// The digest of the walk's answer.
+    pub untracked: [u8; 32],
+}
+
+/// A monitored record's fingerprint and what its listing depended on
+/// (`fingerprint::recorded_answer` says when it still holds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Answer {
+    pub listed: Listed,
+    /// The fingerprint, raw.
+    pub digest: [u8; 32],
+    pub entries: u64,
+    pub bytes: u64,
+}
+
+impl Answer {
+    const LEN: usize = 4 * 32 + 2 * 8;
+
+    fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&(Answer::LEN as u32).to_le_bytes());
+        let l = &self.listed;
+        for part in [&l.key, &l.walked_index, &l.untracked, &self.digest] {
+            out.extend_from_slice(part);
+        }
+        out.extend_from_slice(&self.entries.to_le_bytes());
+        out.extend_from_slice(&self.bytes.to_le_bytes());
+    }
+
+    fn read(r: &mut Reader) -> Option<Answer> {
+        let mut hash = || r.take(32)?.try_into().ok();
+        let (key, walked_index, untracked, digest) = (hash()?, hash()?, hash()?, hash()?);
+        Some(Answer {
+            listed: Listed {
+                key,
+                walked_index,
+                untracked,
+            },
+            digest,
+            entries: r.u64()?,
+            bytes: r.u64()?,
+        })
+    }
 }
 
 impl Cache {
@@ -169,6 +228,42 @@ impl Cache {
     pub(super) fn trusted(&self, i: usize, now: &Stat) -> Option<[u8; 32]> {
         let entry = self.entry(i)?;
         (entry.stat == *now && entry.stat.older_than(self.limit)).then_some(entry.sha256)
+    }
+
+    /// Whether entry `i` settled before the cache was written: whether
+    /// [`trusted`](Self::trusted) would vouch for it if the file's stat
+    /// were unchanged, for when a monitor says it is.
+    pub(super) fn settled(&self, i: usize) -> bool {
+        self.all_settled || self.entry(i).is_some_and(|e| e.stat.older_than(self.limit))
+    }
+
+    /// Whether every entry settled before the cache was written.
+    pub(super) fn all_settled(&self) -> bool {
+        self.all_settled
+    }
+
+    /// The index of the entry for `path`, if any.
+    pub(super) fn find(&self, path: &[u8]) -> Option<usize> {
+        let mut r = Reader {
+            bytes: &self.bytes,
+            at: 0,
+        };
+        self.starts
+            .binary_search_by(|&start| {
+                r.at = start;
+                r.path().unwrap_or_default().cmp(path)
+            })
+            .ok()
+    }
+
+    /// The monitor token the cache was written with, if any.
+    pub(super) fn token(&self) -> Option<&[u8]> {
+        Some(&self.bytes[self.token.clone()]).filter(|t| !t.is_empty())
+    }
+
+    /// The answer the cache was written with, if any.
+    pub(super) fn answer(&self) -> Option<&Answer> {
+        self.answer.as_ref()
     }
 }
 
@@ -218,10 +313,17 @@ pub(super) fn load(file: &Path, workdir: &[u8]) -> Option<Cache> {
     parse(bytes, workdir, written)
 }
 
-fn parse(bytes: Vec<u8>, workdir: &[u8], written: Time) -> Option<Cache> {
-    let bytes = unseal(bytes)?;
-    let body = bytes.as_slice();
-    let mut r = Reader { bytes: body, at: 0 };
+/// The token in the header of a cache file's `bytes` (as [`read`] gives
+/// them), not yet checked against the seal: to ask the monitor while the
+/// rest is checked and parsed.
+pub(super) fn peek_token<'b>(bytes: &'b [u8], workdir: &[u8]) -> Option<&'b [u8]> {
+    let mut r = Reader { bytes, at: 0 };
+    let (_, token) = header(&mut r, workdir)?;
+    Some(&bytes[token]).filter(|t| !t.is_empty())
+}
+
+/// The header up to the token: the stamp and where the token is.
+fn header(r: &mut Reader, workdir: &[u8]) -> Option<(Time, Range<usize>)> {
     if r.take(MAGIC.len())? != MAGIC || r.u32()? != VERSION {
         return None;
     }
@@ -230,14 +332,31 @@ fn parse(bytes: Vec<u8>, workdir: &[u8], written: Time) -> Option<Cache> {
     if r.take(len)? != workdir {
         return None;
     }
+    Some((stamp, range(r)?))
+}
+
+/// A cache from the `bytes` and mtime [`read`] gave; `None` when corrupt
+/// or not for `workdir`.
+pub(super) fn parse(bytes: Vec<u8>, workdir: &[u8], written: Time) -> Option<Cache> {
+    let bytes = unseal(bytes)?;
+    let body = bytes.as_slice();
+    let mut r = Reader { bytes: body, at: 0 };
+    let (stamp, token) = header(&mut r, workdir)?;
+    let answer = match r.u32()? as usize {
+        0 => None,
+        Answer::LEN => Some(Answer::read(&mut r)?),
+        _ => return None,
+    };
     let count = usize::try_from(r.u64()?).ok()?;
     // Bounds the allocation below by the file's size. No cap on the count:
     // `save` caps only what it carries over, never a run's own entries.
     if count > body.len() / FIXED {
         return None;
     }
+    let limit = stamp.min(written);
     let mut starts = Vec::with_capacity(count);
     let mut previous: &[u8] = &[];
+    let mut all_settled = true;
     for i in 0..count {
         starts.push(r.at);
         let path = r.path()?;
@@ -245,17 +364,29 @@ fn parse(bytes: Vec<u8>, workdir: &[u8], written: Time) -> Option<Cache> {
             return None;
         }
         previous = path;
-        r.take(FIXED - 4)?;
+        let stat = r.stat()?;
+        all_settled &= stat.older_than(limit);
+        r.take(32)?;
     }
     if r.at != body.len() {
         return None;
     }
-    let limit = stamp.min(written);
     Some(Cache {
         bytes,
         starts,
         limit,
+        token,
+        answer,
+        all_settled,
     })
+}
+
+/// Where the next length-prefixed field is, read past it.
+fn range(r: &mut Reader) -> Option<Range<usize>> {
+    let len = r.u32()? as usize;
+    let start = r.at;
+    r.take(len)?;
+    Some(start..r.at)
 }
 
 pub(super) struct Reader<'a> {
@@ -325,13 +456,16 @@ pub(super) fn stamp(dir: &Path) -> Option<Time> {
 
 /// Write the cache: `entries` (sorted by path, no duplicates) that settled
 /// before `stamp`, then, up to the size cap, the old cache's entries for
-/// paths not in `entries`. Failures are ignored: the cache only saves time.
+/// paths not in `entries`, with a monitor's `token` (empty for none) and
+/// `answer`. Failures are ignored: the cache only saves time.
 pub(super) fn save<'a>(
     file: &Path,
     workdir: &[u8],
     stamp: Time,
     entries: &[Entry<'a>],
     old: Option<&Cache>,
+    token: &[u8],
+    answer: Option<&Answer>,
 ) -> bool {
     let old_entries = old.map_or(0, Cache::len);
     let carry = entries.len() + old_entries <= MAX_ENTRIES;
@@ -380,6 +514,14 @@ pub(super) fn save<'a>(
     };
     out.extend_from_slice(&len.to_le_bytes());
     out.extend_from_slice(workdir);
+    if !put_path(&mut out, token) {
+        return false;
+    }
+    // An answer covers exactly the entries it was computed from.
+    match answer.filter(|_| merged.len() == entries.len()) {
+        Some(answer) => answer.put(&mut out),
+        None => out.extend_from_slice(&0u32.to_le_bytes()),
+    }
     out.extend_from_slice(&(merged.len() as u64).to_le_bytes());
     for e in &merged {
         if !put_path(&mut out, e.path) {
@@ -457,7 +599,7 @@ mod tests {
             entry(b"b", racy, 2),
             entry(b"c", racy_ctime, 3),
         ];
-        assert!(save(&file, b"/w", t(200, 0), &entries, None));
+        assert!(save(&file, b"/w", t(200, 0), &entries, None, b"", None));
         let cache = load(&file, b"/w").expect("loads");
         // Entries not strictly older than the stamp are not even written.
         assert_eq!(cache.len(), 1);
@@ -493,7 +635,15 @@ mod tests {
         let body = {
             let dir = tempfile::tempdir().unwrap();
             let file = dir.path().join("c");
-            assert!(save(&file, b"/w", t(50, 1), &[entry(b"a", s, 1)], None));
+            assert!(save(
+                &file,
+                b"/w",
+                t(50, 1),
+                &[entry(b"a", s, 1)],
+                None,
+                b"",
+                None
+            ));
             fs::read(&file).unwrap()
         };
         // The file's own mtime is the limit too: written "at" 50.0, the
@@ -509,7 +659,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("c");
         let s = stat(1, t(1, 0), t(1, 0));
-        assert!(save(&file, b"/w", t(9, 0), &[entry(b"a", s, 1)], None));
+        assert!(save(
+            &file,
+            b"/w",
+            t(9, 0),
+            &[entry(b"a", s, 1)],
+            None,
+            b"",
+            None
+        ));
         let good = fs::read(&file).unwrap();
         for i in 0..good.len() {
             let mut bad = good.clone();
@@ -528,10 +686,10 @@ mod tests {
         let file = dir.path().join("c");
         let s = stat(1, t(1, 0), t(1, 0));
         let first = [entry(b"a", s, 1), entry(b"c", s, 3)];
-        assert!(save(&file, b"/w", t(9, 0), &first, None));
+        assert!(save(&file, b"/w", t(9, 0), &first, None, b"", None));
         let old = load(&file, b"/w").unwrap();
         let second = [entry(b"b", s, 2), entry(b"c", s, 4)];
-        assert!(save(&file, b"/w", t(9, 0), &second, Some(&old)));
+        assert!(save(&file, b"/w", t(9, 0), &second, Some(&old), b"", None));
         let cache = load(&file, b"/w").unwrap();
         let got: Vec<_> = (0..cache.len())
             .map(|i| (cache.path(i).to_vec(), cache.entry(i).unwrap().sha256[0]))
@@ -553,7 +711,7 @@ mod tests {
         let s = stat(1, t(1, 0), t(1, 0));
         let paths: Vec<String> = (0..=MAX_ENTRIES).map(|i| format!("{i:07}")).collect();
         let entries: Vec<Entry<'_>> = paths.iter().map(|p| entry(p.as_bytes(), s, 1)).collect();
-        assert!(save(&file, b"/w", t(9, 0), &entries, None));
+        assert!(save(&file, b"/w", t(9, 0), &entries, None, b"", None));
         let cache = load(&file, b"/w").expect("what save writes, load reads");
         assert_eq!(cache.len(), MAX_ENTRIES + 1);
         assert_eq!(cache.trusted(MAX_ENTRIES, &s), Some([1; 32]));

@@ -17,38 +17,28 @@ use super::{Inputs, Unavailable, is_gate_path};
 use crate::git::{EntryKind, GitError, IndexSnapshot, Repo, UntrackedKind};
 use crate::path::RepoPath;
 
-/// The listing in two steps: [`list`] (sources, the index, named paths),
-/// then [`Listing::untracked`] (the directory walk), so that the caller can
-/// stat the first step's paths while the walk runs.
-pub(super) struct Listing<'i> {
-    /// Tracked files under directory sources, file sources and touched
-    /// paths: sorted by bytes, no duplicates, nothing under `.gate/`.
-    pub paths: Vec<RepoPath>,
-    /// Problems found while listing, each with the path it concerns.
+/// The sources and touched paths looked at, before the index is: what the
+/// listing, and a monitored record's answer, start from.
+pub(super) struct Looked {
+    /// Paths that stand for themselves: file sources and touched paths,
+    /// sorted, no duplicates.
+    pub named: Vec<RepoPath>,
+    /// Sources that are directories in the work tree (walked for untracked files).
+    pub walked: Vec<RepoPath>,
+    /// Every source that passed its checks (queried in the index).
+    sources: Vec<RepoPath>,
+    /// Problems found, each with the path it concerns.
     pub problems: Vec<(RepoPath, Unavailable)>,
-    /// Sources that are directories in the work tree.
-    walked: Vec<RepoPath>,
-    /// SHA-256 of the index entries (path and kind, gitlinks included) at
-    /// or below `walked`: what the walk's answer depends on in the index.
-    walked_index: [u8; 32],
-    index: &'i IndexSnapshot,
     ancestry: Ancestry,
 }
 
-/// Everything but the untracked files.
-pub(super) fn list<'i>(
-    repo: &Repo,
-    index: &'i IndexSnapshot,
-    workdir: &Path,
-    inputs: &Inputs,
-) -> Result<Listing<'i>, GitError> {
+/// Look at each source in the work tree (its kind, what is above it) and
+/// check each touched path: no index, no directory read.
+pub(super) fn look(workdir: &Path, inputs: &Inputs) -> Looked {
     let mut problems = Vec::new();
     let mut ancestry = Ancestry::new(workdir);
-    // Paths that stand for themselves: file sources and touched paths.
     let mut named: Vec<RepoPath> = Vec::new();
-    // Sources that are directories in the work tree (walked for untracked files).
     let mut walked: Vec<RepoPath> = Vec::new();
-    // Every source that passed its checks (queried in the index).
     let mut sources: Vec<RepoPath> = Vec::new();
     for source in inputs.sources {
         let path = RepoPath::from(source.strip_suffix('/').unwrap_or(source));
@@ -91,6 +81,65 @@ pub(super) fn list<'i>(
     }
     named.sort();
     named.dedup();
+    Looked {
+        named,
+        walked,
+        sources,
+        problems,
+        ancestry,
+    }
+}
+
+impl Looked {
+    /// Whether `path` is a source or lies below one.
+    pub(super) fn in_sources(&self, path: &RepoPath) -> bool {
+        let path = path.as_bytes();
+        self.sources.iter().any(|s| {
+            path.strip_prefix(s.as_bytes())
+                .is_some_and(|rest| rest.is_empty() || rest[0] == b'/')
+        })
+    }
+
+    /// The first symlinked directory or nested repository above `path`.
+    pub(super) fn problem_above(&mut self, path: &[u8]) -> Option<(RepoPath, Unavailable)> {
+        self.ancestry.check_above(path)
+    }
+}
+
+/// The listing in three steps: [`look`], [`list`] (the index), then
+/// [`Listing::untracked`] (the directory walk), so that the caller can
+/// stat the second step's paths while the walk runs.
+pub(super) struct Listing<'i> {
+    /// Tracked files under directory sources, file sources and touched
+    /// paths: sorted by bytes, no duplicates, nothing under `.gate/`.
+    pub paths: Vec<RepoPath>,
+    /// Problems found while listing, each with the path it concerns.
+    pub problems: Vec<(RepoPath, Unavailable)>,
+    /// Sources that are directories in the work tree.
+    walked: Vec<RepoPath>,
+    /// SHA-256 of the index entries (path and kind, gitlinks included) at
+    /// or below `walked`: what the walk's answer depends on in the index.
+    pub walked_index: [u8; 32],
+    /// SHA-256 of the walk's answer as [`walk::untracked`](super::walk::untracked)
+    /// gave it, once [`Listing::untracked`] ran.
+    pub untracked_digest: [u8; 32],
+    index: &'i IndexSnapshot,
+    ancestry: Ancestry,
+}
+
+/// Everything but the untracked files.
+pub(super) fn list<'i>(
+    repo: &Repo,
+    index: &'i IndexSnapshot,
+    looked: Looked,
+) -> Result<Listing<'i>, GitError> {
+    let Looked {
+        named,
+        walked,
+        sources,
+        mut problems,
+        ancestry,
+    } = looked;
 
     let mut paths: Vec<RepoPath> = Vec::new();
     // Index entries at or under the sources, and exactly at touched paths.
@@ -151,6 +200,7 @@ pub(super) fn list<'i>(
         problems,
         walked,
         walked_index: walked_index.finalize().into(),
+        untracked_digest: [0; 32],
         index,
         ancestry,
     })
@@ -177,6 +227,7 @@ impl Listing<'_> {
             &self.walked_index,
             cache_dir,
         )?;
+        self.untracked_digest = untracked_digest(&listed);
         for entry in listed {
             if is_gate_path(&entry.path) {
                 continue;
@@ -223,6 +274,23 @@ impl Listing<'_> {
         self.problems.dedup();
         self.problems
     }
+}
+
+/// SHA-256 of a walk's answer: each entry's path and kind.
+pub(super) fn untracked_digest(entries: &[crate::git::UntrackedEntry]) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    for entry in entries {
+        let path = entry.path.as_bytes();
+        hasher.update((path.len() as u64).to_le_bytes());
+        hasher.update(path);
+        hasher.update([match entry.kind {
+            UntrackedKind::File => b'f',
+            UntrackedKind::Symlink => b'l',
+            UntrackedKind::Repository => b'r',
+            UntrackedKind::Special => b's',
+        }]);
+    }
+    hasher.finalize().into()
 }
 
 /// The directory part of a repository-relative path (empty at the root).

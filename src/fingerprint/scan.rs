@@ -26,18 +26,16 @@ use rustix::io::Errno;
 use sha2::{Digest, Sha256};
 
 use super::cache::{self, Cache, Stat};
+use super::monitor::{Changed, Since};
 use super::{Content, Stats, Unavailable};
 use crate::path::RepoPath;
 
-/// One covered path as recorded.
-pub(super) struct File<'a> {
-    pub path: &'a RepoPath,
-    pub content: Content,
-    pub size: u64,
-}
-
-pub(super) enum Outcome<'a> {
-    Files(Vec<File<'a>>),
+pub(super) enum Outcome {
+    /// The digest of the module doc's encoding, and the bytes covered.
+    Available {
+        digest: String,
+        bytes: u64,
+    },
     Unavailable(Unavailable, Option<RepoPath>),
 }
 
@@ -67,10 +65,38 @@ enum State {
     Known {
         stat: Stat,
         sha256: [u8; 32],
-        /// Read in this run (not from the cache).
-        fresh: bool,
+        from: Source,
     },
+    /// As cache entry `i` records it, on a monitor's word (decoded only
+    /// when needed: on a warm run, that is every path).
+    Vouched(usize),
     Problem(Unavailable),
+}
+
+/// Where a known hash came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    /// The file was read in this run.
+    Read,
+    /// The cache, the file's stat being as recorded.
+    Stat,
+    /// The cache, on a monitor's word that the file did not change.
+    Monitor,
+}
+
+/// The stat cache a scan starts from and writes.
+pub(super) enum Record<'p> {
+    /// The work tree's shared stat cache, perhaps loaded (and its paths
+    /// stat-ed) ahead by a [`Prefetch`].
+    Shared(Option<&'p Prefetch>),
+    /// One set of sources' own record, kept with a monitor's token: `own`
+    /// as loaded (the shared cache serves until there is one), and what
+    /// the monitor said since its token (`None`: it could not be asked).
+    Monitored {
+        file: PathBuf,
+        own: Option<Box<Cache>>,
+        since: Option<Since>,
+    },
 }
 
 /// A scan in progress: the work tree opened, the cache loaded, and the
@@ -84,26 +110,53 @@ pub(super) struct Scan<'a> {
     early: Arc<Vec<Option<Result<Stat, Errno>>>>,
     /// Sorted by path.
     items: Vec<Item<'a>>,
+    /// With a monitor: the token to write the record with (`None`: none).
+    token: Option<Option<Vec<u8>>>,
+    /// What changed since `old` was written, when a monitor vouches for
+    /// the rest.
+    changed: Option<Changed>,
 }
 
 impl<'a> Scan<'a> {
-    /// Open the work tree, load the stat cache (or take it, and the stats
-    /// of its paths, from `prefetch`), and stat `paths` (sorted).
+    /// Open the work tree, load the stat cache `record` names (or take
+    /// it, and the stats of its paths, from a prefetch), and stat `paths`
+    /// (sorted).
     pub(super) fn start(
         workdir: &'a Path,
         cache_dir: &Path,
         paths: &'a [RepoPath],
-        prefetch: Option<&Prefetch>,
+        record: Record,
     ) -> Result<Scan<'a>, Unavailable> {
         let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
         let root_fd = fs::openat(fs::CWD, workdir, flags, Mode::empty()).map_err(unreadable)?;
-        let cache_file = cache::file_for(cache_dir, workdir);
-        let (old, early) = match prefetch.and_then(|p| p.finish(&cache_file, workdir)) {
-            Some(done) => (Some(done.cache.clone()), done.stats.clone()),
-            None => (
-                cache::load(&cache_file, workdir.as_os_str().as_bytes()).map(Arc::new),
-                Arc::default(),
-            ),
+        let shared_file = cache::file_for(cache_dir, workdir);
+        let load_shared =
+            || cache::load(&shared_file, workdir.as_os_str().as_bytes()).map(Arc::new);
+        let (cache_file, old, early, token, changed) = match record {
+            Record::Shared(prefetch) => {
+                let (old, early) = match prefetch.and_then(|p| p.finish(&shared_file, workdir)) {
+                    Some(done) => (Some(done.cache.clone()), done.stats.clone()),
+                    None => (load_shared(), Arc::default()),
+                };
+                (shared_file.clone(), old, early, None, None)
+            }
+            Record::Monitored { file, own, since } => {
+                let (token, changed) = match since {
+                    Some(since) => (Some(since.token), since.changed),
+                    None => (None, None),
+                };
+                match own {
+                    Some(own) => (
+                        file,
+                        Some(Arc::from(own)),
+                        Arc::default(),
+                        Some(token),
+                        changed,
+                    ),
+                    // The monitor can vouch only for its own record.
+                    None => (file, load_shared(), Arc::default(), Some(token), None),
+                }
+            }
         };
         let mut scan = Scan {
             workdir,
@@ -112,6 +165,8 @@ impl<'a> Scan<'a> {
             old,
             early,
             items: Vec::new(),
+            token,
+            changed,
         };
         scan.items = scan.stat(paths);
         Ok(scan)
@@ -142,11 +197,19 @@ impl<'a> Scan<'a> {
         let old = self.old.as_deref();
         let mut items = with_cache_entries(paths, old);
         let early = &self.early;
+        let changed = self.changed.as_ref();
         parallel(
             &mut items,
             STAT_CHUNK,
             || Scratch::new(self.root_fd.as_fd(), 0),
             |scratch, item| {
+                if let (Some(changed), Some(i), Some(old)) = (changed, item.cached, old)
+                    && changed.vouches(item.path.as_bytes())
+                    && old.settled(i)
+                {
+                    item.state = State::Vouched(i);
+                    return;
+                }
                 let taken = item.cached.and_then(|i| early.get(i).copied().flatten());
                 item.state = stat_path(scratch, item, old, taken);
                 // A file to read is compared with its stat when opened and
@@ -162,22 +225,41 @@ impl<'a> Scan<'a> {
 
     /// Read what the cache could not vouch for, update the cache, and give
     /// the result: problems found by stat first, then the byte limit, then
-    /// problems found while reading.
+    /// problems found while reading. With a monitor, `listed` is what the
+    /// listing depended on, kept with the answer in the record.
     pub(super) fn finish(
         mut self,
         max_bytes: u64,
         cache_dir: &Path,
         stats: &mut Stats,
-    ) -> Outcome<'a> {
+        listed: Option<cache::Listed>,
+    ) -> Outcome {
         if let Some(problem) = first_problem(&self.items) {
             return problem;
+        }
+        if let Some(answer) = self.recorded() {
+            if answer.bytes > max_bytes {
+                let reason = Unavailable::TooManyBytes { limit: max_bytes };
+                return Outcome::Unavailable(reason, None);
+            }
+            stats.from_cache = self.items.len() as u64;
+            stats.from_monitor = stats.from_cache;
+            let answer = cache::Answer {
+                listed: listed.unwrap_or(answer.listed),
+                ..answer
+            };
+            self.save_if_needed(None, Some(answer), cache_dir, stats);
+            return Outcome::Available {
+                digest: crate::digest::hex(&answer.digest),
+                bytes: answer.bytes,
+            };
         }
         let bytes: u64 = self
             .items
             .iter()
             .map(|item| match &item.state {
-                State::Hash { stat } | State::Known { stat, .. } => stat.size,
-                _ => 0,
+                State::Hash { stat } => stat.size,
+                _ => self.known(item).map_or(0, |(stat, ..)| stat.size),
             })
             .sum();
         if bytes > max_bytes {
@@ -190,9 +272,10 @@ impl<'a> Scan<'a> {
             .iter_mut()
             .filter(|item| matches!(item.state, State::Hash { .. }))
             .collect();
+        let mut stamp = None;
         if !todo.is_empty() {
             // Taken before the first read: see the cache's trust rule.
-            let stamp = cache::stamp(cache_dir);
+            stamp = Some(cache::stamp(cache_dir));
             let progress = Progress::new(todo.len());
             let root_fd = self.root_fd.as_fd();
             parallel(
@@ -205,7 +288,7 @@ impl<'a> Scan<'a> {
                             Ok(sha256) => State::Known {
                                 stat,
                                 sha256,
-                                fresh: true,
+                                from: Source::Read,
                             },
                             Err(reason) => State::Problem(reason),
                         };
@@ -214,64 +297,137 @@ impl<'a> Scan<'a> {
                 &progress,
             );
             progress.finish();
-            if let Some(stamp) = stamp {
-                stats.cache_written = self.save(stamp);
-            }
         }
         for item in &self.items {
             match item.state {
-                State::Known { fresh: true, .. } => stats.hashed += 1,
-                State::Known { fresh: false, .. } => stats.from_cache += 1,
+                State::Known {
+                    from: Source::Read, ..
+                } => stats.hashed += 1,
+                State::Known { .. } => stats.from_cache += 1,
+                State::Vouched(_) => {
+                    stats.from_cache += 1;
+                    stats.from_monitor += 1;
+                }
                 _ => {}
             }
         }
-        if let Some(problem) = first_problem(&self.items) {
-            return problem;
+        let outcome = match first_problem(&self.items) {
+            Some(problem) => problem,
+            None => {
+                let files = self.items.iter().map(|item| match self.known(item) {
+                    Some((stat, sha256, _)) => (
+                        item.path.as_bytes(),
+                        Content::File {
+                            executable: stat.mode & 0o100 != 0,
+                            sha256,
+                        },
+                    ),
+                    None => (item.path.as_bytes(), Content::Missing),
+                });
+                let digest = super::digest_raw(files);
+                let answer = listed.map(|listed| cache::Answer {
+                    listed,
+                    digest,
+                    entries: self.items.len() as u64,
+                    bytes,
+                });
+                self.save_if_needed(stamp, answer, cache_dir, stats);
+                return Outcome::Available {
+                    digest: crate::digest::hex(&digest),
+                    bytes,
+                };
+            }
+        };
+        // Unavailable: what was read is still worth keeping.
+        self.save_if_needed(stamp, None, cache_dir, stats);
+        outcome
+    }
+
+    /// Write the cache when this run read files (`read_stamp`, the stamp
+    /// taken before the first read; `Some(None)` when none could be taken)
+    /// or when a monitored record would not say what this run found: a
+    /// new token, or another answer.
+    fn save_if_needed(
+        &self,
+        read_stamp: Option<Option<cache::Time>>,
+        answer: Option<cache::Answer>,
+        cache_dir: &Path,
+        stats: &mut Stats,
+    ) {
+        let stamp = match read_stamp {
+            Some(stamp) => stamp,
+            None => {
+                let own = self.old.as_deref().filter(|_| self.changed.is_some());
+                let same = self.changed.as_ref().is_some_and(Changed::is_empty)
+                    && own.and_then(Cache::answer) == answer.as_ref();
+                if self.token.is_none() || same {
+                    return;
+                }
+                // Nothing was read since the stats: a stamp taken now is
+                // as good as one taken before.
+                cache::stamp(cache_dir)
+            }
+        };
+        if let Some(stamp) = stamp {
+            stats.cache_written = self.save(stamp, answer.as_ref());
         }
-        let files = self
-            .items
-            .iter()
-            .map(|item| match item.state {
-                State::Known { stat, sha256, .. } => File {
-                    path: item.path,
-                    content: Content::File {
-                        executable: stat.mode & 0o100 != 0,
-                        sha256,
-                    },
-                    size: stat.size,
-                },
-                _ => File {
-                    path: item.path,
-                    content: Content::Missing,
-                    size: 0,
-                },
-            })
-            .collect();
-        Outcome::Files(files)
+    }
+
+    /// What is known of `item`: its stat, its hash and where that came from.
+    fn known(&self, item: &Item) -> Option<(Stat, [u8; 32], Source)> {
+        match item.state {
+            State::Known { stat, sha256, from } => Some((stat, sha256, from)),
+            State::Vouched(i) => {
+                let entry = self.old.as_deref()?.entry(i)?;
+                Some((entry.stat, entry.sha256, Source::Monitor))
+            }
+            _ => None,
+        }
+    }
+
+    /// The monitored record's answer when it is this run's: every item is
+    /// one of its entries (so, being as many, all of them), the monitor
+    /// vouched for each, and the answer covered no more paths than that.
+    fn recorded(&self) -> Option<cache::Answer> {
+        let old = self.old.as_deref().filter(|_| self.changed.is_some())?;
+        let answer = *old.answer()?;
+        let all_vouched = self.items.len() == old.len()
+            && answer.entries == self.items.len() as u64
+            && self
+                .items
+                .iter()
+                .all(|item| matches!(item.state, State::Vouched(_)));
+        all_vouched.then_some(answer)
     }
 
     /// Write every file known now (read or from the cache) to the cache,
     /// with the entries of other paths the cache file holds.
-    fn save(&self, stamp: cache::Time) -> bool {
+    fn save(&self, stamp: cache::Time, answer: Option<&cache::Answer>) -> bool {
         let entries: Vec<cache::Entry> = self
             .items
             .iter()
-            .filter_map(|item| match item.state {
-                State::Known { stat, sha256, .. } => Some(cache::Entry {
+            .filter_map(|item| {
+                self.known(item).map(|(stat, sha256, _)| cache::Entry {
                     path: item.path.as_bytes(),
                     stat,
                     sha256,
-                }),
-                _ => None,
+                })
             })
             .collect();
         let root = self.workdir.as_os_str().as_bytes();
+        if let Some(token) = &self.token {
+            // A monitored record holds this run's entries only: each was
+            // seen after the token's clock, which is what lets the next
+            // run take the ones the monitor does not name unseen.
+            let token = token.as_deref().unwrap_or_default();
+            return cache::save(&self.cache_file, root, stamp, &entries, None, token, answer);
+        }
         // Carried over: what the file holds now, not what this scan
         // started from. Another check of the same run (whose cache came
         // from one prefetch) or a concurrent run may have saved since.
         let current = cache::load(&self.cache_file, root);
         let carried = current.as_ref().or(self.old.as_deref());
-        cache::save(&self.cache_file, root, stamp, &entries, carried)
+        cache::save(&self.cache_file, root, stamp, &entries, carried, b"", None)
     }
 }
 
@@ -302,7 +458,7 @@ fn with_cache_entries<'a>(paths: &'a [RepoPath], cache: Option<&Cache>) -> Vec<I
 }
 
 /// The first problem by path (items are sorted by path).
-fn first_problem<'a>(items: &[Item<'_>]) -> Option<Outcome<'a>> {
+fn first_problem(items: &[Item<'_>]) -> Option<Outcome> {
     items.iter().find_map(|item| match &item.state {
         State::Problem(reason) => Some(Outcome::Unavailable(
             reason.clone(),
@@ -534,7 +690,7 @@ fn stat_path(
             Some(sha256) => State::Known {
                 stat,
                 sha256,
-                fresh: false,
+                from: Source::Stat,
             },
             None => State::Hash { stat },
         },
@@ -613,7 +769,10 @@ fn parallel<T: Send, S>(
     work: impl Fn(&mut S, &mut T) + Sync,
     progress: &Progress,
 ) {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    // Asked once per process: the answer reads cgroup files each time.
+    static CORES: OnceLock<usize> = OnceLock::new();
+    let cores =
+        *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)));
     let threads = cores.min(items.len().div_ceil(chunk));
     let queue = Mutex::new(items.chunks_mut(chunk));
     let drain = || {

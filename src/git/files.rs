@@ -26,6 +26,16 @@ impl IndexSnapshot {
     pub(super) fn file(&self) -> &gix::index::File {
         &self.file
     }
+
+    /// The checksum git wrote at the end of the index file: the same bytes
+    /// mean the same index. `None` for an index written without one
+    /// (`index.skipHash`) or not read from a file.
+    pub fn checksum(&self) -> Option<Vec<u8>> {
+        self.file
+            .checksum()
+            .filter(|id| !id.is_null())
+            .map(|id| id.as_bytes().to_vec())
+    }
 }
 
 /// One path in the index.

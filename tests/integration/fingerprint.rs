@@ -1537,7 +1537,7 @@ fn a_prefetch_answers_as_the_fingerprint_would() {
     settle();
     let with_prefetch = |repo: &TestRepo| {
         let gate = open(repo);
-        let prefetch = gate::fingerprint::Prefetch::start(&gate, &cache_dir(repo)).unwrap();
+        let prefetch = gate::fingerprint::Prefetch::start(&gate, &cache_dir(repo), &[]).unwrap();
         let index = gate.read_index().unwrap();
         fp_prefetched(repo, &gate, &index, &prefetch, SOURCES)
     };
@@ -1564,7 +1564,7 @@ fn a_prefetch_answers_as_the_fingerprint_would() {
     settle();
     repo.write("src/gen/d1/f1.txt", "edited once\n");
     let gate = open(&repo);
-    let prefetch = gate::fingerprint::Prefetch::start(&gate, &cache_dir(&repo)).unwrap();
+    let prefetch = gate::fingerprint::Prefetch::start(&gate, &cache_dir(&repo), &[]).unwrap();
     std::thread::sleep(Duration::from_millis(200));
     repo.write("src/gen/d1/f1.txt", "edited twice, longer\n");
     let index = gate.read_index().unwrap();
@@ -1573,7 +1573,11 @@ fn a_prefetch_answers_as_the_fingerprint_would() {
     std::fs::remove_dir_all(cache_dir(&repo)).unwrap();
     assert_eq!(late, fp(&repo, SOURCES, &[]));
     // A prefetch dropped unused stops and leaves nothing behind.
-    drop(gate::fingerprint::Prefetch::start(&gate, &cache_dir(&repo)));
+    drop(gate::fingerprint::Prefetch::start(
+        &gate,
+        &cache_dir(&repo),
+        &[],
+    ));
 }
 
 #[test]
@@ -1609,7 +1613,7 @@ fn checks_sharing_a_prefetch_keep_each_others_saved_hashes() {
     repo.write("docs/guide.md", "# Guide, edited\n");
     settle();
     let gate = open(&repo);
-    let prefetch = gate::fingerprint::Prefetch::start(&gate, &cache_dir(&repo)).unwrap();
+    let prefetch = gate::fingerprint::Prefetch::start(&gate, &cache_dir(&repo), &[]).unwrap();
     let index = gate.read_index().unwrap();
     for sources in [&["src"], &["docs"]] {
         let (_, stats) = fp_prefetched(&repo, &gate, &index, &prefetch, sources);

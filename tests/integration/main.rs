@@ -7,6 +7,7 @@ mod brief;
 mod check_scope;
 mod fingerprint;
 mod fixture;
+mod fsmonitor;
 mod git_layer;
 mod golden;
 mod help;

@@ -1,0 +1,337 @@
+//! An opt-in file-system monitor for the warm fingerprint: watchman, asked
+//! over its socket which files changed since the clock the last run kept.
+//!
+//! A warm run without a monitor must `lstat` every covered file, because an
+//! edit moves a file's mtime and not its directory's. With
+//! `git config gate.fsmonitor watchman` (a machine's choice, like git's
+//! `core.fsmonitor`; never the policy's), each set of sources keeps its own
+//! stat cache record together with the watchman clock it was taken at, and
+//! the next run asks watchman what changed since that clock: a cached path
+//! watchman does not name, nor any directory above it, is taken as it was
+//! recorded without a stat. Everything named is stat-ed (and read, if its
+//! stat moved) as without a monitor.
+//!
+//! Watchman's answer counts only when it is complete: the query waits for
+//! a synchronisation cookie (so every change made before the query is in
+//! it), a fresh instance (a restarted daemon, a new watch, a recrawl after
+//! lost events) answers "cannot say", and so do a clock from another watch
+//! root, a missing daemon, an error, a timeout or a reply that does not
+//! parse. "Cannot say" only costs time: every path is stat-ed.
+//!
+//! The socket is `$WATCHMAN_SOCK` when set (the variable watchman's own
+//! clients honour); otherwise `watchman get-sockname` is asked once (which
+//! starts the daemon if needed) and its answer kept under the cache
+//! directory, and asked again when that socket does not answer.
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::git::{GitError, Repo};
+
+/// The git configuration key that turns the monitor on.
+pub(crate) const KEY: &str = "gate.fsmonitor";
+
+/// How long one exchange with the daemon may take before gate gives up on
+/// it and stats everything.
+const TIMEOUT: Duration = Duration::from_secs(10);
+/// How long watchman may wait for its synchronisation cookie, in ms.
+const SYNC_MS: u64 = 5_000;
+
+/// Whether `repo`'s configuration asks for a monitor: `Ok(true)` for
+/// `watchman`, `Ok(false)` when unset or false; anything else is an error
+/// naming the key.
+pub(crate) fn enabled(repo: &Repo) -> Result<bool, GitError> {
+    let Some(value) = repo.config_string(KEY) else {
+        return Ok(false);
+    };
+    match value.trim().to_ascii_lowercase().as_str() {
+        "watchman" => Ok(true),
+        "" | "false" | "no" | "off" | "0" => Ok(false),
+        _ => Err(GitError::other(
+            format!("git config {KEY}"),
+            format!("{value:?} is neither `watchman` nor false"),
+        )),
+    }
+}
+
+/// What the monitor said for one set of covered paths.
+pub(super) struct Since {
+    /// Where and when it was asked, to keep with what this run records.
+    pub token: Vec<u8>,
+    /// What changed since the token given; `None` when it cannot say.
+    pub changed: Option<Changed>,
+}
+
+/// The paths watchman named as changed (files and directories, relative to
+/// the work tree) among the sources it was asked about.
+#[derive(Debug, Default)]
+pub(super) struct Changed {
+    names: HashSet<Vec<u8>>,
+    /// The sources asked about, without a trailing `/`.
+    scope: Vec<Vec<u8>>,
+}
+
+impl Changed {
+    /// Whether the monitor vouches that `path` did not change: it is a
+    /// source or lies below one, and neither it nor a directory above it
+    /// was named (a directory is named when its list of names changes, and
+    /// whatever happened below it is then looked at, as git does).
+    pub(super) fn vouches(&self, path: &[u8]) -> bool {
+        let in_scope = self.scope.iter().any(|s| {
+            path.strip_prefix(s.as_slice())
+                .is_some_and(|rest| rest.is_empty() || rest[0] == b'/')
+        });
+        if !in_scope {
+            return false;
+        }
+        if self.names.is_empty() {
+            return true;
+        }
+        !self.names.contains(path)
+            && !path
+                .iter()
+                .enumerate()
+                .filter(|&(_, &b)| b == b'/')
+                .any(|(i, _)| self.names.contains(&path[..i]))
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// Ask watchman what changed under `workdir` since `token` (from the last
+/// run's record), among `sources` (directories or files); `None` when
+/// watchman cannot be reached or fails (stat everything, keep no clock).
+pub(super) fn since(
+    cache_dir: &Path,
+    workdir: &Path,
+    token: Option<&[u8]>,
+    sources: &[String],
+) -> Option<Since> {
+    let mut client = Client::connect(cache_dir)?;
+    let workdir = workdir.to_str()?;
+    let watched = client.call(&json!(["watch-project", workdir]))?;
+    let root = watched.get("watch")?.as_str()?.to_owned();
+    let relative = watched
+        .get("relative_path")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    let prefix = format!("{root}\0{relative}\0");
+    let previous = token
+        .and_then(|t| t.strip_prefix(prefix.as_bytes()))
+        .and_then(|clock| std::str::from_utf8(clock).ok());
+    let Some(previous) = previous else {
+        // No clock of this root: learn the current one; this run stats all.
+        let answer = client.call(&json!(["clock", root, {"sync_timeout": SYNC_MS}]))?;
+        let clock = answer.get("clock")?.as_str()?;
+        return Some(Since {
+            token: format!("{prefix}{clock}").into_bytes(),
+            changed: None,
+        });
+    };
+    let mut query = json!({
+        "since": previous,
+        "fields": ["name"],
+        "empty_on_fresh_instance": true,
+        "sync_timeout": SYNC_MS,
+    });
+    if !relative.is_empty() {
+        query["relative_root"] = json!(relative);
+    }
+    if let Some(expression) = expression(sources) {
+        query["expression"] = expression;
+    }
+    let answer = client.call(&json!(["query", root, query]))?;
+    let clock = answer.get("clock")?.as_str()?;
+    let fresh = answer
+        .get("is_fresh_instance")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    let changed = if fresh {
+        None
+    } else {
+        let names = answer
+            .get("files")?
+            .as_array()?
+            .iter()
+            .map(|name| name.as_str().map(|s| s.as_bytes().to_vec()))
+            .collect::<Option<HashSet<_>>>()?;
+        let scope = sources
+            .iter()
+            .map(|s| s.trim_end_matches('/').as_bytes().to_vec())
+            .collect();
+        Some(Changed { names, scope })
+    };
+    Some(Since {
+        token: format!("{prefix}{clock}").into_bytes(),
+        changed,
+    })
+}
+
+/// Only the sources: each a directory and what is below it, or a file.
+/// (Touched paths outside them are always stat-ed.) `None`, everything,
+/// when there is no source.
+fn expression(sources: &[String]) -> Option<Value> {
+    if sources.is_empty() {
+        return None;
+    }
+    let mut terms = vec![json!("anyof")];
+    for source in sources {
+        let source = source.trim_end_matches('/');
+        terms.push(json!(["dirname", source]));
+        terms.push(json!(["name", source, "wholename"]));
+    }
+    Some(Value::Array(terms))
+}
+
+/// One connection to the daemon, JSON one line each way.
+struct Client {
+    writer: UnixStream,
+    reader: BufReader<UnixStream>,
+}
+
+impl Client {
+    fn connect(cache_dir: &Path) -> Option<Client> {
+        let stream = match std::env::var_os("WATCHMAN_SOCK") {
+            Some(socket) => UnixStream::connect(socket).ok()?,
+            None => {
+                let remembered = cache_dir.join("watchman-socket");
+                let known = std::fs::read(&remembered)
+                    .ok()
+                    .and_then(|bytes| String::from_utf8(bytes).ok());
+                match known.and_then(|path| UnixStream::connect(path.trim_end()).ok()) {
+                    Some(stream) => stream,
+                    None => {
+                        let socket = sockname()?;
+                        let stream = UnixStream::connect(&socket).ok()?;
+                        let _ = std::fs::create_dir_all(cache_dir);
+                        let _ = crate::fsutil::write_atomic(
+                            &remembered,
+                            socket.as_os_str().as_encoded_bytes(),
+                            None,
+                        );
+                        stream
+                    }
+                }
+            }
+        };
+        stream.set_read_timeout(Some(TIMEOUT)).ok()?;
+        stream.set_write_timeout(Some(TIMEOUT)).ok()?;
+        let reader = BufReader::new(stream.try_clone().ok()?);
+        Some(Client {
+            writer: stream,
+            reader,
+        })
+    }
+
+    /// Send one command and read its answer; `None` on any error, or when
+    /// watchman answers with one.
+    fn call(&mut self, command: &Value) -> Option<Value> {
+        let mut line = serde_json::to_vec(command).ok()?;
+        line.push(b'\n');
+        self.writer.write_all(&line).ok()?;
+        loop {
+            let mut answer = Vec::new();
+            let n = self.reader.read_until(b'\n', &mut answer).ok()?;
+            if n == 0 {
+                return None;
+            }
+            let answer: Value = serde_json::from_slice(&answer).ok()?;
+            // Unilateral messages (logs, subscriptions) are not the answer.
+            if answer.get("unilateral").and_then(Value::as_bool) == Some(true)
+                || answer.get("log").is_some()
+            {
+                continue;
+            }
+            if answer.get("error").is_some() {
+                return None;
+            }
+            return Some(answer);
+        }
+    }
+}
+
+/// `watchman get-sockname`, which starts the daemon when none runs; `None`
+/// when there is no `watchman`, it fails, or it takes longer than
+/// [`TIMEOUT`].
+fn sockname() -> Option<PathBuf> {
+    let mut child = Command::new("watchman")
+        .args(["--no-pretty", "get-sockname"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let output = child.wait_with_output().ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    let answer: Value = serde_json::from_slice(&output.stdout).ok()?;
+    Some(PathBuf::from(answer.get("sockname")?.as_str()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn changed(names: &[&str]) -> Changed {
+        Changed {
+            names: names.iter().map(|n| n.as_bytes().to_vec()).collect(),
+            scope: vec![b"src".to_vec(), b"docs".to_vec(), b"Cargo.toml".to_vec()],
+        }
+    }
+
+    #[test]
+    fn nothing_named_or_above_and_inside_the_sources() {
+        let c = changed(&["src/a", "docs"]);
+        assert!(!c.vouches(b"src/a"));
+        assert!(!c.vouches(b"src/a/b.rs"));
+        assert!(!c.vouches(b"docs/x/y.md"));
+        assert!(c.vouches(b"src/ab"));
+        assert!(c.vouches(b"src/b.rs"));
+        assert!(c.vouches(b"src"));
+        assert!(c.vouches(b"Cargo.toml"));
+        // Outside the sources watchman was not asked.
+        assert!(!c.vouches(b"README.md"));
+        assert!(!c.vouches(b"srcx/a.rs"));
+        assert!(!c.vouches(b"Cargo.toml.orig"));
+        assert!(changed(&[]).vouches(b"src/a"));
+        assert!(!changed(&[]).vouches(b"lib/a"));
+    }
+
+    #[test]
+    fn the_expression_names_the_sources() {
+        let sources = vec!["src/".to_owned(), "Cargo.toml".to_owned()];
+        assert_eq!(
+            expression(&sources).unwrap(),
+            json!([
+                "anyof",
+                ["dirname", "src"],
+                ["name", "src", "wholename"],
+                ["dirname", "Cargo.toml"],
+                ["name", "Cargo.toml", "wholename"]
+            ])
+        );
+        assert_eq!(expression(&[]), None);
+    }
+}
