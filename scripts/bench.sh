@@ -16,11 +16,14 @@
 #   - a `git commit` of one staged file: --no-verify, sh floor, gate, managers
 #   - `gate check --range` over 9,000 commits vs `git log -M -m --name-status`
 #   - cold `gate status` (no stat cache) vs `git ls-files -z | xargs -0 sha256sum`,
-#     and warm `gate status`, beside `git status` (which stats every file too)
+#     and warm `gate status`, beside `git status` (which stats every file too);
+#     with watchman installed, also warm with `gate.fsmonitor = watchman`
+#     (a daemon of the bench's own under DIR/watchman)
 #   - peak memory of each (GNU time), and of the walk over 1,000, 3,000 and
 #     9,000 commits
 # The table goes to DIR/results.md and stdout. Needs git, python3, hyperfine
-# and GNU time (apt-get install hyperfine time); --managers needs npm and pip.
+# and GNU time (apt-get install hyperfine time); --managers needs npm and pip;
+# the monitored row needs watchman (apt-get install watchman).
 set -eu
 
 managers=0
@@ -30,7 +33,7 @@ while [ $# -gt 0 ]; do
     case $1 in
         --managers) managers=1; shift ;;
         --runs) runs=$2; shift 2 ;;
-        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) dir=$1; shift ;;
     esac
 done
@@ -187,11 +190,27 @@ hyperfine --style basic --warmup 1 --runs "$runs" --export-json "$out/walk.json"
     -n "git log -M -m --name-status" "git -C $history log -M -m --name-status $range_base..HEAD" \
     -n "gate check --range (provenance)" "cd $history && $gate check --range $range_base..HEAD --task T-bench --only provenance" >/dev/null
 
+# The monitored runs: gate.fsmonitor set for that command only, talking to a
+# watchman daemon of the bench's own.
+set --
+monitored=""
+if command -v watchman >/dev/null 2>&1; then
+    wm=$dir/watchman
+    mkdir -p "$wm"
+    wm_args="--sockname=$wm/sock --statefile=$wm/state --logfile=$wm/log --pidfile=$wm/pid --no-save-state"
+    # shellcheck disable=SC2086
+    watchman $wm_args --no-pretty get-sockname >/dev/null
+    monitored="GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=gate.fsmonitor GIT_CONFIG_VALUE_0=watchman WATCHMAN_SOCK=$wm/sock"
+    set -- --prepare "true" -n "warm gate status (gate.fsmonitor = watchman)" "cd $tree && $monitored $gate status >/dev/null"
+else
+    echo "   (no watchman: the monitored row is left out; apt-get install watchman)"
+fi
 echo "== fingerprint of 20,000 files"
-hyperfine --style basic --warmup 1 --runs "$runs" --export-json "$out/print.json" \
+hyperfine --style basic --warmup 2 --runs "$runs" --export-json "$out/print.json" \
     --prepare "true" -n "git ls-files -z | xargs -0 sha256sum" "cd $tree && git ls-files -z | xargs -0 sha256sum >/dev/null" \
     --prepare "rm -rf $tree/.git/gate/cache" -n "cold gate status" "cd $tree && $gate status >/dev/null" \
     --prepare "true" -n "warm gate status" "cd $tree && $gate status >/dev/null" \
+    "$@" \
     --prepare "true" -n "git status (stats every file)" "cd $tree && git status --porcelain >/dev/null" >/dev/null
 
 echo "== peak memory"
@@ -203,6 +222,10 @@ peak() { /usr/bin/time -f '%M' sh -c "$1" 2>&1 >/dev/null | tail -1; }
     rm -rf "$tree/.git/gate/cache"
     echo "cold gate status	$(peak "cd $tree && $gate status")"
     echo "warm gate status	$(peak "cd $tree && $gate status")"
+    if [ -n "$monitored" ]; then
+        peak "cd $tree && $monitored $gate status" >/dev/null  # its record, after the cold run above
+        echo "monitored gate status	$(peak "cd $tree && $monitored $gate status")"
+    fi
     # Flat in the number of commits walked: the same walk over more commits.
     for n in 1000 3000 9000; do
         base=$(git -C "$history" rev-list HEAD | sed -n "${n}p")
@@ -210,6 +233,10 @@ peak() { /usr/bin/time -f '%M' sh -c "$1" 2>&1 >/dev/null | tail -1; }
         echo "gate $n	$(peak "cd $history && $gate check --range $base..HEAD --task T-bench --only provenance")"
     done
 } > "$out/memory.tsv"
+if [ -n "$monitored" ]; then
+    # shellcheck disable=SC2086
+    watchman $wm_args shutdown-server >/dev/null 2>&1 || true
+fi
 
 python3 - "$out" "$dir/results.md" "$gate" <<'EOF'
 import json, os, platform, subprocess, sys
@@ -250,6 +277,9 @@ lines += ["| fingerprint, 20,000 files (79 MB) | median | ratio | peak memory |"
 lines.append(f"| `git ls-files -z \\| xargs -0 sha256sum` | {s:.0f} ms | 1.00 | {int(mem['git ls-files -z | xargs -0 sha256sum']) / 1024:.0f} MiB |")
 lines.append(f"| cold `gate status` (no stat cache, no untracked cache) | {c:.0f} ms | **{c / s:.2f}** of sha256sum | {int(mem['cold gate status']) / 1024:.0f} MiB |")
 lines.append(f"| warm `gate status` | {wa:.0f} ms | **{100 * wa / c:.0f} %** of cold | {int(mem['warm gate status']) / 1024:.0f} MiB |")
+wm = p.get("warm gate status (gate.fsmonitor = watchman)")
+if wm is not None:
+    lines.append(f"| warm `gate status`, `gate.fsmonitor = watchman` | {wm:.1f} ms | **{100 * wm / c:.1f} %** of cold | {int(mem['monitored gate status']) / 1024:.0f} MiB |")
 gs = p["git status (stats every file)"]
 lines.append(f"| `git status --porcelain` (stats every file, reads every directory) | {gs:.0f} ms | {100 * gs / c:.0f} % of cold | |")
 lines.append("")
