@@ -220,6 +220,19 @@ enum Ahead {
     Monitored(Mutex<Vec<(Vec<String>, JoinHandle<scan::Record<'static>>)>>),
 }
 
+impl Drop for Prefetch {
+    fn drop(&mut self) {
+        // Records nobody asked for: let their threads end (one may be
+        // writing down where the daemon's socket is) before the process does.
+        if let Ahead::Monitored(ahead) = &mut self.0 {
+            let ahead = ahead.get_mut().unwrap_or_else(PoisonError::into_inner);
+            for (_, handle) in ahead.drain(..) {
+                let _ = handle.join();
+            }
+        }
+    }
+}
+
 impl Prefetch {
     /// Start for `repo`'s work tree, the caches under `cache_dir` and the
     /// checks' sets of `sources`; `None` in a bare repository or when the
@@ -281,7 +294,7 @@ pub fn fingerprint_in(
     })?;
     let mut stats = Stats::default();
     let monitored = monitor::enabled(repo)?;
-    let looked = cover::look(workdir, inputs);
+    let mut looked = cover::look(workdir, inputs);
     // Under a monitor the record comes first: its answer may still hold.
     let ready = monitored.then(|| {
         prefetch
@@ -289,7 +302,6 @@ pub fn fingerprint_in(
             .unwrap_or_else(|| monitored_record(workdir, cache_dir, inputs.sources))
     });
     let key = listing_key(index, &looked);
-    let mut looked = looked;
     if let (Some(record), Some(key)) = (&ready, key)
         && let Some(fp) = recorded_answer(repo, index, cache_dir, inputs, &mut looked, record, key)?
     {
