@@ -384,13 +384,26 @@ pub fn update(
     id: &str,
     change: impl FnOnce(&mut TaskRecord),
 ) -> Result<Task, TaskError> {
+    rewrite(root, lock_dir, id, |task| {
+        let split = split_file(&task.file, &task.text)?;
+        let mut record = task.record.clone();
+        change(&mut record);
+        Ok(render(&record, split.body))
+    })
+}
+
+/// Task `id`'s file rewritten as `new_text` makes it from the task read
+/// under its lock: checked to parse, then written atomically.
+fn rewrite(
+    root: &Path,
+    lock_dir: &Path,
+    id: &str,
+    new_text: impl FnOnce(&Task) -> Result<String, TaskError>,
+) -> Result<Task, TaskError> {
     check_id(id)?;
     let _lock = lock(lock_dir, id)?;
     let task = load(root, id)?;
-    let split = split_file(&task.file, &task.text)?;
-    let mut record = task.record.clone();
-    change(&mut record);
-    let text = render(&record, split.body);
+    let text = new_text(&task)?;
     let updated = parse(&task.file, text.clone())?;
     fsutil::write_atomic(&root.join(&task.file), text.as_bytes(), None)?;
     Ok(updated)
@@ -429,14 +442,23 @@ pub fn append(
     entry: &str,
     transition: Option<Transition>,
 ) -> Result<Task, TaskError> {
-    check_id(id)?;
-    let _lock = lock(lock_dir, id)?;
-    let task = load(root, id)?;
+    rewrite(root, lock_dir, id, |task| {
+        appended(task, log, entry, transition)
+    })
+}
+
+/// `task`'s text with `entry` appended (see [`append`]).
+fn appended(
+    task: &Task,
+    log: Log,
+    entry: &str,
+    transition: Option<Transition>,
+) -> Result<String, TaskError> {
     if let Some(t) = transition
         && task.record.status != t.from
     {
         return Err(TaskError::Status {
-            id: id.to_string(),
+            id: task.record.id.clone(),
             found: task.record.status,
             expected: t.from,
         });
@@ -479,9 +501,7 @@ pub fn append(
         let split = split_file(&task.file, &text)?;
         text = render(&record, split.body);
     }
-    let updated = parse(&task.file, text.clone())?;
-    fsutil::write_atomic(&root.join(&task.file), text.as_bytes(), None)?;
-    Ok(updated)
+    Ok(text)
 }
 
 /// The worktree's active task pointer, `<git-dir>/gate/active`.
