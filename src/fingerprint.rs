@@ -177,7 +177,8 @@ pub struct Stats {
     /// Whether the untracked files came from the untracked cache (no walk).
     pub untracked_from_cache: bool,
     /// Whether the whole answer came from a monitored record, nothing
-    /// changed that it depends on (nothing listed, stat-ed or read).
+    /// changed that it depends on (nothing listed or read; only touched
+    /// paths outside the sources stat-ed).
     pub recorded: bool,
 }
 
@@ -303,13 +304,12 @@ pub fn fingerprint_in(
     });
     let key = listing_key(index, &looked);
     if let (Some(record), Some(key)) = (&ready, key)
-        && let Some(fp) = recorded_answer(repo, index, cache_dir, inputs, &mut looked, record, key)?
+        && let Some((fp, files)) =
+            recorded_answer(repo, index, cache_dir, inputs, &mut looked, record, key)?
     {
         stats.recorded = true;
         stats.untracked_from_cache = true;
-        if let Fingerprint::Available { entries, .. } = fp {
-            (stats.from_cache, stats.from_monitor) = (entries, entries);
-        }
+        (stats.from_cache, stats.from_monitor) = (files, files);
         return Ok((fp, stats));
     }
     let ready = Mutex::new(ready);
@@ -422,6 +422,7 @@ fn listing_key(index: &IndexSnapshot, looked: &cover::Looked) -> Option<[u8; 32]
 ///   (so no ignore rule outside the sources changed what is covered);
 /// - the answer is within the limits.
 ///
+/// With the number of files (covered paths not missing) it vouches for;
 /// `None` otherwise: the fingerprint is then taken as without it.
 fn recorded_answer(
     repo: &Repo,
@@ -431,7 +432,7 @@ fn recorded_answer(
     looked: &mut cover::Looked,
     record: &scan::Record,
     key: [u8; 32],
-) -> Result<Option<Fingerprint>, GitError> {
+) -> Result<Option<(Fingerprint, u64)>, GitError> {
     let scan::Record::Monitored {
         own: Some(own),
         since: Some(since),
@@ -493,11 +494,14 @@ fn recorded_answer(
     } else if cover::untracked_digest(&[]) != answer.listed.untracked {
         return Ok(None);
     }
-    Ok(Some(Fingerprint::Available {
+    let fp = Fingerprint::Available {
         digest: crate::digest::hex(&answer.digest),
         entries: answer.entries,
         bytes: answer.bytes,
-    }))
+    };
+    // An answer is kept only with exactly the entries it was computed
+    // from: the files among its paths.
+    Ok(Some((fp, own.len() as u64)))
 }
 
 /// The record of `sources` under a file-system monitor, and what the

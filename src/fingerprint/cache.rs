@@ -517,8 +517,9 @@ pub(super) fn save<'a>(
     if !put_path(&mut out, token) {
         return false;
     }
-    // An answer covers exactly the entries it was computed from.
-    match answer.filter(|_| merged.len() == entries.len()) {
+    // An answer covers exactly the entries it was computed from, and comes
+    // with the token that says when.
+    match answer.filter(|_| merged.len() == entries.len() && !token.is_empty()) {
         Some(answer) => answer.put(&mut out),
         None => out.extend_from_slice(&0u32.to_le_bytes()),
     }

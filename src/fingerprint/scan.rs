@@ -80,8 +80,6 @@ enum Source {
     Read,
     /// The cache, the file's stat being as recorded.
     Stat,
-    /// The cache, on a monitor's word that the file did not change.
-    Monitor,
 }
 
 /// The stat cache a scan starts from and writes.
@@ -110,11 +108,21 @@ pub(super) struct Scan<'a> {
     early: Arc<Vec<Option<Result<Stat, Errno>>>>,
     /// Sorted by path.
     items: Vec<Item<'a>>,
-    /// With a monitor: the token to write the record with (`None`: none).
-    token: Option<Option<Vec<u8>>>,
+    /// `None` for the shared stat cache; with a monitor, its record's state.
+    monitor: Option<Monitored>,
     /// What changed since `old` was written, when a monitor vouches for
-    /// the rest.
+    /// the rest (only when `old` is the monitored record itself).
     changed: Option<Changed>,
+}
+
+/// A scan writing a monitored record.
+struct Monitored {
+    /// The token to write the record with; `None` when the monitor could
+    /// not be asked (the record then keeps none).
+    token: Option<Vec<u8>>,
+    /// Whether `old` is that record (the shared stat cache serves until
+    /// there is one).
+    own: bool,
 }
 
 impl<'a> Scan<'a> {
@@ -132,7 +140,7 @@ impl<'a> Scan<'a> {
         let shared_file = cache::file_for(cache_dir, workdir);
         let load_shared =
             || cache::load(&shared_file, workdir.as_os_str().as_bytes()).map(Arc::new);
-        let (cache_file, old, early, token, changed) = match record {
+        let (cache_file, old, early, monitor, changed) = match record {
             Record::Shared(prefetch) => {
                 let (old, early) = match prefetch.and_then(|p| p.finish(&shared_file, workdir)) {
                     Some(done) => (Some(done.cache.clone()), done.stats.clone()),
@@ -145,17 +153,16 @@ impl<'a> Scan<'a> {
                     Some(since) => (Some(since.token), since.changed),
                     None => (None, None),
                 };
-                match own {
-                    Some(own) => (
-                        file,
-                        Some(Arc::from(own)),
-                        Arc::default(),
-                        Some(token),
-                        changed,
-                    ),
-                    // The monitor can vouch only for its own record.
-                    None => (file, load_shared(), Arc::default(), Some(token), None),
-                }
+                let monitor = Monitored {
+                    token,
+                    own: own.is_some(),
+                };
+                // The monitor can vouch only for its own record.
+                let (old, changed) = match own {
+                    Some(own) => (Some(Arc::from(own)), changed),
+                    None => (load_shared(), None),
+                };
+                (file, old, Arc::default(), Some(monitor), changed)
             }
         };
         let mut scan = Scan {
@@ -165,7 +172,7 @@ impl<'a> Scan<'a> {
             old,
             early,
             items: Vec::new(),
-            token,
+            monitor,
             changed,
         };
         scan.items = scan.stat(paths);
@@ -239,8 +246,7 @@ impl<'a> Scan<'a> {
         }
         if let Some(answer) = self.recorded() {
             if answer.bytes > max_bytes {
-                let reason = Unavailable::TooManyBytes { limit: max_bytes };
-                return Outcome::Unavailable(reason, None);
+                return too_many_bytes(max_bytes);
             }
             stats.from_cache = self.items.len() as u64;
             stats.from_monitor = stats.from_cache;
@@ -259,12 +265,11 @@ impl<'a> Scan<'a> {
             .iter()
             .map(|item| match &item.state {
                 State::Hash { stat } => stat.size,
-                _ => self.known(item).map_or(0, |(stat, ..)| stat.size),
+                _ => self.known(item).map_or(0, |(stat, _)| stat.size),
             })
             .sum();
         if bytes > max_bytes {
-            let reason = Unavailable::TooManyBytes { limit: max_bytes };
-            return Outcome::Unavailable(reason, None);
+            return too_many_bytes(max_bytes);
         }
 
         let mut todo: Vec<&mut Item> = self
@@ -315,7 +320,7 @@ impl<'a> Scan<'a> {
             Some(problem) => problem,
             None => {
                 let files = self.items.iter().map(|item| match self.known(item) {
-                    Some((stat, sha256, _)) => (
+                    Some((stat, sha256)) => (
                         item.path.as_bytes(),
                         Content::File {
                             executable: stat.mode & 0o100 != 0,
@@ -345,8 +350,9 @@ impl<'a> Scan<'a> {
 
     /// Write the cache when this run read files (`read_stamp`, the stamp
     /// taken before the first read; `Some(None)` when none could be taken)
-    /// or when a monitored record would not say what this run found: a
-    /// new token, or another answer.
+    /// or when a monitored record would not say what this run found:
+    /// another answer, or another token that matters (a clock after which
+    /// something was named, none at all, or one where there was none).
     fn save_if_needed(
         &self,
         read_stamp: Option<Option<cache::Time>>,
@@ -354,13 +360,21 @@ impl<'a> Scan<'a> {
         cache_dir: &Path,
         stats: &mut Stats,
     ) {
+        // Only a record with a token keeps an answer (`cache::save`).
+        let answer = answer.filter(|_| self.monitor.as_ref().is_some_and(|m| m.token.is_some()));
         let stamp = match read_stamp {
             Some(stamp) => stamp,
             None => {
-                let own = self.old.as_deref().filter(|_| self.changed.is_some());
-                let same = self.changed.as_ref().is_some_and(Changed::is_empty)
-                    && own.and_then(Cache::answer) == answer.as_ref();
-                if self.token.is_none() || same {
+                let Some(monitor) = &self.monitor else {
+                    return;
+                };
+                let own = self.old.as_deref().filter(|_| monitor.own);
+                let as_recorded = own.is_some_and(|own| {
+                    own.answer() == answer.as_ref()
+                        && (self.changed.as_ref().is_some_and(Changed::is_empty)
+                            || own.token() == monitor.token.as_deref())
+                });
+                if as_recorded {
                     return;
                 }
                 // Nothing was read since the stats: a stamp taken now is
@@ -373,13 +387,15 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// What is known of `item`: its stat, its hash and where that came from.
-    fn known(&self, item: &Item) -> Option<(Stat, [u8; 32], Source)> {
+    /// What is known of `item`: its stat and its hash.
+    fn known(&self, item: &Item) -> Option<(Stat, [u8; 32])> {
         match item.state {
-            State::Known { stat, sha256, from } => Some((stat, sha256, from)),
+            State::Known { stat, sha256, .. } => Some((stat, sha256)),
             State::Vouched(i) => {
-                let entry = self.old.as_deref()?.entry(i)?;
-                Some((entry.stat, entry.sha256, Source::Monitor))
+                // `Vouched` is given only with `old`, whose layout `parse` checked.
+                let old = self.old.as_deref().expect("a vouched item has a record");
+                let entry = old.entry(i).expect("a checked record decodes");
+                Some((entry.stat, entry.sha256))
             }
             _ => None,
         }
@@ -400,14 +416,15 @@ impl<'a> Scan<'a> {
         all_vouched.then_some(answer)
     }
 
-    /// Write every file known now (read or from the cache) to the cache,
-    /// with the entries of other paths the cache file holds.
+    /// Write every file known now (read or from the cache): to the shared
+    /// stat cache with the entries of other paths it holds, or as the
+    /// monitored record, whole.
     fn save(&self, stamp: cache::Time, answer: Option<&cache::Answer>) -> bool {
         let entries: Vec<cache::Entry> = self
             .items
             .iter()
             .filter_map(|item| {
-                self.known(item).map(|(stat, sha256, _)| cache::Entry {
+                self.known(item).map(|(stat, sha256)| cache::Entry {
                     path: item.path.as_bytes(),
                     stat,
                     sha256,
@@ -415,11 +432,13 @@ impl<'a> Scan<'a> {
             })
             .collect();
         let root = self.workdir.as_os_str().as_bytes();
-        if let Some(token) = &self.token {
-            // A monitored record holds this run's entries only: each was
-            // seen after the token's clock, which is what lets the next
-            // run take the ones the monitor does not name unseen.
-            let token = token.as_deref().unwrap_or_default();
+        if let Some(monitor) = &self.monitor {
+            // A monitored record holds this run's entries only, each as the
+            // file was when the token's clock was taken or later (read or
+            // stat-ed since, or unchanged since an earlier clock on the
+            // monitor's word): what lets the next run take the ones the
+            // monitor does not name unseen.
+            let token = monitor.token.as_deref().unwrap_or_default();
             return cache::save(&self.cache_file, root, stamp, &entries, None, token, answer);
         }
         // Carried over: what the file holds now, not what this scan
@@ -455,6 +474,10 @@ fn with_cache_entries<'a>(paths: &'a [RepoPath], cache: Option<&Cache>) -> Vec<I
             }
         })
         .collect()
+}
+
+fn too_many_bytes(limit: u64) -> Outcome {
+    Outcome::Unavailable(Unavailable::TooManyBytes { limit }, None)
 }
 
 /// The first problem by path (items are sorted by path).

@@ -197,6 +197,30 @@ fn a_warm_run_takes_unchanged_files_on_the_monitors_word() {
 /// A change to make, named.
 type Change<'a> = (&'static str, Box<dyn Fn() + 'a>);
 
+/// A covered path that is missing (a tracked file deleted) is in the
+/// answer, not counted as a file taken from the record.
+#[test]
+fn a_missing_path_is_covered_but_not_counted_as_a_file() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = project();
+    repo.remove(b"src/d0/f0.txt");
+    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+        return;
+    };
+    monitored(&repo, &[]);
+    settle();
+    let (fp, stats) = monitored(&repo, &[]);
+    assert!(stats.recorded);
+    assert!(
+        matches!(fp, Fingerprint::Available { entries: 301, .. }),
+        "{fp:?}"
+    );
+    assert_eq!((stats.from_cache, stats.from_monitor), (300, 300));
+    assert_eq!(fp, oracle(&repo, &[]));
+}
+
 /// Every kind of change, each after a warm run: the monitored fingerprint
 /// is the oracle's, and only what watchman named is stat-ed again.
 #[test]
@@ -496,6 +520,12 @@ fn what_watchman_cannot_vouch_for_is_stat_ed() {
         (stats.hashed, stats.from_cache, stats.from_monitor),
         (1, 300, 0)
     );
+    settle();
+    // Still down, nothing changed: nothing to write.
+    let (again, stats) = monitored(&repo, &[]);
+    assert_eq!(again, fp);
+    assert_eq!((stats.hashed, stats.from_cache), (0, 301));
+    assert!(!stats.cache_written, "the record was rewritten as it was");
 
     // Back, a new instance: the record has no clock, so one is taken now.
     let daemon = Daemon::start(&repo.scratch("watchman")).expect("watchman ran a moment ago");
