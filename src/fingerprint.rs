@@ -297,12 +297,21 @@ pub fn fingerprint_in(
     let monitored = monitor::enabled(repo)?;
     let mut looked = cover::look(workdir, inputs);
     // Under a monitor the record comes first: its answer may still hold.
-    let ready = monitored.then(|| {
+    let mut ready = monitored.then(|| {
         prefetch
             .and_then(|p| p.monitored(inputs.sources))
             .unwrap_or_else(|| monitored_record(workdir, cache_dir, inputs.sources))
     });
     let key = listing_key(index, &looked);
+    if looked.doubtful()
+        && let Some(scan::Record::Monitored {
+            since: Some(since), ..
+        }) = &mut ready
+    {
+        // Something above or at a source could not be looked at: take no
+        // word about what is below it.
+        since.changed = None;
+    }
     if let (Some(record), Some(key)) = (&ready, key)
         && let Some((fp, files)) =
             recorded_answer(repo, index, cache_dir, inputs, &mut looked, record, key)?
@@ -445,7 +454,7 @@ fn recorded_answer(
         return Ok(None);
     };
     if !changed.is_empty()
-        || !own.all_settled()
+        || !own.all_vouchable()
         || answer.listed.key != key
         || !looked.problems.is_empty()
         || answer.entries > inputs.max_entries
@@ -477,6 +486,9 @@ fn recorded_answer(
         if !as_recorded {
             return Ok(None);
         }
+    }
+    if looked.doubtful() {
+        return Ok(None);
     }
     if !looked.walked.is_empty() {
         let walked_index = &answer.listed.walked_index;

@@ -3,7 +3,7 @@
 //! One file per work tree under the cache directory, named after a hash of
 //! the canonical work tree path. Like git's index, an entry is trusted only
 //! when the file's stat (size, mtime and ctime to the nanosecond, inode,
-//! device, mode) is exactly as recorded *and* the recorded mtime and ctime
+//! device, mode, link count) is exactly as recorded *and* the recorded mtime and ctime
 //! are strictly older than both
 //!
 //! - the cache's *stamp*: the file-system time of a file created just
@@ -21,14 +21,15 @@
 //! cache is ignored, never trusted:
 //!
 //! ```text
-//! "gate-stat-cache\n" u32 version=2
+//! "gate-stat-cache\n" u32 version=3
 //! stamp: i64 seconds, u32 nanoseconds
 //! u32 length, work tree path bytes
 //! u32 length, monitor token bytes (empty: none; see `monitor`)
 //! u32 length, the answer (empty, or 144 bytes: see `Answer`; only with a token)
 //! u64 count, then count entries in strictly ascending path order:
 //!   u32 length, path bytes, u64 size, i64 mtime s, u32 mtime ns,
-//!   i64 ctime s, u32 ctime ns, u64 inode, u64 device, u32 mode, [u8; 32] sha256
+//!   i64 ctime s, u32 ctime ns, u64 inode, u64 device, u32 mode, u64 links,
+//!   [u8; 32] sha256
 //! [u8; 32] SHA-256 of everything above
 //! ```
 //!
@@ -45,9 +46,9 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 const MAGIC: &[u8] = b"gate-stat-cache\n";
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 /// Bytes of an entry besides its path.
-const FIXED: usize = 4 + 8 + 8 + 4 + 8 + 4 + 8 + 8 + 4 + 32;
+const FIXED: usize = 4 + 8 + 8 + 4 + 8 + 4 + 8 + 8 + 4 + 8 + 32;
 /// Most entries kept: entries of other checks' files are carried over, up
 /// to this many, so that checks sharing a work tree do not evict each other.
 /// A run's own entries are all kept, however many (`receipts.max_entries`
@@ -80,6 +81,9 @@ pub(super) struct Stat {
     pub ino: u64,
     pub dev: u64,
     pub mode: u32,
+    /// Hard links to the inode: a monitor sees a write only under the
+    /// name it was made through.
+    pub nlink: u64,
 }
 
 impl Stat {
@@ -99,6 +103,7 @@ impl Stat {
             ino: raw.st_ino as u64,
             dev: raw.st_dev as u64,
             mode: raw.st_mode as u32,
+            nlink: raw.st_nlink as u64,
         }
     }
 
@@ -114,6 +119,7 @@ impl Stat {
             ino: meta.ino(),
             dev: meta.dev(),
             mode: meta.mode(),
+            nlink: meta.nlink(),
         }
     }
 
@@ -142,8 +148,9 @@ pub(super) struct Cache {
     /// Where the monitor token is in `bytes`.
     token: Range<usize>,
     answer: Option<Answer>,
-    /// Whether every entry settled before `limit` (as a saved cache's do).
-    all_settled: bool,
+    /// Whether every entry settled before `limit` (as a saved cache's do)
+    /// and has one link: whether a monitor can vouch for all of them.
+    all_vouchable: bool,
 }
 
 /// What a listing of covered paths depended on, digested.
@@ -230,16 +237,21 @@ impl Cache {
         (entry.stat == *now && entry.stat.older_than(self.limit)).then_some(entry.sha256)
     }
 
-    /// Whether entry `i` settled before the cache was written: whether
-    /// [`trusted`](Self::trusted) would vouch for it if the file's stat
-    /// were unchanged, for when a monitor says it is.
-    pub(super) fn settled(&self, i: usize) -> bool {
-        self.all_settled || self.entry(i).is_some_and(|e| e.stat.older_than(self.limit))
+    /// Whether a monitor's word that entry `i`'s file did not change is
+    /// enough: the entry settled before the cache was written (so
+    /// [`trusted`](Self::trusted) would vouch for it were its stat
+    /// unchanged), and its file has no other name, through which a write
+    /// would be reported under that name only.
+    pub(super) fn vouchable(&self, i: usize) -> bool {
+        self.all_vouchable
+            || self
+                .entry(i)
+                .is_some_and(|e| vouchable(&e.stat, self.limit))
     }
 
-    /// Whether every entry settled before the cache was written.
-    pub(super) fn all_settled(&self) -> bool {
-        self.all_settled
+    /// Whether every entry is [`vouchable`](Self::vouchable).
+    pub(super) fn all_vouchable(&self) -> bool {
+        self.all_vouchable
     }
 
     /// The index of the entry for `path`, if any.
@@ -356,7 +368,7 @@ pub(super) fn parse(bytes: Vec<u8>, workdir: &[u8], written: Time) -> Option<Cac
     let limit = stamp.min(written);
     let mut starts = Vec::with_capacity(count);
     let mut previous: &[u8] = &[];
-    let mut all_settled = true;
+    let mut all_vouchable = true;
     for i in 0..count {
         starts.push(r.at);
         let path = r.path()?;
@@ -365,7 +377,7 @@ pub(super) fn parse(bytes: Vec<u8>, workdir: &[u8], written: Time) -> Option<Cac
         }
         previous = path;
         let stat = r.stat()?;
-        all_settled &= stat.older_than(limit);
+        all_vouchable &= vouchable(&stat, limit);
         r.take(32)?;
     }
     if r.at != body.len() {
@@ -377,8 +389,12 @@ pub(super) fn parse(bytes: Vec<u8>, workdir: &[u8], written: Time) -> Option<Cac
         limit,
         token,
         answer,
-        all_settled,
+        all_vouchable,
     })
+}
+
+fn vouchable(stat: &Stat, limit: Time) -> bool {
+    stat.older_than(limit) && stat.nlink == 1
 }
 
 /// Where the next length-prefixed field is, read past it.
@@ -424,6 +440,7 @@ impl<'a> Reader<'a> {
             ino: self.u64()?,
             dev: self.u64()?,
             mode: self.u32()?,
+            nlink: self.u64()?,
         })
     }
 
@@ -552,6 +569,7 @@ pub(super) fn put_stat(out: &mut Vec<u8>, stat: &Stat) {
     out.extend_from_slice(&stat.ino.to_le_bytes());
     out.extend_from_slice(&stat.dev.to_le_bytes());
     out.extend_from_slice(&stat.mode.to_le_bytes());
+    out.extend_from_slice(&stat.nlink.to_le_bytes());
 }
 
 pub(super) fn put_time(out: &mut Vec<u8>, t: Time) {
@@ -577,6 +595,7 @@ mod tests {
             ino: 7,
             dev: 9,
             mode: 0o100644,
+            nlink: 1,
         }
     }
 
@@ -619,6 +638,7 @@ mod tests {
             },
             Stat { ino: 8, ..old },
             Stat { dev: 1, ..old },
+            Stat { nlink: 2, ..old },
             Stat {
                 mode: 0o100755,
                 ..old

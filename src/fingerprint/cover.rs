@@ -32,6 +32,16 @@ pub(super) struct Looked {
     ancestry: Ancestry,
 }
 
+impl Looked {
+    /// Whether some path could not be looked at (an `lstat` failed for
+    /// another reason than nothing being there): the listing reports what
+    /// the files say, but a monitor's word about what is below cannot be
+    /// taken.
+    pub(super) fn doubtful(&self) -> bool {
+        self.ancestry.doubtful.get()
+    }
+}
+
 /// Look at each source in the work tree (its kind, what is above it) and
 /// check each touched path: no index, no directory read.
 pub(super) fn look(workdir: &Path, inputs: &Inputs) -> Looked {
@@ -53,7 +63,7 @@ pub(super) fn look(workdir: &Path, inputs: &Inputs) -> Looked {
             problems.push(problem);
             continue;
         }
-        match lstat_kind(&ancestry.abs(path.as_bytes())) {
+        match ancestry.kind(path.as_bytes()) {
             Kind::Symlink => problems.push((path, Unavailable::Symlink)),
             Kind::Directory => {
                 if ancestry.holds_git(path.as_bytes()) {
@@ -319,12 +329,23 @@ enum Kind {
     Other,
 }
 
-fn lstat_kind(path: &Path) -> Kind {
+/// What is at `path`, and whether that could be told: `Other` with
+/// `false` when `lstat` failed for another reason than nothing being there.
+fn lstat_kind(path: &Path) -> (Kind, bool) {
     match path.symlink_metadata() {
-        Ok(m) if m.file_type().is_symlink() => Kind::Symlink,
-        Ok(m) if m.is_dir() => Kind::Directory,
-        _ => Kind::Other,
+        Ok(m) if m.file_type().is_symlink() => (Kind::Symlink, true),
+        Ok(m) if m.is_dir() => (Kind::Directory, true),
+        Ok(_) => (Kind::Other, true),
+        Err(e) => (Kind::Other, is_absent(&e)),
     }
+}
+
+/// Nothing at that path, or a file where a directory above it should be.
+fn is_absent(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
 }
 
 /// What a directory above a covered path is.
@@ -341,6 +362,8 @@ enum Above {
 struct Ancestry {
     root: PathBuf,
     seen: HashMap<Vec<u8>, Above>,
+    /// Set when an `lstat` failed for another reason than absence.
+    doubtful: std::cell::Cell<bool>,
 }
 
 impl Ancestry {
@@ -348,6 +371,7 @@ impl Ancestry {
         Ancestry {
             root: root.to_path_buf(),
             seen: HashMap::new(),
+            doubtful: std::cell::Cell::new(false),
         }
     }
 
@@ -355,9 +379,26 @@ impl Ancestry {
         self.root.join(OsStr::from_bytes(rel))
     }
 
+    /// What is at `rel`, noting when that cannot be told.
+    fn kind(&self, rel: &[u8]) -> Kind {
+        let (kind, told) = lstat_kind(&self.abs(rel));
+        if !told {
+            self.doubtful.set(true);
+        }
+        kind
+    }
+
     /// Whether the directory `rel` holds a `.git` (file or directory).
     fn holds_git(&self, rel: &[u8]) -> bool {
-        self.abs(rel).join(".git").symlink_metadata().is_ok()
+        match self.abs(rel).join(".git").symlink_metadata() {
+            Ok(_) => true,
+            Err(e) => {
+                if !is_absent(&e) {
+                    self.doubtful.set(true);
+                }
+                false
+            }
+        }
     }
 
     /// The first directory strictly above `path` (from the root down) that
@@ -370,7 +411,7 @@ impl Ancestry {
             let above = match self.seen.get(dir) {
                 Some(above) => *above,
                 None => {
-                    let above = match lstat_kind(&self.abs(dir)) {
+                    let above = match self.kind(dir) {
                         Kind::Symlink => Above::Symlink,
                         Kind::Directory if self.holds_git(dir) => Above::Repository,
                         _ => Above::Plain,
@@ -430,6 +471,21 @@ mod tests {
     fn parents() {
         assert_eq!(parent_of(b"a/b/c"), b"a/b");
         assert_eq!(parent_of(b"a"), b"");
+    }
+
+    #[test]
+    fn a_look_that_fails_is_doubtful_and_absence_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("file"), "x").unwrap();
+        let ancestry = Ancestry::new(dir.path());
+        assert_eq!(ancestry.kind(b"missing/x"), Kind::Other);
+        assert_eq!(ancestry.kind(b"file/below"), Kind::Other);
+        assert!(!ancestry.holds_git(b"missing"));
+        assert!(!ancestry.doubtful.get());
+        // A name longer than any file system allows: lstat fails otherwise.
+        let long = "n".repeat(300);
+        assert_eq!(ancestry.kind(long.as_bytes()), Kind::Other);
+        assert!(ancestry.doubtful.get());
     }
 
     #[test]

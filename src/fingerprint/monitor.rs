@@ -13,9 +13,10 @@
 //!
 //! Watchman's answer counts only when it is complete: the query waits for
 //! a synchronisation cookie (so every change made before the query is in
-//! it), a fresh instance (a restarted daemon, a new watch, a recrawl after
-//! lost events) answers "cannot say", and so do a clock from another watch
-//! root, a missing daemon, an error, a timeout or a reply that does not
+//! it), a fresh instance (a restarted daemon, a new watch) answers "cannot
+//! say", and so do a clock from another watch root, a source at, above or
+//! below a directory watchman is configured to ignore, a name it could not
+//! encode, a missing daemon, an error, a timeout or a reply that does not
 //! parse. "Cannot say" only costs time: every path is stat-ed.
 //!
 //! The socket is `$WATCHMAN_SOCK` when set (the variable watchman's own
@@ -38,10 +39,14 @@ use crate::git::{GitError, Repo};
 pub(crate) const KEY: &str = "gate.fsmonitor";
 
 /// How long one exchange with the daemon may take before gate gives up on
-/// it and stats everything.
-const TIMEOUT: Duration = Duration::from_secs(10);
-/// How long watchman may wait for its synchronisation cookie, in ms.
-const SYNC_MS: u64 = 5_000;
+/// it and stats everything (watchman 4.9 never answers a query whose
+/// answer holds a name that is not UTF-8: that costs this long, once).
+const TIMEOUT: Duration = Duration::from_secs(3);
+/// How long watchman may wait for its synchronisation cookie, in ms (less
+/// than [`TIMEOUT`], so that a slow daemon answers with an error).
+const SYNC_MS: u64 = 2_000;
+/// How long `watchman get-sockname` may take (it may start the daemon).
+const SPAWN_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Whether `repo`'s configuration asks for a monitor: `Ok(true)` for
 /// `watchman`, `Ok(false)` when unset or false; anything else is an error
@@ -128,6 +133,16 @@ pub(super) fn since(
     let previous = token
         .and_then(|t| t.strip_prefix(prefix.as_bytes()))
         .and_then(|clock| std::str::from_utf8(clock).ok());
+    // A directory watchman ignores is never reported on: nothing at, above
+    // or below a source may be one.
+    let config = client.call(&json!(["get-config", root]))?;
+    let unwatched = match ignored(config.get("config"), &global_configs()) {
+        Some(ignored) => ignored
+            .iter()
+            .any(|dir| overlaps_sources(dir, &relative, sources)),
+        None => true,
+    };
+    let previous = previous.filter(|_| !unwatched);
     let Some(previous) = previous else {
         // No clock of this root: learn the current one; this run stats all.
         let answer = client.call(&json!(["clock", root, {"sync_timeout": SYNC_MS}]))?;
@@ -158,11 +173,14 @@ pub(super) fn since(
     let changed = if fresh {
         None
     } else {
+        // A name watchman could not encode (U+FFFD in place of bytes that
+        // are not UTF-8) is not the path that changed: it cannot say.
         let names = answer
             .get("files")?
             .as_array()?
             .iter()
-            .map(|name| name.as_str().map(|s| s.as_bytes().to_vec()))
+            .map(|name| name.as_str().filter(|s| !s.contains('\u{fffd}')))
+            .map(|name| name.map(|s| s.as_bytes().to_vec()))
             .collect::<Option<HashSet<_>>>()?;
         let scope = sources
             .iter()
@@ -173,6 +191,80 @@ pub(super) fn since(
     Some(Since {
         token: format!("{prefix}{clock}").into_bytes(),
         changed,
+    })
+}
+
+/// Where watchman reads its global configuration: `$WATCHMAN_CONFIG_FILE`,
+/// or where packages put it.
+fn global_configs() -> Vec<PathBuf> {
+    match std::env::var_os("WATCHMAN_CONFIG_FILE") {
+        Some(file) => vec![PathBuf::from(file)],
+        None => vec![
+            PathBuf::from("/etc/watchman.json"),
+            PathBuf::from("/usr/local/etc/watchman.json"),
+        ],
+    }
+}
+
+/// Every directory watchman does not report on, relative to the watch
+/// root: `ignore_dirs` and `ignore_vcs` of the root's configuration (as
+/// `get-config` gives it) and of each global configuration file, and
+/// watchman's default `ignore_vcs` when none sets it. `None` when a
+/// configuration cannot be read or has an unexpected shape.
+fn ignored(root_config: Option<&Value>, globals: &[PathBuf]) -> Option<Vec<String>> {
+    let mut configs = vec![root_config.cloned().unwrap_or_else(|| json!({}))];
+    for file in globals {
+        match std::fs::read(file) {
+            Ok(bytes) => configs.push(serde_json::from_slice(&bytes).ok()?),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(_) => return None,
+        }
+    }
+    let mut out = Vec::new();
+    let mut vcs_set = false;
+    for config in &configs {
+        let config = config.as_object()?;
+        for key in ["ignore_dirs", "ignore_vcs"] {
+            let Some(list) = config.get(key) else {
+                continue;
+            };
+            vcs_set |= key == "ignore_vcs";
+            for dir in list.as_array()? {
+                out.push(dir.as_str()?.trim_matches('/').to_owned());
+            }
+        }
+    }
+    if !vcs_set {
+        out.extend([".git", ".hg", ".svn"].map(str::to_owned));
+    }
+    Some(out)
+}
+
+/// Whether the directory `dir` (relative to the watch root) is at, above
+/// or below a source (relative to the work tree, which is `relative` below
+/// the watch root).
+fn overlaps_sources(dir: &str, relative: &str, sources: &[String]) -> bool {
+    let under = |path: &str, dir: &str| {
+        path.strip_prefix(dir)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    };
+    let dir = if dir.is_empty() {
+        // The watch root itself.
+        return true;
+    } else if relative.is_empty() {
+        dir
+    } else if under(relative, dir) {
+        // The work tree itself is ignored, or lies below what is.
+        return true;
+    } else {
+        match dir.strip_prefix(relative).and_then(|d| d.strip_prefix('/')) {
+            Some(inside) => inside,
+            None => return false,
+        }
+    };
+    sources.iter().any(|source| {
+        let source = source.trim_end_matches('/');
+        under(source, dir) || under(dir, source)
     })
 }
 
@@ -261,7 +353,7 @@ impl Client {
 
 /// `watchman get-sockname`, which starts the daemon when none runs; `None`
 /// when there is no `watchman`, it fails, or it takes longer than
-/// [`TIMEOUT`].
+/// [`SPAWN_TIMEOUT`].
 fn sockname() -> Option<PathBuf> {
     let mut child = Command::new("watchman")
         .args(["--no-pretty", "get-sockname"])
@@ -270,7 +362,7 @@ fn sockname() -> Option<PathBuf> {
         .stderr(Stdio::null())
         .spawn()
         .ok()?;
-    let deadline = Instant::now() + TIMEOUT;
+    let deadline = Instant::now() + SPAWN_TIMEOUT;
     loop {
         match child.try_wait() {
             Ok(Some(_)) => break,
@@ -317,6 +409,44 @@ mod tests {
         assert!(!c.vouches(b"Cargo.toml.orig"));
         assert!(changed(&[]).vouches(b"src/a"));
         assert!(!changed(&[]).vouches(b"lib/a"));
+    }
+
+    #[test]
+    fn ignored_directories_come_from_every_configuration() {
+        let none = ignored(Some(&json!({})), &[]).unwrap();
+        assert_eq!(none, [".git", ".hg", ".svn"]);
+        let root = json!({"ignore_dirs": ["gen/", "build"], "ignore_vcs": [".git"]});
+        assert_eq!(ignored(Some(&root), &[]).unwrap(), ["gen", "build", ".git"]);
+        let dir = tempfile::tempdir().unwrap();
+        let global = dir.path().join("watchman.json");
+        std::fs::write(&global, r#"{"ignore_dirs": ["vendor"]}"#).unwrap();
+        let both = ignored(Some(&json!({})), std::slice::from_ref(&global)).unwrap();
+        assert_eq!(both, ["vendor", ".git", ".hg", ".svn"]);
+        // Unreadable or odd: cannot say.
+        std::fs::write(&global, "{not json").unwrap();
+        assert_eq!(ignored(None, std::slice::from_ref(&global)), None);
+        assert_eq!(ignored(Some(&json!({"ignore_dirs": "gen"})), &[]), None);
+        assert_eq!(ignored(Some(&json!({"ignore_dirs": [1]})), &[]), None);
+    }
+
+    #[test]
+    fn an_ignored_directory_at_above_or_below_a_source() {
+        let sources = ["src/".to_owned(), "Cargo.toml".to_owned()];
+        for dir in ["src", "src/gen", "Cargo.toml"] {
+            assert!(overlaps_sources(dir, "", &sources), "{dir}");
+        }
+        for dir in ["srcx", "docs", ".git", "Cargo"] {
+            assert!(!overlaps_sources(dir, "", &sources), "{dir}");
+        }
+        // The work tree lies at `proj` below the watch root.
+        assert!(overlaps_sources("proj/src/gen", "proj", &sources));
+        assert!(overlaps_sources("proj", "proj", &sources));
+        assert!(overlaps_sources("", "proj", &sources));
+        assert!(!overlaps_sources("other/src", "proj", &sources));
+        assert!(!overlaps_sources("proj/docs", "proj", &sources));
+        let nested = ["a/b".to_owned()];
+        assert!(overlaps_sources("a", "", &nested));
+        assert!(!overlaps_sources("a/c", "", &nested));
     }
 
     #[test]

@@ -212,7 +212,7 @@ impl<'a> Scan<'a> {
             |scratch, item| {
                 if let (Some(changed), Some(i), Some(old)) = (changed, item.cached, old)
                     && changed.vouches(item.path.as_bytes())
-                    && old.settled(i)
+                    && old.vouchable(i)
                 {
                     item.state = State::Vouched(i);
                     return;

@@ -32,7 +32,7 @@
 //! whole on load; anything off and the cache is ignored:
 //!
 //! ```text
-//! "gate-walk-cache\n" u32 version=1  [u8; 32] key  stamp: i64 s, u32 ns
+//! "gate-walk-cache\n" u32 version=2  [u8; 32] key  stamp: i64 s, u32 ns
 //! u64 count, then count watched paths: u32 length, path bytes,
 //!   u8 present (0 or 1), if present the stat as in the stat cache
 //! u64 count, then count entries: u32 length, path bytes, u8 kind
@@ -51,7 +51,7 @@ use crate::git::{GitError, IndexSnapshot, Repo, UntrackedEntry, UntrackedKind};
 use crate::path::RepoPath;
 
 const MAGIC: &[u8] = b"gate-walk-cache\n";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// How a watched path is looked at.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -221,6 +221,93 @@ fn a_missing_path_is_covered_but_not_counted_as_a_file() {
     assert_eq!(fp, oracle(&repo, &[]));
 }
 
+/// A file with another name (a hard link, inside the sources or out) is
+/// never taken on watchman's word: a write through the other name is
+/// reported under that name only.
+#[test]
+fn a_file_with_hard_links_is_always_stat_ed() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = project();
+    let path = |rel: &str| repo.path().join(rel);
+    std::fs::hard_link(path("src/d1/f1.txt"), path("src/d1/link.txt")).unwrap();
+    std::fs::hard_link(path("src/d2/f2.txt"), path("outside.txt")).unwrap();
+    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+        return;
+    };
+    monitored(&repo, &[]);
+    settle();
+    let (before, stats) = monitored(&repo, &[]);
+    assert!(!stats.recorded);
+    // 302 covered files, 3 of them with two names.
+    assert_eq!((stats.hashed, stats.from_monitor), (0, 299));
+    // Same size, mtime set back: only the link's name is reported.
+    std::fs::write(path("src/d1/link.txt"), "FILE 1\n").unwrap();
+    touch_back(&repo, "src/d1/link.txt");
+    std::fs::write(path("outside.txt"), "FILE 2\n").unwrap();
+    touch_back(&repo, "outside.txt");
+    let (after, stats) = monitored(&repo, &[]);
+    assert_ne!(after, before);
+    assert_eq!(after, oracle(&repo, &[]));
+    assert_eq!(stats.hashed, 3, "{stats:?}");
+}
+
+/// A directory watchman is configured to ignore (`.watchmanconfig`
+/// `ignore_dirs`, here below a source) is never reported on: nothing is
+/// taken on watchman's word.
+#[test]
+fn a_source_watchman_ignores_is_always_stat_ed() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = project();
+    repo.write(".watchmanconfig", r#"{"ignore_dirs": ["src/d9"]}"#);
+    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+        return;
+    };
+    monitored(&repo, &[]);
+    settle();
+    let (before, stats) = monitored(&repo, &[]);
+    assert!(!stats.recorded);
+    assert_eq!((stats.hashed, stats.from_monitor), (0, 0), "{stats:?}");
+    repo.write("src/d9/f9.txt", "FILE 9\n");
+    touch_back(&repo, "src/d9/f9.txt");
+    let (after, stats) = monitored(&repo, &[]);
+    assert_ne!(after, before);
+    assert_eq!(after, oracle(&repo, &[]));
+    assert_eq!(stats.hashed, 1);
+}
+
+/// A changed name that is not UTF-8 (watchman 4.9 then sends no answer):
+/// one timeout, every file stat-ed, the right fingerprint; the run after
+/// takes a new clock, and the one after that is warm again.
+#[test]
+fn a_name_watchman_cannot_encode_costs_one_timeout() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = project();
+    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+        return;
+    };
+    monitored(&repo, &[]);
+    settle();
+    assert!(monitored(&repo, &[]).1.recorded);
+    repo.write_at(b"src/d1/bad\xff.txt", "not utf-8\n");
+    let started = std::time::Instant::now();
+    let (fp, stats) = monitored(&repo, &[]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(8));
+    assert_eq!(stats.from_monitor, 0);
+    assert_eq!(fp, oracle(&repo, &[]));
+    settle();
+    assert_eq!(monitored(&repo, &[]).1.from_monitor, 0, "a new clock first");
+    settle();
+    let (again, stats) = monitored(&repo, &[]);
+    assert!(stats.from_monitor > 0, "{stats:?}");
+    assert_eq!(again, fp);
+}
+
 /// Every kind of change, each after a warm run: the monitored fingerprint
 /// is the oracle's, and only what watchman named is stat-ed again.
 #[test]
