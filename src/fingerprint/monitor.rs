@@ -29,7 +29,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
@@ -136,12 +136,14 @@ pub(super) fn since(
     // A directory watchman ignores is never reported on: nothing at, above
     // or below a source may be one.
     let config = client.call(&json!(["get-config", root]))?;
-    let unwatched = match ignored(config.get("config"), &global_configs()) {
-        Some(ignored) => ignored
-            .iter()
-            .any(|dir| overlaps_sources(dir, &relative, sources)),
-        None => true,
-    };
+    let pid = client.call(&json!(["get-pid"]))?.get("pid")?.as_u64()?;
+    let unwatched =
+        match global_configs(pid).and_then(|globals| ignored(config.get("config"), &globals)) {
+            Some(ignored) => ignored
+                .iter()
+                .any(|dir| overlaps_sources(dir, &relative, sources)),
+            None => true,
+        };
     let previous = previous.filter(|_| !unwatched);
     let Some(previous) = previous else {
         // No clock of this root: learn the current one; this run stats all.
@@ -174,19 +176,20 @@ pub(super) fn since(
         None
     } else {
         // A name watchman could not encode (U+FFFD in place of bytes that
-        // are not UTF-8) is not the path that changed: it cannot say.
+        // are not UTF-8) is not the path that changed: it cannot say, but
+        // the new clock holds.
         let names = answer
             .get("files")?
             .as_array()?
             .iter()
             .map(|name| name.as_str().filter(|s| !s.contains('\u{fffd}')))
             .map(|name| name.map(|s| s.as_bytes().to_vec()))
-            .collect::<Option<HashSet<_>>>()?;
+            .collect::<Option<HashSet<_>>>();
         let scope = sources
             .iter()
             .map(|s| s.trim_end_matches('/').as_bytes().to_vec())
             .collect();
-        Some(Changed { names, scope })
+        names.map(|names| Changed { names, scope })
     };
     Some(Since {
         token: format!("{prefix}{clock}").into_bytes(),
@@ -194,16 +197,76 @@ pub(super) fn since(
     })
 }
 
-/// Where watchman reads its global configuration: `$WATCHMAN_CONFIG_FILE`,
-/// or where packages put it.
-fn global_configs() -> Vec<PathBuf> {
-    match std::env::var_os("WATCHMAN_CONFIG_FILE") {
-        Some(file) => vec![PathBuf::from(file)],
-        None => vec![
-            PathBuf::from("/etc/watchman.json"),
-            PathBuf::from("/usr/local/etc/watchman.json"),
-        ],
+/// Every file the daemon `pid` may have read its global configuration
+/// from when it started: `$WATCHMAN_CONFIG_FILE` in its environment and in
+/// ours, and where packages put it, each that exists. `None` when one of
+/// them changed after the daemon started (it read the file then, and not
+/// since), or when the daemon's environment or start cannot be read on a
+/// system that has `/proc` for it.
+fn global_configs(pid: u64) -> Option<Vec<PathBuf>> {
+    let mut files = vec![
+        PathBuf::from("/etc/watchman.json"),
+        PathBuf::from("/usr/local/etc/watchman.json"),
+    ];
+    files.extend(std::env::var_os("WATCHMAN_CONFIG_FILE").map(PathBuf::from));
+    let started = if Path::new("/proc/self").exists() {
+        let (file, started) = daemon_from_proc(pid)?;
+        files.extend(file);
+        Some(started)
+    } else {
+        None
+    };
+    let mut present = Vec::new();
+    for file in files {
+        match std::fs::metadata(&file) {
+            Ok(meta) => {
+                // Start times are known to the second: two seconds of doubt.
+                let after = |start: SystemTime| {
+                    meta.modified()
+                        .map_or(true, |m| m + Duration::from_secs(2) >= start)
+                };
+                if started.is_some_and(after) {
+                    return None;
+                }
+                if !present.contains(&file) {
+                    present.push(file);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(_) => return None,
+        }
     }
+    Some(present)
+}
+
+/// The daemon's `$WATCHMAN_CONFIG_FILE` and start time, from `/proc`.
+fn daemon_from_proc(pid: u64) -> Option<(Option<PathBuf>, SystemTime)> {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = PathBuf::from(format!("/proc/{pid}"));
+    let environ = std::fs::read(dir.join("environ")).ok()?;
+    let file = environ
+        .split(|b| *b == 0)
+        .find_map(|kv| kv.strip_prefix(b"WATCHMAN_CONFIG_FILE="))
+        .map(|v| PathBuf::from(std::ffi::OsStr::from_bytes(v)));
+    // Field 22, `starttime`, in clock ticks after boot; fields 3 on come
+    // after the command name's closing parenthesis.
+    let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    let ticks: u64 = after_name.split_whitespace().nth(19)?.parse().ok()?;
+    let boot: u64 = std::fs::read_to_string("/proc/stat")
+        .ok()?
+        .lines()
+        .find_map(|line| line.strip_prefix("btime "))?
+        .trim()
+        .parse()
+        .ok()?;
+    let hz = rustix::param::clock_ticks_per_second().max(1);
+    let since_boot =
+        Duration::from_secs(ticks / hz) + Duration::from_nanos((ticks % hz) * 1_000_000_000 / hz);
+    Some((
+        file,
+        SystemTime::UNIX_EPOCH + Duration::from_secs(boot) + since_boot,
+    ))
 }
 
 /// Every directory watchman does not report on, relative to the watch
@@ -230,7 +293,7 @@ fn ignored(root_config: Option<&Value>, globals: &[PathBuf]) -> Option<Vec<Strin
             };
             vcs_set |= key == "ignore_vcs";
             for dir in list.as_array()? {
-                out.push(dir.as_str()?.trim_matches('/').to_owned());
+                out.push(dir.as_str()?.trim_end_matches('/').to_owned());
             }
         }
     }
@@ -242,8 +305,17 @@ fn ignored(root_config: Option<&Value>, globals: &[PathBuf]) -> Option<Vec<Strin
 
 /// Whether the directory `dir` (relative to the watch root) is at, above
 /// or below a source (relative to the work tree, which is `relative` below
-/// the watch root).
+/// the watch root). A form watchman might read otherwise than as a plain
+/// relative path (absolute, `.` or `..` or empty components) is taken to
+/// overlap.
 fn overlaps_sources(dir: &str, relative: &str, sources: &[String]) -> bool {
+    if dir.starts_with('/')
+        || dir
+            .split('/')
+            .any(|c| c.is_empty() || c == "." || c == "..")
+    {
+        return true;
+    }
     let under = |path: &str, dir: &str| {
         path.strip_prefix(dir)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
@@ -444,6 +516,10 @@ mod tests {
         assert!(overlaps_sources("", "proj", &sources));
         assert!(!overlaps_sources("other/src", "proj", &sources));
         assert!(!overlaps_sources("proj/docs", "proj", &sources));
+        // Forms watchman might read otherwise: taken to overlap.
+        for odd in ["./docs", "docs//x", "/abs/docs", "docs/..", ""] {
+            assert!(overlaps_sources(odd, "", &sources), "{odd}");
+        }
         let nested = ["a/b".to_owned()];
         assert!(overlaps_sources("a", "", &nested));
         assert!(!overlaps_sources("a/c", "", &nested));

@@ -13,6 +13,7 @@
 //! (`statat`, `openat`): one path lookup per file instead of one per
 //! component. Nothing in the loops allocates per file.
 
+use std::collections::HashSet;
 use std::io::{self, IsTerminal, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
@@ -241,6 +242,7 @@ impl<'a> Scan<'a> {
         stats: &mut Stats,
         listed: Option<cache::Listed>,
     ) -> Outcome {
+        self.stat_new_links();
         if let Some(problem) = first_problem(&self.items) {
             return problem;
         }
@@ -384,6 +386,35 @@ impl<'a> Scan<'a> {
         };
         if let Some(stamp) = stamp {
             stats.cache_written = self.save(stamp, answer.as_ref());
+        }
+    }
+
+    /// Stat the vouched items that a file stat-ed in this run shares its
+    /// inode with (a hard link made since the record: watchman named the
+    /// new name only, and the old one's record says one link).
+    fn stat_new_links(&mut self) {
+        let linked: HashSet<(u64, u64)> = self
+            .items
+            .iter()
+            .filter_map(|item| match &item.state {
+                State::Hash { stat } | State::Known { stat, .. } if stat.nlink > 1 => {
+                    Some((stat.dev, stat.ino))
+                }
+                _ => None,
+            })
+            .collect();
+        if linked.is_empty() {
+            return;
+        }
+        let old = self.old.as_deref();
+        let mut scratch = Scratch::new(self.root_fd.as_fd(), 0);
+        for item in &mut self.items {
+            if let State::Vouched(i) = item.state
+                && let Some(entry) = old.and_then(|old| old.entry(i))
+                && linked.contains(&(entry.stat.dev, entry.stat.ino))
+            {
+                item.state = stat_path(&mut scratch, item, old, None);
+            }
         }
     }
 

@@ -33,15 +33,24 @@ impl Daemon {
     /// Start one; `None` (the test then stops, passing) when there is no
     /// `watchman` and `GATE_REQUIRE_WATCHMAN` is unset.
     fn start(dir: &Path) -> Option<Daemon> {
+        Daemon::start_with(dir, None)
+    }
+
+    /// [`start`](Self::start), the daemon reading its global configuration
+    /// from `config` (`WATCHMAN_CONFIG_FILE` in its environment only).
+    fn start_with(dir: &Path, config: Option<&Path>) -> Option<Daemon> {
         std::fs::create_dir_all(dir).expect("daemon dir");
         let daemon = Daemon {
             dir: dir.to_path_buf(),
         };
-        let out = match Command::new("watchman")
+        let mut command = Command::new("watchman");
+        command
             .args(daemon.args())
-            .args(["--no-pretty", "get-sockname"])
-            .output()
-        {
+            .args(["--no-pretty", "get-sockname"]);
+        if let Some(config) = config {
+            command.env("WATCHMAN_CONFIG_FILE", config);
+        }
+        let out = match command.output() {
             Ok(out) => out,
             Err(e) if std::env::var_os("GATE_REQUIRE_WATCHMAN").is_none() => {
                 eprintln!("skipped: no watchman ({e}); apt-get install watchman to run this test");
@@ -251,6 +260,82 @@ fn a_file_with_hard_links_is_always_stat_ed() {
     assert_ne!(after, before);
     assert_eq!(after, oracle(&repo, &[]));
     assert_eq!(stats.hashed, 3, "{stats:?}");
+}
+
+/// The daemon's own global configuration (`WATCHMAN_CONFIG_FILE` in its
+/// environment, not in gate's) ignores a directory below a source; and
+/// once that file changes after the daemon started, watchman's word is not
+/// taken at all (the daemon read it only then).
+#[test]
+fn the_daemons_global_configuration_is_the_one_read() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = project();
+    let config = repo.scratch("watchman.json");
+    std::fs::write(&config, r#"{"ignore_dirs": ["src/d9"]}"#).unwrap();
+    // Its mtime well before the daemon starts.
+    touch_back_abs(&config);
+    let Some(daemon) = Daemon::start_with(&repo.scratch("watchman"), Some(&config)) else {
+        return;
+    };
+    monitored(&repo, &[]);
+    settle();
+    let (_, stats) = monitored(&repo, &[]);
+    assert_eq!((stats.hashed, stats.from_monitor), (0, 0), "{stats:?}");
+    daemon.stop();
+
+    std::fs::write(&config, "{}").unwrap();
+    touch_back_abs(&config);
+    let Some(daemon) = Daemon::start_with(&repo.scratch("watchman"), Some(&config)) else {
+        return;
+    };
+    monitored(&repo, &[]);
+    settle();
+    assert!(monitored(&repo, &[]).1.recorded, "nothing ignored: warm");
+    // Edited after the daemon read it: what it holds is unknown.
+    std::fs::write(&config, r#"{"ignore_dirs": []}"#).unwrap();
+    let (_, stats) = monitored(&repo, &[]);
+    assert!(!stats.recorded);
+    assert_eq!(stats.from_monitor, 0, "{stats:?}");
+    drop(daemon);
+}
+
+fn touch_back_abs(path: &Path) {
+    let status = Command::new("touch")
+        .args(["-d", "2020-01-01 00:00:00"])
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// A hard link made after the record, between two source directories:
+/// watchman names the new name only; the old name's record says one link,
+/// so the new name's link count sends the old one to be stat-ed.
+#[test]
+fn a_hard_link_made_after_the_record_is_seen() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = project();
+    let path = |rel: &str| repo.path().join(rel);
+    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+        return;
+    };
+    monitored(&repo, &[]);
+    settle();
+    assert!(monitored(&repo, &[]).1.recorded);
+    std::fs::hard_link(path("src/d1/f1.txt"), path("src/d2/link.txt")).unwrap();
+    let (linked, _) = monitored(&repo, &[]);
+    assert_eq!(linked, oracle(&repo, &[]));
+    settle();
+    // Written through the new name only, same size, mtime set back.
+    std::fs::write(path("src/d2/link.txt"), "FILE 1\n").unwrap();
+    touch_back(&repo, "src/d2/link.txt");
+    let (after, _) = monitored(&repo, &[]);
+    assert_ne!(after, linked);
+    assert_eq!(after, oracle(&repo, &[]));
 }
 
 /// A directory watchman is configured to ignore (`.watchmanconfig`
