@@ -312,14 +312,18 @@ pub fn fingerprint_in(
         // word about what is below it.
         since.changed = None;
     }
-    if let (Some(record), Some(key)) = (&ready, key)
-        && let Some((fp, files)) =
-            recorded_answer(repo, index, cache_dir, inputs, &mut looked, record, key)?
-    {
-        stats.recorded = true;
-        stats.untracked_from_cache = true;
-        (stats.from_cache, stats.from_monitor) = (files, files);
-        return Ok((fp, stats));
+    // The walk the recorded answer took, if it took one: the listing's too.
+    let mut walked = None;
+    if let (Some(record), Some(key)) = (&ready, key) {
+        match recorded_answer(repo, index, cache_dir, inputs, &mut looked, record, key)? {
+            Recorded::Holds { fp, files, walk } => {
+                stats.recorded = true;
+                stats.untracked_from_cache = walk.from_cache;
+                (stats.from_cache, stats.from_monitor) = (files, files);
+                return Ok((fp, stats));
+            }
+            Recorded::Not(walk) => walked = walk,
+        }
     }
     let ready = Mutex::new(ready);
     let mut listing = cover::list(repo, index, looked)?;
@@ -348,7 +352,7 @@ pub fn fingerprint_in(
                     .ok()
             })
             .flatten();
-        let untracked = listing.untracked(repo, &tracked, cache_dir);
+        let untracked = listing.untracked(repo, &tracked, cache_dir, walked);
         let scan = stat.map(|handle| {
             handle
                 .join()
@@ -395,16 +399,26 @@ pub fn fingerprint_in(
     Ok((fp, stats))
 }
 
+/// What [`recorded_answer`] found.
+enum Recorded {
+    /// The answer holds: the fingerprint, the files among its paths (those
+    /// not missing), and the walk that showed the untracked files are the same.
+    Holds {
+        fp: Fingerprint,
+        files: u64,
+        walk: walk::Walk,
+    },
+    /// It does not, with the walk taken on the way, if any.
+    Not(Option<walk::Walk>),
+}
+
 /// What a listing depends on besides the files below the sources: the
 /// index (by its checksum), the directory sources and the paths that stand
 /// for themselves. `None` without an index checksum.
 fn listing_key(index: &IndexSnapshot, looked: &cover::Looked) -> Option<[u8; 32]> {
     let checksum = index.checksum()?;
     let mut hasher = Sha256::new();
-    let mut part = |bytes: &[u8]| {
-        hasher.update((bytes.len() as u64).to_le_bytes());
-        hasher.update(bytes);
-    };
+    let mut part = |bytes: &[u8]| hash_part(&mut hasher, bytes);
     part(b"gate-listing-key-v1");
     part(&checksum);
     for dir in &looked.walked {
@@ -417,6 +431,12 @@ fn listing_key(index: &IndexSnapshot, looked: &cover::Looked) -> Option<[u8; 32]
     Some(hasher.finalize().into())
 }
 
+/// `bytes` into `hasher`, length first: parts so fed never run together.
+fn hash_part(hasher: &mut Sha256, bytes: &[u8]) {
+    hasher.update((bytes.len() as u64).to_le_bytes());
+    hasher.update(bytes);
+}
+
 /// A monitored record's answer, when nothing it depends on moved:
 ///
 /// - watchman names nothing below the sources since the record's token,
@@ -427,12 +447,13 @@ fn listing_key(index: &IndexSnapshot, looked: &cover::Looked) -> Option<[u8; 32]
 /// - each touched path outside the sources (which watchman was not asked
 ///   about) has the stat recorded for it, or is still missing, with no
 ///   symlink or repository above it;
-/// - the untracked cache still holds and gives the same untracked files
-///   (so no ignore rule outside the sources changed what is covered);
+/// - the untracked files are the same (from the untracked cache, or a walk
+///   when it no longer holds: so no ignore rule outside the sources changed
+///   what is covered);
 /// - the answer is within the limits.
 ///
-/// With the number of files (covered paths not missing) it vouches for;
-/// `None` otherwise: the fingerprint is then taken as without it.
+/// [`Recorded::Not`] otherwise: the fingerprint is then taken as without
+/// it, with the walk taken here, if any.
 fn recorded_answer(
     repo: &Repo,
     index: &IndexSnapshot,
@@ -441,17 +462,17 @@ fn recorded_answer(
     looked: &mut cover::Looked,
     record: &scan::Record,
     key: [u8; 32],
-) -> Result<Option<(Fingerprint, u64)>, GitError> {
+) -> Result<Recorded, GitError> {
     let scan::Record::Monitored {
         own: Some(own),
         since: Some(since),
         ..
     } = record
     else {
-        return Ok(None);
+        return Ok(Recorded::Not(None));
     };
     let (Some(changed), Some(answer)) = (&since.changed, own.answer()) else {
-        return Ok(None);
+        return Ok(Recorded::Not(None));
     };
     if !changed.is_empty()
         || !own.all_vouchable()
@@ -460,10 +481,10 @@ fn recorded_answer(
         || answer.entries > inputs.max_entries
         || answer.bytes > inputs.max_bytes
     {
-        return Ok(None);
+        return Ok(Recorded::Not(None));
     }
     let Some(workdir) = repo.workdir() else {
-        return Ok(None);
+        return Ok(Recorded::Not(None));
     };
     let outside: Vec<RepoPath> = looked
         .named
@@ -473,7 +494,7 @@ fn recorded_answer(
         .collect();
     for path in &outside {
         if looked.problem_above(path.as_bytes()).is_some() {
-            return Ok(None);
+            return Ok(Recorded::Not(None));
         }
         let now = workdir
             .join(std::ffi::OsStr::from_bytes(path.as_bytes()))
@@ -484,27 +505,22 @@ fn recorded_answer(
             _ => false,
         };
         if !as_recorded {
-            return Ok(None);
+            return Ok(Recorded::Not(None));
         }
     }
     if looked.doubtful() {
-        return Ok(None);
+        return Ok(Recorded::Not(None));
     }
-    if !looked.walked.is_empty() {
-        let walked_index = &answer.listed.walked_index;
-        let (entries, from_cache) = walk::untracked(
-            repo,
-            index,
-            workdir,
-            &looked.walked,
-            walked_index,
-            cache_dir,
-        )?;
-        if !from_cache || cover::untracked_digest(&entries) != answer.listed.untracked {
-            return Ok(None);
-        }
-    } else if cover::untracked_digest(&[]) != answer.listed.untracked {
-        return Ok(None);
+    let walk = walk::untracked(
+        repo,
+        index,
+        workdir,
+        &looked.walked,
+        &answer.listed.walked_index,
+        cache_dir,
+    )?;
+    if walk.digest() != answer.listed.untracked {
+        return Ok(Recorded::Not(Some(walk)));
     }
     let fp = Fingerprint::Available {
         digest: crate::digest::hex(&answer.digest),
@@ -513,7 +529,11 @@ fn recorded_answer(
     };
     // An answer is kept only with exactly the entries it was computed
     // from: the files among its paths.
-    Ok(Some((fp, own.len() as u64)))
+    Ok(Recorded::Holds {
+        fp,
+        files: own.len() as u64,
+        walk,
+    })
 }
 
 /// The record of `sources` under a file-system monitor, and what the

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use super::walk::Walk;
 use super::{Inputs, Unavailable, is_gate_path};
 use crate::git::{EntryKind, GitError, IndexSnapshot, Repo, UntrackedKind};
 use crate::path::RepoPath;
@@ -130,8 +131,8 @@ pub(super) struct Listing<'i> {
     /// SHA-256 of the index entries (path and kind, gitlinks included) at
     /// or below `walked`: what the walk's answer depends on in the index.
     pub walked_index: [u8; 32],
-    /// SHA-256 of the walk's answer as [`walk::untracked`](super::walk::untracked)
-    /// gave it, once [`Listing::untracked`] ran.
+    /// The walk's [`digest`](super::walk::Walk::digest), once
+    /// [`Listing::untracked`] ran.
     pub untracked_digest: [u8; 32],
     index: &'i IndexSnapshot,
     ancestry: Ancestry,
@@ -169,9 +170,7 @@ pub(super) fn list<'i>(
             .find(|(_, dir)| entry.path.is_under(dir))
             .map(|(source, _)| source);
         if below_source.is_some_and(|s| walked.contains(s)) {
-            let path = entry.path.as_bytes();
-            walked_index.update((path.len() as u64).to_le_bytes());
-            walked_index.update(path);
+            super::hash_part(&mut walked_index, entry.path.as_bytes());
             walked_index.update([match entry.kind {
                 EntryKind::File => b'f',
                 EntryKind::Executable => b'x',
@@ -220,25 +219,30 @@ impl Listing<'_> {
     /// The untracked, non-ignored files under the directory sources that
     /// are not in `known` (sorted) already, sorted, and whether they came
     /// from the untracked cache. Symlinks, nested
-    /// repositories and special files met become problems.
+    /// repositories and special files met become problems. `earlier` is a
+    /// walk already taken in this run, used when it was for the same index
+    /// entries.
     pub(super) fn untracked(
         &mut self,
         repo: &Repo,
         known: &[RepoPath],
         cache_dir: &Path,
+        earlier: Option<Walk>,
     ) -> Result<(Vec<RepoPath>, bool), GitError> {
         let mut files = Vec::new();
-        let workdir = self.ancestry.root.clone();
-        let (listed, from_cache) = super::walk::untracked(
-            repo,
-            self.index,
-            &workdir,
-            &self.walked,
-            &self.walked_index,
-            cache_dir,
-        )?;
-        self.untracked_digest = untracked_digest(&listed);
-        for entry in listed {
+        let walk = match earlier.filter(|w| w.walked_index == self.walked_index) {
+            Some(walk) => walk,
+            None => super::walk::untracked(
+                repo,
+                self.index,
+                &self.ancestry.root,
+                &self.walked,
+                &self.walked_index,
+                cache_dir,
+            )?,
+        };
+        self.untracked_digest = walk.digest();
+        for entry in walk.entries {
             if is_gate_path(&entry.path) {
                 continue;
             }
@@ -255,7 +259,7 @@ impl Listing<'_> {
             };
             self.problems.push((entry.path, problem));
         }
-        Ok((files, from_cache))
+        Ok((files, walk.from_cache))
     }
 
     /// Look above each of `paths` (sorted) for symlinked directories and
@@ -284,23 +288,6 @@ impl Listing<'_> {
         self.problems.dedup();
         self.problems
     }
-}
-
-/// SHA-256 of a walk's answer: each entry's path and kind.
-pub(super) fn untracked_digest(entries: &[crate::git::UntrackedEntry]) -> [u8; 32] {
-    let mut hasher = Sha256::new();
-    for entry in entries {
-        let path = entry.path.as_bytes();
-        hasher.update((path.len() as u64).to_le_bytes());
-        hasher.update(path);
-        hasher.update([match entry.kind {
-            UntrackedKind::File => b'f',
-            UntrackedKind::Symlink => b'l',
-            UntrackedKind::Repository => b'r',
-            UntrackedKind::Special => b's',
-        }]);
-    }
-    hasher.finalize().into()
 }
 
 /// The directory part of a repository-relative path (empty at the root).

@@ -62,11 +62,31 @@ enum Look {
     File,
 }
 
+/// A walk's answer: the untracked, non-ignored files under the walked
+/// directories, for the index entries `walked_index` digests.
+pub(super) struct Walk {
+    pub walked_index: [u8; 32],
+    pub entries: Vec<UntrackedEntry>,
+    /// Whether it came from the cache (no directory read).
+    pub from_cache: bool,
+}
+
+impl Walk {
+    /// SHA-256 of the answer: each entry's path and kind.
+    pub(super) fn digest(&self) -> [u8; 32] {
+        let mut hasher = Sha256::new();
+        for entry in &self.entries {
+            super::hash_part(&mut hasher, entry.path.as_bytes());
+            hasher.update([kind_code(entry.kind)]);
+        }
+        hasher.finalize().into()
+    }
+}
+
 /// The untracked, non-ignored files under `walked` (as
 /// [`Repo::untracked_under`] lists them), from the cache when it holds,
-/// else from a walk whose answer is then recorded; and whether it came
-/// from the cache. `walked_index` digests the index entries at or below
-/// `walked` (part of the key).
+/// else from a walk whose answer is then recorded. `walked_index` digests
+/// the index entries at or below `walked` (part of the key).
 pub(super) fn untracked(
     repo: &Repo,
     index: &IndexSnapshot,
@@ -74,15 +94,20 @@ pub(super) fn untracked(
     walked: &[RepoPath],
     walked_index: &[u8; 32],
     cache_dir: &Path,
-) -> Result<(Vec<UntrackedEntry>, bool), GitError> {
+) -> Result<Walk, GitError> {
+    let answer = |entries, from_cache| Walk {
+        walked_index: *walked_index,
+        entries,
+        from_cache,
+    };
     if walked.is_empty() {
-        return Ok((Vec::new(), false));
+        return Ok(answer(Vec::new(), false));
     }
     let (config, rule_files) = repo.walk_rules();
     let key = key(workdir, walked, &config, &rule_files, walked_index);
     let file = file_for(cache_dir, workdir, walked);
     if let Some(entries) = load(&file, &key) {
-        return Ok((entries, true));
+        return Ok(answer(entries, true));
     }
     // Taken before the walk reads any directory: see the trust rule.
     let stamp = cache::stamp(cache_dir);
@@ -91,7 +116,17 @@ pub(super) fn untracked(
         let watched = watched(workdir, walked, &walk.seen_dirs, &rule_files);
         save(&file, &key, stamp, &watched, &walk.entries);
     }
-    Ok((walk.entries, false))
+    Ok(answer(walk.entries, false))
+}
+
+/// How an entry's kind is written, in the record and in the digest.
+fn kind_code(kind: UntrackedKind) -> u8 {
+    match kind {
+        UntrackedKind::File => b'f',
+        UntrackedKind::Symlink => b'l',
+        UntrackedKind::Repository => b'r',
+        UntrackedKind::Special => b's',
+    }
 }
 
 /// The cache file of the work tree `workdir` and the directories `walked`.
@@ -112,10 +147,7 @@ fn key(
     walked_index: &[u8; 32],
 ) -> [u8; 32] {
     let mut hasher = Sha256::new();
-    let mut part = |bytes: &[u8]| {
-        hasher.update((bytes.len() as u64).to_le_bytes());
-        hasher.update(bytes);
-    };
+    let mut part = |bytes: &[u8]| super::hash_part(&mut hasher, bytes);
     part(b"gate-walk-key-v1");
     part(workdir.as_os_str().as_bytes());
     part(config);
@@ -222,12 +254,7 @@ fn save(
         if !cache::put_path(&mut out, entry.path.as_bytes()) {
             return false;
         }
-        out.push(match entry.kind {
-            UntrackedKind::File => b'f',
-            UntrackedKind::Symlink => b'l',
-            UntrackedKind::Repository => b'r',
-            UntrackedKind::Special => b's',
-        });
+        out.push(kind_code(entry.kind));
     }
     cache::write_sealed(file, out)
 }
@@ -271,13 +298,15 @@ fn load(file: &Path, key: &[u8; 32]) -> Option<Vec<UntrackedEntry>> {
     let mut entries = Vec::with_capacity(count);
     for _ in 0..count {
         let path = RepoPath::new(r.path()?.to_vec());
-        let kind = match r.take(1)?[0] {
-            b'f' => UntrackedKind::File,
-            b'l' => UntrackedKind::Symlink,
-            b'r' => UntrackedKind::Repository,
-            b's' => UntrackedKind::Special,
-            _ => return None,
-        };
+        let code = r.take(1)?[0];
+        let kind = [
+            UntrackedKind::File,
+            UntrackedKind::Symlink,
+            UntrackedKind::Repository,
+            UntrackedKind::Special,
+        ]
+        .into_iter()
+        .find(|k| kind_code(*k) == code)?;
         entries.push(UntrackedEntry { path, kind });
     }
     (r.at == body.len()).then_some(entries)

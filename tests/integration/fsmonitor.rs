@@ -301,15 +301,6 @@ fn the_daemons_global_configuration_is_the_one_read() {
     drop(daemon);
 }
 
-fn touch_back_abs(path: &Path) {
-    let status = Command::new("touch")
-        .args(["-d", "2020-01-01 00:00:00"])
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 /// A hard link made after the record, between two source directories:
 /// watchman names the new name only; the old name's record says one link,
 /// so the new name's link count sends the old one to be stat-ed.
@@ -588,6 +579,30 @@ fn the_recorded_answer_holds_only_while_what_it_depends_on_does() {
     assert_eq!(other, oracle(&repo, &["README.md"]));
 }
 
+/// A change outside the sources that the untracked cache depends on (a new
+/// file at the root, whose directory the walk looks at) but that leaves the
+/// untracked files the same: one walk shows it, and the answer holds.
+#[test]
+fn a_walk_that_finds_the_same_untracked_files_keeps_the_answer() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = project();
+    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+        return;
+    };
+    monitored(&repo, &[]);
+    settle();
+    let (before, stats) = monitored(&repo, &[]);
+    assert!(stats.recorded && stats.untracked_from_cache, "{stats:?}");
+    repo.write("NOTES.txt", "outside the sources\n");
+    let (after, stats) = monitored(&repo, &[]);
+    assert!(stats.recorded, "{stats:?}");
+    assert!(!stats.untracked_from_cache, "the walk was taken again");
+    assert_eq!(after, before);
+    assert_eq!(after, oracle(&repo, &[]));
+}
+
 /// A touched path outside the sources whose directory became a symlink
 /// (its own stat unchanged, seen through the link): unavailable, as
 /// without a monitor.
@@ -656,11 +671,15 @@ fn lower_limits_are_not_answered_from_the_record() {
     }
 }
 
-/// The mtime set back to 2020 (the ctime still moves).
+/// The mtime of `rel` set back to 2020 (the ctime still moves).
 fn touch_back(repo: &TestRepo, rel: &str) {
+    touch_back_abs(&repo.path().join(rel));
+}
+
+fn touch_back_abs(path: &Path) {
     let status = Command::new("touch")
         .args(["-d", "2020-01-01 00:00:00"])
-        .arg(repo.path().join(rel))
+        .arg(path)
         .status()
         .unwrap();
     assert!(status.success());
