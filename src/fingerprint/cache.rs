@@ -290,16 +290,26 @@ pub(super) fn named(dir: &Path, prefix: &str, key: &[u8]) -> PathBuf {
     dir.join(format!("{prefix}-{}.cache", &key[..16]))
 }
 
-/// The bytes of a cache file and its mtime; `None` when absent or
-/// unreadable. One handle for the bytes and the time: a file replaced in
-/// between would pair one file's entries with the other's time.
+/// The largest cache file read: far above what gate writes (a 2 MB stat
+/// cache holds 20,000 entries); anything larger is not gate's, and reading
+/// it whole could exhaust memory.
+const MAX_FILE: u64 = 1 << 30;
+
+/// The bytes of a cache file and its mtime; `None` when absent,
+/// unreadable or larger than [`MAX_FILE`]. One handle for the bytes and the
+/// time: a file replaced in between would pair one file's entries with the
+/// other's time.
 pub(super) fn read(file: &Path) -> Option<(Vec<u8>, Time)> {
     use std::io::Read;
-    let mut handle = fs::File::open(file).ok()?;
+    let handle = fs::File::open(file).ok()?;
     let meta = handle.metadata().ok()?;
+    if meta.len() > MAX_FILE {
+        return None;
+    }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).ok()?);
-    handle.read_to_end(&mut bytes).ok()?;
-    Some((bytes, Time::mtime_of(&meta)))
+    // A file that grows while read is not read past the limit either.
+    handle.take(MAX_FILE + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= MAX_FILE).then(|| (bytes, Time::mtime_of(&meta)))
 }
 
 /// `bytes` without their trailing SHA-256 ([`write_sealed`]), when it checks.
@@ -673,6 +683,16 @@ mod tests {
         assert_eq!(cache.trusted(0, &s), None);
         let cache = parse(body, b"/w", t(50, 1)).unwrap();
         assert_eq!(cache.trusted(0, &s), Some([1; 32]));
+    }
+
+    #[test]
+    fn a_file_larger_than_any_cache_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("huge.cache");
+        // Sparse: no disk, but reading it whole would take 2 GiB of memory.
+        fs::File::create(&file).unwrap().set_len(2 << 30).unwrap();
+        assert!(read(&file).is_none());
+        assert!(load(&file, b"/w").is_none());
     }
 
     #[test]

@@ -45,6 +45,9 @@ const TIMEOUT: Duration = Duration::from_secs(3);
 /// How long watchman may wait for its synchronisation cookie, in ms (less
 /// than [`TIMEOUT`], so that a slow daemon answers with an error).
 const SYNC_MS: u64 = 2_000;
+/// The longest answer read (a `since` query naming 100,000 files is a few
+/// MB): anything longer is not an answer to trust.
+const MAX_ANSWER: u64 = 64 << 20;
 /// How long `watchman get-sockname` may take (it may start the daemon).
 const SPAWN_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -396,16 +399,26 @@ impl Client {
         })
     }
 
-    /// Send one command and read its answer; `None` on any error, or when
-    /// watchman answers with one.
+    /// Send one command and read its answer; `None` on any error, when
+    /// watchman answers with one, or when no answer of at most
+    /// [`MAX_ANSWER`] bytes comes within [`TIMEOUT`] of asking.
     fn call(&mut self, command: &Value) -> Option<Value> {
+        use std::io::Read;
+        let deadline = Instant::now() + TIMEOUT;
         let mut line = serde_json::to_vec(command).ok()?;
         line.push(b'\n');
         self.writer.write_all(&line).ok()?;
         loop {
+            if Instant::now() > deadline {
+                return None;
+            }
             let mut answer = Vec::new();
-            let n = self.reader.read_until(b'\n', &mut answer).ok()?;
-            if n == 0 {
+            (&mut self.reader)
+                .take(MAX_ANSWER)
+                .read_until(b'\n', &mut answer)
+                .ok()?;
+            if answer.last() != Some(&b'\n') {
+                // The connection closed, or the line did not end in time.
                 return None;
             }
             let answer: Value = serde_json::from_slice(&answer).ok()?;
