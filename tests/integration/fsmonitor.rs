@@ -22,6 +22,8 @@ use crate::this_test;
 const MAX_ENTRIES: u64 = 20_000;
 const MAX_BYTES: u64 = 128 * 1024 * 1024;
 const SOURCES: &[&str] = &["src", "Cargo.toml"];
+/// Where a test's daemon keeps its socket and state (below its scratch).
+const DAEMON: &str = "watchman";
 
 /// A watchman daemon of the test's own, found through `WATCHMAN_SOCK`;
 /// shut down on drop. Only in an isolated child (it sets the variable).
@@ -128,6 +130,13 @@ fn monitored(repo: &TestRepo, touched: &[&str]) -> (Fingerprint, Stats) {
     fp_with(repo, "cache", touched)
 }
 
+/// A run that records, then the warm run after it.
+fn warm(repo: &TestRepo, touched: &[&str]) -> (Fingerprint, Stats) {
+    monitored(repo, touched);
+    settle();
+    monitored(repo, touched)
+}
+
 /// The oracle: no monitor, no cache (every file read).
 fn oracle(repo: &TestRepo, touched: &[&str]) -> Fingerprint {
     repo.git(&["config", "gate.fsmonitor", "false"]);
@@ -167,7 +176,7 @@ fn a_warm_run_takes_unchanged_files_on_the_monitors_word() {
         return;
     }
     let repo = project();
-    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+    let Some(_daemon) = Daemon::start(&repo.scratch(DAEMON)) else {
         return;
     };
     let (cold, stats) = monitored(&repo, &[]);
@@ -215,12 +224,10 @@ fn a_missing_path_is_covered_but_not_counted_as_a_file() {
     }
     let repo = project();
     repo.remove(b"src/d0/f0.txt");
-    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+    let Some(_daemon) = Daemon::start(&repo.scratch(DAEMON)) else {
         return;
     };
-    monitored(&repo, &[]);
-    settle();
-    let (fp, stats) = monitored(&repo, &[]);
+    let (fp, stats) = warm(&repo, &[]);
     assert!(stats.recorded);
     assert!(
         matches!(fp, Fingerprint::Available { entries: 301, .. }),
@@ -242,12 +249,10 @@ fn a_file_with_hard_links_is_always_stat_ed() {
     let path = |rel: &str| repo.path().join(rel);
     std::fs::hard_link(path("src/d1/f1.txt"), path("src/d1/link.txt")).unwrap();
     std::fs::hard_link(path("src/d2/f2.txt"), path("outside.txt")).unwrap();
-    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+    let Some(_daemon) = Daemon::start(&repo.scratch(DAEMON)) else {
         return;
     };
-    monitored(&repo, &[]);
-    settle();
-    let (before, stats) = monitored(&repo, &[]);
+    let (before, stats) = warm(&repo, &[]);
     assert!(!stats.recorded);
     // 302 covered files, 3 of them with two names.
     assert_eq!((stats.hashed, stats.from_monitor), (0, 299));
@@ -276,23 +281,19 @@ fn the_daemons_global_configuration_is_the_one_read() {
     std::fs::write(&config, r#"{"ignore_dirs": ["src/d9"]}"#).unwrap();
     // Its mtime well before the daemon starts.
     touch_back_abs(&config);
-    let Some(daemon) = Daemon::start_with(&repo.scratch("watchman"), Some(&config)) else {
+    let Some(daemon) = Daemon::start_with(&repo.scratch(DAEMON), Some(&config)) else {
         return;
     };
-    monitored(&repo, &[]);
-    settle();
-    let (_, stats) = monitored(&repo, &[]);
+    let (_, stats) = warm(&repo, &[]);
     assert_eq!((stats.hashed, stats.from_monitor), (0, 0), "{stats:?}");
     daemon.stop();
 
     std::fs::write(&config, "{}").unwrap();
     touch_back_abs(&config);
-    let Some(daemon) = Daemon::start_with(&repo.scratch("watchman"), Some(&config)) else {
+    let Some(daemon) = Daemon::start_with(&repo.scratch(DAEMON), Some(&config)) else {
         return;
     };
-    monitored(&repo, &[]);
-    settle();
-    assert!(monitored(&repo, &[]).1.recorded, "nothing ignored: warm");
+    assert!(warm(&repo, &[]).1.recorded, "nothing ignored: warm");
     // Edited after the daemon read it: what it holds is unknown.
     std::fs::write(&config, r#"{"ignore_dirs": []}"#).unwrap();
     let (_, stats) = monitored(&repo, &[]);
@@ -311,12 +312,10 @@ fn a_hard_link_made_after_the_record_is_seen() {
     }
     let repo = project();
     let path = |rel: &str| repo.path().join(rel);
-    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+    let Some(_daemon) = Daemon::start(&repo.scratch(DAEMON)) else {
         return;
     };
-    monitored(&repo, &[]);
-    settle();
-    assert!(monitored(&repo, &[]).1.recorded);
+    assert!(warm(&repo, &[]).1.recorded);
     std::fs::hard_link(path("src/d1/f1.txt"), path("src/d2/link.txt")).unwrap();
     let (linked, _) = monitored(&repo, &[]);
     assert_eq!(linked, oracle(&repo, &[]));
@@ -339,12 +338,10 @@ fn a_source_watchman_ignores_is_always_stat_ed() {
     }
     let repo = project();
     repo.write(".watchmanconfig", r#"{"ignore_dirs": ["src/d9"]}"#);
-    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+    let Some(_daemon) = Daemon::start(&repo.scratch(DAEMON)) else {
         return;
     };
-    monitored(&repo, &[]);
-    settle();
-    let (before, stats) = monitored(&repo, &[]);
+    let (before, stats) = warm(&repo, &[]);
     assert!(!stats.recorded);
     assert_eq!((stats.hashed, stats.from_monitor), (0, 0), "{stats:?}");
     repo.write("src/d9/f9.txt", "FILE 9\n");
@@ -364,12 +361,10 @@ fn a_name_watchman_cannot_encode_costs_one_timeout() {
         return;
     }
     let repo = project();
-    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+    let Some(_daemon) = Daemon::start(&repo.scratch(DAEMON)) else {
         return;
     };
-    monitored(&repo, &[]);
-    settle();
-    assert!(monitored(&repo, &[]).1.recorded);
+    assert!(warm(&repo, &[]).1.recorded);
     repo.write_at(b"src/d1/bad\xff.txt", "not utf-8\n");
     let started = std::time::Instant::now();
     let (fp, stats) = monitored(&repo, &[]);
@@ -392,7 +387,7 @@ fn every_change_is_seen_through_the_monitor() {
         return;
     }
     let repo = project();
-    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+    let Some(_daemon) = Daemon::start(&repo.scratch(DAEMON)) else {
         return;
     };
     monitored(&repo, &[]);
@@ -484,13 +479,11 @@ fn a_touched_file_outside_the_sources_is_watched() {
         return;
     }
     let repo = project();
-    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+    let Some(_daemon) = Daemon::start(&repo.scratch(DAEMON)) else {
         return;
     };
     let touched = ["README.md"];
-    monitored(&repo, &touched);
-    settle();
-    let (warm, stats) = monitored(&repo, &touched);
+    let (warm, stats) = warm(&repo, &touched);
     assert!(stats.recorded);
     repo.write("README.md", "README\n");
     touch_back(&repo, "README.md");
@@ -509,18 +502,14 @@ fn answer_after(
     touched: &[&str],
     change: impl FnOnce(),
 ) -> (Fingerprint, Fingerprint) {
-    monitored(repo, touched);
-    settle();
-    let (before, stats) = monitored(repo, touched);
+    let (before, stats) = warm(repo, touched);
     assert!(stats.recorded, "not warm: {stats:?}");
     change();
     let (after, stats) = monitored(repo, touched);
     assert!(!stats.recorded, "the recorded answer outlived the change");
     assert_eq!(after, oracle(repo, touched));
     settle();
-    monitored(repo, touched);
-    settle();
-    let (again, stats) = monitored(repo, touched);
+    let (again, stats) = warm(repo, touched);
     assert!(
         stats.recorded,
         "the answer is not recorded again: {stats:?}"
@@ -541,7 +530,7 @@ fn the_recorded_answer_holds_only_while_what_it_depends_on_does() {
     repo.write("src/d1/kept.log", "ignored, then not\n");
     repo.write("src/d2/untracked.txt", "untracked, then excluded\n");
     repo.write("docs/x.md", "touched\n");
-    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+    let Some(_daemon) = Daemon::start(&repo.scratch(DAEMON)) else {
         return;
     };
 
@@ -571,9 +560,7 @@ fn the_recorded_answer_holds_only_while_what_it_depends_on_does() {
     assert_ne!(before, after);
 
     // Another set of touched paths is another key.
-    monitored(&repo, &["docs/x.md"]);
-    settle();
-    assert!(monitored(&repo, &["docs/x.md"]).1.recorded);
+    assert!(warm(&repo, &["docs/x.md"]).1.recorded);
     let (other, stats) = monitored(&repo, &["README.md"]);
     assert!(!stats.recorded);
     assert_eq!(other, oracle(&repo, &["README.md"]));
@@ -588,12 +575,10 @@ fn a_walk_that_finds_the_same_untracked_files_keeps_the_answer() {
         return;
     }
     let repo = project();
-    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+    let Some(_daemon) = Daemon::start(&repo.scratch(DAEMON)) else {
         return;
     };
-    monitored(&repo, &[]);
-    settle();
-    let (before, stats) = monitored(&repo, &[]);
+    let (before, stats) = warm(&repo, &[]);
     assert!(stats.recorded && stats.untracked_from_cache, "{stats:?}");
     repo.write("NOTES.txt", "outside the sources\n");
     let (after, stats) = monitored(&repo, &[]);
@@ -614,13 +599,11 @@ fn a_symlink_above_a_touched_path_is_seen() {
     let repo = project();
     // Deeper than the root, whose directory the untracked walk watches.
     repo.write("docs/deep/x.md", "touched\n");
-    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+    let Some(_daemon) = Daemon::start(&repo.scratch(DAEMON)) else {
         return;
     };
     let touched = ["docs/deep/x.md"];
-    monitored(&repo, &touched);
-    settle();
-    assert!(monitored(&repo, &touched).1.recorded);
+    assert!(warm(&repo, &touched).1.recorded);
     let docs = repo.path().join("docs");
     std::fs::rename(docs.join("deep"), docs.join("deep.real")).unwrap();
     std::os::unix::fs::symlink("deep.real", docs.join("deep")).unwrap();
@@ -647,12 +630,10 @@ fn lower_limits_are_not_answered_from_the_record() {
         return;
     }
     let repo = project();
-    let Some(_daemon) = Daemon::start(&repo.scratch("watchman")) else {
+    let Some(_daemon) = Daemon::start(&repo.scratch(DAEMON)) else {
         return;
     };
-    monitored(&repo, &[]);
-    settle();
-    assert!(monitored(&repo, &[]).1.recorded);
+    assert!(warm(&repo, &[]).1.recorded);
     let sources = strings(SOURCES);
     let gate = Repo::discover(repo.path()).unwrap();
     for (max_entries, max_bytes) in [(300, MAX_BYTES), (MAX_ENTRIES, 1000)] {
@@ -694,12 +675,10 @@ fn what_watchman_cannot_vouch_for_is_stat_ed() {
         return;
     }
     let repo = project();
-    let Some(daemon) = Daemon::start(&repo.scratch("watchman")) else {
+    let Some(daemon) = Daemon::start(&repo.scratch(DAEMON)) else {
         return;
     };
-    monitored(&repo, &[]);
-    settle();
-    assert_eq!(monitored(&repo, &[]).1.from_monitor, 301);
+    assert_eq!(warm(&repo, &[]).1.from_monitor, 301);
 
     // Down: the record serves as a stat cache; the clock is dropped.
     daemon.stop();
@@ -719,7 +698,7 @@ fn what_watchman_cannot_vouch_for_is_stat_ed() {
     assert!(!stats.cache_written, "the record was rewritten as it was");
 
     // Back, a new instance: the record has no clock, so one is taken now.
-    let daemon = Daemon::start(&repo.scratch("watchman")).expect("watchman ran a moment ago");
+    let daemon = Daemon::start(&repo.scratch(DAEMON)).expect("watchman ran a moment ago");
     settle();
     let (_, stats) = monitored(&repo, &[]);
     assert_eq!(stats.from_monitor, 0);
@@ -729,7 +708,7 @@ fn what_watchman_cannot_vouch_for_is_stat_ed() {
 
     // Restarted between two runs: the kept clock is of another instance.
     daemon.stop();
-    let _daemon = Daemon::start(&repo.scratch("watchman")).expect("watchman ran a moment ago");
+    let _daemon = Daemon::start(&repo.scratch(DAEMON)).expect("watchman ran a moment ago");
     repo.write("src/d2/f2.txt", "edited across a restart\n");
     touch_back(&repo, "src/d2/f2.txt");
     let (fp, stats) = monitored(&repo, &[]);
@@ -748,7 +727,7 @@ fn the_socket_is_found_once_and_kept() {
         return;
     }
     let repo = project();
-    let Some(daemon) = Daemon::start(&repo.scratch("watchman")) else {
+    let Some(daemon) = Daemon::start(&repo.scratch(DAEMON)) else {
         return;
     };
     // SAFETY: an isolated child runs this one test on one thread.
@@ -781,9 +760,7 @@ fn the_socket_is_found_once_and_kept() {
     // SAFETY: as above.
     unsafe { std::env::set_var("PATH", path) };
 
-    monitored(&repo, &[]);
-    settle();
-    assert_eq!(monitored(&repo, &[]).1.from_monitor, 301);
+    assert_eq!(warm(&repo, &[]).1.from_monitor, 301);
     let runs = std::fs::read_to_string(repo.scratch("shim-runs")).unwrap();
     assert_eq!(runs.lines().count(), 1, "asked once, then remembered");
     let kept = std::fs::read_to_string(repo.scratch("cache").join("watchman-socket")).unwrap();
