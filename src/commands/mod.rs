@@ -75,6 +75,12 @@ impl From<GitError> for Failure {
             GitError::NoWorkTree { .. } => {
                 Some("this verb needs a work tree; a bare repository has none")
             }
+            GitError::NotADirectory { .. } => {
+                Some("run gate in a directory of a git work tree, or pass -C with one")
+            }
+            GitError::UnsupportedObjectFormat { .. } => Some(
+                "gate reads SHA-1 repositories only; use it in a repository made with git's default object format",
+            ),
             _ => None,
         };
         Failure {

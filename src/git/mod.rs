@@ -250,6 +250,12 @@ pub enum GitError {
     NotARepository { path: PathBuf },
     #[error("the repository at {} has no work tree", path.display())]
     NoWorkTree { path: PathBuf },
+    /// The place to start from is not a directory (or is not there).
+    #[error("{} {problem}", path.display())]
+    NotADirectory { path: PathBuf, problem: String },
+    /// A repository whose object ids gate cannot read (SHA-256).
+    #[error("the repository at {} uses {format} object ids, which gate does not read", path.display())]
+    UnsupportedObjectFormat { path: PathBuf, format: String },
     #[error("unknown revision `{spec}`")]
     UnknownRevision { spec: String },
     #[error("`{spec}` names a {kind}, not a commit")]
@@ -282,7 +288,7 @@ impl GitError {
     fn gix(context: impl Into<String>, err: &gix::Error) -> GitError {
         GitError::Other {
             context: context.into(),
-            message: format!("{err:#}"),
+            message: plain_chain(err),
         }
     }
 
@@ -300,10 +306,7 @@ impl GitError {
             .flatten();
         match id {
             Some(id) => GitError::MissingObject { id: id.to_string() },
-            None => GitError::Other {
-                context: context.into(),
-                message: text,
-            },
+            None => GitError::gix(context, err),
         }
     }
 }
@@ -384,6 +387,44 @@ fn lexically_normal(path: &Path) -> PathBuf {
 }
 
 /// Whether a gix error means "there is no repository here".
+/// A gix error and its causes as one line of text, `: `-separated: each
+/// cause's own message, never Rust debug text (a cause that repeats the one
+/// before it is said once).
+fn plain_chain(err: &gix::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in err.iter_errors() {
+        let text = cause.to_string();
+        let text = text.trim();
+        if text.is_empty() || parts.iter().any(|p| p.contains(text)) {
+            continue;
+        }
+        parts.push(text.to_string());
+    }
+    if parts.is_empty() {
+        return err.to_string();
+    }
+    parts.join(": ")
+}
+
+/// The object format named by `extensions.objectFormat` when that is what
+/// made opening fail (a SHA-256 repository: gix is built for SHA-1 only).
+fn unsupported_object_format(err: &gix::Error) -> Option<String> {
+    if !err.is_unsupported() {
+        return None;
+    }
+    let values = err.metadata_merged();
+    // Values display quoted (`"sha256"`).
+    let text = |name: &str| {
+        values
+            .get(name)
+            .map(|v| v.to_string().trim_matches('"').to_string())
+    };
+    text("key")?
+        .eq_ignore_ascii_case("extensions.objectFormat")
+        .then(|| text("input"))
+        .flatten()
+}
+
 fn is_not_found(err: &gix::Error) -> bool {
     use gix::discover::upwards::Error as Up;
     err.downcast_any_ref::<Up>().is_some_and(|up| {
@@ -402,10 +443,21 @@ impl Repo {
     /// `GIT_INDEX_FILE`, and following linked worktrees.
     pub fn discover(start: &Path) -> Result<Repo, GitError> {
         let mut repo = gix::discover_with_environment_overrides(start).map_err(|err| {
-            if is_not_found(&err) {
-                GitError::NotARepository {
-                    path: start.to_path_buf(),
+            let path = start.to_path_buf();
+            let problem = match std::fs::metadata(start) {
+                Ok(m) if m.is_dir() => None,
+                Ok(_) => Some("is not a directory".to_string()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    Some("does not exist".to_string())
                 }
+                Err(e) => Some(format!("cannot be read: {e}")),
+            };
+            if let Some(problem) = problem {
+                GitError::NotADirectory { path, problem }
+            } else if let Some(format) = unsupported_object_format(&err) {
+                GitError::UnsupportedObjectFormat { path, format }
+            } else if is_not_found(&err) {
+                GitError::NotARepository { path }
             } else {
                 GitError::gix(
                     format!("opening the repository at {}", start.display()),

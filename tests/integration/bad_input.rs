@@ -165,3 +165,69 @@ fn bad_ranges_are_unknown_not_pass() {
         assert_no_panic(&out);
     }
 }
+
+/// An error is one plain sentence and a hint: no Rust debug text.
+fn assert_plain_error(out: &std::process::Output) {
+    let err = stderr(out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "one error line and one hint\n{}", show(out));
+    assert!(lines[0].starts_with("gate: error: "), "{}", show(out));
+    assert!(lines[1].starts_with("gate: hint: "), "{}", show(out));
+    for debug in ["Message {", "Os {", "Caused by", "kind:", "{ "] {
+        assert!(!err.contains(debug), "debug text `{debug}`\n{}", show(out));
+    }
+}
+
+#[test]
+fn a_missing_directory_given_to_dash_c_is_a_plain_error() {
+    let repo = TestRepo::new();
+    let nowhere = repo.scratch("nowhere");
+    let out = repo
+        .gate()
+        .arg("-C")
+        .arg(&nowhere)
+        .arg("status")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert_plain_error(&out);
+    assert!(stderr(&out).contains("does not exist"), "{}", show(&out));
+    let file = repo.scratch("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let out = repo
+        .gate()
+        .arg("-C")
+        .arg(&file)
+        .arg("check")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert_plain_error(&out);
+    assert!(
+        stderr(&out).contains("is not a directory"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn a_sha256_repository_is_a_plain_error() {
+    let repo = TestRepo::new();
+    let dir = repo.scratch("sha256");
+    let init = crate::support::git_command(repo.path())
+        .args(["init", "-q", "--object-format=sha256"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    if !init.status.success() {
+        // A git without SHA-256 support cannot make the fixture.
+        eprintln!("skipped: {}", String::from_utf8_lossy(&init.stderr));
+        return;
+    }
+    for verb in ["status", "check"] {
+        let out = repo.gate().arg("-C").arg(&dir).arg(verb).output().unwrap();
+        assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+        assert_plain_error(&out);
+        assert!(stderr(&out).contains("sha256 object ids"), "{}", show(&out));
+    }
+}
