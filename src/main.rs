@@ -5,13 +5,16 @@
 //! have fixed shapes, and anything else (a flag, a typo, `--help`) goes
 //! through clap as usual.
 
-use clap::Parser;
+use clap::Parser as _;
 
 use gate::cli::{Cli, Command, HookCommand};
 
 fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let cli = hook_fast_path(&args).unwrap_or_else(|| Cli::parse_from(&args));
+    let cli = match hook_fast_path(&args).map_or_else(|| Cli::try_parse_from(&args), Ok) {
+        Ok(cli) => cli,
+        Err(e) => std::process::exit(gate::commands::command_line_error(&e, &args)),
+    };
     std::process::exit(gate::commands::run(cli));
 }
 

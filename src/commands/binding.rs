@@ -329,23 +329,16 @@ pub fn run(dir: Option<&Path>, args: &BindingArgs) -> Result<i32, Failure> {
                 .map(|(id, b)| (id.as_str(), *b)),
         )
     })();
-    match result {
-        Ok(d) => {
-            out(&if args.json {
-                json::to_string(&wire(&d))
-            } else {
-                render(&d)
-            });
-            Ok(if d.judgement.standing == Standing::Refused {
-                1
-            } else {
-                0
-            })
-        }
-        Err(f) if args.json => {
-            out(&json::to_string(&json::error(&f)));
-            Err(f)
-        }
-        Err(f) => Err(f),
-    }
+    // An error under --json is printed as gate.error/1 by commands::run.
+    let d = result?;
+    out(&if args.json {
+        json::to_string(&wire(&d))
+    } else {
+        render(&d)
+    });
+    Ok(if d.judgement.standing == Standing::Refused {
+        1
+    } else {
+        0
+    })
 }

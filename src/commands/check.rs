@@ -59,21 +59,14 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<i32, Failure> {
         )?;
         Ok(report)
     })();
-    match result {
-        Ok(report) => {
-            out(&if args.json {
-                json::to_string(&json::report(&report))
-            } else {
-                human::render(&report)
-            });
-            Ok(report.exit_code())
-        }
-        Err(f) if args.json => {
-            out(&json::to_string(&json::error(&f)));
-            Err(f)
-        }
-        Err(f) => Err(f),
-    }
+    // An error under --json is printed as gate.error/1 by commands::run.
+    let report = result?;
+    out(&if args.json {
+        json::to_string(&json::report(&report))
+    } else {
+        human::render(&report)
+    });
+    Ok(report.exit_code())
 }
 
 /// The task a run is about: named, active, or none; an unreadable task is

@@ -22,18 +22,8 @@ use crate::report::style::{self, Out};
 use crate::report::{human, json};
 use crate::task::{self as tasks, Task};
 
+/// An error under --json is printed as gate.error/1 by commands::run.
 pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
-    match handover(dir, args) {
-        // Under --json, stdout holds one JSON document whatever happened.
-        Err(f) if args.json => {
-            out(&json::to_string(&json::error(&f)));
-            Err(f)
-        }
-        result => result,
-    }
-}
-
-fn handover(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
     let ctx = Ctx::open(dir)?;
     let policy = ctx.policy()?.policy;
     let task = ctx.require_task(args.task.as_deref())?;

@@ -146,9 +146,63 @@ pub fn err(text: &str) {
     let _ = io::stderr().lock().write_all(text.as_bytes());
 }
 
+/// Whether the command line asked for `--json`: then stdout holds exactly
+/// one JSON document in every outcome, a `gate.error/1` when the verb could
+/// not run (docs/json.md).
+pub fn wants_json(command: &Command) -> bool {
+    use crate::cli::{PlanCommand, TaskCommand};
+    match command {
+        Command::Check(a) => a.json,
+        Command::Binding(a) => a.json,
+        Command::Handover(a) => a.json,
+        Command::Status(a) => a.json,
+        Command::Task(TaskCommand::List { json }) => *json,
+        Command::Task(TaskCommand::Validate(a)) => a.json,
+        Command::Plan(PlanCommand::Validate { json }) => *json,
+        _ => false,
+    }
+}
+
+/// A command line clap refused (or `--help`, `--version`): clap prints it
+/// as usual; a refusal of one that asked for `--json` (before any `--`) is
+/// also a `gate.error/1` on stdout, so `--json` keeps its promise even when
+/// the rest of the line is wrong (docs/json.md). Returns the exit code.
+pub fn command_line_error(e: &clap::Error, args: &[std::ffi::OsString]) -> i32 {
+    use clap::error::ErrorKind;
+    let informational = matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+    let json = args
+        .iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--json");
+    if json && !informational {
+        let message = match e.kind() {
+            // clap prints the help here, not a sentence.
+            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                "the command line names no verb to run".to_string()
+            }
+            _ => e
+                .render()
+                .to_string()
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim_start_matches("error: ")
+                .to_string(),
+        };
+        let failure = Failure::usage(message).hint("`gate help` lists the verbs and their flags");
+        out(&crate::report::json::to_string(
+            &crate::report::json::error(&failure),
+        ));
+    }
+    let _ = e.print();
+    e.exit_code()
+}
+
 /// Run a parsed command line; returns the exit code.
 pub fn run(cli: Cli) -> i32 {
     let dir = cli.dir.clone();
+    let json = wants_json(&cli.command);
     let result = match cli.command {
         Command::Init(args) => init::run(dir.as_deref(), &args),
         Command::Install(args) => install::install(dir.as_deref(), &args),
@@ -166,6 +220,11 @@ pub fn run(cli: Cli) -> i32 {
     match result {
         Ok(code) => code,
         Err(f) => {
+            if json {
+                out(&crate::report::json::to_string(
+                    &crate::report::json::error(&f),
+                ));
+            }
             let mut text = format!("gate: error: {}\n", f.message);
             if let Some(h) = &f.hint {
                 text.push_str(&format!("gate: hint: {h}\n"));

@@ -13,6 +13,7 @@ mod golden;
 mod help;
 mod hooks;
 mod init;
+mod json_every_verb;
 mod json_schema;
 mod pre_push;
 mod provenance;
