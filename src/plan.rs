@@ -80,6 +80,11 @@ pub mod cause {
     pub const SERVES_ANOTHER_INTENT: &str = "serves_another_intent";
     /// An issue under an intent serves none of its criteria.
     pub const ISSUE_SERVES_NOTHING: &str = "issue_serves_nothing";
+    /// A check's command names a ref that moves without any commit here
+    /// (`origin/…`, `@{u}`, `FETCH_HEAD`): a warning (docs/plan.md).
+    pub const COMMAND_NAMES_MOVING_REF: &str = "command_names_moving_ref";
+    /// A check's command spans several lines: a warning (docs/plan.md).
+    pub const COMMAND_SPANS_LINES: &str = "command_spans_lines";
 }
 
 /// A whole plan.
@@ -296,6 +301,55 @@ impl LoadedPlan {
         }
         faults
     }
+
+    /// [`Plan::command_lints`] with their lines in [`Self::text`].
+    pub fn command_lints(&self) -> Vec<PlanFault> {
+        let mut faults = self.plan.command_lints();
+        let mut parses = ((32 << 20) / self.text.len().max(1)).max(8);
+        for fault in &mut faults {
+            fault.line = locate_nearest(&self.text, &fault.key, &mut parses).map(|(line, _)| line);
+        }
+        faults
+    }
+}
+
+/// The remotes a plan's command is read against: fixed, not this clone's
+/// configured remotes, so the plan gets the same answer in every clone.
+const MOVING_PREFIXES: &[&str] = &["origin/", "upstream/", "refs/remotes/"];
+
+/// The revisions in a check `command` that name a ref which moves without
+/// any commit in this repository — a remote-tracking branch (`origin/…`,
+/// `upstream/…`, `refs/remotes/…`), an upstream (`@{u}`, `@{upstream}`,
+/// `@{push}`) or `FETCH_HEAD` — in order of appearance. A receipt binds the
+/// check's sources, not where such a ref pointed when it ran (docs/plan.md).
+pub fn moving_refs(command: &str) -> Vec<&str> {
+    let separators = |c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '=' | '\'' | '"' | '`' | '(' | ')' | ';' | '|' | '&' | ',' | '<' | '>' | '$'
+            )
+    };
+    let mut found = Vec::new();
+    for word in command.split(separators) {
+        // `A..B`, `A...B` and `^A` name several revisions each.
+        for rev in word.split("..") {
+            let rev = rev.trim_start_matches(['.', '^']);
+            let base = rev.split(['^', '~', ':']).next().unwrap_or_default();
+            let lower = rev.to_ascii_lowercase();
+            let moving = MOVING_PREFIXES
+                .iter()
+                .any(|p| base.len() > p.len() && base.starts_with(p))
+                || base.split('@').next() == Some("FETCH_HEAD")
+                || ["@{u}", "@{upstream}", "@{push}"]
+                    .iter()
+                    .any(|u| lower.contains(u));
+            if moving && !found.contains(&rev) {
+                found.push(rev);
+            }
+        }
+    }
+    found
 }
 
 /// The plan of the worktree at `worktree_root`; `None` when it has no
@@ -479,6 +533,49 @@ impl ServesFault<'_> {
 }
 
 impl Plan {
+    /// Check commands whose receipt could not be reproduced, in document
+    /// order: one that names a moving ref ([`moving_refs`]) and one that
+    /// spans several lines. Warnings, never faults (docs/plan.md). Lines are
+    /// `None` here; use [`LoadedPlan::command_lints`] to have them.
+    pub fn command_lints(&self) -> Vec<PlanFault> {
+        let mut lints = Vec::new();
+        for (i, check) in self.checks.iter().enumerate() {
+            let key = format!("checks[{i}].command");
+            let refs = moving_refs(&check.command);
+            if !refs.is_empty() {
+                let refs = refs
+                    .iter()
+                    .map(|r| format!("`{r}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                lints.push(PlanFault {
+                    cause: cause::COMMAND_NAMES_MOVING_REF,
+                    key: key.clone(),
+                    line: None,
+                    message: format!(
+                        "the command of check {} names {refs}, which moves without a commit here: \
+                         its receipt could not be reproduced",
+                        check.id
+                    ),
+                });
+            }
+            let lines = check.command.trim_end().lines().count();
+            if lines > 1 {
+                lints.push(PlanFault {
+                    cause: cause::COMMAND_SPANS_LINES,
+                    key,
+                    line: None,
+                    message: format!(
+                        "the command of check {} spans {lines} lines: its receipt could not be \
+                         reproduced from one command line",
+                        check.id
+                    ),
+                });
+            }
+        }
+        lints
+    }
+
     /// Every fault in what `issue` serves, in document order.
     pub fn serves_faults<'p>(&'p self, issue: &'p Issue) -> Vec<ServesFault<'p>> {
         let Some(intent_id) = issue.intent.as_deref() else {
@@ -760,6 +857,50 @@ pub fn compile_glob(pattern: &str) -> Result<Glob, String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn moving_refs_are_found_in_commands() {
+        for (command, refs) in [
+            ("cargo test", vec![]),
+            (
+                "git diff --exit-code origin/main -- src",
+                vec!["origin/main"],
+            ),
+            ("git log origin/main..HEAD", vec!["origin/main"]),
+            ("git diff upstream/dev...HEAD", vec!["upstream/dev"]),
+            ("git diff @{u}", vec!["@{u}"]),
+            ("git diff main@{Upstream}", vec!["main@{Upstream}"]),
+            (
+                "git rev-list HEAD ^refs/remotes/fork/x",
+                vec!["refs/remotes/fork/x"],
+            ),
+            ("git diff FETCH_HEAD~1", vec!["FETCH_HEAD~1"]),
+            ("check --base=origin/main", vec!["origin/main"]),
+            ("cat src/origin/x docs/upstream/y", vec![]),
+            ("ls origin/ upstream", vec![]),
+            ("git diff HEAD~1", vec![]),
+        ] {
+            assert_eq!(moving_refs(command), refs, "{command}");
+        }
+    }
+
+    #[test]
+    fn command_lints_name_the_check_and_its_key() {
+        let plan = parse(
+            Path::new("plan.yaml"),
+            "checks:\n  - id: a\n    command: git diff origin/main\n    sources: [src]\n  - id: b\n    command: |\n      make\n      make test\n    sources: [src]\n  - id: c\n    command: make\n    sources: [src]\n",
+        )
+        .unwrap();
+        let lints = plan.command_lints();
+        let got: Vec<(&str, &str)> = lints.iter().map(|l| (l.cause, l.key.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                (cause::COMMAND_NAMES_MOVING_REF, "checks[0].command"),
+                (cause::COMMAND_SPANS_LINES, "checks[1].command"),
+            ]
+        );
+    }
     use super::*;
 
     const EXAMPLE: &str = include_str!("../policy/plan.example.yaml");

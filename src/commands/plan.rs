@@ -57,6 +57,28 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<i32, Failure> {
                     },
                 })
                 .collect();
+            // Commands whose receipts could not be reproduced: warnings.
+            for lint in loaded.command_lints() {
+                let decide = if lint.cause == crate::plan::cause::COMMAND_SPANS_LINES {
+                    "put the steps in a script listed in the check's sources, and run that"
+                } else {
+                    "compare with a commit the sources pin, or leave the moving ref out of the check"
+                };
+                findings.push(Finding {
+                    check: CHECK,
+                    cause: lint.cause,
+                    severity: Severity::Warn,
+                    unknown: false,
+                    message: lint.message,
+                    decide: decide.into(),
+                    subject: Subject {
+                        file: Some(file.clone()),
+                        line: lint.line,
+                        key: Some(lint.key),
+                        ..Subject::default()
+                    },
+                });
+            }
             // What the binding would trip on: critiques, and path overlaps.
             for r in crate::binding::plan_faults(p) {
                 findings.push(Finding {
