@@ -1,15 +1,31 @@
-//! Durable file writes and advisory locks.
+//! Durable file writes, advisory locks, and the one guarded read of gate's
+//! own state.
 //!
 //! Every file gate writes (task files, the active pointer, hooks, receipts)
-//! goes through [`write_atomic`]: a temporary file in the same directory,
-//! written whole, fsynced, renamed over the target, and the directory fsynced.
-//! A crash leaves the old file or the new one, never a torn one. Writers that
-//! read-modify-write hold a [`Lock`] so that concurrent runs lose nothing.
+//! goes through [`write_atomic`] or [`write_within`]: a temporary file,
+//! written whole, fsynced, renamed over the target, and the directory
+//! fsynced. A crash leaves the old file or the new one, never a torn one.
+//! Writers that read-modify-write hold a [`Lock`] so that concurrent runs
+//! lose nothing.
+//!
+//! Every state file gate reads that it did not just write (the active
+//! pointer, receipts, run markers, caches, start records, task and
+//! configuration files, the index) is read by [`read_within`]: no symbolic
+//! link followed on the way from a trusted directory (the work tree's root,
+//! the git directory) to the file, a non-blocking open (a FIFO must not
+//! hang a hook), regular files only, and a size cap per [`Kind`] checked
+//! before reading and again while reading. A refusal names the file, or the
+//! link on the way to it (docs/tasks.md, "Local state").
 
+use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, Read, Write};
+use std::os::fd::OwnedFd;
+use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant};
+
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::io::Errno;
 
 /// An I/O failure with the path it concerns.
 #[derive(Debug, thiserror::Error)]
@@ -31,47 +47,476 @@ impl FsError {
     }
 }
 
-/// Replace `path` with `bytes` atomically (same directory temp file, fsync,
-/// rename, fsync of the directory). Creates missing parent directories.
-/// `mode` sets Unix permission bits on the new file (e.g. `0o755` for hooks).
-pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), FsError> {
-    let dir = path
+/// A kind of file gate reads: what it is called in errors and the most
+/// bytes gate reads of it. Each cap is far above what gate writes; a larger
+/// file is not gate's, and reading it whole could exhaust memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kind {
+    pub what: &'static str,
+    pub max: u64,
+}
+
+impl Kind {
+    /// `<git-dir>/gate/active`: one task id.
+    pub const ACTIVE_POINTER: Kind = Kind {
+        what: "the active task pointer",
+        max: 4 << 10,
+    };
+    /// `<common-dir>/gate/started/<ID>`: one branch name.
+    pub const START_RECORD: Kind = Kind {
+        what: "a start record",
+        max: 4 << 10,
+    };
+    /// `<common-dir>/gate/receipts/<check>/*.json`.
+    pub const RECEIPT: Kind = Kind {
+        what: "a receipt",
+        max: 1 << 20,
+    };
+    /// `<common-dir>/gate/running/<check>/*.json`.
+    pub const RUN_MARKER: Kind = Kind {
+        what: "a run marker",
+        max: 64 << 10,
+    };
+    /// `<common-dir>/gate/cache/*` (a 2 MB stat cache holds 20,000 entries).
+    pub const CACHE: Kind = Kind {
+        what: "a cache file",
+        max: 1 << 30,
+    };
+    /// `.gate/policy.yaml`, `.gate/plan.yaml`, `.gate/tasks/*.md`.
+    pub const GATE_FILE: Kind = Kind {
+        what: "gate's files",
+        max: 1 << 20,
+    };
+    /// git's index, where gate reads it itself.
+    pub const INDEX: Kind = Kind {
+        what: "the index",
+        max: 4 << 30,
+    };
+    /// A file of git's own state gate reads itself (`MERGE_HEAD`).
+    pub const GIT_STATE: Kind = Kind {
+        what: "git's state files",
+        max: 1 << 20,
+    };
+}
+
+/// Why a guarded read ([`read_within`], [`list_within`]) refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{}: cannot read: {source}", path.display())]
+    Io { path: PathBuf, source: io::Error },
+    /// A symbolic link on the way to the file, or the file itself: gate
+    /// neither reads nor writes its state through a link, which could lead
+    /// out of the repository.
+    #[error("{}: a symbolic link; gate reads its state only where the repository keeps it, never through a link", path.display())]
+    Link { path: PathBuf },
+    #[error("{}: cannot read: not a regular file ({found})", path.display())]
+    NotRegular { path: PathBuf, found: &'static str },
+    #[error("{}: {size} bytes is over the {max}-byte limit for {what}", path.display())]
+    TooLarge {
+        path: PathBuf,
+        size: u64,
+        max: u64,
+        what: &'static str,
+    },
+}
+
+impl ReadError {
+    /// The file (or the link on the way to it) the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            ReadError::Io { path, .. }
+            | ReadError::Link { path }
+            | ReadError::NotRegular { path, .. }
+            | ReadError::TooLarge { path, .. } => path,
+        }
+    }
+}
+
+/// What lies at a path that could not be opened as expected.
+fn found(dir: &OwnedFd, name: &Path) -> Option<FileType> {
+    rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+        .ok()
+        .map(|st| FileType::from_raw_mode(st.st_mode))
+}
+
+fn type_name(t: FileType) -> &'static str {
+    match t {
+        FileType::RegularFile => "a regular file",
+        FileType::Directory => "a directory",
+        FileType::Symlink => "a symbolic link",
+        FileType::Fifo => "a FIFO",
+        FileType::Socket => "a socket",
+        FileType::CharacterDevice => "a character device",
+        FileType::BlockDevice => "a block device",
+        FileType::Unknown => "an unknown kind of file",
+    }
+}
+
+/// One step of a walk from a trusted directory: `None` when absent.
+type Step<T> = Result<Option<T>, ReadError>;
+
+/// The directory `rel` below `base`, opened without following a symbolic
+/// link below `base` (`base` itself is trusted: the work tree's root or a
+/// git directory); `None` when a component is absent and `create` is
+/// false. Created (each missing component, never through a link) when
+/// `create` is true.
+fn open_dir_within(base: &Path, rel: &Path, create: bool) -> Step<OwnedFd> {
+    let io_error = |path: &Path, e: Errno| ReadError::Io {
+        path: path.to_path_buf(),
+        source: e.into(),
+    };
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    if create {
+        fs::create_dir_all(base).map_err(|e| ReadError::Io {
+            path: base.to_path_buf(),
+            source: e,
+        })?;
+    }
+    let mut dir = match rustix::fs::open(base, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT) => return Ok(None),
+        Err(e) => return Err(io_error(base, e)),
+    };
+    let mut walked = base.to_path_buf();
+    for part in rel.components() {
+        let name = match part {
+            Component::CurDir => continue,
+            Component::Normal(name) => Path::new(name),
+            _ => {
+                return Err(ReadError::Io {
+                    path: base.join(rel),
+                    source: io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        "not a plain relative path",
+                    ),
+                });
+            }
+        };
+        walked.push(name);
+        let mut opened = rustix::fs::openat(&dir, name, flags | OFlags::NOFOLLOW, Mode::empty());
+        if create && matches!(opened, Err(Errno::NOENT)) {
+            match rustix::fs::mkdirat(&dir, name, Mode::from_raw_mode(0o777)) {
+                Ok(()) | Err(Errno::EXIST) => {}
+                Err(e) => return Err(io_error(&walked, e)),
+            }
+            opened = rustix::fs::openat(&dir, name, flags | OFlags::NOFOLLOW, Mode::empty());
+        }
+        dir = match opened {
+            Ok(fd) => fd,
+            Err(Errno::NOENT) => return Ok(None),
+            Err(e) => {
+                return Err(match found(&dir, name) {
+                    Some(FileType::Symlink) => ReadError::Link { path: walked },
+                    _ => io_error(&walked, e),
+                });
+            }
+        };
+    }
+    Ok(Some(dir))
+}
+
+/// The file `rel` below `base`, opened for reading without following a
+/// symbolic link below `base` and without blocking (a FIFO opens at once
+/// and is refused), if it is a regular file of at most `kind.max` bytes;
+/// `None` when absent. With its metadata, taken on the open handle.
+pub fn open_within(base: &Path, rel: &Path, kind: Kind) -> Step<(File, fs::Metadata)> {
+    let shown = base.join(rel);
+    let (Some(parent), Some(name)) = (rel.parent(), rel.file_name()) else {
+        return Err(ReadError::Io {
+            path: shown,
+            source: io::Error::new(io::ErrorKind::InvalidInput, "not a file name"),
+        });
+    };
+    let Some(dir) = open_dir_within(base, parent, false)? else {
+        return Ok(None);
+    };
+    let flags =
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let fd = match rustix::fs::openat(&dir, name, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT) => return Ok(None),
+        Err(e) => {
+            return Err(match found(&dir, Path::new(name)) {
+                Some(FileType::Symlink) => ReadError::Link { path: shown },
+                Some(t) if t != FileType::RegularFile => ReadError::NotRegular {
+                    path: shown,
+                    found: type_name(t),
+                },
+                _ => ReadError::Io {
+                    path: shown,
+                    source: e.into(),
+                },
+            });
+        }
+    };
+    let file = File::from(fd);
+    let meta = file.metadata().map_err(|e| ReadError::Io {
+        path: shown.clone(),
+        source: e,
+    })?;
+    if !meta.is_file() {
+        let t = FileType::from_raw_mode(std::os::unix::fs::MetadataExt::mode(&meta));
+        return Err(ReadError::NotRegular {
+            path: shown,
+            found: type_name(t),
+        });
+    }
+    if meta.len() > kind.max {
+        return Err(ReadError::TooLarge {
+            path: shown,
+            size: meta.len(),
+            max: kind.max,
+            what: kind.what,
+        });
+    }
+    Ok(Some((file, meta)))
+}
+
+/// The bytes of the file `rel` below `base`, read as [`open_within`] opens
+/// it and never past `kind.max` (a file that grows while read is refused);
+/// `None` when absent.
+pub fn read_within(base: &Path, rel: &Path, kind: Kind) -> Step<Vec<u8>> {
+    Ok(read_within_meta(base, rel, kind)?.map(|(bytes, _)| bytes))
+}
+
+/// [`read_within`] with the metadata of the handle the bytes came from.
+pub fn read_within_meta(base: &Path, rel: &Path, kind: Kind) -> Step<(Vec<u8>, fs::Metadata)> {
+    let Some((file, meta)) = open_within(base, rel, kind)? else {
+        return Ok(None);
+    };
+    let shown = || base.join(rel);
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(kind.max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ReadError::Io {
+            path: shown(),
+            source: e,
+        })?;
+    let size = bytes.len() as u64;
+    if size > kind.max {
+        return Err(ReadError::TooLarge {
+            path: shown(),
+            size,
+            max: kind.max,
+            what: kind.what,
+        });
+    }
+    Ok(Some((bytes, meta)))
+}
+
+/// [`read_within`] for a file whose directory is trusted as it is: only
+/// the file itself must not be a link.
+pub fn read_file(path: &Path, kind: Kind) -> Step<Vec<u8>> {
+    let (base, rel) = split_last(path);
+    read_within(base, rel, kind)
+}
+
+/// `path` as its directory and its last component.
+fn split_last(path: &Path) -> (&Path, &Path) {
+    let base = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(|e| FsError::new(dir, "create directory", e))?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp.{}.{}", std::process::id(), unique()));
+    let rel = path.file_name().map_or(path, Path::new);
+    (base, rel)
+}
+
+/// The names in the directory `rel` below `base` (reached without
+/// following a link), unsorted; `None` when it is absent.
+pub fn list_within(base: &Path, rel: &Path) -> Step<Vec<OsString>> {
+    use std::os::unix::ffi::OsStrExt;
+    let Some(dir) = open_dir_within(base, rel, false)? else {
+        return Ok(None);
+    };
+    let shown = || base.join(rel);
+    let mut entries = rustix::fs::Dir::read_from(&dir).map_err(|e| ReadError::Io {
+        path: shown(),
+        source: e.into(),
+    })?;
+    let mut names = Vec::new();
+    while let Some(entry) = entries.read() {
+        let entry = entry.map_err(|e| ReadError::Io {
+            path: shown(),
+            source: e.into(),
+        })?;
+        let name = entry.file_name().to_bytes();
+        if name != b"." && name != b".." {
+            names.push(std::ffi::OsStr::from_bytes(name).to_os_string());
+        }
+    }
+    Ok(Some(names))
+}
+
+/// Replace `path` with `bytes` atomically (a temporary file in the same
+/// directory, fsync, rename, fsync of the directory). Creates missing parent
+/// directories. `mode` sets Unix permission bits on the new file (e.g.
+/// `0o755` for hooks). A symbolic link at `path` is replaced, never
+/// followed.
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), FsError> {
+    let (base, rel) = split_last(path);
+    write_within(base, rel, bytes, mode, None)
+}
+
+/// Replace the file `rel` below `base` with `bytes` atomically, creating
+/// the directories on the way, never through a symbolic link below `base`:
+/// a link there (a committed `.gate` or `.gate/tasks` that points out of
+/// the repository) is refused, naming it.
+///
+/// The temporary file goes in `spare` (a directory of gate's under the git
+/// directory, where no `git add` can pick it up) when it is on the target's
+/// file system, so the rename stays atomic; else beside the target. A
+/// writer killed before the rename leaves it there, never in the work tree.
+pub fn write_within(
+    base: &Path,
+    rel: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+    spare: Option<&Path>,
+) -> Result<(), FsError> {
+    let target = base.join(rel);
+    let (Some(parent), Some(name)) = (rel.parent(), rel.file_name()) else {
+        return Err(FsError::new(
+            &target,
+            "write",
+            io::Error::new(io::ErrorKind::InvalidInput, "not a file name"),
+        ));
+    };
+    let dir = open_dir_within(base, parent, true)
+        .map_err(|e| write_refusal(&target, e))?
+        .expect("a directory just created exists");
+    let tmp_dir = match spare.map(|s| open_dir_within(s, Path::new(""), true)) {
+        Some(Ok(Some(spare))) if same_device(&spare, &dir) => spare,
+        _ => dir
+            .try_clone()
+            .map_err(|e| FsError::new(&target, "open", e))?,
+    };
+    let tmp = format!(
+        ".{}.tmp.{}.{}",
+        name.to_string_lossy(),
+        std::process::id(),
+        unique()
+    );
     let result = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(|e| FsError::new(&tmp, "create temporary file", e))?;
+        let fd = rustix::fs::openat(
+            &tmp_dir,
+            &tmp,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o666),
+        )
+        .map_err(|e| FsError::new(&target, "create temporary file", e.into()))?;
+        let mut file = File::from(fd);
         file.write_all(bytes)
-            .map_err(|e| FsError::new(&tmp, "write", e))?;
+            .map_err(|e| FsError::new(&target, "write", e))?;
         if let Some(mode) = mode {
             use std::os::unix::fs::PermissionsExt;
             file.set_permissions(fs::Permissions::from_mode(mode))
-                .map_err(|e| FsError::new(&tmp, "set permissions", e))?;
+                .map_err(|e| FsError::new(&target, "set permissions", e))?;
         }
         file.sync_all()
-            .map_err(|e| FsError::new(&tmp, "fsync", e))?;
-        fs::rename(&tmp, path).map_err(|e| FsError::new(path, "replace", e))?;
-        if let Ok(d) = File::open(dir) {
-            // Directory fsync makes the rename durable; some file systems
-            // refuse it, and the rename is already atomic without it.
-            let _ = d.sync_all();
-        }
+            .map_err(|e| FsError::new(&target, "fsync", e))?;
+        crash_point("before-rename");
+        rustix::fs::renameat(&tmp_dir, &tmp, &dir, name)
+            .map_err(|e| FsError::new(&target, "replace", e.into()))?;
+        // Directory fsync makes the rename durable; some file systems
+        // refuse it, and the rename is already atomic without it.
+        let _ = rustix::fs::fsync(&dir);
         Ok(())
     })();
     if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+        let _ = rustix::fs::unlinkat(&tmp_dir, &tmp, AtFlags::empty());
     }
     result
+}
+
+/// Create `rel` below `base` with `bytes`, refusing when it exists (even
+/// when a concurrent creator made it first: the last step is a hard link,
+/// which fails if the target exists), never through a symbolic link below
+/// `base`; the temporary file goes where [`write_within`] puts it.
+/// `Ok(false)` when the file already existed.
+pub fn create_within(
+    base: &Path,
+    rel: &Path,
+    bytes: &[u8],
+    spare: Option<&Path>,
+) -> Result<bool, FsError> {
+    let target = base.join(rel);
+    let (Some(parent), Some(name)) = (rel.parent(), rel.file_name()) else {
+        return Err(FsError::new(
+            &target,
+            "create",
+            io::Error::new(io::ErrorKind::InvalidInput, "not a file name"),
+        ));
+    };
+    let dir = open_dir_within(base, parent, true)
+        .map_err(|e| write_refusal(&target, e))?
+        .expect("a directory just created exists");
+    let (tmp_base, tmp_dir) = match spare.map(|s| (s, open_dir_within(s, Path::new(""), true))) {
+        Some((s, Ok(Some(spare)))) if same_device(&spare, &dir) => (s.to_path_buf(), spare),
+        _ => (
+            base.join(parent),
+            dir.try_clone()
+                .map_err(|e| FsError::new(&target, "open", e))?,
+        ),
+    };
+    let tmp = PathBuf::from(format!(
+        ".{}.new.{}.{}",
+        name.to_string_lossy(),
+        std::process::id(),
+        unique()
+    ));
+    write_within(&tmp_base, &tmp, bytes, None, None)?;
+    let linked = rustix::fs::linkat(&tmp_dir, &tmp, &dir, name, AtFlags::empty());
+    let _ = rustix::fs::unlinkat(&tmp_dir, &tmp, AtFlags::empty());
+    match linked {
+        Ok(()) => {
+            let _ = rustix::fs::fsync(&dir);
+            Ok(true)
+        }
+        Err(Errno::EXIST) => Ok(false),
+        Err(e) => Err(FsError::new(&target, "create", e.into())),
+    }
+}
+
+/// In a debug build, end the process here, as `kill -9` would, when
+/// `GATE_TEST_CRASH` names this point: the tests' way to crash a write
+/// half done (tests/integration/start_task.rs). Release builds have none.
+fn crash_point(at: &str) {
+    #[cfg(debug_assertions)]
+    if std::env::var_os("GATE_TEST_CRASH").is_some_and(|v| v == at) {
+        std::process::abort();
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = at;
+}
+
+/// A guarded walk's refusal as a write's error, naming the link.
+fn write_refusal(target: &Path, e: ReadError) -> FsError {
+    match e {
+        ReadError::Link { path } => FsError::new(
+            &path,
+            "write",
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "a symbolic link; gate does not write {} through a link, which could lead out of the repository: replace the link with a directory",
+                    target.display()
+                ),
+            ),
+        ),
+        ReadError::Io { path, source } => FsError::new(&path, "create directory", source),
+        other => FsError::new(
+            other.path(),
+            "create directory",
+            io::Error::other(other.to_string()),
+        ),
+    }
+}
+
+fn same_device(a: &OwnedFd, b: &OwnedFd) -> bool {
+    match (rustix::fs::fstat(a), rustix::fs::fstat(b)) {
+        (Ok(a), Ok(b)) => a.st_dev == b.st_dev,
+        _ => false,
+    }
 }
 
 /// A process-unique counter so two writers in one process never share a
@@ -130,15 +575,6 @@ pub fn lock(path: &Path, timeout: Duration) -> Result<Lock, LockError> {
     }
 }
 
-/// Read a file that may be absent: `Ok(None)` when it does not exist.
-pub fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, FsError> {
-    match fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(FsError::new(path, "read", e)),
-    }
-}
-
 /// Remove a file that may be absent.
 pub fn remove_optional(path: &Path) -> Result<(), FsError> {
     match fs::remove_file(path) {
@@ -171,6 +607,112 @@ mod tests {
         );
     }
 
+    fn fifo(path: &Path) {
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            path,
+            FileType::Fifo,
+            Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn guarded_reads_refuse_fifos_links_and_oversized_files_naming_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path();
+        fs::create_dir_all(base.join("gate")).unwrap();
+        // A FIFO opens at once and is refused; without O_NONBLOCK this
+        // test would hang here.
+        fifo(&base.join("gate/active"));
+        let err = read_within(base, Path::new("gate/active"), Kind::ACTIVE_POINTER).unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                ReadError::NotRegular {
+                    found: "a FIFO",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("gate/active"), "{err}");
+        // The file, or a directory on the way, a link: refused, named.
+        fs::write(base.join("real"), "T-1\n").unwrap();
+        std::os::unix::fs::symlink(base.join("real"), base.join("gate/link")).unwrap();
+        let err = read_within(base, Path::new("gate/link"), Kind::ACTIVE_POINTER).unwrap_err();
+        assert!(matches!(&err, ReadError::Link { .. }), "{err}");
+        std::os::unix::fs::symlink(base.join("gate"), base.join("via")).unwrap();
+        let err = read_within(base, Path::new("via/x"), Kind::ACTIVE_POINTER).unwrap_err();
+        assert!(
+            matches!(&err, ReadError::Link { path } if path == &base.join("via")),
+            "{err}"
+        );
+        // Over the kind's cap: refused by its size, before reading.
+        let big = fs::File::create(base.join("gate/big")).unwrap();
+        big.set_len(Kind::ACTIVE_POINTER.max + 1).unwrap();
+        let err = read_within(base, Path::new("gate/big"), Kind::ACTIVE_POINTER).unwrap_err();
+        assert!(matches!(&err, ReadError::TooLarge { .. }), "{err}");
+        // Absent is not an error; a regular file reads whole.
+        assert!(
+            read_within(base, Path::new("gate/none"), Kind::ACTIVE_POINTER)
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            read_within(base, Path::new("nodir/x"), Kind::ACTIVE_POINTER)
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(
+            read_file(&base.join("real"), Kind::ACTIVE_POINTER)
+                .unwrap()
+                .unwrap(),
+            b"T-1\n"
+        );
+        let mut names = list_within(base, Path::new("gate")).unwrap().unwrap();
+        names.sort();
+        assert_eq!(names, ["active", "big", "link"]);
+        assert!(matches!(
+            list_within(base, Path::new("via")),
+            Err(ReadError::Link { .. })
+        ));
+    }
+
+    #[test]
+    fn writes_never_go_through_a_link_and_keep_temporaries_in_the_spare_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let (base, outside) = (dir.path().join("wt"), dir.path().join("outside"));
+        fs::create_dir_all(&outside).unwrap();
+        fs::create_dir_all(&base).unwrap();
+        std::os::unix::fs::symlink(&outside, base.join(".gate")).unwrap();
+        let err =
+            write_within(&base, Path::new(".gate/tasks/T-1.md"), b"x", None, None).unwrap_err();
+        assert_eq!(err.path, base.join(".gate"), "{err}");
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        let err = create_within(&base, Path::new(".gate/tasks/T-1.md"), b"x", None).unwrap_err();
+        assert_eq!(err.path, base.join(".gate"), "{err}");
+        assert_eq!(
+            fs::read_dir(&outside).unwrap().count(),
+            0,
+            "nothing written outside"
+        );
+        fs::remove_file(base.join(".gate")).unwrap();
+        let spare = dir.path().join("spare");
+        let rel = Path::new(".gate/tasks/T-1.md");
+        assert!(create_within(&base, rel, b"one", Some(&spare)).unwrap());
+        assert!(!create_within(&base, rel, b"two", Some(&spare)).unwrap());
+        write_within(&base, rel, b"three", None, Some(&spare)).unwrap();
+        assert_eq!(fs::read(base.join(rel)).unwrap(), b"three");
+        let names: Vec<_> = fs::read_dir(base.join(".gate/tasks"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["T-1.md"]);
+        assert_eq!(fs::read_dir(&spare).unwrap().count(), 0);
+    }
+
     #[test]
     fn lock_times_out_while_held_and_frees_on_drop() {
         let dir = tempfile::tempdir().unwrap();
@@ -193,7 +735,9 @@ mod tests {
                 s.spawn(move || {
                     for i in 0..25 {
                         let _l = lock(lockp, Duration::from_secs(10)).unwrap();
-                        let mut text = read_optional(file).unwrap().unwrap_or_default();
+                        let mut text = read_file(file, Kind::GATE_FILE)
+                            .unwrap()
+                            .unwrap_or_default();
                         text.extend_from_slice(format!("{t}-{i}\n").as_bytes());
                         write_atomic(file, &text, None).unwrap();
                     }

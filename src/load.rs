@@ -1,10 +1,11 @@
 //! Reading gate's own files and the one error type for everything that can go
 //! wrong while loading them.
 //!
-//! Owns [`LoadError`] and the guarded read ([`read_text`] and friends): a size
-//! cap checked before the file is read (and enforced while reading), regular
-//! files only (a FIFO must not hang a hook), UTF-8 only, a leading BOM
-//! stripped. It does not parse: `yaml` turns text into models and `policy` and
+//! Owns [`LoadError`] and the guarded read ([`read_text`] and friends, on
+//! `crate::fsutil::read_within`): no symbolic link followed below the work
+//! tree's root, a size cap checked before the file is read (and enforced
+//! while reading), regular files only, opened without blocking (a FIFO must
+//! not hang a hook), UTF-8 only, a leading BOM stripped. It does not parse: `yaml` turns text into models and `policy` and
 //! `plan` validate them, all reporting through [`LoadError`].
 //!
 //! Every error names the file *as the caller gave it*: callers read
@@ -12,12 +13,13 @@
 //! ([`read_text_as`] takes both).
 
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::fsutil::ReadError;
+
 /// Largest file gate reads as configuration: 1 MiB.
-pub const MAX_FILE_BYTES: u64 = 1 << 20;
+pub const MAX_FILE_BYTES: u64 = crate::fsutil::Kind::GATE_FILE.max;
 
 /// Why a configuration file could not be loaded.
 ///
@@ -160,54 +162,60 @@ pub fn read_optional_as(shown: &Path, path: &Path) -> Result<Option<String>, Loa
     Ok(Some(strip_bom(text)))
 }
 
-/// The guarded read of [`read_optional_as`] (regular files only, the size
-/// cap) returning the bytes exactly as stored: no UTF-8 check, no BOM
-/// stripped. For callers that compare a file with a git blob byte for byte
-/// and judge a non-UTF-8 file themselves.
+/// The guarded read of [`read_optional_as`] (no symbolic link followed
+/// below the work tree's root, a non-blocking open, regular files only,
+/// the size cap: `crate::fsutil::read_within`) returning the bytes exactly
+/// as stored: no UTF-8 check, no BOM stripped. For callers that compare a
+/// file with a git blob byte for byte and judge a non-UTF-8 file themselves.
+///
+/// `path` is `<root>/<shown>` when `shown` is repository-relative: the walk
+/// starts at that root, so a `.gate` or `.gate/tasks` that is a link is
+/// refused, naming it.
 pub fn read_bytes_optional_as(shown: &Path, path: &Path) -> Result<Option<Vec<u8>>, LoadError> {
+    let (base, rel) = within(shown, path);
     let read_error = |source: io::Error| LoadError::Read {
         file: shown.to_path_buf(),
         source,
     };
-    // Look before opening: opening a FIFO would block until a writer comes.
-    let meta = match std::fs::metadata(path) {
-        Ok(meta) => meta,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(read_error(err)),
+    let shown_of = |p: &Path| match p.strip_prefix(base) {
+        Ok(rel) => rel.to_path_buf(),
+        Err(_) => p.to_path_buf(),
     };
-    check_regular(shown, &meta)?;
-    let file = File::open(path).map_err(read_error)?;
-    // The file may have been replaced between the two looks.
-    check_regular(shown, &file.metadata().map_err(read_error)?)?;
-
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(read_error)?;
-    let size = bytes.len() as u64;
-    if size > MAX_FILE_BYTES {
-        return Err(LoadError::TooLarge {
+    crate::fsutil::read_within(base, rel, crate::fsutil::Kind::GATE_FILE).map_err(|e| match e {
+        ReadError::Io { source, .. } => read_error(source),
+        ReadError::Link { path } => read_error(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is a symbolic link; gate reads its files only where the repository keeps them, never through a link",
+                shown_of(&path).display()
+            ),
+        )),
+        ReadError::NotRegular { .. } => read_error(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        )),
+        ReadError::TooLarge { size, .. } => LoadError::TooLarge {
             file: shown.to_path_buf(),
             size,
-        });
-    }
-    Ok(Some(bytes))
+        },
+    })
 }
 
-fn check_regular(shown: &Path, meta: &std::fs::Metadata) -> Result<(), LoadError> {
-    if !meta.is_file() {
-        return Err(LoadError::Read {
-            file: shown.to_path_buf(),
-            source: io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"),
-        });
+/// The trusted directory and the path below it of the file `path`, shown
+/// as `shown`: `<root>` and `shown` when `path` is `<root>/<shown>`, else
+/// `path`'s directory and its name.
+fn within<'p>(shown: &'p Path, path: &'p Path) -> (&'p Path, &'p Path) {
+    if shown.is_relative() && path.ends_with(shown) {
+        let below = shown.components().count();
+        if let Some(base) = path.ancestors().nth(below) {
+            return (base, shown);
+        }
     }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(LoadError::TooLarge {
-            file: shown.to_path_buf(),
-            size: meta.len(),
-        });
-    }
-    Ok(())
+    let base = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    (base, path.file_name().map_or(path, Path::new))
 }
 
 fn strip_bom(text: String) -> String {
@@ -268,7 +276,7 @@ mod tests {
     fn oversized_file_is_refused_by_its_size() {
         let dir = temp_dir();
         let path = dir.path().join("big.yaml");
-        let file = File::create(&path).unwrap();
+        let file = std::fs::File::create(&path).unwrap();
         file.set_len(MAX_FILE_BYTES + 1).unwrap();
         let err = read_text_as(Path::new(".gate/plan.yaml"), &path).unwrap_err();
         assert!(

@@ -233,15 +233,24 @@ impl Store {
         for entry in entries.flatten() {
             let path = entry.path();
             let placed = path.extension().and_then(|e| e.to_str()) == Some("json");
-            let Ok(file) = fs::File::open(&path) else {
+            // Guarded: a FIFO or a link in place of a marker is not one.
+            let Ok(Some((file, _))) = fsutil::open_within(
+                &dir,
+                Path::new(&entry.file_name()),
+                fsutil::Kind::RUN_MARKER,
+            ) else {
                 continue;
             };
             match file.try_lock() {
                 Err(fs::TryLockError::WouldBlock) => {
+                    use std::io::Read;
+                    let mut bytes = Vec::new();
                     if placed
-                        && let Ok(marker) = fs::read(&path)
-                            .map_err(|_| ())
-                            .and_then(|b| serde_json::from_slice(&b).map_err(|_| ()))
+                        && (&file)
+                            .take(fsutil::Kind::RUN_MARKER.max)
+                            .read_to_end(&mut bytes)
+                            .is_ok()
+                        && let Ok(marker) = serde_json::from_slice(&bytes)
                     {
                         live.push(marker);
                     }
@@ -280,8 +289,9 @@ impl ReceiptFile {
     /// receipt of another schema, or whose start disagrees with its name,
     /// is unreadable too: this gate cannot order or judge it.
     fn read(path: PathBuf, started_ns: Option<u128>) -> ReceiptFile {
-        let receipt = fs::read(&path)
+        let receipt = fsutil::read_file(&path, fsutil::Kind::RECEIPT)
             .map_err(|e| e.to_string())
+            .and_then(|b| b.ok_or_else(|| "removed while read".to_string()))
             .and_then(|b| serde_json::from_slice::<Receipt>(&b).map_err(|e| e.to_string()))
             .and_then(|r| {
                 if r.schema != RECEIPT_SCHEMA {

@@ -40,7 +40,7 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
     // Recording pins that cannot be computed would record a lie.
     let derived = asked?;
     let pins = derived.pins.clone();
-    let task = tasks::update(ctx.root(), &ctx.lock_dir(), &task.record.id, |r| {
+    let task = tasks::update(ctx.root(), &ctx.state_dir(), &task.record.id, |r| {
         r.pins.plan_revision = pins.plan_revision.clone();
         r.pins.evidence_standing = pins.evidence_standing.clone();
     })?;

@@ -512,27 +512,31 @@ fn post_checkout(dir: Option<&Path>, flag: &str) -> Result<(), Failure> {
 /// told. The start records name the branch; only the tasks started on this
 /// one are read, not every task the project ever had.
 fn started_on(ctx: &Ctx, branch: &str) -> Result<Vec<String>, String> {
+    // Guarded reads (`fsutil`): a FIFO, a link or an oversized file among
+    // the records is an error naming it, never a hang.
     let dir = started_dir(&ctx.repo.common_dir());
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(format!("{}: {e}", dir.display())),
+    let names = match crate::fsutil::list_within(&dir, Path::new("")) {
+        Ok(Some(names)) => names,
+        Ok(None) => return Ok(Vec::new()),
+        Err(e) => return Err(e.to_string()),
     };
     let mut out = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
-        let path = entry.path();
-        let recorded = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
+    for name in names {
+        let recorded = match crate::fsutil::read_within(
+            &dir,
+            Path::new(&name),
+            crate::fsutil::Kind::START_RECORD,
+        ) {
+            Ok(Some(bytes)) => bytes,
             // Replaced or removed since the listing (another run's write).
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(format!("{}: {e}", path.display())),
+            Ok(None) => continue,
+            Err(e) => return Err(e.to_string()),
         };
-        if recorded.trim() != branch {
+        if String::from_utf8_lossy(&recorded).trim() != branch {
             continue;
         }
         // Not a name gate writes (a temporary of an atomic write).
-        let Ok(id) = entry.file_name().into_string() else {
+        let Ok(id) = name.into_string() else {
             continue;
         };
         match tasks::load(ctx.root(), &id) {

@@ -28,7 +28,14 @@ pub fn run(dir: Option<&Path>, args: &InitArgs) -> Result<i32, Failure> {
             continue;
         }
         let verb = if path.exists() { "overwrote" } else { "wrote" };
-        fsutil::write_atomic(&path, content.as_bytes(), None)?;
+        // Never through a link: a `.gate` that is one is refused, named.
+        fsutil::write_within(
+            ctx.root(),
+            Path::new(rel),
+            content.as_bytes(),
+            None,
+            Some(&ctx.state_dir().join("tmp")),
+        )?;
         text.push_str(&format!("{verb} {rel}\n"));
     }
     text.push_str(

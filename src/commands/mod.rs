@@ -313,9 +313,11 @@ impl Ctx {
             .worktree_status_excluding(self.index()?, false, &[])
     }
 
-    /// Where writers of task files take their locks: `<common-dir>/gate/locks`.
-    pub fn lock_dir(&self) -> std::path::PathBuf {
-        self.repo.common_dir().join("gate").join("locks")
+    /// gate's local state shared by the worktrees, `<common-dir>/gate`:
+    /// writers of task files take their locks in `locks/` and keep their
+    /// temporary files in `tmp/` there.
+    pub fn state_dir(&self) -> std::path::PathBuf {
+        self.repo.common_dir().join("gate")
     }
 
     pub fn policy(&self) -> Result<LoadedPolicy, Failure> {

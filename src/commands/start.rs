@@ -190,7 +190,7 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
         },
     };
     Scope::new(&record.scope, &id).map_err(|m| Failure::usage(format!("--scope: {m}")))?;
-    let file = tasks::create(ctx.root(), &record, &brief)?;
+    let file = tasks::create(ctx.root(), &ctx.state_dir(), &record, &brief)?;
     tasks::active::set(&ctx.repo.git_dir(), &id)?;
     // The task exists and is active: a start record that cannot be written
     // costs only post-checkout's re-pointing, so it is a warning, not a

@@ -235,7 +235,7 @@ fn acted_on(ctx: &Ctx, id: Option<&str>) -> Result<Task, Failure> {
 fn append_entry(ctx: &Ctx, task: &Task, log: Log, entry: &str, what: &str) -> Result<i32, Failure> {
     let task = tasks::append(
         ctx.root(),
-        &ctx.lock_dir(),
+        &ctx.state_dir(),
         &task.record.id,
         log,
         entry,
@@ -364,7 +364,7 @@ fn close(ctx: &Ctx, id: Option<&str>, status: TaskStatus, reason: &str) -> Resul
     };
     match tasks::append(
         ctx.root(),
-        &ctx.lock_dir(),
+        &ctx.state_dir(),
         &id,
         Log::Notes,
         &entry,

@@ -290,26 +290,17 @@ pub(super) fn named(dir: &Path, prefix: &str, key: &[u8]) -> PathBuf {
     dir.join(format!("{prefix}-{}.cache", &key[..16]))
 }
 
-/// The largest cache file read: far above what gate writes (a 2 MB stat
-/// cache holds 20,000 entries); anything larger is not gate's, and reading
-/// it whole could exhaust memory.
-const MAX_FILE: u64 = 1 << 30;
-
 /// The bytes of a cache file and its mtime; `None` when absent,
-/// unreadable or larger than [`MAX_FILE`]. One handle for the bytes and the
-/// time: a file replaced in between would pair one file's entries with the
-/// other's time.
+/// unreadable, not a regular file (a FIFO is refused, not waited on) or
+/// larger than gate's cap for caches (`fsutil::Kind::CACHE`), by
+/// `fsutil`'s guarded read. One handle for the bytes and the time: a file
+/// replaced in between would pair one file's entries with the other's time.
 pub(super) fn read(file: &Path) -> Option<(Vec<u8>, Time)> {
-    use std::io::Read;
-    let handle = fs::File::open(file).ok()?;
-    let meta = handle.metadata().ok()?;
-    if meta.len() > MAX_FILE {
-        return None;
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).ok()?);
-    // A file that grows while read is not read past the limit either.
-    handle.take(MAX_FILE + 1).read_to_end(&mut bytes).ok()?;
-    (bytes.len() as u64 <= MAX_FILE).then(|| (bytes, Time::mtime_of(&meta)))
+    let (dir, name) = (file.parent()?, file.file_name()?);
+    let (bytes, meta) =
+        crate::fsutil::read_within_meta(dir, Path::new(name), crate::fsutil::Kind::CACHE)
+            .ok()??;
+    Some((bytes, Time::mtime_of(&meta)))
 }
 
 /// `bytes` without their trailing SHA-256 ([`write_sealed`]), when it checks.

@@ -371,8 +371,9 @@ impl Client {
             Some(socket) => UnixStream::connect(socket).ok()?,
             None => {
                 let remembered = cache_dir.join("watchman-socket");
-                let known = std::fs::read(&remembered)
+                let known = crate::fsutil::read_file(&remembered, crate::fsutil::Kind::CACHE)
                     .ok()
+                    .flatten()
                     .and_then(|bytes| String::from_utf8(bytes).ok());
                 match known.and_then(|path| UnixStream::connect(path.trim_end()).ok()) {
                     Some(stream) => stream,

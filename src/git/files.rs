@@ -86,13 +86,28 @@ impl Repo {
     pub fn read_index(&self) -> Result<IndexSnapshot, GitError> {
         let path = self.repo.index_path();
         let hash = self.repo.object_hash();
-        if let Err(e) = path.symlink_metadata()
-            && e.kind() == std::io::ErrorKind::NotFound
-        {
-            let state = gix::index::State::new(hash);
-            return Ok(IndexSnapshot {
-                file: gix::index::File::from_state(state, path),
-            });
+        // Look first with the guarded open (`fsutil`): a FIFO or a link in
+        // place of the index is refused rather than waited on or followed,
+        // and gix only opens a regular file.
+        let (dir, name) = (
+            path.parent().unwrap_or(std::path::Path::new(".")),
+            path.file_name()
+                .map_or(path.as_path(), std::path::Path::new),
+        );
+        match crate::fsutil::open_within(dir, name, crate::fsutil::Kind::INDEX) {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                let state = gix::index::State::new(hash);
+                return Ok(IndexSnapshot {
+                    file: gix::index::File::from_state(state, path),
+                });
+            }
+            Err(e) => {
+                return Err(GitError::other(
+                    format!("reading the index {}", path.display()),
+                    e,
+                ));
+            }
         }
         let file = gix::index::File::at(&path, hash, true, Default::default())
             .map_err(|err| GitError::gix(format!("reading the index {}", path.display()), &err))?;

@@ -914,9 +914,10 @@ impl Repo {
     /// (`MERGE_HEAD`), empty otherwise.
     pub fn merge_heads(&self) -> Result<Vec<Oid>, GitError> {
         let path = self.git_dir().join("MERGE_HEAD");
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        // Guarded: a FIFO there must not hang a hook.
+        let text = match crate::fsutil::read_file(&path, crate::fsutil::Kind::GIT_STATE) {
+            Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+            Ok(None) => return Ok(Vec::new()),
             Err(e) => return Err(GitError::other(format!("reading {}", path.display()), e)),
         };
         text.lines()

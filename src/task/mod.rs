@@ -3,13 +3,15 @@
 //! The front matter is a closed schema of exactly the 12 keys of SPEC §1.3;
 //! the body keeps the operator's brief verbatim (see [`format`]). This module
 //! loads, lists and creates task files and reads and moves the active
-//! pointer at `<git-dir>/gate/active`. Every write is atomic; creating a task
-//! never overwrites one that exists.
+//! pointer at `<git-dir>/gate/active`. Every write is atomic, its temporary
+//! file kept under the git directory (`<common-dir>/gate/tmp`) where a
+//! commit cannot pick it up, and never made through a symbolic link (a
+//! committed `.gate` or `.gate/tasks` that is one is refused, naming it);
+//! creating a task never overwrites one that exists. Every read is
+//! `fsutil`'s guarded one.
 
 pub mod format;
 
-use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer};
@@ -135,6 +137,8 @@ pub enum TaskError {
     #[error(transparent)]
     Fs(#[from] FsError),
     #[error(transparent)]
+    Read(#[from] fsutil::ReadError),
+    #[error(transparent)]
     Lock(#[from] crate::fsutil::LockError),
 }
 
@@ -155,13 +159,12 @@ pub fn load(root: &Path, id: &str) -> Result<Task, TaskError> {
     check_id(id)?;
     let file = task_file(id);
     let abs = root.join(&file);
-    if !abs.exists() {
+    let Some(text) = load::read_optional_as(&file, &abs)? else {
         return Err(TaskError::NotFound {
             id: id.to_string(),
             file,
         });
-    }
-    let text = load::read_text_as(&file, &abs)?;
+    };
     let task = parse(&file, text)?;
     if task.record.id != id {
         return Err(TaskError::Invalid {
@@ -183,12 +186,20 @@ pub fn split_file<'t>(file: &Path, text: &'t str) -> Result<format::Split<'t>, T
     })
 }
 
-/// The lock every writer of task `id` holds while it re-reads and writes.
-fn lock(lock_dir: &Path, id: &str) -> Result<fsutil::Lock, TaskError> {
+/// The lock every writer of task `id` holds while it re-reads and writes
+/// (`<state>/locks/task-<ID>.lock`).
+fn lock(state: &Path, id: &str) -> Result<fsutil::Lock, TaskError> {
     Ok(fsutil::lock(
-        &lock_dir.join(format!("task-{id}.lock")),
+        &state.join("locks").join(format!("task-{id}.lock")),
         LOCK_TIMEOUT,
     )?)
+}
+
+/// Where task writes keep their temporary files: `<state>/tmp`, under the
+/// git directory, so a writer killed mid-write leaves nothing a commit of
+/// the work tree can pick up.
+fn spare(state: &Path) -> PathBuf {
+    state.join("tmp")
 }
 
 /// Parse a task file's text. `file` names it in errors.
@@ -297,16 +308,11 @@ pub fn list(root: &Path) -> Result<Vec<Result<Task, TaskError>>, TaskError> {
 /// cannot give is an error, never skipped: a task gate did not see would
 /// pass unchecked.
 pub fn ids(root: &Path) -> Result<Vec<String>, TaskError> {
-    let dir = root.join(TASKS_DIR);
-    let entries = match fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(FsError::new(&dir, "list", e).into()),
+    let Some(names) = fsutil::list_within(root, Path::new(TASKS_DIR))? else {
+        return Ok(Vec::new());
     };
     let mut ids = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| FsError::new(&dir, "list", e))?;
-        let name = entry.file_name();
+    for name in names {
         let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".md")) else {
             continue;
         };
@@ -348,26 +354,26 @@ pub fn render(record: &TaskRecord, body: &str) -> String {
 
 /// Create a new task file atomically; refuses when the id is taken (even
 /// by a concurrent creator: the final step is a hard link, which fails if
-/// the target exists).
-pub fn create(root: &Path, record: &TaskRecord, brief: &str) -> Result<PathBuf, TaskError> {
+/// the target exists). `state` is `<common-dir>/gate`: the temporary file
+/// goes under it.
+pub fn create(
+    root: &Path,
+    state: &Path,
+    record: &TaskRecord,
+    brief: &str,
+) -> Result<PathBuf, TaskError> {
     check_id(&record.id)?;
     let file = task_file(&record.id);
-    let abs = root.join(&file);
     let text = render(record, &format::render_new_body(brief));
     // Parse what we are about to write: a task gate cannot read back must never land.
     parse(&file, text.clone())?;
-    let dir = abs.parent().expect("a task file has a directory");
-    let tmp = dir.join(format!(".{}.new.{}", record.id, std::process::id()));
-    fsutil::write_atomic(&tmp, text.as_bytes(), None)?;
-    let linked = fs::hard_link(&tmp, &abs);
-    let _ = fs::remove_file(&tmp);
-    match linked {
-        Ok(()) => Ok(file),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(TaskError::Exists {
+    if fsutil::create_within(root, &file, text.as_bytes(), Some(&spare(state)))? {
+        Ok(file)
+    } else {
+        Err(TaskError::Exists {
             id: record.id.clone(),
             file,
-        }),
-        Err(e) => Err(FsError::new(&abs, "create", e).into()),
+        })
     }
 }
 
@@ -375,16 +381,16 @@ pub fn create(root: &Path, record: &TaskRecord, brief: &str) -> Result<PathBuf, 
 pub const LOCK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Rewrite task `id`'s front matter with `change` applied, keeping the body
-/// byte for byte. Under a lock in `lock_dir` (`<common-dir>/gate/locks`),
+/// byte for byte. Under a lock in `state` (`<common-dir>/gate`),
 /// re-reading the file inside it, so concurrent updates lose nothing; the
 /// write is atomic.
 pub fn update(
     root: &Path,
-    lock_dir: &Path,
+    state: &Path,
     id: &str,
     change: impl FnOnce(&mut TaskRecord),
 ) -> Result<Task, TaskError> {
-    rewrite(root, lock_dir, id, |task| {
+    rewrite(root, state, id, |task| {
         let split = split_file(&task.file, &task.text)?;
         let mut record = task.record.clone();
         change(&mut record);
@@ -396,17 +402,39 @@ pub fn update(
 /// under its lock: checked to parse, then written atomically.
 fn rewrite(
     root: &Path,
-    lock_dir: &Path,
+    state: &Path,
     id: &str,
     new_text: impl FnOnce(&Task) -> Result<String, TaskError>,
 ) -> Result<Task, TaskError> {
     check_id(id)?;
-    let _lock = lock(lock_dir, id)?;
+    let _lock = lock(state, id)?;
     let task = load(root, id)?;
     let text = new_text(&task)?;
     let updated = parse(&task.file, text.clone())?;
-    fsutil::write_atomic(&root.join(&task.file), text.as_bytes(), None)?;
+    let spare = spare(state);
+    remove_leftovers(root, &spare, id);
+    fsutil::write_within(root, &task.file, text.as_bytes(), None, Some(&spare))?;
     Ok(updated)
+}
+
+/// Remove the temporary files of earlier writes of task `id` that were
+/// killed before their rename, under `spare` and (where the git directory
+/// is on another file system than the work tree, so they were made beside
+/// the file) in `.gate/tasks`. Called under the task's lock: every other
+/// writer of this task's temporaries waits for it, so each one found is a
+/// leftover. A failure leaves a file for the next write to remove.
+fn remove_leftovers(root: &Path, spare: &Path, id: &str) {
+    let prefix = format!(".{id}.md.tmp.");
+    for dir in [spare.to_path_buf(), root.join(TASKS_DIR)] {
+        let Ok(Some(names)) = fsutil::list_within(&dir, Path::new("")) else {
+            continue;
+        };
+        for name in names {
+            if name.to_str().is_some_and(|n| n.starts_with(&prefix)) {
+                let _ = fsutil::remove_optional(&dir.join(name));
+            }
+        }
+    }
 }
 
 /// Where an appended entry goes.
@@ -436,13 +464,13 @@ pub struct Transition {
 /// [`TaskError::Status`], writing nothing.
 pub fn append(
     root: &Path,
-    lock_dir: &Path,
+    state: &Path,
     id: &str,
     log: Log,
     entry: &str,
     transition: Option<Transition>,
 ) -> Result<Task, TaskError> {
-    rewrite(root, lock_dir, id, |task| {
+    rewrite(root, state, id, |task| {
         appended(task, log, entry, transition)
     })
 }
@@ -508,14 +536,19 @@ fn appended(
 pub mod active {
     use super::*;
 
+    /// The pointer's path below the git directory.
+    const REL: &str = "gate/active";
+
     pub fn path(git_dir: &Path) -> PathBuf {
-        git_dir.join("gate").join("active")
+        git_dir.join(REL)
     }
 
-    /// The active task id, `None` when no task is active.
+    /// The active task id, `None` when no task is active. Read guarded:
+    /// a FIFO, a link or an oversized file there is an error naming it.
     pub fn read(git_dir: &Path) -> Result<Option<String>, TaskError> {
         let p = path(git_dir);
-        let Some(bytes) = fsutil::read_optional(&p)? else {
+        let Some(bytes) = fsutil::read_within(git_dir, REL.as_ref(), fsutil::Kind::ACTIVE_POINTER)?
+        else {
             return Ok(None);
         };
         let id = String::from_utf8_lossy(&bytes).trim().to_string();
@@ -542,7 +575,13 @@ pub mod active {
     pub fn set(git_dir: &Path, id: &str) -> Result<(), TaskError> {
         check_id(id)?;
         let _lock = lock(git_dir)?;
-        fsutil::write_atomic(&path(git_dir), format!("{id}\n").as_bytes(), None)?;
+        fsutil::write_within(
+            git_dir,
+            REL.as_ref(),
+            format!("{id}\n").as_bytes(),
+            None,
+            None,
+        )?;
         Ok(())
     }
 
@@ -569,6 +608,7 @@ pub mod active {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     pub(crate) fn record(id: &str) -> TaskRecord {
         TaskRecord {
@@ -640,9 +680,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir_all(dir.path().join(TASKS_DIR)).unwrap();
         let r = record("T-9");
-        create(dir.path(), &r, "brief").unwrap();
+        create(dir.path(), &dir.path().join("state"), &r, "brief").unwrap();
         let before = fs::read(dir.path().join(task_file("T-9"))).unwrap();
-        let err = create(dir.path(), &r, "other").unwrap_err();
+        let err = create(dir.path(), &dir.path().join("state"), &r, "other").unwrap_err();
         assert!(matches!(err, TaskError::Exists { .. }), "{err}");
         assert_eq!(fs::read(dir.path().join(task_file("T-9"))).unwrap(), before);
         let names: Vec<_> = fs::read_dir(dir.path().join(TASKS_DIR))
@@ -655,8 +695,8 @@ mod tests {
     #[test]
     fn a_note_never_lands_in_the_addenda_of_a_file_without_notes() {
         let dir = tempfile::tempdir().unwrap();
-        let locks = dir.path().join("locks");
-        create(dir.path(), &record("T-5"), "brief").unwrap();
+        let locks = dir.path().join("state");
+        create(dir.path(), &locks, &record("T-5"), "brief").unwrap();
         let path = dir.path().join(task_file("T-5"));
         let text = fs::read_to_string(&path).unwrap();
         let cut = text.replace("## Implementation notes\n", "");
@@ -672,8 +712,8 @@ mod tests {
     #[test]
     fn a_transition_is_checked_under_the_lock_and_refused_when_stale() {
         let dir = tempfile::tempdir().unwrap();
-        let locks = dir.path().join("locks");
-        create(dir.path(), &record("T-6"), "brief").unwrap();
+        let locks = dir.path().join("state");
+        create(dir.path(), &locks, &record("T-6"), "brief").unwrap();
         let close = |to| Transition {
             from: TaskStatus::Active,
             to,

@@ -20,4 +20,5 @@ mod pre_push;
 mod provenance;
 mod receipts;
 mod start_task;
+mod state_files;
 mod support;
