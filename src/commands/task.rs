@@ -230,15 +230,23 @@ fn acted_on(ctx: &Ctx, id: Option<&str>) -> Result<Task, Failure> {
     Ok(task)
 }
 
-/// Append `entry` to `log` of `task` (under its lock, on the file as it is
-/// then) and say so.
-fn append_entry(ctx: &Ctx, task: &Task, log: Log, entry: &str, what: &str) -> Result<i32, Failure> {
+/// Append the entry `entry` renders at a time to `log` of `task` (under its
+/// lock, on the file as it is then, with the time taken there: taken before
+/// the lock, a writer that waited would land an earlier time after a later
+/// one) and say so.
+fn append_entry(
+    ctx: &Ctx,
+    task: &Task,
+    log: Log,
+    entry: impl FnOnce(&str) -> String,
+    what: &str,
+) -> Result<i32, Failure> {
     let task = tasks::append(
         ctx.root(),
         &ctx.state_dir(),
         &task.record.id,
         log,
-        entry,
+        || entry(&Timestamp::now().to_string()),
         None,
     )?;
     out(&format!("{what} appended to {}\n", task.file.display()));
@@ -274,8 +282,8 @@ fn amend(ctx: &Ctx, args: &AmendArgs) -> Result<i32, Failure> {
         return Err(Failure::refused("the amendment is empty"));
     }
     let task = acted_on(ctx, args.id.as_deref())?;
-    let entry = brief::render_amendment(&Timestamp::now().to_string(), &args.author, &text);
-    append_entry(ctx, &task, Log::Addenda, &entry, "amendment")
+    let entry = |time: &str| brief::render_amendment(time, &args.author, &text);
+    append_entry(ctx, &task, Log::Addenda, entry, "amendment")
 }
 
 fn ask(ctx: &Ctx, args: &AskArgs) -> Result<i32, Failure> {
@@ -318,19 +326,20 @@ fn ask(ctx: &Ctx, args: &AskArgs) -> Result<i32, Failure> {
     }
     let author = author(ctx, args.author.as_deref())?;
     let task = acted_on(ctx, args.id.as_deref())?;
-    let time = Timestamp::now().to_string();
-    let entry = brief::render_qa(&Qa {
-        time: &time,
-        author: &author,
-        stage: &args.stage,
-        question: &question,
-        answer: &answer,
-        decided_by,
-        summary: &args.summary,
-        conflict: &args.conflict,
-        rationale: rationale.as_deref(),
-    });
-    append_entry(ctx, &task, Log::Addenda, &entry, "decision")
+    let entry = |time: &str| {
+        brief::render_qa(&Qa {
+            time,
+            author: &author,
+            stage: &args.stage,
+            question: &question,
+            answer: &answer,
+            decided_by,
+            summary: &args.summary,
+            conflict: &args.conflict,
+            rationale: rationale.as_deref(),
+        })
+    };
+    append_entry(ctx, &task, Log::Addenda, entry, "decision")
 }
 
 fn note(ctx: &Ctx, args: &NoteArgs) -> Result<i32, Failure> {
@@ -340,8 +349,8 @@ fn note(ctx: &Ctx, args: &NoteArgs) -> Result<i32, Failure> {
     inline_text(&args.text)?;
     let author = author(ctx, args.author.as_deref())?;
     let task = acted_on(ctx, args.id.as_deref())?;
-    let entry = brief::render_note(&Timestamp::now().to_string(), "note", &author, &args.text);
-    append_entry(ctx, &task, Log::Notes, &entry, "note")
+    let entry = |time: &str| brief::render_note(time, "note", &author, &args.text);
+    append_entry(ctx, &task, Log::Notes, entry, "note")
 }
 
 /// Close a task: its status changes, a note says when and by whom (and
@@ -351,12 +360,15 @@ fn note(ctx: &Ctx, args: &NoteArgs) -> Result<i32, Failure> {
 fn close(ctx: &Ctx, id: Option<&str>, status: TaskStatus, reason: &str) -> Result<i32, Failure> {
     let task = acted_on(ctx, id)?;
     let author = author(ctx, None).unwrap_or_else(|_| task.record.operator.clone());
-    let entry = brief::render_note(
-        &Timestamp::now().to_string(),
-        status.as_str(),
-        &author,
-        reason,
-    );
+    // The time is taken under the lock, like every appended entry's.
+    let entry = || {
+        brief::render_note(
+            &Timestamp::now().to_string(),
+            status.as_str(),
+            &author,
+            reason,
+        )
+    };
     let id = task.record.id.clone();
     let closing = Transition {
         from: TaskStatus::Active,
@@ -367,7 +379,7 @@ fn close(ctx: &Ctx, id: Option<&str>, status: TaskStatus, reason: &str) -> Resul
         &ctx.state_dir(),
         &id,
         Log::Notes,
-        &entry,
+        entry,
         Some(closing),
     ) {
         Ok(_) => {}

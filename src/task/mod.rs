@@ -454,8 +454,10 @@ pub struct Transition {
     pub to: TaskStatus,
 }
 
-/// Append `entry` to task `id`'s addenda or notes. Under the task's lock
-/// (re-reading the file inside it, so two appenders both land, in order),
+/// Append the entry `entry` renders to task `id`'s addenda or notes. Under
+/// the task's lock (re-reading the file inside it, so two appenders both
+/// land, in order; `entry` is called under the lock too, so the time it
+/// records is taken there and the log stays chronological),
 /// written atomically (a crash leaves the old file or the new one); every
 /// byte already there stays as it was. Refused when the file's sections
 /// cannot be found. `transition` changes the status in the same write; it
@@ -467,11 +469,11 @@ pub fn append(
     state: &Path,
     id: &str,
     log: Log,
-    entry: &str,
+    entry: impl FnOnce() -> String,
     transition: Option<Transition>,
 ) -> Result<Task, TaskError> {
     rewrite(root, state, id, |task| {
-        appended(task, log, entry, transition)
+        appended(task, log, &entry(), transition)
     })
 }
 
@@ -703,7 +705,15 @@ mod tests {
         assert_ne!(cut, text);
         fs::write(&path, &cut).unwrap();
         for log in [Log::Notes, Log::Addenda] {
-            let err = append(dir.path(), &locks, "T-5", log, "### entry\n", None).unwrap_err();
+            let err = append(
+                dir.path(),
+                &locks,
+                "T-5",
+                log,
+                || "### entry\n".into(),
+                None,
+            )
+            .unwrap_err();
             assert!(matches!(err, TaskError::Layout { .. }), "{log:?}: {err}");
             assert_eq!(fs::read_to_string(&path).unwrap(), cut, "{log:?}");
         }
@@ -723,7 +733,7 @@ mod tests {
             &locks,
             "T-6",
             Log::Notes,
-            "### done\n",
+            || "### done\n".into(),
             Some(close(TaskStatus::Completed)),
         )
         .unwrap();
@@ -734,7 +744,7 @@ mod tests {
             &locks,
             "T-6",
             Log::Notes,
-            "### abandoned\n",
+            || "### abandoned\n".into(),
             Some(close(TaskStatus::Abandoned)),
         )
         .unwrap_err();

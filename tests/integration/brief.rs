@@ -210,6 +210,66 @@ fn concurrent_appends_all_land() {
     assert_eq!(leftovers.len(), 1, "no temporary files: {leftovers:?}");
 }
 
+/// Sixteen appenders at once, amendments, decisions and notes: each entry's
+/// time is taken under the task's lock, so the log stays chronological and
+/// gate's own validator accepts the file. The test holds the lock while
+/// half of them start, then, a second later, the other half: all wait for
+/// it, and a time taken before the lock would land out of order.
+#[test]
+fn sixteen_concurrent_appenders_keep_the_log_chronological() {
+    let repo = plan_repo("advisory");
+    fixture::start_42(&repo);
+    let bin = assert_cmd::cargo::cargo_bin!("gate");
+    let question = repo.scratch("question.txt");
+    std::fs::write(&question, "Which format?\n").unwrap();
+    let answer = repo.scratch("answer.txt");
+    std::fs::write(&answer, "CSV.\n").unwrap();
+    let spawn = |i: usize| {
+        let mut cmd = std::process::Command::new(bin);
+        cmd.current_dir(repo.path())
+            .env_clear()
+            .envs(crate::support::git_env());
+        let text = format!("entry {i}\n");
+        match i % 3 {
+            0 => cmd.args(["task", "amend", "--author", "Ada", "--text", &text]),
+            1 => cmd.args(["task", "note", "--author", "Ada", "--text", &text]),
+            _ => cmd
+                .args(["task", "ask", "--author", "Ada", "--stage", "build"])
+                .args(["--summary", &format!("entry {i}"), "--conflict", "none"])
+                .args(["--decided-by", "operator", "--question-file"])
+                .arg(&question)
+                .arg("--answer-file")
+                .arg(&answer),
+        };
+        cmd.stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        cmd.spawn().unwrap()
+    };
+    let lock_file = crate::fixture::git_path(&repo, "gate/locks/task-T-42.lock");
+    let held = gate::fsutil::lock(&lock_file, std::time::Duration::from_secs(5)).unwrap();
+    let mut children: Vec<_> = (0..8).map(spawn).collect();
+    // Past the next second's turn: the second half's clock reads later.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    children.extend((8..16).map(spawn));
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    drop(held);
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let (code, doc) = validate_json(&repo, &["--task", "T-42"]);
+    assert_eq!(code, Some(0), "{doc:#}");
+    assert_eq!(causes(&doc), vec![], "{doc:#}");
+    let text = task_text(&repo, "T-42");
+    for i in 0..16 {
+        assert!(text.contains(&format!("entry {i}\n")), "entry {i}: {text}");
+    }
+}
+
 #[test]
 fn refused_inputs_leave_the_file_untouched() {
     let repo = plan_repo("advisory");
