@@ -87,6 +87,11 @@ impl Kind {
         what: "gate's files",
         max: 1 << 20,
     };
+    /// A hook in the hooks directory, read to tell gate's own from another's.
+    pub const HOOK: Kind = Kind {
+        what: "a hook",
+        max: 1 << 20,
+    };
     /// git's index, where gate reads it itself.
     pub const INDEX: Kind = Kind {
         what: "the index",
@@ -107,7 +112,7 @@ pub enum ReadError {
     /// A symbolic link on the way to the file, or the file itself: gate
     /// neither reads nor writes its state through a link, which could lead
     /// out of the repository.
-    #[error("{}: a symbolic link; gate reads its state only where the repository keeps it, never through a link", path.display())]
+    #[error("{}: a symbolic link; gate reads its state only where the repository keeps it, never through a link: replace the link with the directory or file it points to", path.display())]
     Link { path: PathBuf },
     #[error("{}: cannot read: not a regular file ({found})", path.display())]
     NotRegular { path: PathBuf, found: &'static str },

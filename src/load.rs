@@ -186,7 +186,7 @@ pub fn read_bytes_optional_as(shown: &Path, path: &Path) -> Result<Option<Vec<u8
         ReadError::Link { path } => read_error(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!(
-                "{} is a symbolic link; gate reads its files only where the repository keeps them, never through a link",
+                "{} is a symbolic link; gate reads its files only where the repository keeps them, never through a link: replace the link with the directory or file it points to",
                 shown_of(&path).display()
             ),
         )),

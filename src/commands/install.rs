@@ -39,14 +39,15 @@ fn existing(path: &Path) -> Result<Existing, FsError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Existing::Absent),
         Err(e) => Err(FsError::new(path, "inspect", e)),
         Ok(meta) if meta.file_type().is_symlink() || !meta.is_file() => Ok(Existing::Foreign),
-        Ok(_) => {
-            let bytes = fs::read(path).map_err(|e| FsError::new(path, "read", e))?;
-            Ok(if is_gate_hook(&bytes) {
-                Existing::Gate(bytes)
-            } else {
-                Existing::Foreign
-            })
-        }
+        // Guarded (`fsutil`): a file swapped for a FIFO since the look is
+        // not waited on, nor a huge one read whole; neither is gate's.
+        Ok(_) => match fsutil::read_file(path, fsutil::Kind::HOOK) {
+            Ok(Some(bytes)) if is_gate_hook(&bytes) => Ok(Existing::Gate(bytes)),
+            Ok(Some(_)) => Ok(Existing::Foreign),
+            Ok(None) => Ok(Existing::Absent),
+            Err(fsutil::ReadError::Io { path, source }) => Err(FsError::new(&path, "read", source)),
+            Err(_) => Ok(Existing::Foreign),
+        },
     }
 }
 
