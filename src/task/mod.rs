@@ -720,6 +720,43 @@ mod tests {
     }
 
     #[test]
+    fn a_rewrite_removes_the_leftovers_of_killed_rewrites_of_its_task_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        create(dir.path(), &state, &record("T-7"), "brief").unwrap();
+        let tasks = dir.path().join(TASKS_DIR);
+        fs::create_dir_all(spare(&state)).unwrap();
+        for leftover in [
+            tasks.join(".T-7.md.tmp.1.0"),
+            spare(&state).join(".T-7.md.tmp.2.5"),
+            tasks.join(".T-70.md.tmp.1.0"),
+        ] {
+            fs::write(&leftover, "torn").unwrap();
+        }
+        append(
+            dir.path(),
+            &state,
+            "T-7",
+            Log::Notes,
+            || "### n\n".into(),
+            None,
+        )
+        .unwrap();
+        let mut names: Vec<_> = fs::read_dir(&tasks)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [".T-70.md.tmp.1.0", "T-7.md"],
+            "another task's is kept"
+        );
+        assert_eq!(fs::read_dir(spare(&state)).unwrap().count(), 0);
+        assert_eq!(ids(dir.path()).unwrap(), ["T-7"]);
+    }
+
+    #[test]
     fn a_transition_is_checked_under_the_lock_and_refused_when_stale() {
         let dir = tempfile::tempdir().unwrap();
         let locks = dir.path().join("state");

@@ -19,8 +19,13 @@ const HANG: Duration = Duration::from_secs(60);
 /// `gate args` in `repo` as `TestRepo::gate` runs it, stopped (and the
 /// test failed) when it has not ended after [`HANG`].
 fn gate_bounded(repo: &TestRepo, args: &[&str], envs: &[(&str, &str)]) -> Output {
+    gate_bounded_in(repo, repo.path(), args, envs)
+}
+
+/// [`gate_bounded`] in the work tree `dir` of `repo` (a linked one).
+fn gate_bounded_in(repo: &TestRepo, dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("gate"));
-    cmd.current_dir(repo.path())
+    cmd.current_dir(dir)
         .env_clear()
         .envs(git_env())
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -354,4 +359,35 @@ fn a_write_killed_before_its_rename_leaves_nothing_a_commit_picks_up() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names, ["T-42.md"]);
+}
+
+#[test]
+fn a_write_killed_in_a_linked_worktree_leaves_nothing_there_either() {
+    let repo = plan_repo("required");
+    let linked = repo.scratch("linked");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "side",
+        linked.to_str().unwrap(),
+    ]);
+    let brief = repo.scratch("brief.txt");
+    std::fs::write(&brief, "Export from the side branch.\n").unwrap();
+    let start = ["start", "--issue", "42", "--brief", brief.to_str().unwrap()];
+    let out = gate_bounded_in(&repo, &linked, &start, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    repo.git_in(&linked, &["add", "-A"]);
+    repo.git_in(&linked, &["commit", "-q", "--no-verify", "-m", "the task"]);
+    let crash = [("GATE_TEST_CRASH", "before-rename")];
+    let amend = ["task", "amend", "--author", "Ada", "--text", "More."];
+    let out = gate_bounded_in(&repo, &linked, &amend, &crash);
+    assert_eq!(out.status.code(), None, "crashed: {}", show(&out));
+    let status = repo.git_in(&linked, &["status", "--porcelain", "--untracked-files=all"]);
+    assert_eq!(status, "", "nothing to commit in the linked worktree");
+    let out = gate_bounded_in(&repo, &linked, &amend, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let text = std::fs::read_to_string(linked.join(".gate/tasks/T-42.md")).unwrap();
+    assert!(text.contains("More."), "{text}");
 }
