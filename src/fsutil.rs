@@ -18,7 +18,7 @@
 //! link on the way to it (docs/tasks.md, "Local state").
 
 use std::ffi::OsString;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::os::fd::OwnedFd;
 use std::path::{Component, Path, PathBuf};
@@ -549,17 +549,45 @@ pub enum LockError {
 
 /// Take an exclusive lock on `path` (created if missing), waiting up to
 /// `timeout`. The lock is an OS file lock: a crashed holder releases it.
+/// Opened like every state file: never through a link at `path`, without
+/// blocking, and only a regular file (a FIFO or a link there is an error
+/// naming it).
 pub fn lock(path: &Path, timeout: Duration) -> Result<Lock, LockError> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).map_err(|e| FsError::new(dir, "create directory", e))?;
     }
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
+    let flags =
+        OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let file = match rustix::fs::open(path, flags, Mode::from_raw_mode(0o666)) {
+        Ok(fd) => File::from(fd),
+        Err(e) => {
+            let why = match fs::symlink_metadata(path) {
+                Ok(m) if m.file_type().is_symlink() => io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "a symbolic link, not a lock file",
+                ),
+                _ => e.into(),
+            };
+            return Err(FsError::new(path, "open lock file", why).into());
+        }
+    };
+    let meta = file
+        .metadata()
         .map_err(|e| FsError::new(path, "open lock file", e))?;
+    if !meta.is_file() {
+        let found = type_name(FileType::from_raw_mode(
+            std::os::unix::fs::MetadataExt::mode(&meta),
+        ));
+        return Err(FsError::new(
+            path,
+            "open lock file",
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("not a regular file ({found})"),
+            ),
+        )
+        .into());
+    }
     let start = Instant::now();
     let mut pause = Duration::from_millis(2);
     loop {
@@ -716,6 +744,22 @@ mod tests {
             .collect();
         assert_eq!(names, ["T-1.md"]);
         assert_eq!(fs::read_dir(&spare).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_lock_file_that_is_a_fifo_or_a_link_is_refused_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("task-T-1.lock");
+        fifo(&path);
+        let err = lock(&path, Duration::from_millis(30)).unwrap_err();
+        assert!(err.to_string().contains("task-T-1.lock"), "{err}");
+        assert!(err.to_string().contains("a FIFO"), "{err}");
+        fs::remove_file(&path).unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+        let err = lock(&path, Duration::from_millis(30)).unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        assert!(!elsewhere.exists(), "nothing created through the link");
     }
 
     #[test]
