@@ -524,6 +524,66 @@ fn same_device(a: &OwnedFd, b: &OwnedFd) -> bool {
     }
 }
 
+/// Open `path` for writing from its start, created if missing: a log gate
+/// writes as it goes. Never through a link at `path`, and without blocking
+/// (a FIFO there, which would wait for a reader, is refused), a regular
+/// file only.
+pub fn create_truncated(path: &Path) -> Result<File, FsError> {
+    let flags = OFlags::WRONLY
+        | OFlags::CREATE
+        | OFlags::NOFOLLOW
+        | OFlags::NONBLOCK
+        | OFlags::NOCTTY
+        | OFlags::CLOEXEC;
+    let file = match rustix::fs::open(path, flags, Mode::from_raw_mode(0o666)) {
+        Ok(fd) => File::from(fd),
+        Err(e) => return Err(FsError::new(path, "create", refused_open(path, e))),
+    };
+    regular(path, &file, "create")?;
+    file.set_len(0)
+        .map_err(|e| FsError::new(path, "truncate", e))?;
+    Ok(file)
+}
+
+/// Why opening `path` (not through a link, not blocking) failed: what is
+/// there when it is a link or not a regular file, else the error.
+fn refused_open(path: &Path, e: Errno) -> io::Error {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            io::Error::new(io::ErrorKind::InvalidInput, "a symbolic link, not followed")
+        }
+        Ok(m) if !m.is_file() => {
+            let found = type_name(FileType::from_raw_mode(
+                std::os::unix::fs::MetadataExt::mode(&m),
+            ));
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("not a regular file ({found})"),
+            )
+        }
+        _ => e.into(),
+    }
+}
+
+/// An error unless the open `file` at `path` is a regular file.
+fn regular(path: &Path, file: &File, action: &'static str) -> Result<(), FsError> {
+    let meta = file.metadata().map_err(|e| FsError::new(path, action, e))?;
+    if meta.is_file() {
+        return Ok(());
+    }
+    let found = type_name(FileType::from_raw_mode(
+        std::os::unix::fs::MetadataExt::mode(&meta),
+    ));
+    Err(FsError::new(
+        path,
+        action,
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("not a regular file ({found})"),
+        ),
+    ))
+}
+
 /// A process-unique counter so two writers in one process never share a
 /// temporary name.
 fn unique() -> u64 {
@@ -560,34 +620,9 @@ pub fn lock(path: &Path, timeout: Duration) -> Result<Lock, LockError> {
         OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     let file = match rustix::fs::open(path, flags, Mode::from_raw_mode(0o666)) {
         Ok(fd) => File::from(fd),
-        Err(e) => {
-            let why = match fs::symlink_metadata(path) {
-                Ok(m) if m.file_type().is_symlink() => io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    "a symbolic link, not a lock file",
-                ),
-                _ => e.into(),
-            };
-            return Err(FsError::new(path, "open lock file", why).into());
-        }
+        Err(e) => return Err(FsError::new(path, "open lock file", refused_open(path, e)).into()),
     };
-    let meta = file
-        .metadata()
-        .map_err(|e| FsError::new(path, "open lock file", e))?;
-    if !meta.is_file() {
-        let found = type_name(FileType::from_raw_mode(
-            std::os::unix::fs::MetadataExt::mode(&meta),
-        ));
-        return Err(FsError::new(
-            path,
-            "open lock file",
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("not a regular file ({found})"),
-            ),
-        )
-        .into());
-    }
+    regular(path, &file, "open lock file")?;
     let start = Instant::now();
     let mut pause = Duration::from_millis(2);
     loop {
@@ -760,6 +795,28 @@ mod tests {
         let err = lock(&path, Duration::from_millis(30)).unwrap_err();
         assert!(err.to_string().contains("symbolic link"), "{err}");
         assert!(!elsewhere.exists(), "nothing created through the link");
+    }
+
+    #[test]
+    fn a_log_is_created_whole_but_never_on_a_fifo_or_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("run.log");
+        fs::write(&log, "an older run's output").unwrap();
+        let mut file = create_truncated(&log).unwrap();
+        file.write_all(b"new").unwrap();
+        assert_eq!(fs::read(&log).unwrap(), b"new");
+        fs::remove_file(&log).unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        std::os::unix::fs::symlink(&elsewhere, &log).unwrap();
+        let err = create_truncated(&log).unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        assert!(!elsewhere.exists(), "nothing created through the link");
+        // A FIFO would wait for a reader: refused at once, named.
+        fs::remove_file(&log).unwrap();
+        fifo(&log);
+        let err = create_truncated(&log).unwrap_err();
+        assert!(err.to_string().contains("run.log"), "{err}");
+        assert!(err.to_string().contains("a FIFO"), "{err}");
     }
 
     #[test]

@@ -207,8 +207,7 @@ fn run_command(
         std::fs::create_dir_all(dir)
             .map_err(|e| Failure::unknown(format!("{}: {e}", dir.display())))?;
     }
-    let log = std::fs::File::create(log_path)
-        .map_err(|e| Failure::unknown(format!("{}: {e}", log_path.display())))?;
+    let log = crate::fsutil::create_truncated(log_path)?;
     let log = Arc::new(Mutex::new(log));
     let mut child = Command::new("sh")
         .arg("-c")
