@@ -165,6 +165,9 @@ pub struct CheckArgs {
     /// Check every commit in the range A..B
     #[arg(long, value_name = "A..B")]
     pub range: Option<String>,
+    /// Judge the range with the policy at REV (default: the range's base)
+    #[arg(long, value_name = "REV", requires = "range")]
+    pub policy_from: Option<String>,
     /// The task to check (default: the worktree's active task)
     #[arg(long, value_name = "ID")]
     pub task: Option<String>,

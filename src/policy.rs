@@ -38,7 +38,7 @@ pub const POLICY_PATH: &str = ".gate/policy.yaml";
 pub const DEFAULT_POLICY_YAML: &str = include_str!("../policy/default.yaml");
 
 /// What a check's refusal costs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// Not run.
@@ -86,7 +86,9 @@ impl fmt::Display for Mode {
 }
 
 /// How provenance treats merge commits in a range.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Merges {
     /// Each merge commit is refused (`merge_commit`).
@@ -258,6 +260,9 @@ impl fmt::Display for PolicySource {
 pub struct LoadedPolicy {
     pub policy: Policy,
     pub source: PolicySource,
+    /// The revision it was read at, for people: `the work tree`,
+    /// `HEAD (1a2b3c4d5e6f)`, `the range's base (…)` (docs/trust.md).
+    pub revision: String,
 }
 
 /// The embedded default policy.
@@ -270,16 +275,245 @@ pub fn embedded() -> Policy {
 /// present, else the embedded default.
 pub fn load(worktree_root: &Path) -> Result<LoadedPolicy, LoadError> {
     let shown = Path::new(POLICY_PATH);
+    let revision = "the work tree".to_string();
     match load::read_optional_as(shown, &worktree_root.join(POLICY_PATH))? {
         Some(text) => Ok(LoadedPolicy {
             policy: parse(shown, &text)?,
             source: PolicySource::File(shown.to_path_buf()),
+            revision,
         }),
         None => Ok(LoadedPolicy {
             policy: embedded(),
             source: PolicySource::Embedded,
+            revision,
         }),
     }
+}
+
+/// Why the policy at a commit could not be read: never the embedded default.
+#[derive(Debug, thiserror::Error)]
+pub enum CommittedError {
+    #[error(transparent)]
+    Git(#[from] crate::git::GitError),
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// `.gate/policy.yaml` at the commit is not a regular file.
+    #[error("{file} is a {kind} at that commit, not a policy file")]
+    NotAFile { file: String, kind: &'static str },
+}
+
+/// The one "policy at a commit" loader: `<commit>:.gate/policy.yaml`, else
+/// the embedded default when that commit holds no policy file (the revision
+/// says where it looked). `named` is how people know the commit (`HEAD`,
+/// `the range's base`, a ref). A commit that does not resolve, a blob that
+/// cannot be read or parsed is an error (unknown), never the default.
+pub fn at_commit(
+    repo: &crate::git::Repo,
+    commit: crate::git::Oid,
+    named: &str,
+) -> Result<LoadedPolicy, CommittedError> {
+    use crate::git::EntryKind;
+    let shown = format!("{}:{POLICY_PATH}", commit.short());
+    let revision = format!("{named} ({})", commit.short());
+    let entry = repo.entry_at(commit, &crate::path::RepoPath::from(POLICY_PATH))?;
+    let blob = match entry {
+        None => {
+            return Ok(LoadedPolicy {
+                policy: embedded(),
+                source: PolicySource::Embedded,
+                revision,
+            });
+        }
+        Some((blob, EntryKind::File | EntryKind::Executable)) => blob,
+        Some((_, kind)) => {
+            return Err(CommittedError::NotAFile {
+                file: shown,
+                kind: match kind {
+                    EntryKind::Symlink => "symbolic link",
+                    _ => "submodule",
+                },
+            });
+        }
+    };
+    let bytes = repo.read_blob(blob)?;
+    if bytes.len() as u64 > load::MAX_FILE_BYTES {
+        return Err(LoadError::TooLarge {
+            file: shown.into(),
+            size: bytes.len() as u64,
+        }
+        .into());
+    }
+    let text = String::from_utf8(bytes).map_err(|_| LoadError::NotUtf8 {
+        file: shown.clone().into(),
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    Ok(LoadedPolicy {
+        policy: parse(Path::new(&shown), text)?,
+        source: PolicySource::File(POLICY_PATH.into()),
+        revision,
+    })
+}
+
+/// A key an uncommitted (or pushed, or proposed) policy would loosen: the
+/// key, the value that judges (the trusted one) and the one proposed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loosening {
+    /// `scope`, `provenance.merges`, `exemptions`, …
+    pub key: String,
+    pub trusted: String,
+    pub proposed: String,
+}
+
+impl Loosening {
+    /// The check a key belongs to, for reporting.
+    pub fn check(&self) -> &'static str {
+        match self.key.split('.').next().unwrap_or("") {
+            "scope" => "scope",
+            "provenance" => "provenance",
+            "receipts" => "receipts",
+            "brief" => "brief",
+            _ => "binding",
+        }
+    }
+}
+
+/// How strict each value is, in one place (docs/trust.md): per key, the
+/// stricter of `trusted` and `proposed`, and every key where `proposed` is
+/// looser (judged by `trusted`'s value). A proposed value that is neither
+/// stricter nor equal — another upstream ref, another trailer token — is a
+/// loosening too: only a change that can only refuse more applies.
+///
+/// - modes (`binding`, `scope`, the sections' `mode`): off < advisory < required;
+/// - `provenance.merges`: `refuse` is stricter than `inspect`;
+/// - `provenance.upstream`: none is strictest (no commit is imported unchecked);
+/// - `provenance.trailer`: a required trailer is stricter than none;
+/// - `receipts.max_entries`, `max_bytes`: the lower limit;
+/// - `brief.required_since`: a date is stricter than none, the earlier the stricter;
+/// - `exemptions`: only classes both declare (an added class is a loosening).
+pub fn stricter(trusted: &Policy, proposed: &Policy) -> (Policy, Vec<Loosening>) {
+    let mut loosened = Vec::new();
+    let mut note = |key: &str, trusted: String, proposed: String| {
+        loosened.push(Loosening {
+            key: key.to_string(),
+            trusted,
+            proposed,
+        });
+    };
+    let mut mode = |key: &str, t: Mode, p: Mode| -> Mode {
+        if p < t {
+            note(key, t.to_string(), p.to_string());
+        }
+        t.max(p)
+    };
+    let binding = mode("binding", trusted.binding, proposed.binding);
+    let scope = mode("scope", trusted.scope, proposed.scope);
+    let prov_mode = mode(
+        "provenance.mode",
+        trusted.provenance.mode,
+        proposed.provenance.mode,
+    );
+    let receipts_mode = mode(
+        "receipts.mode",
+        trusted.receipts.mode,
+        proposed.receipts.mode,
+    );
+    let brief_mode = mode("brief.mode", trusted.brief.mode, proposed.brief.mode);
+
+    let shown = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
+    let (t, p) = (&trusted.provenance, &proposed.provenance);
+    let merges = if t.merges == Merges::Refuse && p.merges == Merges::Inspect {
+        note("provenance.merges", "refuse".into(), "inspect".into());
+        Merges::Refuse
+    } else {
+        t.merges.min(p.merges)
+    };
+    // Only dropping the upstream (importing nothing) or keeping it applies.
+    let upstream = match (&t.upstream, &p.upstream) {
+        (_, None) => None,
+        (Some(a), Some(b)) if a == b => Some(a.clone()),
+        (a, b) => {
+            note("provenance.upstream", shown(a), shown(b));
+            a.clone()
+        }
+    };
+    // Only adding a trailer where there was none, or keeping it, applies.
+    let trailer = match (&t.trailer, &p.trailer) {
+        (None, b) => b.clone(),
+        (Some(a), Some(b)) if a == b => Some(a.clone()),
+        (a, b) => {
+            note("provenance.trailer", shown(a), shown(b));
+            a.clone()
+        }
+    };
+    let mut limit = |key: &str, t: u64, p: u64| -> u64 {
+        if p > t {
+            note(key, t.to_string(), p.to_string());
+        }
+        t.min(p)
+    };
+    let max_entries = limit(
+        "receipts.max_entries",
+        trusted.receipts.max_entries,
+        proposed.receipts.max_entries,
+    );
+    let max_bytes = limit(
+        "receipts.max_bytes",
+        trusted.receipts.max_bytes,
+        proposed.receipts.max_bytes,
+    );
+    let date = |d: Option<Date>| d.map_or("none".to_string(), |d| d.to_string());
+    let required_since = match (trusted.brief.required_since, proposed.brief.required_since) {
+        (None, p) => p,
+        (Some(t), Some(p)) if p <= t => Some(p),
+        (t, p) => {
+            note("brief.required_since", date(t), date(p));
+            t
+        }
+    };
+    let mut exemptions = Vec::new();
+    for class in &trusted.exemptions {
+        if proposed.exemption(&class.id).is_some() {
+            exemptions.push(class.clone());
+        }
+    }
+    for class in &proposed.exemptions {
+        if trusted.exemption(&class.id).is_none() {
+            note(
+                "exemptions",
+                "no class ".to_string() + &class.id,
+                "class ".to_string() + &class.id,
+            );
+        }
+    }
+    let mut notes = trusted.notes.clone();
+    for n in &proposed.notes {
+        if !notes.contains(n) {
+            notes.push(n.clone());
+        }
+    }
+    let policy = Policy {
+        version: trusted.version,
+        binding,
+        exemptions,
+        scope,
+        provenance: Provenance {
+            mode: prov_mode,
+            merges,
+            upstream,
+            trailer,
+        },
+        receipts: ReceiptsPolicy {
+            mode: receipts_mode,
+            max_entries,
+            max_bytes,
+        },
+        brief: BriefPolicy {
+            mode: brief_mode,
+            required_since,
+        },
+        notes,
+    };
+    (policy, loosened)
 }
 
 /// Read and validate a policy from `text`, naming `file` in errors.
@@ -808,6 +1042,146 @@ brief:
                 .starts_with(".gate/policy.yaml:2:8: scope: unknown variant"),
             "{err}"
         );
+    }
+
+    fn keys(loosened: &[Loosening]) -> Vec<(&str, &str, &str)> {
+        loosened
+            .iter()
+            .map(|l| (l.key.as_str(), l.trusted.as_str(), l.proposed.as_str()))
+            .collect()
+    }
+
+    const STRICT: &str = "version: 1
+binding: required
+exemptions:
+  - id: dependency-bump
+    description: Lockfile-only updates
+scope: required
+provenance:
+  mode: required
+  merges: refuse
+  trailer: Task
+receipts:
+  mode: required
+  max_entries: 100
+  max_bytes: 1000
+brief:
+  mode: required
+  required_since: 2026-11-01
+";
+
+    #[test]
+    fn every_loosened_key_is_judged_by_the_trusted_value_and_named() {
+        let trusted = parse_text(STRICT).unwrap();
+        let loose = parse_text(
+            "version: 1
+binding: advisory
+exemptions:
+  - id: dependency-bump
+    description: Lockfile-only updates
+  - id: anything
+    description: Whatever I like
+scope: off
+provenance:
+  mode: advisory
+  merges: inspect
+  upstream: refs/heads/main
+  trailer: Ticket
+receipts:
+  mode: off
+  max_entries: 101
+  max_bytes: 2000
+brief:
+  mode: advisory
+  required_since: 2026-11-02
+",
+        )
+        .unwrap();
+        let (effective, loosened) = stricter(&trusted, &loose);
+        assert_eq!(effective, trusted);
+        assert_eq!(
+            keys(&loosened),
+            [
+                ("binding", "required", "advisory"),
+                ("scope", "required", "off"),
+                ("provenance.mode", "required", "advisory"),
+                ("receipts.mode", "required", "off"),
+                ("brief.mode", "required", "advisory"),
+                ("provenance.merges", "refuse", "inspect"),
+                ("provenance.upstream", "none", "refs/heads/main"),
+                ("provenance.trailer", "Task", "Ticket"),
+                ("receipts.max_entries", "100", "101"),
+                ("receipts.max_bytes", "1000", "2000"),
+                ("brief.required_since", "2026-11-01", "2026-11-02"),
+                ("exemptions", "no class anything", "class anything"),
+            ]
+        );
+        let checks: Vec<&str> = loosened.iter().map(Loosening::check).collect();
+        assert_eq!(
+            checks,
+            [
+                "binding",
+                "scope",
+                "provenance",
+                "receipts",
+                "brief",
+                "provenance",
+                "provenance",
+                "provenance",
+                "receipts",
+                "receipts",
+                "brief",
+                "binding"
+            ]
+        );
+        // Removing what only loosens is a tightening: no trailer → kept;
+        // no required_since → kept; the default policy loosens everything.
+        let (effective, loosened) = stricter(&trusted, &embedded());
+        assert_eq!(effective.brief.required_since, trusted.brief.required_since);
+        assert_eq!(effective.provenance.trailer.as_deref(), Some("Task"));
+        assert!(effective.exemptions.is_empty());
+        assert!(keys(&loosened).contains(&("brief.required_since", "2026-11-01", "none")));
+    }
+
+    #[test]
+    fn a_tightening_applies_at_once_and_loosens_nothing() {
+        let trusted = embedded();
+        let strict = parse_text(STRICT).unwrap();
+        let (effective, loosened) = stricter(&trusted, &strict);
+        // Everything tightens except the added exemption class, which the
+        // default does not declare: a loosening, dropped.
+        assert_eq!(
+            keys(&loosened),
+            [(
+                "exemptions",
+                "no class dependency-bump",
+                "class dependency-bump"
+            )]
+        );
+        assert!(effective.exemptions.is_empty());
+        assert_eq!(effective.binding, Mode::Required);
+        assert_eq!(effective.scope, Mode::Required);
+        assert_eq!(effective.provenance.trailer.as_deref(), Some("Task"));
+        assert_eq!(effective.receipts.max_entries, 100);
+        assert_eq!(effective.brief.required_since, strict.brief.required_since);
+        let with_upstream =
+            parse_text("version: 1\nprovenance:\n  mode: advisory\n  upstream: refs/heads/main\n")
+                .unwrap();
+        let (effective, loosened) = stricter(&with_upstream, &trusted);
+        assert!(loosened.is_empty());
+        assert_eq!(effective.provenance.upstream, None);
+        // An earlier required_since and a removed exemption tighten.
+        let earlier = STRICT.replace("2026-11-01", "2026-10-01").replace(
+            "exemptions:\n  - id: dependency-bump\n    description: Lockfile-only updates\n",
+            "",
+        );
+        let (effective, loosened) = stricter(&strict, &parse_text(&earlier).unwrap());
+        assert!(loosened.is_empty(), "{loosened:?}");
+        assert_eq!(
+            effective.brief.required_since,
+            Some(Date::parse("2026-10-01").unwrap())
+        );
+        assert!(effective.exemptions.is_empty());
     }
 
     #[test]

@@ -7,11 +7,10 @@
 
 use std::path::Path;
 
-use super::{Ctx, Failure, out, policy_origin, task_ref};
+use super::{Ctx, Failure, out, policy_origin, task_ref, trusted};
 use crate::cli::{CheckArgs, CheckName};
 use crate::git::{Change, ChangeKind, Renames, Repo, WorktreeState};
-use crate::path::RepoPath;
-use crate::policy::{LoadedPolicy, PolicySource};
+use crate::policy::LoadedPolicy;
 use crate::provenance;
 use crate::report::{Finding, Report, human, json};
 use crate::scope::{self, Scope};
@@ -43,13 +42,20 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<i32, Failure> {
                 if let Target::Range(spec) = &target
                     && let Some(repo) = bare_repo(dir)
                 {
-                    return build_bare(&repo, spec, args.task.as_deref(), &args.only);
+                    return build_bare(&repo, spec, args, &args.only);
                 }
                 return Err(failure);
             }
         };
-        let policy = ctx.policy()?;
-        let report = build(
+        let (policy, loosened) = match &target {
+            Target::Range(spec) => {
+                let local = || Ok(trusted::local(&ctx, false)?.0);
+                (range_policy(&ctx.repo, spec, args, None, local)?, vec![])
+            }
+            Target::Staged => trusted::local(&ctx, true)?,
+            Target::Task => trusted::local(&ctx, false)?,
+        };
+        let mut report = build(
             &ctx,
             &policy,
             args.task.as_deref(),
@@ -57,6 +63,7 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<i32, Failure> {
             &args.only,
             "check".into(),
         )?;
+        report.attach(loosened);
         Ok(report)
     })();
     // An error under --json is printed as gate.error/1 by commands::run.
@@ -77,9 +84,13 @@ pub enum TaskState {
     Unreadable(String),
 }
 
+/// A loaded task carries its recorded frozen fields (docs/trust.md).
 pub fn task_state(ctx: &Ctx, id: Option<&str>) -> TaskState {
     match ctx.task(id) {
-        Ok(Some(t)) => TaskState::Loaded(Box::new(t)),
+        Ok(Some(t)) => match super::recorded::judged(ctx, t) {
+            Ok(t) => TaskState::Loaded(Box::new(t)),
+            Err(m) => TaskState::Unreadable(format!("its recorded version: {m}")),
+        },
         Ok(None) => TaskState::None,
         Err(f) => TaskState::Unreadable(f.message),
     }
@@ -112,9 +123,35 @@ pub fn build(
         Target::Range(_) => Err("a range is proved by provenance, commit by commit"),
         _ => Ok(()),
     };
+    // A rewrite of the task's frozen fields is reported by the check that
+    // judges the work's paths with them: scope, else provenance
+    // (decision 0014). A range in CI judges commits only.
+    let scope_runs = wants(CheckName::Scope) && p.scope.runs();
+    let mut rewritten = |check| match (&task, target) {
+        (TaskState::Loaded(t), Target::Staged | Target::Task) => {
+            let staged = matches!(target, Target::Staged);
+            let (findings, note) =
+                super::recorded::rewrite_findings(ctx, &t.record.id, check, staged);
+            report.notes.extend(note);
+            findings
+        }
+        _ => Vec::new(),
+    };
+    let rewrites = rewritten(if scope_runs {
+        scope::CHECK
+    } else {
+        provenance::CHECK
+    });
+    let (scope_rewrites, prov_rewrites) = if scope_runs {
+        (rewrites, Vec::new())
+    } else {
+        (Vec::new(), rewrites)
+    };
     if wants(CheckName::Scope) {
         report.run(scope::CHECK, p.scope, scope_applies, || {
-            scope_check(ctx, &task, target)
+            let (summary, mut findings) = scope_check(ctx, &task, target);
+            findings.extend(scope_rewrites);
+            (summary, findings)
         });
     }
     let prov_applies = match target {
@@ -123,7 +160,9 @@ pub fn build(
     };
     if wants(CheckName::Provenance) {
         report.run(provenance::CHECK, p.provenance.mode, prov_applies, || {
-            provenance_check(ctx, policy, &task, target)
+            let (summary, mut findings) = provenance_check(ctx, policy, &task, target);
+            findings.extend(prov_rewrites);
+            (summary, findings)
         });
     }
     let receipts_applies = match target {
@@ -409,6 +448,16 @@ fn provenance_check(
         &provenance::Options::default(),
     );
     findings.extend(unreadable_task(provenance::CHECK, task));
+    if let Target::Range(_) = target {
+        findings.extend(trusted::changed_findings(
+            &ctx.repo,
+            policy,
+            &range.base.hidden(),
+            range.tip,
+            provenance::CHECK,
+            crate::report::Severity::Blocker,
+        ));
+    }
     (summary, findings)
 }
 
@@ -441,10 +490,19 @@ fn bare_repo(dir: Option<&Path>) -> Option<Repo> {
 fn build_bare(
     repo: &Repo,
     spec: &str,
-    task_id: Option<&str>,
+    args: &CheckArgs,
     only: &[CheckName],
 ) -> Result<Report, Failure> {
-    let policy = committed_policy(repo)?;
+    let task_id = args.task.as_deref();
+    let head = match &args.policy_from {
+        Some(_) => None,
+        None => Some(committed_policy(repo)?),
+    };
+    let fallback = || {
+        head.clone()
+            .ok_or_else(|| Failure::unknown("no policy to judge with"))
+    };
+    let policy = range_policy(repo, spec, args, head.as_ref(), fallback)?;
     let p = &policy.policy;
     let mut report = Report {
         verb: "check".into(),
@@ -513,7 +571,17 @@ fn build_bare(
                     let tasks = named.unwrap_or_else(|| {
                         provenance::TaskSet::gather(repo, None, range.tip, None)
                     });
-                    provenance::check(repo, p, &tasks, range, &provenance::Options::default())
+                    let (summary, mut findings) =
+                        provenance::check(repo, p, &tasks, range, &provenance::Options::default());
+                    findings.extend(trusted::changed_findings(
+                        repo,
+                        &policy,
+                        &range.base.hidden(),
+                        range.tip,
+                        provenance::CHECK,
+                        crate::report::Severity::Blocker,
+                    ));
+                    (summary, findings)
                 }
             },
         );
@@ -521,26 +589,55 @@ fn build_bare(
     Ok(report)
 }
 
-/// The policy HEAD's tree holds (`HEAD:.gate/policy.yaml`), else the
-/// embedded default (an unborn HEAD, or no policy file).
+/// The policy a bare repository's HEAD holds: a server judges with the
+/// branch it serves, before the push lands. An unborn HEAD has no policy to
+/// judge with: unknown, never the embedded default (docs/trust.md).
 fn committed_policy(repo: &Repo) -> Result<LoadedPolicy, Failure> {
-    let shown = format!("HEAD:{}", crate::policy::POLICY_PATH);
-    let head = repo.head()?.id();
-    let entry = match head {
-        Some(id) => repo.entry_at(id, &RepoPath::from(crate::policy::POLICY_PATH))?,
-        None => None,
+    match repo.head()?.id() {
+        Some(head) => Ok(crate::policy::at_commit(repo, head, "HEAD")?),
+        None => Err(Failure::unknown(
+            "HEAD has no commit in this bare repository, so there is no policy to judge with",
+        )
+        .hint("push the branch HEAD names first, or pass --policy-from REV")),
+    }
+}
+
+/// The policy a range is judged with (docs/trust.md): `--policy-from REV`'s,
+/// else the range's base's — in a bare repository no looser than HEAD's
+/// (`floor`). A `--policy-from` that does not resolve is unknown. A range
+/// whose base does not resolve has no base policy: its provenance finding
+/// says so, judged as `required` so that it is unknown, never a pass.
+fn range_policy(
+    repo: &Repo,
+    spec: &str,
+    args: &CheckArgs,
+    floor: Option<&LoadedPolicy>,
+    fallback: impl FnOnce() -> Result<LoadedPolicy, Failure>,
+) -> Result<LoadedPolicy, Failure> {
+    if let Some(rev) = &args.policy_from {
+        return trusted::at_revision(repo, rev, "--policy-from");
+    }
+    let base = match provenance::parse_range(repo, spec) {
+        Ok(range) => match range.base {
+            provenance::Base::Commit(base) => Some(base),
+            provenance::Base::Hidden(_) => None,
+        },
+        Err(_) => None,
     };
-    let Some((blob, _)) = entry else {
-        return Ok(LoadedPolicy {
-            policy: crate::policy::embedded(),
-            source: PolicySource::Embedded,
-        });
+    let Some(base) = base else {
+        // The modes shown are the local ones (HEAD's, no looser in the work
+        // tree), with provenance made required.
+        let mut fallback = fallback()?;
+        fallback.policy.provenance.mode = crate::policy::Mode::Required;
+        fallback.revision = format!(
+            "unknown: the range's base does not resolve ({} shown, provenance required)",
+            fallback.revision
+        );
+        return Ok(fallback);
     };
-    let bytes = repo.read_blob(blob)?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| Failure::unknown(format!("{shown} is not UTF-8 text")))?;
-    Ok(LoadedPolicy {
-        policy: crate::policy::parse(Path::new(&shown), &text)?,
-        source: PolicySource::File(shown.into()),
+    let at_base = trusted::at(repo, base, "the range's base")?;
+    Ok(match floor {
+        Some(floor) => trusted::combine(at_base, floor),
+        None => at_base,
     })
 }

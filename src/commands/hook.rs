@@ -60,8 +60,8 @@ fn print(report: &Report) {
 
 fn pre_commit(dir: Option<&Path>) -> Result<i32, Failure> {
     let ctx = Ctx::open(dir)?;
-    let policy = ctx.policy()?;
-    let report = check::build(
+    let (policy, loosened) = super::trusted::local(&ctx, true)?;
+    let mut report = check::build(
         &ctx,
         &policy,
         None,
@@ -69,6 +69,7 @@ fn pre_commit(dir: Option<&Path>) -> Result<i32, Failure> {
         &[],
         "hook pre-commit".into(),
     )?;
+    report.attach(loosened);
     print(&report);
     Ok(report.exit_code())
 }
@@ -136,13 +137,21 @@ struct PushTarget<'a> {
 
 fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
     let ctx = Ctx::open(dir)?;
-    let policy = ctx.policy()?;
+    let (local, loosened) = super::trusted::local(&ctx, false)?;
     let mut input = Vec::new();
     std::io::stdin()
         .read_to_end(&mut input)
         .map_err(|e| Failure::unknown(format!("pre-push: cannot read the refs on stdin: {e}")))?;
     let lines = parse_push_lines(&String::from_utf8_lossy(&input))
         .map_err(|m| Failure::unknown(format!("pre-push: {m}")))?;
+    // Judged by the policy the remote already has (docs/trust.md).
+    let mut policy_notes = Vec::new();
+    let pushed: Vec<&str> = lines
+        .iter()
+        .filter(|l| !is_zero_id(&l.local))
+        .map(|l| l.remote_ref.as_str())
+        .collect();
+    let policy = super::trusted::for_push(&ctx.repo, remote, &pushed, local, &mut policy_notes)?;
     let task = check::task_state(&ctx, None);
     let p = &policy.policy;
     let mut report = Report {
@@ -156,6 +165,7 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
         skipped: vec![],
         notes: p.notes.clone(),
     };
+    report.notes.append(&mut policy_notes);
     let default_task = match &task {
         TaskState::Loaded(t) => Some(t.as_ref()),
         _ => None,
@@ -181,15 +191,45 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
             .map(|line| push_range(&ctx, default_task, &target, line, &mut report.notes))
             .collect()
     };
+    // A rewrite of the active task's frozen fields is provenance's to
+    // report here: it judges the pushed paths with them (decision 0014).
+    let rewrites = match &task {
+        TaskState::Loaded(t) if p.provenance.mode.runs() => {
+            let (findings, note) =
+                super::recorded::rewrite_findings(&ctx, &t.record.id, provenance::CHECK, false);
+            report.notes.extend(note);
+            findings
+        }
+        _ => Vec::new(),
+    };
     report.run(provenance::CHECK, p.provenance.mode, Ok(()), || {
         let mut findings: Vec<_> = check::unreadable_task(provenance::CHECK, &task)
             .into_iter()
+            .chain(rewrites)
             .collect();
         let mut summaries = Vec::new();
         for (line, range) in lines.iter().zip(&ranges) {
             let (summary, mut f) = prove_push_line(&ctx, p, default_task, remote, line, range);
             summaries.push(summary);
             findings.append(&mut f);
+            // A policy change rides in reported, never as the rule.
+            if let Ok((tip, base)) = range {
+                findings.extend(
+                    super::trusted::changed_findings(
+                        &ctx.repo,
+                        &policy,
+                        &base.hidden(),
+                        *tip,
+                        provenance::CHECK,
+                        crate::report::Severity::Warn,
+                    )
+                    .into_iter()
+                    .map(|mut f| {
+                        f.subject.ref_name = Some(line.remote_ref.clone());
+                        f
+                    }),
+                );
+            }
         }
         if lines.is_empty() {
             summaries.push("nothing pushed".into());
@@ -233,6 +273,7 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
     report.run(crate::binding::CHECK, p.binding, Ok(()), || {
         check::binding_check(&ctx, p, &task)
     });
+    report.attach(loosened);
     print(&report);
     Ok(report.exit_code())
 }

@@ -10,9 +10,11 @@ pub mod hook;
 pub mod init;
 pub mod install;
 pub mod plan;
+pub mod recorded;
 pub mod start;
 pub mod status;
 pub mod task;
+pub mod trusted;
 pub mod verify;
 
 use std::io::{self, Write};
@@ -110,6 +112,18 @@ impl From<TaskError> for Failure {
             // Another run changed the task's status first: a refusal, not an unknown.
             TaskError::Status { .. } => Failure::refused(e.to_string()),
             _ => Failure::unknown(e.to_string()),
+        }
+    }
+}
+
+impl From<crate::policy::CommittedError> for Failure {
+    fn from(e: crate::policy::CommittedError) -> Failure {
+        match e {
+            crate::policy::CommittedError::Git(e) => e.into(),
+            crate::policy::CommittedError::Load(e) => e.into(),
+            e @ crate::policy::CommittedError::NotAFile { .. } => {
+                Failure::unknown(e.to_string()).hint("commit .gate/policy.yaml as a regular file")
+            }
         }
     }
 }
@@ -361,9 +375,12 @@ impl Ctx {
 }
 
 pub fn policy_origin(p: &LoadedPolicy) -> PolicyOrigin {
-    match &p.source {
-        crate::policy::PolicySource::Embedded => PolicyOrigin::Embedded,
-        crate::policy::PolicySource::File(f) => PolicyOrigin::File(f.display().to_string()),
+    PolicyOrigin {
+        file: match &p.source {
+            crate::policy::PolicySource::Embedded => None,
+            crate::policy::PolicySource::File(f) => Some(f.display().to_string()),
+        },
+        revision: p.revision.clone(),
     }
 }
 

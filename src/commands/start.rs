@@ -204,6 +204,13 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
         ));
     }
     let task = tasks::load(ctx.root(), &id)?;
+    // The version the doors judge the task's frozen fields by until its
+    // file is committed (docs/trust.md).
+    if let Err(e) = super::recorded::record_start(&ctx.repo.common_dir(), &id, &task.text) {
+        warnings.push(format!(
+            "the task's fields were not recorded ({e}): until its file is committed, the doors read them from the work tree"
+        ));
+    }
     let mut text = format!(
         "started task {id}: {} · baseline {}\n",
         file.display(),

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::style::{self, Out};
-use super::{BriefDigest, CheckReport, Finding, Outcome, PolicyOrigin, Report, Severity, TaskRef};
+use super::{BriefDigest, CheckReport, Finding, Outcome, Report, Severity, TaskRef};
 use crate::policy::Mode;
 
 const OUT: Out = Out::Stdout;
@@ -14,10 +14,7 @@ const OUT: Out = Out::Stdout;
 /// Render a whole report for a person.
 pub fn render(report: &Report) -> String {
     let mut s = String::new();
-    let policy = match &report.policy {
-        PolicyOrigin::Embedded => "embedded default (.gate/policy.yaml absent)".to_string(),
-        PolicyOrigin::File(f) => f.clone(),
-    };
+    let policy = report.policy.describe(true);
     let _ = writeln!(
         s,
         "{} {} · policy: {policy}",
@@ -61,10 +58,7 @@ pub fn render_compact(report: &Report) -> String {
         "{} {}: nothing blocks · policy: {}\n",
         style::strong(OUT, "gate"),
         report.verb,
-        match &report.policy {
-            PolicyOrigin::Embedded => "embedded default".to_string(),
-            PolicyOrigin::File(f) => f.clone(),
-        }
+        report.policy.describe(false)
     );
     for check in &report.checks {
         let Some(first) = check.findings.first() else {

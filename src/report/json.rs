@@ -10,7 +10,7 @@
 //!   "outcome": "refused",            // pass | refused | unknown, before the mode's cost
 //!   "exit_code": 0,                  // 0 nothing blocks, 1 refused, 3 unknown
 //!   "blocks": false,
-//!   "policy": {"source": "embedded", "file": null},
+//!   "policy": {"source": "embedded", "file": null, "revision": "the work tree"},
 //!   "task": {"id": "T-1", "issue": "42", "intent": null, "exemption": null,
 //!            "brief": {"head": ["…"], "more": false, "addenda": 0, "latest": null}},
 //!   "checks": [{"check": "scope", "mode": "advisory", "outcome": "refused", "blocks": false,
@@ -30,7 +30,7 @@
 
 use serde::Serialize;
 
-use super::{BriefDigest, CheckReport, Finding, PolicyOrigin, Report, Skipped, TaskRef};
+use super::{BriefDigest, CheckReport, Finding, Report, Skipped, TaskRef};
 
 pub const REPORT_SCHEMA: &str = "gate.report/1";
 
@@ -52,6 +52,8 @@ pub struct ReportWire<'a> {
 pub struct PolicyWire {
     pub source: &'static str,
     pub file: Option<String>,
+    /// The revision the policy was read at (docs/trust.md).
+    pub revision: String,
 }
 
 #[derive(Serialize)]
@@ -194,15 +196,14 @@ pub fn report(r: &Report) -> ReportWire<'_> {
         outcome: r.outcome().as_str(),
         exit_code: code,
         blocks: code != 0,
-        policy: match &r.policy {
-            PolicyOrigin::Embedded => PolicyWire {
-                source: "embedded",
-                file: None,
+        policy: PolicyWire {
+            source: if r.policy.file.is_some() {
+                "file"
+            } else {
+                "embedded"
             },
-            PolicyOrigin::File(f) => PolicyWire {
-                source: "file",
-                file: Some(f.clone()),
-            },
+            file: r.policy.file.clone(),
+            revision: r.policy.revision.clone(),
         },
         task: r.task.as_ref().map(task),
         checks: r.checks.iter().map(check).collect(),

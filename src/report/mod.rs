@@ -159,11 +159,27 @@ pub struct Skipped {
     pub reason: String,
 }
 
-/// Where the policy came from.
+/// Where the policy came from: its file (`None` for the embedded default)
+/// and the revision it was read at (docs/trust.md).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PolicyOrigin {
-    Embedded,
-    File(String),
+pub struct PolicyOrigin {
+    pub file: Option<String>,
+    /// `the work tree`, `HEAD (1a2b3c4d5e6f)`, `the range's base (…)`, …
+    pub revision: String,
+}
+
+impl PolicyOrigin {
+    /// The policy's origin as one phrase for people.
+    pub fn describe(&self, long: bool) -> String {
+        match (&self.file, long) {
+            (Some(f), _) => format!("{f} (from {})", self.revision),
+            (None, true) => format!(
+                "embedded default (no .gate/policy.yaml in {})",
+                self.revision
+            ),
+            (None, false) => format!("embedded default (from {})", self.revision),
+        }
+    }
 }
 
 /// The task a report is about, with a digest of its brief.
@@ -237,6 +253,23 @@ impl Report {
         });
     }
 
+    /// Add findings made outside a check's run (`policy_loosened`) to the
+    /// check they belong to; a check that did not run here gets a note.
+    pub fn attach(&mut self, findings: Vec<Finding>) {
+        for finding in findings {
+            match self.checks.iter_mut().find(|c| c.check == finding.check) {
+                Some(c) => {
+                    let mut all = std::mem::take(&mut c.findings);
+                    all.push(finding);
+                    *c = CheckReport::new(c.check, c.mode, std::mem::take(&mut c.summary), all);
+                }
+                None => self
+                    .notes
+                    .push(format!("{}: {}", finding.cause, finding.message)),
+            }
+        }
+    }
+
     /// The overall outcome: refused if any check refused, else unknown if
     /// any is unknown, else pass. Mode does not enter here; see [`exit_code`](Self::exit_code).
     pub fn outcome(&self) -> Outcome {
@@ -289,7 +322,10 @@ mod tests {
     fn report(checks: Vec<CheckReport>) -> Report {
         Report {
             verb: "check".into(),
-            policy: PolicyOrigin::Embedded,
+            policy: PolicyOrigin {
+                file: None,
+                revision: "the work tree".into(),
+            },
             task: None,
             checks,
             skipped: vec![],

@@ -93,6 +93,40 @@ where
 }
 
 /// A loaded task file.
+impl TaskRecord {
+    /// The frozen keys — everything but `status` and `pins` — in which this
+    /// version differs from `recorded` (docs/trust.md).
+    pub fn rewritten_keys(&self, recorded: &TaskRecord) -> Vec<&'static str> {
+        let mut keys = Vec::new();
+        let mut differs = |key, same: bool| {
+            if !same {
+                keys.push(key);
+            }
+        };
+        differs("schema", self.schema == recorded.schema);
+        differs("id", self.id == recorded.id);
+        differs("created_at", self.created_at == recorded.created_at);
+        differs("created_by", self.created_by == recorded.created_by);
+        differs("operator", self.operator == recorded.operator);
+        differs("baseline", self.baseline == recorded.baseline);
+        differs("scope", self.scope == recorded.scope);
+        differs("issue", self.issue == recorded.issue);
+        differs("intent", self.intent == recorded.intent);
+        differs("exemption", self.exemption == recorded.exemption);
+        keys
+    }
+
+    /// This version's `status` and `pins` with every other field taken from
+    /// `recorded`: the record the doors judge with (docs/trust.md).
+    pub fn with_frozen_of(&self, recorded: &TaskRecord) -> TaskRecord {
+        TaskRecord {
+            status: self.status,
+            pins: self.pins.clone(),
+            ..recorded.clone()
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Task {
     pub record: TaskRecord,

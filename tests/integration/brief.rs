@@ -682,8 +682,17 @@ fn a_rewritten_brief_is_refused_in_a_real_push() {
         !remote.git_ok(&["rev-parse", "--verify", "-q", "refs/heads/main"]),
         "the remote did not get main"
     );
-    // Advisory: the push goes through with the finding printed.
+    // Advisory: the push goes through with the finding printed. The policy
+    // judges once committed (an uncommitted loosening is not obeyed).
     repo.write(".gate/policy.yaml", "version: 1\nscope: off\nprovenance:\n  mode: off\nreceipts:\n  mode: off\nbrief:\n  mode: advisory\n");
+    repo.git(&["add", ".gate/policy.yaml"]);
+    repo.git(&[
+        "commit",
+        "-q",
+        "--no-verify",
+        "-m",
+        "policy: brief advisory",
+    ]);
     let pushed = repo.git_may_fail(&["push", "-q", "origin", "main"]);
     assert!(
         pushed.status.success(),
@@ -770,8 +779,9 @@ fn an_unreadable_head_is_unknown_not_a_pass() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    // HEAD holds the policy that judges, so the verb cannot start: unknown.
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("input_unreadable reading HEAD"),
+        String::from_utf8_lossy(&out.stderr).contains("reading HEAD"),
         "{}",
         show(&out)
     );

@@ -24,7 +24,32 @@ pub fn redact(repo: Option<&TestRepo>, text: &str) -> String {
     }
     let bin = assert_cmd::cargo::cargo_bin!("gate");
     s = s.replace(&bin.display().to_string(), "[GATE]");
-    redact_evidence(&redact_timestamps(&s))
+    redact_head_ids(&redact_evidence(&redact_timestamps(&s)))
+}
+
+/// `HEAD (1a2b3c4d5e6f)` (where a report's policy came from) →
+/// `HEAD ([ID])`: HEAD often holds a task file with its creation time.
+fn redact_head_ids(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find("HEAD (") {
+        let (before, after) = rest.split_at(at + "HEAD (".len());
+        out.push_str(before);
+        let id = after.as_bytes();
+        if id.len() > 12
+            && id[..12]
+                .iter()
+                .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
+            && id[12] == b')'
+        {
+            out.push_str("[ID]");
+            rest = &after[12..];
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `ev-20261130T010203Z-3f9a0c1b2d4e` (an evidence id: a run's start and a

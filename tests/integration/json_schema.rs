@@ -28,6 +28,7 @@ struct Report {
 struct Policy {
     source: String,
     file: Option<String>,
+    revision: String,
 }
 
 #[allow(dead_code)]

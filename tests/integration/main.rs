@@ -22,3 +22,4 @@ mod receipts;
 mod start_task;
 mod state_files;
 mod support;
+mod trust;

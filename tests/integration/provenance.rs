@@ -104,7 +104,38 @@ pub fn assert_exit(out: &Output, code: i32) {
 pub fn check_range(repo: &TestRepo, range: &str, extra: &[&str]) -> Output {
     let mut args = vec!["check", "--range", range, "--json"];
     args.extend_from_slice(extra);
+    let policy = policy_commit(repo.path());
+    if let Some(policy) = &policy {
+        args.extend_from_slice(&["--policy-from", policy]);
+    }
     repo.gate().args(&args).output().unwrap()
+}
+
+/// The work tree's `.gate/policy.yaml` (if any) as a commit of its own, on
+/// no branch, for `--policy-from`: a range is judged by its base's policy
+/// (docs/trust.md), and these tests vary the policy without committing it.
+pub fn policy_commit(dir: &std::path::Path) -> Option<String> {
+    if !dir.join(".gate/policy.yaml").is_file() {
+        return None;
+    }
+    let index = tempfile::NamedTempFile::new().expect("a temporary index");
+    let git = |args: &[&str]| {
+        let mut cmd = crate::support::git_command(dir);
+        cmd.args(args).env("GIT_INDEX_FILE", index.path());
+        let out = cmd.output().expect("run git");
+        let out = crate::support::check(&cmd, out);
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let blob = git(&["hash-object", "-w", ".gate/policy.yaml"]);
+    std::fs::remove_file(index.path()).expect("git makes the index itself");
+    git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("100644,{blob},.gate/policy.yaml"),
+    ]);
+    let tree = git(&["write-tree"]);
+    Some(git(&["commit-tree", &tree, "-m", "the policy under test"]))
 }
 
 // ---------------------------------------------------------------------------
@@ -829,6 +860,7 @@ fn a_remote_tracking_upstream_is_used_only_when_named() {
         }
         text.push_str("receipts:\n  mode: off\nbrief:\n  mode: off\n");
         std::fs::write(dir.join(".gate/policy.yaml"), text).unwrap();
+        let policy = policy_commit(&dir).expect("a policy was written");
         let out = gate_in(
             &source,
             &dir,
@@ -839,6 +871,8 @@ fn a_remote_tracking_upstream_is_used_only_when_named() {
                 "--task",
                 "T-1",
                 "--json",
+                "--policy-from",
+                &policy,
             ],
         );
         let doc = json(&out);
@@ -1192,6 +1226,8 @@ fn a_hundred_thousand_commit_range_is_proved() {
         .env_clear()
         .envs(crate::support::git_env())
         .args(["check", "--range", &range, "--task", "T-big", "--json"]);
+    let policy = policy_commit(repo.path()).expect("a policy was written");
+    cmd.args(["--policy-from", &policy]);
     let started = std::time::Instant::now();
     let (out, peak) = run_measuring_memory(cmd);
     let took = started.elapsed();
@@ -1280,7 +1316,14 @@ fn a_bare_repository_is_proved_with_the_policy_of_its_head() {
     );
     assert_exit(&out, 0);
     let doc = json(&out);
-    assert_eq!(doc["policy"]["file"], "HEAD:.gate/policy.yaml");
+    assert_eq!(doc["policy"]["file"], ".gate/policy.yaml");
+    assert!(
+        doc["policy"]["revision"]
+            .as_str()
+            .unwrap()
+            .starts_with("the range's base ("),
+        "{doc:#}"
+    );
     assert_eq!(
         doc["checks"][0]["summary"],
         format!("2 commits in {base}..HEAD~1")

@@ -1,0 +1,199 @@
+//! A task's recorded version: what its frozen fields (everything but
+//! `status`, `pins` and the appended addenda and notes) are judged from
+//! (docs/trust.md, decision 0014).
+//!
+//! The recorded version is the task file committed at HEAD
+//! (`HEAD:.gate/tasks/<ID>.md`), else the file as `gate start` wrote it,
+//! kept in local state (`<common-dir>/gate/recorded/<ID>.md`, never
+//! committed, out of the work tree's reach). The doors judge with the
+//! recorded fields, and an uncommitted or staged version that differs in
+//! them is a `record_rewritten` blocker, never the rule. This module reads
+//! and compares; it writes only the start record.
+
+use std::path::{Path, PathBuf};
+
+use super::Ctx;
+use crate::fsutil;
+use crate::git::Oid;
+use crate::load;
+use crate::path::RepoPath;
+use crate::report::{Finding, Severity, Subject};
+use crate::task::{self as tasks, Task, TaskRecord};
+
+/// Where a recorded version was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The file committed at HEAD.
+    Head(Oid),
+    /// The file as `gate start` wrote it, kept in local state.
+    Started,
+}
+
+impl Source {
+    fn describe(&self) -> String {
+        match self {
+            Source::Head(head) => format!("as committed at HEAD ({})", head.short()),
+            Source::Started => "as `gate start` recorded it".into(),
+        }
+    }
+}
+
+/// A task's recorded record and where it came from.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub record: TaskRecord,
+    pub source: Source,
+}
+
+/// Where `gate start` keeps the file it wrote for task `id`.
+pub fn start_record_path(common_dir: &Path, id: &str) -> PathBuf {
+    common_dir
+        .join("gate")
+        .join("recorded")
+        .join(format!("{id}.md"))
+}
+
+/// Keep the task file as `gate start` wrote it, atomically.
+pub fn record_start(common_dir: &Path, id: &str, text: &str) -> Result<(), fsutil::FsError> {
+    fsutil::write_atomic(&start_record_path(common_dir, id), text.as_bytes(), None)
+}
+
+/// The recorded version of task `id`: HEAD's file, else the start record;
+/// `Ok(None)` when there is neither. A version that does not parse as a
+/// task records nothing (its fields cannot be read) and the next place is
+/// asked; a read that fails is an error (unknown), never "no record".
+pub fn recorded(ctx: &Ctx, id: &str) -> Result<Option<Recorded>, String> {
+    let file = tasks::task_file(id);
+    let path = RepoPath::from(file.to_string_lossy().as_ref());
+    let head = ctx.repo.head().map_err(|e| e.to_string())?.id();
+    if let Some(head) = head
+        && let Some((blob, _)) = ctx.repo.entry_at(head, &path).map_err(|e| e.to_string())?
+    {
+        let bytes = ctx.repo.read_blob(blob).map_err(|e| e.to_string())?;
+        if let Some(record) = parsed(&file, bytes) {
+            return Ok(Some(Recorded {
+                record,
+                source: Source::Head(head),
+            }));
+        }
+    }
+    let kept = start_record_path(&ctx.repo.common_dir(), id);
+    let bytes = load::read_bytes_optional_as(&kept, &kept).map_err(|e| e.to_string())?;
+    Ok(bytes.and_then(|b| parsed(&file, b)).map(|record| Recorded {
+        record,
+        source: Source::Started,
+    }))
+}
+
+fn parsed(file: &Path, bytes: Vec<u8>) -> Option<TaskRecord> {
+    let text = String::from_utf8(bytes).ok()?;
+    tasks::parse(file, text).ok().map(|t| t.record)
+}
+
+/// `task` as the doors judge it: its frozen fields from the recorded
+/// version when there is one. An unreadable recorded version is an error.
+pub fn judged(ctx: &Ctx, mut task: Task) -> Result<Task, String> {
+    if let Some(recorded) = recorded(ctx, &task.record.id)? {
+        task.record = task.record.with_frozen_of(&recorded.record);
+    }
+    Ok(task)
+}
+
+/// The task `id`'s uncommitted versions — the work tree's, and with
+/// `staged` the index's — against its recorded version: a
+/// `record_rewritten` blocker of `check` for each that rewrites a frozen
+/// field. With no recorded version, a note saying the fields were read
+/// from the work tree.
+pub fn rewrite_findings(
+    ctx: &Ctx,
+    id: &str,
+    check: &'static str,
+    staged: bool,
+) -> (Vec<Finding>, Option<String>) {
+    let file = tasks::task_file(id);
+    let unreadable = |m: String| {
+        Finding::unknown(
+            check,
+            "task_unreadable",
+            format!("the recorded version of task {id} could not be read: {m}"),
+            "repair the repository (git fsck), or switch to another task with `gate task switch ID`"
+                .into(),
+        )
+    };
+    let recorded = match recorded(ctx, id) {
+        Ok(Some(r)) => r,
+        Ok(None) => {
+            return (
+                vec![],
+                Some(format!(
+                    "task {id} is neither committed at HEAD nor recorded by `gate start` in this clone: its fields are read from the work tree (commit {} to fix them)",
+                    file.display()
+                )),
+            );
+        }
+        Err(m) => return (vec![unreadable(m)], None),
+    };
+    let mut versions: Vec<(&str, Option<TaskRecord>)> = Vec::new();
+    if staged {
+        let path = RepoPath::from(file.to_string_lossy().as_ref());
+        let index = match ctx.index() {
+            Ok(index) => index,
+            Err(e) => return (vec![unreadable(e.to_string())], None),
+        };
+        if let Some((blob, _)) = ctx.repo.index_blob(index, &path) {
+            match ctx.repo.read_blob(blob) {
+                Ok(bytes) => versions.push(("the staged version of", parsed(&file, bytes))),
+                Err(e) => return (vec![unreadable(e.to_string())], None),
+            }
+        }
+    }
+    // The work tree's version; one that does not load is the brief
+    // check's and the task loader's to report.
+    versions.push((
+        "the work tree's",
+        tasks::load(ctx.root(), id).ok().map(|t| t.record),
+    ));
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut said: Vec<Vec<&str>> = Vec::new();
+    for (place, version) in versions {
+        let Some(version) = version else { continue };
+        let keys = version.rewritten_keys(&recorded.record);
+        // The work tree repeating what the index already rewrote is one finding.
+        if keys.is_empty() || said.contains(&keys) {
+            continue;
+        }
+        let scope = if keys.contains(&"scope") {
+            format!(
+                " (scope [{}] where the record says [{}])",
+                version.scope.join(", "),
+                recorded.record.scope.join(", ")
+            )
+        } else {
+            String::new()
+        };
+        let message = format!(
+            "{place} {} rewrites {}{scope}: task {id} is judged with its recorded version, {}",
+            file.display(),
+            keys.join(", "),
+            recorded.source.describe()
+        );
+        said.push(keys);
+        findings.push(Finding {
+            check,
+            cause: "record_rewritten",
+            severity: Severity::Blocker,
+            unknown: false,
+            message,
+            decide: format!(
+                "put the recorded values back in {} (only `status` and `pins` change, and addenda are appended); for work outside the task, start another with `gate start`",
+                file.display()
+            ),
+            subject: Subject {
+                task: Some(id.to_string()),
+                file: Some(file.display().to_string()),
+                ..Subject::default()
+            },
+        });
+    }
+    (findings, None)
+}

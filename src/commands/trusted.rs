@@ -1,0 +1,326 @@
+//! The policy each door judges with, read from where the change under
+//! judgement cannot reach (docs/trust.md):
+//!
+//! - pre-commit and `gate check`: per key the stricter of HEAD's policy and
+//!   the work tree's (and, in pre-commit, the index's): an uncommitted edit
+//!   may tighten, never loosen; each loosened key is `policy_loosened`;
+//! - pre-push: no looser than the policy the remote already has;
+//! - `gate check --range BASE..TIP`: BASE's (`--policy-from REV` overrides),
+//!   and a range that changes the policy is `policy_changed`.
+//!
+//! A revision that does not resolve, or a policy that cannot be read at it,
+//! is unknown — never the embedded default.
+
+use super::{Ctx, Failure};
+use crate::git::{Oid, Repo};
+use crate::path::RepoPath;
+use crate::policy::{self, LoadedPolicy, Loosening, POLICY_PATH, Policy, PolicySource};
+use crate::report::{Finding, Severity, Subject};
+
+/// The policy a door judges the work tree's change with, and the
+/// `policy_loosened` findings of the uncommitted versions it did not obey.
+pub fn local(ctx: &Ctx, staged: bool) -> Result<(LoadedPolicy, Vec<Finding>), Failure> {
+    let work = ctx.policy()?;
+    let Some(head) = ctx.repo.head()?.id() else {
+        // No commit yet: nothing committed to protect.
+        return Ok((
+            LoadedPolicy {
+                revision: "the work tree (no commit yet)".into(),
+                ..work
+            },
+            Vec::new(),
+        ));
+    };
+    let committed = policy::at_commit(&ctx.repo, head, "HEAD")?;
+    let mut proposals = vec![("the work tree", work)];
+    if staged {
+        proposals.push(("the staged change", staged_policy(ctx)?));
+    }
+    let mut effective = committed.policy.clone();
+    let mut findings = Vec::new();
+    let mut tightened_by = Vec::new();
+    let mut has_file = committed.source != PolicySource::Embedded;
+    for (place, proposed) in &proposals {
+        let (_, loosened) = policy::stricter(&committed.policy, &proposed.policy);
+        findings.extend(loosened_findings(place, &committed.revision, &loosened));
+        let (next, _) = policy::stricter(&effective, &proposed.policy);
+        if next != effective {
+            tightened_by.push(*place);
+            has_file |= proposed.source != PolicySource::Embedded;
+        }
+        effective = next;
+    }
+    let mut revision = committed.revision.clone();
+    if !tightened_by.is_empty() {
+        revision = format!("{revision}, tightened by {}", tightened_by.join(" and "));
+    }
+    Ok((
+        LoadedPolicy {
+            policy: effective,
+            source: if has_file {
+                PolicySource::File(POLICY_PATH.into())
+            } else {
+                PolicySource::Embedded
+            },
+            revision,
+        },
+        findings,
+    ))
+}
+
+/// The index's `.gate/policy.yaml` (the embedded default when the index
+/// holds none).
+fn staged_policy(ctx: &Ctx) -> Result<LoadedPolicy, Failure> {
+    let revision = "the index".to_string();
+    let shown = format!(":{POLICY_PATH}");
+    let Some((blob, kind)) = ctx
+        .repo
+        .index_blob(ctx.index()?, &RepoPath::from(POLICY_PATH))
+    else {
+        return Ok(LoadedPolicy {
+            policy: policy::embedded(),
+            source: PolicySource::Embedded,
+            revision,
+        });
+    };
+    if !matches!(
+        kind,
+        crate::git::EntryKind::File | crate::git::EntryKind::Executable
+    ) {
+        return Err(Failure::unknown(format!(
+            "{shown} is staged as a {kind:?} entry, not a regular file"
+        ))
+        .hint("stage .gate/policy.yaml as a regular file"));
+    }
+    let bytes = ctx.repo.read_blob(blob)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Failure::unknown(format!("{shown} is not UTF-8 text")))?;
+    Ok(LoadedPolicy {
+        policy: policy::parse(std::path::Path::new(&shown), &text)?,
+        source: PolicySource::File(POLICY_PATH.into()),
+        revision,
+    })
+}
+
+/// `policy_loosened`: one `warn` per key an uncommitted version would
+/// loosen, reported under the key's check. It is not obeyed, so it does
+/// not block; committed, it meets `policy_changed` at the push and in CI.
+fn loosened_findings(place: &str, trusted_at: &str, loosened: &[Loosening]) -> Vec<Finding> {
+    loosened
+        .iter()
+        .map(|l| Finding {
+            check: l.check(),
+            cause: "policy_loosened",
+            severity: Severity::Warn,
+            unknown: false,
+            message: format!(
+                "{place} sets {}: {} where {trusted_at} has {}; judged by {}",
+                l.key, l.proposed, l.trusted, l.trusted
+            ),
+            decide: "a loosening applies once it is committed and reviewed where the policy is owned (it is `policy_changed` at the push and in CI); until then the committed value judges".into(),
+            subject: Subject {
+                file: Some(POLICY_PATH.into()),
+                key: Some(l.key.clone()),
+                ..Subject::default()
+            },
+        })
+        .collect()
+}
+
+/// The policy at revision `spec`, which must resolve to a commit: unknown
+/// otherwise, never the embedded default.
+pub fn at_revision(repo: &Repo, spec: &str, named: &str) -> Result<LoadedPolicy, Failure> {
+    let commit = repo.resolve_commit(spec).map_err(|e| {
+        Failure::unknown(format!(
+            "{named} `{spec}` does not resolve, so the policy to judge with is unknown: {e}"
+        ))
+        .hint("fetch it (full history), or name a commit that exists here")
+    })?;
+    at(repo, commit, named)
+}
+
+/// The policy at `commit`, named for people.
+pub fn at(repo: &Repo, commit: Oid, named: &str) -> Result<LoadedPolicy, Failure> {
+    policy::at_commit(repo, commit, named).map_err(|e| {
+        let f: Failure = e.into();
+        Failure {
+            message: format!("the policy at {named} cannot be read: {}", f.message),
+            ..f
+        }
+    })
+}
+
+/// `policy_changed`: what a range or a push that changes `.gate/policy.yaml`
+/// (the tip holds another version than the commits it starts from, `since`)
+/// would change in the policy that judges it (`trusted`), as findings of
+/// `check`. A loosened key is a blocker when `loosening` is (CI), else
+/// `warn` (a push: reported, never obeyed); a tightening is `info`. A tip
+/// whose policy cannot be read is unknown.
+pub fn changed_findings(
+    repo: &Repo,
+    trusted: &LoadedPolicy,
+    since: &[Oid],
+    tip: Oid,
+    check: &'static str,
+    loosening: Severity,
+) -> Vec<Finding> {
+    let path = RepoPath::from(POLICY_PATH);
+    let at = |commit: Oid| repo.entry_at(commit, &path).ok();
+    if let Some(own) = at(tip)
+        && since.iter().any(|s| at(*s).as_ref() == Some(&own))
+    {
+        return Vec::new();
+    }
+    let proposed = match policy::at_commit(repo, tip, "the tip") {
+        Ok(p) => p,
+        Err(e) => {
+            return vec![Finding::unknown(
+                check,
+                "input_unreadable",
+                format!(
+                    "the policy at the tip {} cannot be read, so what it would change is unknown: {e}",
+                    tip.short()
+                ),
+                "fix .gate/policy.yaml in the pushed commits".into(),
+            )];
+        }
+    };
+    if same_rules(&proposed.policy, &trusted.policy) {
+        return Vec::new();
+    }
+    let subject = || Subject {
+        commit: Some(tip.to_hex()),
+        file: Some(POLICY_PATH.into()),
+        ..Subject::default()
+    };
+    let (_, loosened) = policy::stricter(&trusted.policy, &proposed.policy);
+    if loosened.is_empty() {
+        return vec![Finding {
+            check,
+            cause: "policy_changed",
+            severity: Severity::Info,
+            unknown: false,
+            message: format!(
+                "the tip {} changes .gate/policy.yaml, tightening only; it applies once it is on the base (judged by {})",
+                tip.short(),
+                trusted.revision
+            ),
+            decide: "—".into(),
+            subject: subject(),
+        }];
+    }
+    loosened
+        .iter()
+        .map(|l| Finding {
+            check,
+            cause: "policy_changed",
+            severity: loosening,
+            unknown: false,
+            message: format!(
+                "the tip {} loosens {}: {} where {} has {}; judged by {}",
+                tip.short(),
+                l.key,
+                l.proposed,
+                trusted.revision,
+                l.trusted,
+                l.trusted
+            ),
+            decide: "change the policy on its own, reviewed by whoever owns it, and merge it onto the base; from there it judges (docs/trust.md)".into(),
+            subject: Subject {
+                key: Some(l.key.clone()),
+                ..subject()
+            },
+        })
+        .collect()
+}
+
+/// Per key the stricter of two policies, each named by where it was read.
+pub fn combine(a: LoadedPolicy, b: &LoadedPolicy) -> LoadedPolicy {
+    let (policy, _) = policy::stricter(&a.policy, &b.policy);
+    if same_rules(&policy, &a.policy) {
+        return a;
+    }
+    let revision = format!("{}, no looser than {}", a.revision, b.revision);
+    let source = if a.source == PolicySource::Embedded && b.source == PolicySource::Embedded {
+        PolicySource::Embedded
+    } else {
+        PolicySource::File(POLICY_PATH.into())
+    };
+    LoadedPolicy {
+        policy,
+        source,
+        revision,
+    }
+}
+
+/// Whether two policies judge alike (notes aside).
+pub fn same_rules(a: &Policy, b: &Policy) -> bool {
+    Policy {
+        notes: vec![],
+        ..a.clone()
+    } == Policy {
+        notes: vec![],
+        ..b.clone()
+    }
+}
+
+/// The policy a push to `remote` is judged with: for each pushed branch,
+/// the policy at the remote's ref for it (`refs/remotes/<remote>/<branch>`),
+/// else at the remote's default branch (`refs/remotes/<remote>/HEAD`); per
+/// key the stricter of those and `local`. A remote this clone knows no
+/// ref of (a URL, an empty remote) leaves `local`, with a note.
+pub fn for_push(
+    repo: &Repo,
+    remote: &str,
+    remote_refs: &[&str],
+    local: LoadedPolicy,
+    notes: &mut Vec<String>,
+) -> Result<LoadedPolicy, Failure> {
+    let mut found: Vec<(String, Oid)> = Vec::new();
+    for name in remote_refs {
+        let Some(branch) = name.strip_prefix("refs/heads/") else {
+            continue;
+        };
+        for (tracking, shown) in [
+            (
+                format!("refs/remotes/{remote}/{branch}"),
+                format!("{remote}/{branch}"),
+            ),
+            (
+                format!("refs/remotes/{remote}/HEAD"),
+                format!("{remote}/HEAD"),
+            ),
+        ] {
+            match repo.resolve_commit(&tracking) {
+                Ok(id) => {
+                    if !found.iter().any(|(_, o)| *o == id) {
+                        found.push((shown, id));
+                    }
+                    break;
+                }
+                Err(crate::git::GitError::UnknownRevision { .. }) => continue,
+                Err(e) => {
+                    return Err(Failure::unknown(format!(
+                        "{tracking} cannot be read, so the policy {remote} has is unknown: {e}"
+                    )));
+                }
+            }
+        }
+    }
+    if found.is_empty() {
+        notes.push(format!(
+            "no remote-tracking ref says what policy {remote} has: judged by the local policy"
+        ));
+        return Ok(local);
+    }
+    let mut policy: Option<LoadedPolicy> = None;
+    for (shown, id) in found {
+        let at_remote = at(repo, id, &shown)?;
+        policy = Some(match policy {
+            None => at_remote,
+            Some(p) => combine(p, &at_remote),
+        });
+    }
+    let remote_policy = policy.expect("found is not empty");
+    Ok(combine(remote_policy, &local))
+}

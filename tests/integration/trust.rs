@@ -1,0 +1,324 @@
+//! The rules come from where the change cannot reach (docs/trust.md): a
+//! task's frozen fields are judged from its recorded version, through the
+//! real hooks (`git commit`, `git push` to a local bare remote) and
+//! `gate check`.
+
+use std::process::Output;
+
+use crate::fixture::{plan_repo, show, start_42};
+use crate::support::TestRepo;
+
+const TASK: &str = ".gate/tasks/T-42.md";
+
+/// What a hook or verb printed, both streams.
+fn said(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn install(repo: &TestRepo) {
+    let out = repo.gate().arg("install").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+}
+
+/// Widen T-42's scope to everything in the work tree, leaving it unstaged.
+fn widen_scope(repo: &TestRepo) {
+    let path = repo.path().join(TASK);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let scope_line = text
+        .lines()
+        .find(|l| l.starts_with("scope:"))
+        .expect("a scope line")
+        .to_string();
+    std::fs::write(&path, text.replace(&scope_line, "scope: [\"**\"]")).unwrap();
+}
+
+/// A repository under a required policy with T-42 started (scope
+/// `src/export/**`, `docs/export.md`), its file committed when `commit_task`,
+/// hooks installed, and a bare remote `origin` holding main.
+fn trust_repo(commit_task: bool) -> (TestRepo, TestRepo) {
+    let repo = plan_repo("required");
+    start_42(&repo);
+    if commit_task {
+        repo.git(&["add", TASK]);
+        repo.git(&["commit", "-q", "-m", "start T-42"]);
+    }
+    let remote = TestRepo::bare();
+    repo.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
+    repo.git(&["push", "-q", "origin", "main"]);
+    install(&repo);
+    (repo, remote)
+}
+
+fn widened_scope_lets_no_out_of_scope_commit_through(commit_task: bool) {
+    let (repo, _remote) = trust_repo(commit_task);
+    widen_scope(&repo);
+    repo.write("README.md", "# out of scope\n");
+    repo.git(&["add", "README.md"]);
+    let out = repo.git_may_fail(&["commit", "-q", "-m", "readme"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    let text = said(&out);
+    assert!(text.contains("path_outside_scope"), "{text}");
+    assert!(text.contains("record_rewritten"), "{text}");
+    // `gate check` judges with the recorded scope too.
+    let out = repo
+        .gate()
+        .args(["check", "--only", "scope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+}
+
+#[test]
+fn an_unstaged_scope_widening_of_a_committed_task_does_not_open_pre_commit() {
+    widened_scope_lets_no_out_of_scope_commit_through(true);
+}
+
+#[test]
+fn an_unstaged_scope_widening_of_an_uncommitted_task_does_not_open_pre_commit() {
+    widened_scope_lets_no_out_of_scope_commit_through(false);
+}
+
+#[test]
+fn an_unstaged_scope_widening_does_not_open_pre_push() {
+    let (repo, remote) = trust_repo(true);
+    let before = remote.git(&["rev-parse", "refs/heads/main"]);
+    widen_scope(&repo);
+    repo.write("README.md", "# out of scope\n");
+    repo.git(&["add", "README.md"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "readme"]);
+    let out = repo.git_may_fail(&["push", "origin", "main"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    let text = said(&out);
+    assert!(text.contains("path_outside_scope"), "{text}");
+    assert!(text.contains("record_rewritten"), "{text}");
+    assert_eq!(remote.git(&["rev-parse", "refs/heads/main"]), before);
+}
+
+#[test]
+fn a_staged_scope_widening_of_an_uncommitted_task_is_record_rewritten() {
+    let (repo, _remote) = trust_repo(false);
+    widen_scope(&repo);
+    repo.write("src/export/csv.rs", "// csv\n");
+    repo.git(&["add", "-A"]);
+    let out = repo.git_may_fail(&["commit", "-q", "-m", "csv"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(said(&out).contains("record_rewritten"), "{}", show(&out));
+}
+
+// ---------------------------------------------------------------------------
+// The policy: uncommitted edits tighten, never loosen; ranges read BASE's;
+// pushes read the remote's; what cannot be read is unknown.
+
+const LOOSE: &str = "version: 1\nbinding: off\nscope: off\nprovenance:\n  mode: advisory\n  merges: inspect\nreceipts:\n  mode: off\nbrief:\n  mode: off\n";
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", show(out)))
+}
+
+fn causes(doc: &serde_json::Value) -> Vec<String> {
+    doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["findings"].as_array().unwrap().iter())
+        .map(|f| f["cause"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn an_uncommitted_policy_loosening_is_reported_and_not_obeyed() {
+    let (repo, _remote) = trust_repo(true);
+    repo.write(".gate/policy.yaml", LOOSE);
+    repo.write("README.md", "# out of scope\n");
+    repo.git(&["add", "README.md"]);
+    // pre-commit: HEAD's `scope: required` judges.
+    let out = repo.git_may_fail(&["commit", "-q", "-m", "readme"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    let text = said(&out);
+    assert!(text.contains("path_outside_scope"), "{text}");
+    assert!(text.contains("policy_loosened"), "{text}");
+    // Staged too.
+    repo.git(&["add", ".gate/policy.yaml"]);
+    let out = repo.git_may_fail(&["commit", "-q", "-m", "readme"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    // gate check names the key and both values, and where the policy came from.
+    let out = repo
+        .gate()
+        .args(["check", "--staged", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let doc = json(&out);
+    assert!(
+        doc["policy"]["revision"]
+            .as_str()
+            .unwrap()
+            .starts_with("HEAD ("),
+        "{doc:#}"
+    );
+    let scope = &doc["checks"][0];
+    assert_eq!(scope["mode"], "required", "{doc:#}");
+    let loosened: Vec<&serde_json::Value> = scope["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["cause"] == "policy_loosened")
+        .collect();
+    assert!(!loosened.is_empty(), "{doc:#}");
+    assert_eq!(loosened[0]["key"], "scope");
+    assert!(
+        loosened[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("off where HEAD"),
+        "{doc:#}"
+    );
+}
+
+#[test]
+fn an_uncommitted_tightening_applies_at_once() {
+    let repo = plan_repo("advisory");
+    start_42(&repo);
+    repo.write(
+        ".gate/policy.yaml",
+        crate::fixture::policy("advisory").replace("scope: advisory", "scope: required"),
+    );
+    repo.write("README.md", "# out of scope\n");
+    repo.git(&["add", "README.md"]);
+    let out = repo
+        .gate()
+        .args(["check", "--staged", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let doc = json(&out);
+    assert!(
+        doc["policy"]["revision"]
+            .as_str()
+            .unwrap()
+            .contains("tightened by the work tree"),
+        "{doc:#}"
+    );
+    assert!(!causes(&doc).contains(&"policy_loosened".to_string()));
+}
+
+/// A source with T-1 (scope src/**) under a required policy, and a
+/// "pull request" branch `pr` whose tip loosens the policy and touches
+/// README.md; a fresh clone of it, checked out at the PR tip.
+fn pr_clone() -> (TestRepo, std::path::PathBuf, String) {
+    let (source, base) = crate::provenance::task_repo("required", "refuse", &[]);
+    let main = source.head();
+    source.git(&["checkout", "-q", "-b", "pr"]);
+    source.write(".gate/policy.yaml", LOOSE);
+    source.write("README.md", "# out of scope\n");
+    source.commit_all("loosen and slip in\n\nTask: T-1");
+    let dir = source.scratch("ci");
+    let url = format!("file://{}", source.path().display());
+    source.git(&["clone", "-q", "-b", "pr", &url, dir.to_str().unwrap()]);
+    let _ = base;
+    (source, dir, main)
+}
+
+#[test]
+fn ci_judges_a_pull_request_by_its_base_policy_not_the_tip_s() {
+    let (source, dir, main) = pr_clone();
+    let out = source
+        .gate()
+        .current_dir(&dir)
+        .args(["check", "--range", &format!("{main}..HEAD"), "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let doc = json(&out);
+    assert!(
+        doc["policy"]["revision"]
+            .as_str()
+            .unwrap()
+            .starts_with("the range's base ("),
+        "{doc:#}"
+    );
+    let causes = causes(&doc);
+    assert!(
+        causes.contains(&"path_outside_scope".to_string()),
+        "{doc:#}"
+    );
+    assert!(causes.contains(&"policy_changed".to_string()), "{doc:#}");
+    // --policy-from overrides; one that does not resolve is unknown.
+    let out = source
+        .gate()
+        .current_dir(&dir)
+        .args([
+            "check",
+            "--range",
+            &format!("{main}..HEAD"),
+            "--policy-from",
+            "origin/main",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let out = source
+        .gate()
+        .current_dir(&dir)
+        .args([
+            "check",
+            "--range",
+            &format!("{main}..HEAD"),
+            "--policy-from",
+            "no-such-rev",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(said(&out).contains("--policy-from `no-such-rev` does not resolve"));
+}
+
+#[test]
+fn a_bare_repository_with_an_unborn_head_is_unknown() {
+    let (source, dir, main) = pr_clone();
+    let bare = TestRepo::bare();
+    source.git_in(&dir, &["push", "-q", bare.path().to_str().unwrap(), "pr"]);
+    let out = source
+        .gate()
+        .current_dir(bare.path())
+        .args(["check", "--range", &format!("{main}..refs/heads/pr")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(said(&out).contains("HEAD has no commit"), "{}", show(&out));
+    // Named explicitly, it judges.
+    let out = source
+        .gate()
+        .current_dir(bare.path())
+        .args([
+            "check",
+            "--range",
+            &format!("{main}..refs/heads/pr"),
+            "--policy-from",
+            &main,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+}
+
+#[test]
+fn pre_push_judges_by_the_remote_s_policy_and_reports_the_change() {
+    let (repo, remote) = trust_repo(true);
+    let before = remote.git(&["rev-parse", "refs/heads/main"]);
+    repo.write(".gate/policy.yaml", LOOSE);
+    repo.write("README.md", "# out of scope\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "loosen\n\nTask: T-42"]);
+    let out = repo.git_may_fail(&["push", "origin", "main"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    let text = said(&out);
+    assert!(text.contains("path_outside_scope"), "{text}");
+    assert!(text.contains("policy_changed"), "{text}");
+    assert!(text.contains("from origin/main ("), "{text}");
+    assert_eq!(remote.git(&["rev-parse", "refs/heads/main"]), before);
+}
