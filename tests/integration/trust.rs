@@ -119,6 +119,18 @@ fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", show(out)))
 }
 
+/// Where a report says its policy came from.
+fn revision(doc: &serde_json::Value) -> &str {
+    doc["policy"]["revision"]
+        .as_str()
+        .expect("every report names it")
+}
+
+/// `gate ARGS` in `dir` (a clone or a bare repository beside `source`).
+fn gate_at(source: &TestRepo, dir: &std::path::Path, args: &[&str]) -> Output {
+    source.gate().current_dir(dir).args(args).output().unwrap()
+}
+
 fn causes(doc: &serde_json::Value) -> Vec<String> {
     doc["checks"]
         .as_array()
@@ -153,13 +165,7 @@ fn an_uncommitted_policy_loosening_is_reported_and_not_obeyed() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     let doc = json(&out);
-    assert!(
-        doc["policy"]["revision"]
-            .as_str()
-            .unwrap()
-            .starts_with("HEAD ("),
-        "{doc:#}"
-    );
+    assert!(revision(&doc).starts_with("HEAD ("), "{doc:#}");
     let scope = &doc["checks"][0];
     assert_eq!(scope["mode"], "required", "{doc:#}");
     let loosened: Vec<&serde_json::Value> = scope["findings"]
@@ -197,10 +203,7 @@ fn an_uncommitted_tightening_applies_at_once() {
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     let doc = json(&out);
     assert!(
-        doc["policy"]["revision"]
-            .as_str()
-            .unwrap()
-            .contains("tightened by the work tree"),
+        revision(&doc).contains("tightened by the work tree"),
         "{doc:#}"
     );
     assert!(!causes(&doc).contains(&"policy_loosened".to_string()));
@@ -210,7 +213,7 @@ fn an_uncommitted_tightening_applies_at_once() {
 /// "pull request" branch `pr` whose tip loosens the policy and touches
 /// README.md; a fresh clone of it, checked out at the PR tip.
 fn pr_clone() -> (TestRepo, std::path::PathBuf, String) {
-    let (source, base) = crate::provenance::task_repo("required", "refuse", &[]);
+    let (source, _) = crate::provenance::task_repo("required", "refuse", &[]);
     let main = source.head();
     source.git(&["checkout", "-q", "-b", "pr"]);
     source.write(".gate/policy.yaml", LOOSE);
@@ -219,28 +222,20 @@ fn pr_clone() -> (TestRepo, std::path::PathBuf, String) {
     let dir = source.scratch("ci");
     let url = format!("file://{}", source.path().display());
     source.git(&["clone", "-q", "-b", "pr", &url, dir.to_str().unwrap()]);
-    let _ = base;
     (source, dir, main)
 }
 
 #[test]
 fn ci_judges_a_pull_request_by_its_base_policy_not_the_tip_s() {
     let (source, dir, main) = pr_clone();
-    let out = source
-        .gate()
-        .current_dir(&dir)
-        .args(["check", "--range", &format!("{main}..HEAD"), "--json"])
-        .output()
-        .unwrap();
+    let out = gate_at(
+        &source,
+        &dir,
+        &["check", "--range", &format!("{main}..HEAD"), "--json"],
+    );
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     let doc = json(&out);
-    assert!(
-        doc["policy"]["revision"]
-            .as_str()
-            .unwrap()
-            .starts_with("the range's base ("),
-        "{doc:#}"
-    );
+    assert!(revision(&doc).starts_with("the range's base ("), "{doc:#}");
     let causes = causes(&doc);
     assert!(
         causes.contains(&"path_outside_scope".to_string()),
@@ -248,31 +243,29 @@ fn ci_judges_a_pull_request_by_its_base_policy_not_the_tip_s() {
     );
     assert!(causes.contains(&"policy_changed".to_string()), "{doc:#}");
     // --policy-from overrides; one that does not resolve is unknown.
-    let out = source
-        .gate()
-        .current_dir(&dir)
-        .args([
+    let out = gate_at(
+        &source,
+        &dir,
+        &[
             "check",
             "--range",
             &format!("{main}..HEAD"),
             "--policy-from",
             "origin/main",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
-    let out = source
-        .gate()
-        .current_dir(&dir)
-        .args([
+    let out = gate_at(
+        &source,
+        &dir,
+        &[
             "check",
             "--range",
             &format!("{main}..HEAD"),
             "--policy-from",
             "no-such-rev",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(out.status.code(), Some(3), "{}", show(&out));
     assert!(said(&out).contains("--policy-from `no-such-rev` does not resolve"));
 }
@@ -282,27 +275,25 @@ fn a_bare_repository_with_an_unborn_head_is_unknown() {
     let (source, dir, main) = pr_clone();
     let bare = TestRepo::bare();
     source.git_in(&dir, &["push", "-q", bare.path().to_str().unwrap(), "pr"]);
-    let out = source
-        .gate()
-        .current_dir(bare.path())
-        .args(["check", "--range", &format!("{main}..refs/heads/pr")])
-        .output()
-        .unwrap();
+    let out = gate_at(
+        &source,
+        bare.path(),
+        &["check", "--range", &format!("{main}..refs/heads/pr")],
+    );
     assert_eq!(out.status.code(), Some(3), "{}", show(&out));
     assert!(said(&out).contains("HEAD has no commit"), "{}", show(&out));
     // Named explicitly, it judges.
-    let out = source
-        .gate()
-        .current_dir(bare.path())
-        .args([
+    let out = gate_at(
+        &source,
+        bare.path(),
+        &[
             "check",
             "--range",
             &format!("{main}..refs/heads/pr"),
             "--policy-from",
             &main,
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
 }
 
