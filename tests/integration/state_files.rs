@@ -299,7 +299,12 @@ fn no_verb_writes_through_a_linked_gate_or_tasks_directory() {
             assert_eq!(snapshot(&outside), before, "{link}: {args:?} wrote outside");
         }
         // Reads through the link are unknown, naming it.
-        for args in [&["check"][..], &["status"], &["task", "list"]] {
+        for args in [
+            &["check"][..],
+            &["status"],
+            &["task", "list"],
+            &["hook", "pre-commit"],
+        ] {
             let out = gate_bounded(&repo, args, &[]);
             assert_eq!(
                 out.status.code(),
