@@ -166,6 +166,23 @@ fn fifos_as_run_markers_and_cache_files_are_passed_over_not_waited_on() {
 }
 
 #[test]
+fn a_fifo_as_the_recorded_task_is_unknown_naming_it() {
+    // The task is not committed: its frozen fields are judged from the
+    // version `gate start` recorded (docs/trust.md).
+    let repo = started_repo();
+    fifo(&git_path(&repo, "gate/recorded/T-42.md"));
+    for args in [&["check"][..], &["hook", "pre-commit"]] {
+        let out = gate_bounded(&repo, args, &[]);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", show(&out));
+        assert!(
+            text(&out).contains("recorded/T-42.md"),
+            "{args:?}: {}",
+            show(&out)
+        );
+    }
+}
+
+#[test]
 fn a_fifo_as_a_start_record_is_named_by_post_checkout() {
     let repo = started_repo();
     fifo(&git_path(&repo, "gate/started/T-42"));
