@@ -678,6 +678,29 @@ mod tests {
     }
 
     #[test]
+    fn frozen_fields_are_everything_but_status_and_pins() {
+        let recorded = record("T-1");
+        let mut now = recorded.clone();
+        now.status = TaskStatus::Completed;
+        now.pins.plan_revision = "sha256:abc".into();
+        assert!(now.rewritten_keys(&recorded).is_empty());
+        now.scope = vec!["**".into()];
+        now.baseline = "f".repeat(40);
+        now.exemption = None;
+        assert_eq!(
+            now.rewritten_keys(&recorded),
+            ["baseline", "scope", "exemption"]
+        );
+        // Judged: the recorded scope and names, this version's status and pins.
+        let judged = now.with_frozen_of(&recorded);
+        assert_eq!(judged.scope, recorded.scope);
+        assert_eq!(judged.baseline, recorded.baseline);
+        assert_eq!(judged.exemption, recorded.exemption);
+        assert_eq!(judged.status, TaskStatus::Completed);
+        assert_eq!(judged.pins.plan_revision, "sha256:abc");
+    }
+
+    #[test]
     fn front_matter_is_closed() {
         let r = record("T-1");
         let text = render(&r, "");
