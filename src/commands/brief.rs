@@ -328,13 +328,17 @@ fn staged_findings(ctx: &Ctx) -> Vec<Finding> {
 /// Uncommitted edits of task files in the work tree against HEAD's commit
 /// `head`. Each file is read as git would stage it: a regular file through
 /// the guarded reader (size cap; a FIFO or device is reported, never
-/// opened), a symbolic link as its target path.
+/// opened), then through git's filters when its bytes differ from the
+/// commit's (a `core.autocrlf` checkout holds CRLF where the blob has LF:
+/// that is no edit), a symbolic link as its target path.
 fn worktree_findings(ctx: &Ctx, head: Oid) -> Vec<Finding> {
     let dir = RepoPath::from(TASKS_DIR);
     let listed = match ctx.repo.list_dir(head, &dir) {
         Ok(l) => l,
         Err(e) => return vec![unreadable(e)],
     };
+    // Set up once, and only when a file's bytes differ from its blob.
+    let mut to_git: Option<crate::git::ToGit<'_>> = None;
     let mut out = Vec::new();
     for (path, blob, _) in listed.into_iter().filter(|(p, _, _)| is_task_file(p)) {
         let old = match ctx.repo.read_blob(blob) {
@@ -344,12 +348,31 @@ fn worktree_findings(ctx: &Ctx, head: Oid) -> Vec<Finding> {
                 continue;
             }
         };
-        let new = match worktree_version(ctx, &path) {
+        let (new, is_file) = match worktree_version(ctx, &path) {
             Ok(b) => b,
             Err(e) => {
                 out.push(super::plan::unreadable(CHECK, &e));
                 continue;
             }
+        };
+        let new = match new {
+            Some(bytes) if is_file && bytes != old => {
+                let converted = match &mut to_git {
+                    Some(t) => t.convert(&path, &bytes),
+                    None => ctx
+                        .repo
+                        .to_git()
+                        .and_then(|t| to_git.insert(t).convert(&path, &bytes)),
+                };
+                match converted {
+                    Ok(c) => Some(c),
+                    Err(e) => {
+                        out.push(unreadable(e));
+                        continue;
+                    }
+                }
+            }
+            other => other,
         };
         if new.as_deref() != Some(old.as_slice()) {
             out.extend(compare(
@@ -364,8 +387,10 @@ fn worktree_findings(ctx: &Ctx, head: Oid) -> Vec<Finding> {
     out
 }
 
-/// The work tree's version of `path` as git would stage it; `None` when absent.
-fn worktree_version(ctx: &Ctx, path: &RepoPath) -> Result<Option<Vec<u8>>, LoadError> {
+/// The work tree's version of `path` before git's filters (`None` when
+/// absent), and whether it is a regular file (else a symbolic link's target,
+/// which no filter touches).
+fn worktree_version(ctx: &Ctx, path: &RepoPath) -> Result<(Option<Vec<u8>>, bool), LoadError> {
     let shown = path.as_path();
     let abs = ctx.root().join(path.as_path());
     let read_error = |source: std::io::Error| LoadError::Read {
@@ -376,10 +401,10 @@ fn worktree_version(ctx: &Ctx, path: &RepoPath) -> Result<Option<Vec<u8>>, LoadE
         Ok(meta) if meta.file_type().is_symlink() => {
             use std::os::unix::ffi::OsStrExt as _;
             let target = std::fs::read_link(&abs).map_err(read_error)?;
-            Ok(Some(target.as_os_str().as_bytes().to_vec()))
+            Ok((Some(target.as_os_str().as_bytes().to_vec()), false))
         }
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(read_error(e)),
-        _ => load::read_bytes_optional_as(shown, &abs),
+        _ => Ok((load::read_bytes_optional_as(shown, &abs)?, true)),
     }
 }
 

@@ -6,7 +6,8 @@
 //! untracked ones from a directory walk restricted to the directories asked
 //! about (as `git ls-files --others --exclude-standard`), with symlinks,
 //! nested repositories and special files reported for what they are rather
-//! than followed or skipped. Nothing here reads file contents.
+//! than followed or skipped. Nothing here reads file contents; [`ToGit`]
+//! converts contents read elsewhere as `git add` would.
 
 use std::sync::atomic::AtomicBool;
 
@@ -65,7 +66,50 @@ pub struct UntrackedEntry {
     pub kind: UntrackedKind,
 }
 
+/// Work-tree contents as `git add` would store them: through the
+/// repository's filters (`core.autocrlf`, `core.eol`, the `text`, `eol` and
+/// `ident` attributes, configured filter drivers), set up once for several
+/// files.
+pub struct ToGit<'repo> {
+    pipeline: gix::filter::Pipeline<'repo>,
+    index: gix::worktree::IndexPersistedOrInMemory,
+}
+
+impl ToGit<'_> {
+    /// `bytes`, read from the work tree at `path`, as the blob git would
+    /// commit for them.
+    pub fn convert(&mut self, path: &RepoPath, bytes: &[u8]) -> Result<Vec<u8>, GitError> {
+        use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
+        use std::io::Read as _;
+        let context = || format!("passing {path} through git's filters");
+        let outcome = self
+            .pipeline
+            .convert_to_git(bytes, path.as_path(), &self.index)
+            .map_err(|e| GitError::gix(context(), &e))?;
+        Ok(match outcome {
+            ToGitOutcome::Unchanged(_) => bytes.to_vec(),
+            ToGitOutcome::Buffer(converted) => converted.to_vec(),
+            ToGitOutcome::Process(mut read) => {
+                let mut converted = Vec::new();
+                read.read_to_end(&mut converted)
+                    .map_err(|e| GitError::other(context(), e))?;
+                converted
+            }
+        })
+    }
+}
+
 impl Repo {
+    /// The filters `git add` would pass work-tree files through, with the
+    /// index they consult (a CRLF already committed stays, as in git).
+    pub fn to_git(&self) -> Result<ToGit<'_>, GitError> {
+        let (pipeline, index) = self
+            .repo
+            .filter_pipeline(None)
+            .map_err(|e| GitError::gix("reading git's filter configuration", &e))?;
+        Ok(ToGit { pipeline, index })
+    }
+
     /// The staged blob at `path` (stage 0), `None` when the index has no
     /// such file entry (absent, conflicted, or a directory).
     pub fn index_blob(&self, index: &IndexSnapshot, path: &RepoPath) -> Option<(Oid, EntryKind)> {

@@ -15,6 +15,7 @@ mod hooks;
 mod init;
 mod json_every_verb;
 mod json_schema;
+mod line_endings;
 mod plan_lint;
 mod pre_push;
 mod provenance;
