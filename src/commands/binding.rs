@@ -15,6 +15,7 @@ use crate::plan::Plan;
 use crate::policy::Policy;
 use crate::receipts::{self, Served, Store};
 use crate::report::style::{self, Out};
+use crate::report::text::shown_line;
 use crate::report::{Finding, Severity, Subject, json};
 use crate::task::Task;
 
@@ -266,20 +267,25 @@ pub fn render(d: &Derived) -> String {
         if named.is_empty() {
             "nothing".into()
         } else {
-            named.join(" · ")
+            shown_line(&named.join(" · ")).into_owned()
         }
     );
     if !j.issues.is_empty() {
-        let _ = writeln!(s, "  issues: {}", j.issues.join(", "));
+        let _ = writeln!(s, "  issues: {}", shown_line(&j.issues.join(", ")));
     }
     if !j.intents.is_empty() {
-        let _ = writeln!(s, "  intents: {}", j.intents.join(", "));
+        let _ = writeln!(s, "  intents: {}", shown_line(&j.intents.join(", ")));
     }
     for (sv, state) in d.served.iter().zip(&d.states) {
         let _ = writeln!(s, "  criterion {}#{}: {state}", sv.intent, sv.criterion);
     }
     for n in &j.notes {
-        let _ = writeln!(s, "  {} {n}", style::dim(Out::Stdout, "note:"));
+        let _ = writeln!(
+            s,
+            "  {} {}",
+            style::dim(Out::Stdout, "note:"),
+            shown_line(n)
+        );
     }
     for r in &j.refusals {
         let on = r
@@ -292,13 +298,13 @@ pub fn render(d: &Derived) -> String {
             "  {} {}{on} {}",
             style::refused(Out::Stdout, "✗"),
             style::strong(Out::Stdout, r.cause),
-            r.message
+            shown_line(&r.message)
         );
         let _ = writeln!(
             s,
             "      {} {}",
             style::hint(Out::Stdout, "decide:"),
-            r.decide
+            shown_line(&r.decide)
         );
     }
     if !d.pins.plan_revision.is_empty() {

@@ -19,6 +19,7 @@ use super::{Ctx, Failure, err, out};
 use crate::binding::{Standing, short};
 use crate::cli::HandoverArgs;
 use crate::report::style::{self, Out};
+use crate::report::text::shown_line;
 use crate::report::{human, json};
 use crate::task::{self as tasks, Task};
 
@@ -79,7 +80,9 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
             let _ = writeln!(
                 text,
                 "  {}: {}\n    decide: {}",
-                r.cause, r.message, r.decide
+                r.cause,
+                shown_line(&r.message),
+                shown_line(&r.decide)
             );
         }
         err(&text);
@@ -114,9 +117,11 @@ struct PinsWire<'a> {
     evidence_standing: &'a str,
 }
 
+/// A quoted string for the handover's header; what JSON quoting leaves
+/// (C1 controls, bidi overrides) is shown, never obeyed.
 fn yaml_str(s: Option<&str>) -> String {
     s.map_or("null".into(), |s| {
-        serde_json::to_string(s).expect("a string serialises")
+        shown_line(&serde_json::to_string(s).expect("a string serialises")).into_owned()
     })
 }
 
@@ -171,11 +176,13 @@ struct ResolveWire<'a> {
 fn named(task: &Task) -> String {
     let r = &task.record;
     let names: Vec<String> = [
-        r.issue.as_ref().map(|i| format!("issue {i}")),
-        r.intent.as_ref().map(|i| format!("intent {i}")),
+        r.issue.as_ref().map(|i| format!("issue {}", shown_line(i))),
+        r.intent
+            .as_ref()
+            .map(|i| format!("intent {}", shown_line(i))),
         r.exemption
             .as_ref()
-            .map(|e| format!("exemption {}", e.class)),
+            .map(|e| format!("exemption {}", shown_line(&e.class))),
     ]
     .into_iter()
     .flatten()
@@ -291,8 +298,9 @@ fn resolve(task: &Task, asked: Result<Derived, Failure>, as_json: bool) -> Resul
     } else {
         let mut text = crate::report::human::task_lines(&super::task_ref(task));
         text.push_str(&format!(
-            "handover {}: {answer}\n  {message}\n",
-            task.record.id
+            "handover {}: {answer}\n  {}\n",
+            task.record.id,
+            shown_line(&message)
         ));
         out(&text);
     }

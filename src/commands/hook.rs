@@ -14,6 +14,7 @@ use crate::cli::HookCommand;
 use crate::git::{GitError, Head, Oid};
 use crate::policy::Mode;
 use crate::provenance::{self, Base, Options, RangeSpec, TaskSet};
+use crate::report::text::shown_line;
 use crate::report::{Finding, Report, human};
 use crate::task::{self as tasks, TaskStatus};
 
@@ -507,13 +508,15 @@ fn post_checkout(dir: Option<&Path>, flag: &str) -> Result<(), Failure> {
         // Which tasks were started here cannot be told: the pointer stays.
         Err(why) => {
             err(&format!(
-                "gate: cannot tell which tasks were started on {} ({why}); the active task is left as it was\n",
-                short_ref(&branch)
+                "gate: cannot tell which tasks were started on {} ({}); the active task is left as it was\n",
+                shown_line(short_ref(&branch)),
+                shown_line(&why)
             ));
             return Ok(());
         }
     };
-    let where_ = short_ref(&branch);
+    // A branch name is shown, never obeyed (docs/concepts.md).
+    let where_ = shown_line(short_ref(&branch)).into_owned();
     let line = match candidates.as_slice() {
         [one] => {
             if current.as_ref().ok().and_then(Option::as_deref) != Some(one.as_str()) {

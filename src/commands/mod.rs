@@ -25,6 +25,7 @@ use crate::git::{GitError, Repo};
 use crate::load::LoadError;
 use crate::plan::LoadedPlan;
 use crate::policy::LoadedPolicy;
+use crate::report::text::shown_line;
 use crate::report::{BriefDigest, PolicyOrigin, TaskRef};
 use crate::task::{self as tasks, Task, TaskError};
 
@@ -239,9 +240,10 @@ pub fn run(cli: Cli) -> i32 {
                     &crate::report::json::error(&f),
                 ));
             }
-            let mut text = format!("gate: error: {}\n", f.message);
+            // Messages quote what files hold: shown, never obeyed.
+            let mut text = format!("gate: error: {}\n", shown_line(&f.message));
             if let Some(h) = &f.hint {
-                text.push_str(&format!("gate: hint: {h}\n"));
+                text.push_str(&format!("gate: hint: {}\n", shown_line(h)));
             }
             err(&text);
             f.code

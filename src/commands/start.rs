@@ -21,6 +21,7 @@ use crate::git::Head;
 use crate::plan::{IssueStatus, Plan};
 use crate::policy::Mode;
 use crate::report::human;
+use crate::report::text::shown_line;
 use crate::scope::Scope;
 use crate::task::{self as tasks, Exemption, Pins, TASK_SCHEMA, TaskRecord, TaskStatus};
 
@@ -216,15 +217,15 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
         file.display(),
         baseline.short()
     );
-    text.push_str(&format!("  scope: {}\n", scope.join(", ")));
+    text.push_str(&format!("  scope: {}\n", shown_line(&scope.join(", "))));
     for n in &policy.notes {
-        text.push_str(&format!("  note: {n}\n"));
+        text.push_str(&format!("  note: {}\n", shown_line(n)));
     }
     if let Some(judgement) = &judgement {
         text.push_str(&format!("  binding: {}\n", judgement.standing.as_str()));
     }
     for w in &warnings {
-        text.push_str(&format!("  warning: {w}\n"));
+        text.push_str(&format!("  warning: {}\n", shown_line(w)));
     }
     text.push_str(&human::task_lines(&task_ref(&task)));
     text.push_str("it is now this worktree's active task; commit its file with the work\n");

@@ -18,6 +18,7 @@ use crate::plan::Plan;
 use crate::policy::Policy;
 use crate::receipts::{self, CheckStatus, Context, Served, State, Store, UnknownCause};
 use crate::report::style::{self, Out};
+use crate::report::text::shown_line;
 use crate::report::{Finding, Severity, Subject, human, json};
 use crate::task::Task;
 
@@ -396,14 +397,17 @@ fn render(task: Option<&crate::report::TaskRef>, standing: &Standing, code: i32)
                     _ => reason.replace('_', " "),
                 };
                 format!(
-                    "{reason}{}",
-                    path.as_ref().map(|p| format!(" ({p})")).unwrap_or_default()
+                    "{}{}",
+                    shown_line(&reason),
+                    path.as_ref()
+                        .map(|p| format!(" ({})", shown_line(p)))
+                        .unwrap_or_default()
                 )
             }
         };
         let _ = writeln!(s, "  {:<20} {} {detail}", c.check, state_word(&c.state));
         for bad in &c.unreadable {
-            let _ = writeln!(s, "    ! unreadable receipt: {bad}");
+            let _ = writeln!(s, "    ! unreadable receipt: {}", shown_line(bad));
         }
     }
     if !standing.served.is_empty() {
@@ -418,7 +422,10 @@ fn render(task: Option<&crate::report::TaskRef>, standing: &Standing, code: i32)
             let _ = writeln!(
                 s,
                 "  {}#{:<8} {:<11} {} ({evidence})",
-                sv.intent, sv.criterion, state, sv.text
+                sv.intent,
+                sv.criterion,
+                state,
+                shown_line(&sv.text)
             );
         }
     }

@@ -9,6 +9,7 @@ use super::{Ctx, Failure, out, task_ref};
 use crate::brief::{self, Decider, Qa};
 use crate::cli::{AmendArgs, AskArgs, DecidedBy, NoteArgs, TaskCommand};
 use crate::clock::Timestamp;
+use crate::report::text::{shown, shown_line};
 use crate::report::{human, json};
 use crate::task::{self as tasks, TaskStatus};
 use crate::task::{Log, Task, TaskError, Transition};
@@ -109,9 +110,17 @@ fn list(ctx: &Ctx, as_json: bool) -> Result<i32, Failure> {
             let named = r
                 .issue
                 .as_ref()
-                .map(|i| format!("issue {i}"))
-                .or_else(|| r.intent.as_ref().map(|i| format!("intent {i}")))
-                .or_else(|| r.exemption.as_ref().map(|e| format!("exempt {}", e.class)))
+                .map(|i| format!("issue {}", shown_line(i)))
+                .or_else(|| {
+                    r.intent
+                        .as_ref()
+                        .map(|i| format!("intent {}", shown_line(i)))
+                })
+                .or_else(|| {
+                    r.exemption
+                        .as_ref()
+                        .map(|e| format!("exempt {}", shown_line(&e.class)))
+                })
                 .unwrap_or_else(|| "nothing named".into());
             let first = t
                 .body
@@ -126,19 +135,22 @@ fn list(ctx: &Ctx, as_json: bool) -> Result<i32, Failure> {
                 .unwrap_or_default();
             text.push_str(&format!(
                 "{mark} {:<20} {:<9} {:<16} {}\n",
-                r.id,
+                shown_line(&r.id),
                 r.status.as_str(),
                 named,
-                first.trim()
+                shown_line(first.trim())
             ));
         }
         for e in &errors {
-            text.push_str(&format!("! {e}\n"));
+            text.push_str(&format!("! {}\n", shown_line(e)));
         }
         if let Some(a) = &active
             && !found.iter().any(|t| &t.record.id == a)
         {
-            text.push_str(&format!("! the active task `{a}` has no task file\n"));
+            text.push_str(&format!(
+                "! the active task `{}` has no task file\n",
+                shown_line(a)
+            ));
         }
         out(&text);
     }
@@ -152,14 +164,18 @@ fn show(ctx: &Ctx, id: Option<&str>) -> Result<i32, Failure> {
     text.push_str(&format!(
         "  status {} · created {} by {} ({}) · baseline {}\n  scope: {}\n",
         r.status.as_str(),
-        r.created_at,
-        r.operator,
-        r.created_by,
-        &r.baseline[..12],
-        r.scope.join(", ")
+        shown_line(&r.created_at),
+        shown_line(&r.operator),
+        shown_line(&r.created_by),
+        shown_line(r.baseline.get(..12).unwrap_or(&r.baseline)),
+        shown_line(&r.scope.join(", "))
     ));
     if let Some(e) = &r.exemption {
-        text.push_str(&format!("  exemption: {} because {}\n", e.class, e.because));
+        text.push_str(&format!(
+            "  exemption: {} because {}\n",
+            shown_line(&e.class),
+            shown_line(&e.because)
+        ));
     }
     text.push('\n');
     text.push_str(&human::brief_and_addenda(&task));
@@ -167,14 +183,14 @@ fn show(ctx: &Ctx, id: Option<&str>) -> Result<i32, Failure> {
         && !n.text.trim().is_empty()
     {
         text.push_str("\n## Implementation notes\n");
-        text.push_str(&n.text);
+        text.push_str(&shown(&n.text));
     }
     for p in &task.body.problems {
         text.push_str(&format!(
             "\n! {}:{}: {}\n",
             task.file.display(),
             p.line,
-            p.message
+            shown_line(&p.message)
         ));
     }
     out(&text);
@@ -190,7 +206,7 @@ fn switch(ctx: &Ctx, id: &str) -> Result<i32, Failure> {
         )));
     }
     tasks::active::set(&ctx.repo.git_dir(), id)?;
-    let mut text = format!("active task: {id}\n");
+    let mut text = format!("active task: {}\n", shown_line(id));
     text.push_str(&human::task_lines(&task_ref(&task)));
     out(&text);
     Ok(0)

@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::style::{self, Out};
+use super::text::{shown, shown_line};
 use super::{BriefDigest, CheckReport, Finding, Outcome, Report, Severity, TaskRef};
 use crate::policy::Mode;
 
@@ -14,7 +15,7 @@ const OUT: Out = Out::Stdout;
 /// Render a whole report for a person.
 pub fn render(report: &Report) -> String {
     let mut s = String::new();
-    let policy = report.policy.describe(true);
+    let policy = shown_line(&report.policy.describe(true)).into_owned();
     let _ = writeln!(
         s,
         "{} {} · policy: {policy}",
@@ -25,7 +26,7 @@ pub fn render(report: &Report) -> String {
         s.push_str(&task_lines(task));
     }
     for note in &report.notes {
-        let _ = writeln!(s, "{} {note}", style::dim(OUT, "note:"));
+        let _ = writeln!(s, "{} {}", style::dim(OUT, "note:"), shown_line(note));
     }
     s.push('\n');
     // A finding repeated word for word by a later check (no task, an
@@ -58,7 +59,7 @@ pub fn render_compact(report: &Report) -> String {
         "{} {}: nothing blocks · policy: {}\n",
         style::strong(OUT, "gate"),
         report.verb,
-        report.policy.describe(false)
+        shown_line(&report.policy.describe(false))
     );
     for check in &report.checks {
         let Some(first) = check.findings.first() else {
@@ -67,7 +68,7 @@ pub fn render_compact(report: &Report) -> String {
                 "  {} {} · {}",
                 check.check,
                 outcome_word(check.outcome),
-                check.summary
+                shown_line(&check.summary)
             );
             continue;
         };
@@ -81,13 +82,13 @@ pub fn render_compact(report: &Report) -> String {
             check.check,
             outcome_word(check.outcome),
             check.mode,
-            check.summary,
+            shown_line(&check.summary),
             style::strong(OUT, first.cause),
-            first.message
+            shown_line(&first.message)
         );
     }
     for note in &report.notes {
-        let _ = writeln!(s, "  {} {note}", style::dim(OUT, "note:"));
+        let _ = writeln!(s, "  {} {}", style::dim(OUT, "note:"), shown_line(note));
     }
     let _ = writeln!(
         s,
@@ -103,7 +104,7 @@ pub fn brief_and_addenda(task: &crate::task::Task) -> String {
     let mut s = String::from("## Brief (verbatim)\n\n");
     match &task.body.brief {
         Some(b) => {
-            s.push_str(&b.text);
+            s.push_str(&shown(&b.text));
             if !b.text.ends_with('\n') {
                 s.push('\n');
             }
@@ -112,7 +113,7 @@ pub fn brief_and_addenda(task: &crate::task::Task) -> String {
     }
     s.push_str("\n## Addenda\n");
     match &task.body.addenda {
-        Some(a) if !a.text.trim().is_empty() => s.push_str(&a.text),
+        Some(a) if !a.text.trim().is_empty() => s.push_str(&shown(&a.text)),
         _ => s.push_str("\n(none)\n"),
     }
     s
@@ -123,20 +124,24 @@ pub fn task_lines(task: &TaskRef) -> String {
     let mut s = String::new();
     let mut named = Vec::new();
     if let Some(i) = &task.issue {
-        named.push(format!("issue {i}"));
+        named.push(format!("issue {}", shown_line(i)));
     }
     if let Some(i) = &task.intent {
-        named.push(format!("intent {i}"));
+        named.push(format!("intent {}", shown_line(i)));
     }
     if let Some(e) = &task.exemption {
-        named.push(format!("exempt: {e}"));
+        named.push(format!("exempt: {}", shown_line(e)));
     }
     let named = if named.is_empty() {
         String::new()
     } else {
         format!(" · {}", named.join(" · "))
     };
-    let _ = writeln!(s, "task {}{named}", style::strong(OUT, &task.id));
+    let _ = writeln!(
+        s,
+        "task {}{named}",
+        style::strong(OUT, shown_line(&task.id))
+    );
     if let Some(brief) = &task.brief {
         s.push_str(&brief_digest(brief));
     } else {
@@ -150,7 +155,7 @@ pub fn brief_digest(d: &BriefDigest) -> String {
     let mut s = String::new();
     for (i, line) in d.head.iter().enumerate() {
         let label = if i == 0 { "  brief: " } else { "         " };
-        let _ = writeln!(s, "{label}{}", style::hint(OUT, line));
+        let _ = writeln!(s, "{label}{}", style::hint(OUT, shown_line(line)));
     }
     if d.head.is_empty() {
         let _ = writeln!(s, "  brief: {}", style::warn(OUT, "(empty)"));
@@ -162,8 +167,8 @@ pub fn brief_digest(d: &BriefDigest) -> String {
     };
     let addenda = match (d.addenda, &d.latest) {
         (0, _) => "no addenda".to_string(),
-        (1, Some(l)) => format!("1 addendum: {l}"),
-        (n, Some(l)) => format!("{n} addenda, latest: {l}"),
+        (1, Some(l)) => format!("1 addendum: {}", shown_line(l)),
+        (n, Some(l)) => format!("{n} addenda, latest: {}", shown_line(l)),
         (n, None) => format!("{n} addenda"),
     };
     let _ = writeln!(
@@ -200,7 +205,7 @@ fn check_block<'a>(check: &'a CheckReport, said: &mut HashSet<(&'a str, &'a str)
     let summary = if check.summary.is_empty() {
         String::new()
     } else {
-        format!(" · {}", check.summary)
+        format!(" · {}", shown_line(&check.summary))
     };
     let _ = writeln!(
         s,
@@ -262,19 +267,26 @@ fn finding_lines(f: &Finding, indent: &str) -> String {
     let mut s = String::new();
     let place = match (&f.subject.file, f.subject.line) {
         (Some(file), Some(line)) if !f.message.contains(file.as_str()) => {
-            format!(" ({file}:{line})")
+            format!(" ({}:{line})", shown_line(file))
         }
-        (Some(file), None) if !f.message.contains(file.as_str()) => format!(" ({file})"),
+        (Some(file), None) if !f.message.contains(file.as_str()) => {
+            format!(" ({})", shown_line(file))
+        }
         _ => String::new(),
     };
     let _ = writeln!(
         s,
         "{indent}{mark} {} {}{place}",
         style::strong(OUT, f.cause),
-        f.message
+        shown_line(&f.message)
     );
     if !f.decide.is_empty() {
-        let _ = writeln!(s, "{indent}  {} {}", style::hint(OUT, "decide:"), f.decide);
+        let _ = writeln!(
+            s,
+            "{indent}  {} {}",
+            style::hint(OUT, "decide:"),
+            shown_line(&f.decide)
+        );
     }
     s
 }

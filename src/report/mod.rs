@@ -8,6 +8,7 @@
 pub mod human;
 pub mod json;
 pub mod style;
+pub mod text;
 
 use crate::path::RepoPath;
 use crate::policy::Mode;

@@ -23,4 +23,5 @@ mod receipts;
 mod start_task;
 mod state_files;
 mod support;
+mod terminal;
 mod trust;
