@@ -290,21 +290,19 @@ pub struct LoadedPlan {
 
 impl LoadedPlan {
     /// [`Plan::reference_faults`] with their lines in [`Self::text`].
-    ///
-    /// Each line costs a parse of the text, so a plan with very many faults
-    /// gets lines for the first ones only (about 32 MiB of parsing in all).
     pub fn reference_faults(&self) -> Vec<PlanFault> {
-        let mut faults = self.plan.reference_faults();
-        let mut parses = ((32 << 20) / self.text.len().max(1)).max(8);
-        for fault in &mut faults {
-            fault.line = locate_nearest(&self.text, &fault.key, &mut parses).map(|(line, _)| line);
-        }
-        faults
+        self.located(self.plan.reference_faults())
     }
 
     /// [`Plan::command_lints`] with their lines in [`Self::text`].
     pub fn command_lints(&self) -> Vec<PlanFault> {
-        let mut faults = self.plan.command_lints();
+        self.located(self.plan.command_lints())
+    }
+
+    /// `faults` with their lines in [`Self::text`]. Each line costs a parse
+    /// of the text, so a plan with very many faults gets lines for the
+    /// first ones only (about 32 MiB of parsing in all).
+    fn located(&self, mut faults: Vec<PlanFault>) -> Vec<PlanFault> {
         let mut parses = ((32 << 20) / self.text.len().max(1)).max(8);
         for fault in &mut faults {
             fault.line = locate_nearest(&self.text, &fault.key, &mut parses).map(|(line, _)| line);
