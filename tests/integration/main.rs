@@ -8,6 +8,7 @@ mod check_scope;
 mod fingerprint;
 mod fixture;
 mod fsmonitor;
+mod fuzz;
 mod git_layer;
 mod golden;
 mod help;
