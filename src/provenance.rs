@@ -209,6 +209,9 @@ pub struct TaskSet {
     tasks: BTreeMap<String, TaskView>,
     /// The task of commits without a trailer (`--task`, the active task).
     default: Option<String>,
+    /// Task listings that could not be read: every answer that depends on
+    /// which tasks exist is unknown.
+    unreadable: Vec<String>,
 }
 
 impl TaskSet {
@@ -223,34 +226,54 @@ impl TaskSet {
         default: Option<&Task>,
     ) -> TaskSet {
         let mut set = TaskSet::default();
-        if let Ok(entries) = repo.list_dir(tip, &RepoPath::from(tasks::TASKS_DIR)) {
-            for (path, blob, _) in entries {
-                let Some(id) = path
-                    .to_str()
-                    .and_then(|p| p.rsplit('/').next())
-                    .and_then(|n| n.strip_suffix(".md"))
-                else {
-                    continue;
-                };
-                let view = match repo.read_blob(blob) {
-                    Ok(bytes) => view_from_text(
-                        String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string()),
-                        path.as_path(),
-                    ),
-                    Err(e) => TaskView {
-                        scope: Err(e.to_string()),
-                    },
-                };
-                set.tasks.insert(id.to_string(), view);
+        match repo.list_dir(tip, &RepoPath::from(tasks::TASKS_DIR)) {
+            Ok(entries) => {
+                for (path, blob, _) in entries {
+                    let Some(id) = path
+                        .to_str()
+                        .and_then(|p| p.rsplit('/').next())
+                        .and_then(|n| n.strip_suffix(".md"))
+                    else {
+                        continue;
+                    };
+                    let view = match repo.read_blob(blob) {
+                        Ok(bytes) => view_from_text(
+                            String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string()),
+                            path.as_path(),
+                        ),
+                        Err(e) => TaskView {
+                            scope: Err(e.to_string()),
+                        },
+                    };
+                    set.tasks.insert(id.to_string(), view);
+                }
             }
+            // A task the listing did not give would leave its commits
+            // `unknown_task` where the answer is "cannot tell".
+            Err(e) => set.unreadable.push(format!(
+                "the task files of {} could not be listed: {e}",
+                tip.short()
+            )),
         }
-        if let Some(root) = worktree
-            && let Ok(list) = tasks::list(root)
-        {
-            for task in list.into_iter().flatten() {
-                set.tasks
-                    .entry(task.record.id.clone())
-                    .or_insert_with(|| view_of(&task));
+        if let Some(root) = worktree {
+            match tasks::ids(root) {
+                Ok(ids) => {
+                    for id in ids {
+                        if set.tasks.contains_key(&id) {
+                            continue;
+                        }
+                        let view = match tasks::load(root, &id) {
+                            Ok(task) => view_of(&task),
+                            Err(e) => TaskView {
+                                scope: Err(e.to_string()),
+                            },
+                        };
+                        set.tasks.insert(id, view);
+                    }
+                }
+                Err(e) => set.unreadable.push(format!(
+                    "the work tree's task files could not be listed: {e}"
+                )),
             }
         }
         if let Some(t) = default {
@@ -398,11 +421,24 @@ pub fn check(
         commit: commit.map(|c| c.to_hex()),
         ..base_subject.clone()
     };
+    for why in &tasks.unreadable {
+        findings.push(unknown(
+            "task_unreadable",
+            why.clone(),
+            "repair the repository or the task files, then check again",
+            subject(None),
+        ));
+    }
     let shallow: HashSet<Oid> = if repo.is_shallow() {
-        repo.shallow_commits()
-            .unwrap_or_default()
-            .into_iter()
-            .collect()
+        match repo.shallow_commits() {
+            Ok(commits) => commits.into_iter().collect(),
+            // Which commits are boundaries cannot be told: a boundary would
+            // pass as a root commit.
+            Err(e) => {
+                findings.push(git_unknown(&e, subject(None)));
+                return (format!("{} unreadable", range.label), findings);
+            }
+        }
     } else {
         HashSet::new()
     };

@@ -1595,3 +1595,22 @@ fn an_unreadable_named_or_active_task_leaves_the_range_unknown() {
     assert_exit(&out, 3);
     assert!(causes(&json(&out)).contains(&"task_unreadable".to_string()));
 }
+
+/// The work tree's task listing is part of the answer (a task not committed
+/// yet): when it cannot be read, which tasks exist cannot be told.
+#[test]
+fn a_task_listing_that_cannot_be_read_is_unknown() {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    repo.write("src/b.rs", "b\n");
+    repo.commit_all("b\n\nTask: T-1");
+    std::fs::remove_file(crate::fixture::git_path(&repo, "gate/active")).unwrap();
+    std::fs::remove_dir_all(repo.abs(b".gate/tasks")).unwrap();
+    repo.write(".gate/tasks", "not a directory\n");
+    let out = check_range(&repo, &format!("{base}..HEAD"), &[]);
+    assert_exit(&out, 3);
+    let doc = json(&out);
+    assert!(
+        causes(&doc).contains(&"task_unreadable".to_string()),
+        "{doc}"
+    );
+}
