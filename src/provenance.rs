@@ -60,7 +60,10 @@ pub struct RangeSpec {
 /// How the check runs.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// An empty range is `info` in a push (nothing new to prove), a blocker otherwise.
+    /// A push (docs/provenance.md#pre-push): an empty range is `info`
+    /// (nothing new to prove), a blocker otherwise; a commit a task's
+    /// baseline already holds belongs to that task only by its trailer; the
+    /// summary counts the attributed commits.
     pub push: bool,
 }
 
@@ -201,6 +204,8 @@ pub fn task_range(repo: &Repo, task: &Task) -> Result<RangeSpec, Box<Finding>> {
 pub struct TaskView {
     /// The compiled scope, or why it could not be read.
     pub scope: Result<Scope, String>,
+    /// The task's recorded baseline (absent when the task is unreadable).
+    pub baseline: Option<String>,
 }
 
 /// The tasks commits can belong to.
@@ -243,6 +248,7 @@ impl TaskSet {
                         ),
                         Err(e) => TaskView {
                             scope: Err(e.to_string()),
+                            baseline: None,
                         },
                     };
                     set.tasks.insert(id.to_string(), view);
@@ -266,6 +272,7 @@ impl TaskSet {
                             Ok(task) => view_of(&task),
                             Err(e) => TaskView {
                                 scope: Err(e.to_string()),
+                                baseline: None,
                             },
                         };
                         set.tasks.insert(id, view);
@@ -302,13 +309,17 @@ impl TaskSet {
 fn view_of(task: &Task) -> TaskView {
     TaskView {
         scope: Scope::new(&task.record.scope, &task.record.id),
+        baseline: Some(task.record.baseline.clone()),
     }
 }
 
 fn view_from_text(text: Result<String, String>, file: &Path) -> TaskView {
     match text.and_then(|t| tasks::parse(file, t).map_err(|e| e.to_string())) {
         Ok(task) => view_of(&task),
-        Err(e) => TaskView { scope: Err(e) },
+        Err(e) => TaskView {
+            scope: Err(e),
+            baseline: None,
+        },
     }
 }
 
@@ -547,6 +558,21 @@ pub fn check(
     }
     let trailer_key = policy.provenance.trailer.as_deref();
     let key = trailer_key.unwrap_or("Task");
+    let unattributed_decide = if opts.push {
+        format!(
+            "add a `{key}: <task id>` trailer naming the task it belongs to (git rebase -i to reword); for history that predates gate, tag its last commit and name the tag in provenance.upstream (docs/provenance.md#history-that-predates-gate)"
+        )
+    } else {
+        format!("add a `{key}: <task id>` trailer to the commit, or name the task with --task ID")
+    };
+    // In a push, a commit the task's baseline already holds was made before
+    // the task: only its trailer can say it is that task's.
+    let default_held = tasks
+        .default
+        .as_deref()
+        .map(|t| held_by(repo, tasks, &hidden, opts.push, t));
+    let mut attributed = 0usize;
+    let mut unattributed: Vec<Oid> = Vec::new();
     let upstream_name = policy.provenance.upstream.as_deref().unwrap_or("upstream");
     let progress = Progress::new(commits.len());
 
@@ -656,9 +682,32 @@ pub fn check(
                         sub.clone(),
                     ));
                 }
-                tasks.default.clone()
+                match (&tasks.default, &default_held) {
+                    (Some(task), Some(held)) => match held.precedes(id) {
+                        Ok(false) => Some(task.clone()),
+                        Ok(true) => {
+                            unattributed.push(id);
+                            push(finding(
+                                "unattributed_commit",
+                                format!(
+                                    "{} precedes task {task}'s baseline and has no `{key}:` trailer: it is no task's work",
+                                    id.short()
+                                ),
+                                &unattributed_decide,
+                                sub,
+                            ));
+                            return;
+                        }
+                        Err(f) => {
+                            push(f.with_subject(sub));
+                            return;
+                        }
+                    },
+                    _ => None,
+                }
             }
             many => {
+                unattributed.push(id);
                 push(finding(
                     "unattributed_commit",
                     format!("{} names several tasks: {}", id.short(), many.join(", ")),
@@ -670,6 +719,7 @@ pub fn check(
         };
         match task {
             Some(task) => {
+                attributed += 1;
                 for f in scope_findings(tasks, &task, id, merge, &changes, range) {
                     push(f);
                 }
@@ -689,27 +739,49 @@ pub fn check(
         1 => touched_tasks.iter().next().cloned(),
         _ => None,
     };
+    let fallback_held = fallback
+        .as_deref()
+        .map(|t| held_by(repo, tasks, &hidden, opts.push, t));
     for p in pending {
-        let found = match &fallback {
-            Some(task) => scope_findings(tasks, task, p.id, p.merge, &p.changes, range),
-            None => vec![finding(
-                "unattributed_commit",
-                match touched_tasks.len() {
-                    0 => format!(
-                        "{} belongs to no task: it has no `{key}:` trailer, no task is given or active, and the range adds or changes no task file",
-                        p.id.short()
-                    ),
-                    n => format!(
-                        "{} could belong to any of {n} tasks whose files the range adds or changes ({}): it has no `{key}:` trailer",
-                        p.id.short(),
-                        touched_tasks.iter().cloned().collect::<Vec<_>>().join(", ")
-                    ),
-                },
-                &format!(
-                    "add a `{key}: <task id>` trailer to the commit, or name the task with --task ID"
-                ),
-                subject(Some(p.id)),
-            )],
+        let found = match (&fallback, &fallback_held) {
+            (Some(task), Some(held)) => match held.precedes(p.id) {
+                Ok(false) => {
+                    attributed += 1;
+                    scope_findings(tasks, task, p.id, p.merge, &p.changes, range)
+                }
+                Ok(true) => {
+                    unattributed.push(p.id);
+                    vec![finding(
+                        "unattributed_commit",
+                        format!(
+                            "{} precedes the baseline of task {task} (the one task whose file the range adds or changes) and has no `{key}:` trailer: it is no task's work",
+                            p.id.short()
+                        ),
+                        &unattributed_decide,
+                        subject(Some(p.id)),
+                    )]
+                }
+                Err(f) => vec![f.with_subject(subject(Some(p.id)))],
+            },
+            _ => {
+                unattributed.push(p.id);
+                vec![finding(
+                    "unattributed_commit",
+                    match touched_tasks.len() {
+                        0 => format!(
+                            "{} belongs to no task: it has no `{key}:` trailer, no task is given or active, and the range adds or changes no task file",
+                            p.id.short()
+                        ),
+                        n => format!(
+                            "{} could belong to any of {n} tasks whose files the range adds or changes ({}): it has no `{key}:` trailer",
+                            p.id.short(),
+                            touched_tasks.iter().cloned().collect::<Vec<_>>().join(", ")
+                        ),
+                    },
+                    &unattributed_decide,
+                    subject(Some(p.id)),
+                )]
+            }
         };
         out.extend(found.into_iter().map(|f| (p.index, f)));
     }
@@ -735,7 +807,66 @@ pub fn check(
     if !extra.is_empty() {
         summary.push_str(&format!(" ({})", extra.join(", ")));
     }
+    if opts.push {
+        if hidden.is_empty() {
+            summary = format!("the whole history, {summary}");
+        }
+        summary.push_str(&format!(": {attributed} attributed to a task"));
+        // `unattributed` is in walk order (newest first) only for the
+        // commits decided in the walk; order them by the walk again.
+        let order: std::collections::HashMap<Oid, usize> =
+            commits.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+        unattributed.sort_by_key(|c| std::cmp::Reverse(order.get(c).copied()));
+        match unattributed.as_slice() {
+            [] => {}
+            [one] => summary.push_str(&format!(", 1 unattributed ({})", one.short())),
+            [oldest, .., newest] => summary.push_str(&format!(
+                ", {} unattributed (oldest {}, newest {})",
+                unattributed.len(),
+                oldest.short(),
+                newest.short()
+            )),
+        }
+    }
     (summary, findings)
+}
+
+/// The commits of a range that a task's baseline already holds.
+struct HeldBy(Result<HashSet<Oid>, Box<Finding>>);
+
+impl HeldBy {
+    /// Whether commit `id` was made before the task (its baseline holds it).
+    fn precedes(&self, id: Oid) -> Result<bool, Box<Finding>> {
+        match &self.0 {
+            Ok(held) => Ok(held.contains(&id)),
+            Err(f) => Err(f.clone()),
+        }
+    }
+}
+
+/// In a push, the commits not hidden that task `task`'s baseline already
+/// holds: made before the task, they are its work only by their trailer
+/// (docs/provenance.md#pre-push). Outside a push, none. A task gate cannot
+/// read holds none here: its commits are `task_unreadable` anyway.
+fn held_by(repo: &Repo, tasks: &TaskSet, hidden: &[Oid], push: bool, task: &str) -> HeldBy {
+    let baseline = match tasks.get(task).and_then(|v| v.baseline.as_deref()) {
+        Some(b) if push => b,
+        _ => return HeldBy(Ok(HashSet::new())),
+    };
+    let walked = repo
+        .resolve_commit(baseline)
+        .and_then(|b| repo.walk(&[b], hidden));
+    HeldBy(match walked {
+        Ok(held) => Ok(held.into_iter().collect()),
+        Err(e) => Err(Box::new(unknown(
+            "baseline_unavailable",
+            format!(
+                "task {task}'s baseline {baseline} cannot be read ({e}): whether the commit was made before the task cannot be told"
+            ),
+            "fetch the history that holds the baseline (git fetch), or give the commit a trailer naming its task",
+            Subject::default(),
+        ))),
+    })
 }
 
 /// The findings of one commit against the scope of task `task_id`.

@@ -132,8 +132,17 @@ pub fn parse_push_lines(input: &str) -> Result<Vec<PushLine>, String> {
 struct PushTarget<'a> {
     /// The remote's name, or the URL when pushing to a URL.
     remote: &'a str,
-    /// The tips of its remote-tracking branches (none for a URL).
-    tips: Vec<Oid>,
+    /// The tips of its remote-tracking branches (none for a URL), or why
+    /// they cannot be read.
+    tips: Result<Vec<Oid>, String>,
+}
+
+/// Why a pushed ref's range is not proved.
+enum NoRange {
+    /// It sends no commit (a deletion, a ref naming no commit): the summary.
+    Nothing(String),
+    /// What it sends cannot be told.
+    Unknown(Box<Finding>),
 }
 
 fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
@@ -172,24 +181,26 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
         _ => None,
     };
     // What each pushed ref sends, decided once for provenance and the brief.
-    let ranges: Vec<Result<(Oid, Base), String>> = if p.provenance.mode == Mode::Off
+    let ranges: Vec<Result<(Oid, Base), NoRange>> = if p.provenance.mode == Mode::Off
         && p.brief.mode == Mode::Off
     {
         Vec::new()
     } else {
-        let tips = match ctx.repo.remote_branches(remote) {
-            Ok(branches) => branches.into_iter().map(|(_, o)| o).collect(),
-            Err(_) => {
-                report.notes.push(format!(
-                        "{remote} is not a remote's name (a URL?): no remote-tracking refs say what it holds"
-                    ));
-                Vec::new()
+        let tips = if crate::git::is_remote_name(remote) {
+            match ctx.repo.remote_branches(remote) {
+                Ok(branches) => Ok(branches.into_iter().map(|(_, o)| o).collect()),
+                Err(e) => Err(e.to_string()),
             }
+        } else {
+            report.notes.push(format!(
+                "{remote} is not a remote's name (a URL?): no remote-tracking refs say what it holds"
+            ));
+            Ok(Vec::new())
         };
         let target = PushTarget { remote, tips };
         lines
             .iter()
-            .map(|line| push_range(&ctx, default_task, &target, line, &mut report.notes))
+            .map(|line| push_range(&ctx, &target, line, &mut report.notes))
             .collect()
     };
     // A rewrite of the active task's frozen fields is provenance's to
@@ -370,54 +381,74 @@ fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::report::Fin
 
 /// The range a pushed ref sends: its tip, and where the proof starts. A
 /// deletion, or a ref naming no commit, sends nothing: the error says so.
+///
+/// A new ref sends every commit on none of that remote's refs — whatever
+/// the active task's baseline: commits made before it leave the machine
+/// too (docs/provenance.md#pre-push). A remote with no refs at all gets the
+/// whole history.
 fn push_range(
     ctx: &Ctx,
-    default_task: Option<&tasks::Task>,
     target: &PushTarget<'_>,
     line: &PushLine,
     notes: &mut Vec<String>,
-) -> Result<(Oid, Base), String> {
+) -> Result<(Oid, Base), NoRange> {
     let (name, remote) = (&line.remote_ref, target.remote);
     if is_zero_id(&line.local) {
-        return Err(format!("{name}: deleted on {remote}, nothing to prove"));
+        return Err(NoRange::Nothing(format!(
+            "{name}: deleted on {remote}, nothing to prove"
+        )));
     }
     let local = Oid::from_hex(&line.local).expect("parse_push_lines checked every id");
     let tip = match ctx.repo.resolve_commit(&line.local) {
         Ok(commit) => commit,
         Err(GitError::NotACommit { kind, .. }) => {
-            return Err(format!("{name}: names a {kind}, no commit to prove"));
+            return Err(NoRange::Nothing(format!(
+                "{name}: names a {kind}, no commit to prove"
+            )));
         }
         // Absent: the check names it (object_missing).
         Err(_) => local,
     };
+    let remote_tips = || {
+        match &target.tips {
+        Ok(tips) => Ok(Base::Hidden(tips.clone())),
+        Err(why) => Err(NoRange::Unknown(Box::new(
+            Finding::unknown(
+                provenance::CHECK,
+                "input_unreadable",
+                format!(
+                    "{name}: {remote}'s remote-tracking refs cannot be read ({why}), so what the push sends cannot be told"
+                ),
+                "repair the repository (git fsck, git fetch), then push again".into(),
+            )
+            .with_subject(crate::report::Subject {
+                ref_name: Some(name.clone()),
+                ..Default::default()
+            }),
+        ))),
+    }
+    };
     let base = if is_zero_id(&line.remote) {
-        let baseline = default_task.and_then(|t| {
-            let b = Oid::from_hex(&t.record.baseline)?;
-            Some((t.record.id.as_str(), b))
-        });
-        match baseline {
-            Some((task, b)) if ctx.repo.is_ancestor(b, tip).unwrap_or(false) => {
-                notes.push(format!(
-                    "{name}: new on {remote}; proving from task {task}'s baseline {}",
-                    b.short()
-                ));
-                Base::Commit(b)
-            }
-            _ => {
-                notes.push(format!(
-                    "{name}: new on {remote}; proving the commits on none of {remote}'s refs"
-                ));
-                Base::Hidden(target.tips.clone())
-            }
+        match &target.tips {
+            Ok(tips) if tips.is_empty() => notes.push(format!(
+                "{name}: new on {remote}, which has no refs here; proving the whole history"
+            )),
+            _ => notes.push(format!(
+                "{name}: new on {remote}; proving the commits on none of {remote}'s refs"
+            )),
         }
+        remote_tips()?
     } else {
         match ctx.repo.resolve_commit(&line.remote) {
             Ok(old) => {
-                if !ctx.repo.is_ancestor(old, tip).unwrap_or(false) {
-                    notes.push(format!(
+                match ctx.repo.is_ancestor(old, tip) {
+                    Ok(true) => {}
+                    Ok(false) => notes.push(format!(
                         "{name}: not a fast-forward of {remote}'s {} (a force push); proving the commits it does not have",
                         old.short()
-                    ));
+                    )),
+                    // The walk below names what cannot be read.
+                    Err(_) => {}
                 }
                 Base::Hidden(vec![old])
             }
@@ -426,7 +457,7 @@ fn push_range(
                     "{name}: {remote}'s {} is not in this repository; proving the commits on none of {remote}'s refs",
                     &line.remote[..12]
                 ));
-                Base::Hidden(target.tips.clone())
+                remote_tips()?
             }
         }
     };
@@ -444,12 +475,13 @@ fn prove_push_line(
     default_task: Option<&tasks::Task>,
     remote: &str,
     line: &PushLine,
-    range: &Result<(Oid, Base), String>,
+    range: &Result<(Oid, Base), NoRange>,
 ) -> (String, Vec<Finding>) {
     let name = &line.remote_ref;
     let (tip, base) = match range {
         Ok((tip, base)) => (*tip, base.clone()),
-        Err(summary) => return (summary.clone(), vec![]),
+        Err(NoRange::Nothing(summary)) => return (summary.clone(), vec![]),
+        Err(NoRange::Unknown(f)) => return (format!("{name}: unknown"), vec![(**f).clone()]),
     };
     let tasks = TaskSet::gather(&ctx.repo, Some(ctx.root()), tip, default_task);
     let range = RangeSpec {

@@ -1060,10 +1060,7 @@ impl Repo {
     /// (`refs/remotes/<remote>/HEAD`) are left out. Sorted by name.
     pub fn remote_branches(&self, remote: &str) -> Result<Vec<(String, Oid)>, GitError> {
         let context = || format!("listing the branches of remote `{remote}`");
-        if remote.is_empty()
-            || remote.contains(['*', '?', '[', '\\'])
-            || remote.split('/').any(|c| c.is_empty() || c == "..")
-        {
+        if !is_remote_name(remote) {
             return Err(GitError::other(context(), "not a valid remote name"));
         }
         let prefix = format!("refs/remotes/{remote}/");
@@ -1089,6 +1086,14 @@ impl Repo {
         out.sort();
         Ok(out)
     }
+}
+
+/// Whether `name` can name a remote (git passes a URL as the remote's name
+/// when a push names no configured remote).
+pub fn is_remote_name(name: &str) -> bool {
+    !(name.is_empty()
+        || name.contains(['*', '?', '[', '\\'])
+        || name.split('/').any(|c| c.is_empty() || c == ".."))
 }
 
 /// Private helpers.

@@ -9,11 +9,14 @@ use crate::provenance::{activate, task_repo, write_task};
 use crate::support::TestRepo;
 
 /// A repository with task T-1 (scope `src/**`) active, hooks installed, a
-/// bare remote `origin` holding `main` (pushed through the hook).
+/// bare remote `origin` holding `main`: the initial commit, which predates
+/// gate, pushed before the hooks were installed, then T-1's start pushed
+/// through the hook.
 fn pushing_repo() -> (TestRepo, TestRepo, String) {
     let (repo, base) = task_repo("required", "refuse", &[]);
     let remote = TestRepo::bare();
     add_remote(&repo, "origin", &remote);
+    repo.git(&["push", "-q", "origin", &format!("{base}:refs/heads/main")]);
     let out = repo.gate().arg("install").output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let out = push(&repo, &["origin", "main"]);
@@ -158,26 +161,27 @@ fn deleting_a_remote_branch_proves_nothing_and_says_so() {
 }
 
 #[test]
-fn a_new_branch_is_proved_from_the_task_baseline_else_from_that_remote() {
+fn a_new_branch_is_proved_by_the_commits_on_none_of_that_remotes_refs() {
     let (repo, _origin, base) = pushing_repo();
     let backup = TestRepo::bare();
     add_remote(&repo, "backup", &backup);
     checkout(&repo, &["-q", "-b", "feature"]);
     repo.write("src/f.rs", "f\n");
     commit(&repo, "f\n\nTask: T-1");
-    // The task's baseline: everything since it (2 commits), on either remote.
+    // origin holds main: the one commit after it, whatever the task's
+    // baseline (docs/provenance.md#pre-push).
     let out = push(&repo, &["origin", "feature"]);
     assert!(out.status.success(), "{}", show(&out));
     let text = said(&out);
     assert!(
-        text.contains(&format!("proving from task T-1's baseline {}", &base[..12])),
+        text.contains("proving the commits on none of origin's refs"),
         "{text}"
     );
     assert!(
-        text.contains("2 commits in feature → origin refs/heads/feature"),
+        text.contains("1 commit in feature → origin refs/heads/feature: 1 attributed to a task"),
         "{text}"
     );
-    // No active task: the commits on none of that remote's refs.
+    // No active task: the same.
     std::fs::remove_file(crate::fixture::git_path(&repo, "gate/active")).unwrap();
     repo.git(&["checkout", "-q", "-b", "feature2"]);
     repo.write("src/g.rs", "g\n");
@@ -189,17 +193,26 @@ fn a_new_branch_is_proved_from_the_task_baseline_else_from_that_remote() {
         "{}",
         show(&out)
     );
-    // backup holds nothing: every commit, the untrailered initial one too
-    // (it belongs to no task: the range adds T-1's file, so it is T-1's,
-    // and it touches paths outside src/).
+    // backup holds nothing: every commit, the untrailered initial one too.
+    // The range adds T-1's file, but the initial commit is T-1's baseline:
+    // made before T-1, it is no task's work.
     let out = push(&repo, &["backup", "feature2"]);
     assert!(!out.status.success(), "{}", show(&out));
     let text = said(&out);
     assert!(
-        text.contains("4 commits in feature2 → backup refs/heads/feature2"),
+        text.contains(&format!(
+            "the whole history, 4 commits in feature2 → backup refs/heads/feature2: 3 attributed to a task, 1 unattributed ({})",
+            &base[..12]
+        )),
         "{text}"
     );
-    assert!(text.contains(&base[..12]), "{text}");
+    assert!(
+        text.contains(&format!(
+            "{} precedes the baseline of task T-1",
+            &base[..12]
+        )),
+        "{text}"
+    );
 }
 
 #[test]
@@ -295,6 +308,8 @@ fn hook(repo: &TestRepo, stdin: &str) -> Output {
 #[test]
 fn sha256_length_zero_ids_are_understood() {
     let (repo, base) = task_repo("required", "refuse", &[]);
+    // origin holds the initial commit, which predates gate.
+    repo.git(&["update-ref", "refs/remotes/origin/main", &base]);
     repo.write("src/b.rs", "b\n");
     let head = commit(&repo, "b\n\nTask: T-1");
     let z64 = "0".repeat(64);
@@ -376,4 +391,112 @@ fn an_unreadable_active_task_refuses_the_push_as_unknown() {
     assert!(!out.status.success(), "{}", show(&out));
     assert!(said(&out).contains("task_unreadable"), "{}", said(&out));
     assert_ne!(remote_ref(&remote, "refs/heads/main"), Some(repo.head()));
+}
+
+/// The issue's case: a new branch of six commits, four of them made before
+/// its task started (one out of scope, all with --no-verify). Every one is
+/// proved, not only those after the task's baseline.
+#[test]
+fn a_new_branch_proves_the_commits_made_before_its_task_started() {
+    let (repo, remote, _) = pushing_repo();
+    checkout(&repo, &["-q", "-b", "feature"]);
+    repo.write("src/early.rs", "early\n");
+    let early = commit(&repo, "early work");
+    repo.write("README.md", "# out of scope\n");
+    let readme = commit(&repo, "readme");
+    repo.write("docs/x.md", "T-1 strays into docs\n");
+    let strays = commit(&repo, "docs\n\nTask: T-1");
+    repo.write("src/more.rs", "more\n");
+    let more = commit(&repo, "more work");
+    write_task(&repo, "T-2", &["src/**"], &more);
+    commit(&repo, "start T-2\n\nTask: T-2");
+    activate(&repo, "T-2");
+    repo.write("src/t2.rs", "t2\n");
+    commit(&repo, "T-2's work");
+    let out = push(&repo, &["origin", "feature"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    let text = said(&out);
+    assert!(
+        text.contains(&format!(
+            "6 commits in feature → origin refs/heads/feature: 3 attributed to a task, 3 unattributed (oldest {}, newest {})",
+            &early[..12],
+            &more[..12]
+        )),
+        "{text}"
+    );
+    for id in [&early, &readme, &more] {
+        assert!(
+            text.contains(&format!(
+                "refs/heads/feature: {} precedes task T-2's baseline",
+                &id[..12]
+            )),
+            "{text}"
+        );
+    }
+    assert!(
+        text.contains(&format!("docs/x.md (modified) in commit {}", &strays[..12])),
+        "{text}"
+    );
+    assert!(text.contains("provenance.upstream"), "{text}");
+    assert_eq!(remote_ref(&remote, "refs/heads/feature"), None);
+}
+
+/// A push to a remote with no refs proves the whole history: the initial
+/// commit predates gate and carries no trailer.
+#[test]
+fn a_push_to_an_empty_remote_proves_the_whole_history() {
+    let (repo, _origin, base) = pushing_repo();
+    let backup = TestRepo::bare();
+    add_remote(&repo, "backup", &backup);
+    let out = push(&repo, &["backup", "main"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    let text = said(&out);
+    assert!(
+        text.contains(&format!(
+            "the whole history, 2 commits in main → backup refs/heads/main: 1 attributed to a task, 1 unattributed ({})",
+            &base[..12]
+        )),
+        "{text}"
+    );
+    assert!(text.contains("which has no refs here"), "{text}");
+    assert!(text.contains("unattributed_commit"), "{text}");
+    assert_eq!(remote_ref(&backup, "refs/heads/main"), None);
+    // A URL: no remote-tracking refs say what it holds, so the same.
+    let url = format!("file://{}", backup.path().display());
+    let out = push(&repo, &[&url, "main"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(
+        said(&out).contains("the whole history, 2 commits"),
+        "{}",
+        said(&out)
+    );
+}
+
+/// The way through the refusal above that is not --no-verify: the history
+/// that predates gate is tagged and named as the policy's upstream, so it
+/// is imported, and the rest is proved.
+#[test]
+fn history_that_predates_gate_is_imported_through_a_tag_named_upstream() {
+    let (repo, base) = task_repo("required", "refuse", &["upstream: refs/tags/gate-adopted"]);
+    repo.git(&["tag", "gate-adopted", &base]);
+    let out = repo.gate().arg("install").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let backup = TestRepo::bare();
+    add_remote(&repo, "backup", &backup);
+    let out = push(&repo, &["backup", "main"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        said(&out).contains(
+            "the whole history, 2 commits in main → backup refs/heads/main (1 imported): 1 attributed to a task"
+        ),
+        "{}",
+        said(&out)
+    );
+    assert_eq!(remote_ref(&backup, "refs/heads/main"), Some(repo.head()));
+    // Work after the adoption point is still proved.
+    repo.write("docs/x.md", "out of scope\n");
+    commit(&repo, "docs\n\nTask: T-1");
+    let out = push(&repo, &["backup", "main"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(said(&out).contains("docs/x.md"), "{}", said(&out));
 }
