@@ -625,13 +625,13 @@ struct RawPolicy {
     binding: Option<String>,
     #[serde(default)]
     exemptions: Vec<ExemptionClass>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "not_empty")]
     scope: Option<Mode>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "not_empty")]
     provenance: Option<Provenance>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "not_empty")]
     receipts: Option<ReceiptsPolicy>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "not_empty")]
     brief: Option<RawBrief>,
 }
 
@@ -644,6 +644,22 @@ struct RawBrief {
     mode: Mode,
     #[serde(default, deserialize_with = "yaml::opt_string")]
     required_since: Option<String>,
+}
+
+/// A key that, when present, must have a value: `scope:` or `receipts: ~`
+/// is an error naming the key (like `scope: ""`), never read as the key
+/// left out (docs/policy.md). `binding` alone is lenient.
+fn not_empty<'de, D, T>(de: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    match Option::<T>::deserialize(de)? {
+        Some(value) => Ok(Some(value)),
+        None => Err(serde::de::Error::custom(
+            "is present but empty: give it a value, or leave the key out",
+        )),
+    }
 }
 
 /// `binding` as written: any scalar becomes its text (so a misspelling is

@@ -231,3 +231,46 @@ fn a_sha256_repository_is_a_plain_error() {
         assert!(stderr(&out).contains("sha256 object ids"), "{}", show(&out));
     }
 }
+
+/// A `.gate/policy.yaml` that is a symbolic link to nothing is a policy that
+/// cannot be read, not an absent one: the embedded (advisory) default
+/// would let a required check pass.
+#[test]
+fn a_dangling_policy_symlink_is_unknown_not_the_embedded_default() {
+    let repo = plan_repo("advisory");
+    repo.remove(b".gate/policy.yaml");
+    repo.symlink(b".gate/policy.yaml", b"nowhere.yaml");
+    let out = repo.gate().arg("check").output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let err = stderr(&out);
+    assert!(err.contains(".gate/policy.yaml"), "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    assert_no_panic(&out);
+}
+
+/// A check's mode key present with no value is an error naming the key,
+/// like `scope: ""`, never read as the key left out (`binding` alone is
+/// lenient, as docs/policy.md says).
+#[test]
+fn an_empty_mode_key_is_an_error_naming_it() {
+    let repo = plan_repo("advisory");
+    for (text, key) in [
+        ("version: 1\nscope:\n", "scope"),
+        ("version: 1\nscope: ~\n", "scope"),
+        ("version: 1\nreceipts:\n", "receipts"),
+        ("version: 1\nprovenance: null\n", "provenance"),
+        ("version: 1\nbrief:\n", "brief"),
+        ("version: 1\nscope: \"\"\n", "scope"),
+    ] {
+        repo.write(".gate/policy.yaml", text);
+        let out = repo.gate().arg("check").output().unwrap();
+        assert_eq!(out.status.code(), Some(3), "{text:?}\n{}", show(&out));
+        let err = stderr(&out);
+        assert!(err.contains(".gate/policy.yaml:"), "{text:?}: {err}");
+        assert!(err.contains(&format!("{key}: ")), "{text:?}: {err}");
+        assert_no_panic(&out);
+    }
+    repo.write(".gate/policy.yaml", "version: 1\nbinding:\n");
+    let out = repo.gate().arg("check").output().unwrap();
+    assert_ne!(out.status.code(), Some(3), "{}", show(&out));
+}
