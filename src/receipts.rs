@@ -932,6 +932,38 @@ pub fn served(plan: &crate::plan::Plan, issue: Option<&str>, intent: Option<&str
     out
 }
 
+/// What a task names (its issue, else its intent) as the plan resolves
+/// it, or what no longer resolves: an issue or intent the plan does not
+/// have, an issue whose intent is gone, a `serves` naming no criterion of
+/// it. Which checks the task depends on cannot be told then, so it is never
+/// read as "depends on no check" (docs/receipts.md).
+pub fn resolve_served(
+    plan: &crate::plan::Plan,
+    issue: Option<&str>,
+    intent: Option<&str>,
+) -> Result<Vec<Served>, String> {
+    if let Some(id) = issue {
+        let issue = plan
+            .issue(id)
+            .ok_or_else(|| format!("its issue `{id}` is not in the plan"))?;
+        if let Some(intent_id) = issue.intent.as_deref() {
+            let intent = plan.intent(intent_id).ok_or_else(|| {
+                format!("its issue `{id}` serves intent `{intent_id}`, which is not in the plan")
+            })?;
+            if let Some(missing) = issue.serves.iter().find(|c| intent.criterion(c).is_none()) {
+                return Err(format!(
+                    "its issue `{id}` serves criterion `{missing}`, which intent `{intent_id}` does not have"
+                ));
+            }
+        }
+    } else if let Some(id) = intent
+        && plan.intent(id).is_none()
+    {
+        return Err(format!("its intent `{id}` is not in the plan"));
+    }
+    Ok(served(plan, issue, intent))
+}
+
 /// The checks a task depends on: the evidence of the criteria it serves,
 /// each once, in first-mention order.
 pub fn dependent_checks(served: &[Served]) -> Vec<String> {

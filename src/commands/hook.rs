@@ -251,14 +251,22 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
     report.run(super::status::CHECK, p.receipts.mode, Ok(()), || {
         let (summary, mut findings) = check::receipts_with_plan(&ctx, p, &task);
         if let TaskState::Loaded(t) = &task {
-            let depends = ctx.plan().ok().flatten().is_some_and(|plan| {
-                let served = crate::receipts::served(
+            // What cannot be told (no plan, an unreadable one, a task whose
+            // plan entry is gone) counts as depending: the receipts check
+            // above is unknown then, and the pushed code is judged too.
+            let names = t.record.issue.is_some() || t.record.intent.is_some();
+            let depends = match ctx.plan() {
+                Ok(Some(plan)) => crate::receipts::resolve_served(
                     &plan.plan,
                     t.record.issue.as_deref(),
                     t.record.intent.as_deref(),
-                );
-                !crate::receipts::dependent_checks(&served).is_empty()
-            });
+                )
+                .map_or(true, |served| {
+                    !crate::receipts::dependent_checks(&served).is_empty()
+                }),
+                Ok(None) => names,
+                Err(_) => true,
+            };
             if depends {
                 findings.extend(pushed_code_findings(&ctx, &lines));
             }

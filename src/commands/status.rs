@@ -64,8 +64,12 @@ pub fn standing(
 ) -> Result<Standing, Failure> {
     let (served, checks): (Vec<Served>, Vec<String>) = match task {
         Some(t) => {
-            let served =
-                receipts::served(plan, t.record.issue.as_deref(), t.record.intent.as_deref());
+            let served = receipts::resolve_served(
+                plan,
+                t.record.issue.as_deref(),
+                t.record.intent.as_deref(),
+            )
+            .map_err(|m| unresolved(t, &m))?;
             let checks = receipts::dependent_checks(&served);
             (served, checks)
         }
@@ -120,8 +124,41 @@ pub fn receipts_check(
         Err(f) => return ("no task".into(), vec![*f]),
     };
     let Some(plan) = plan else {
-        return ("no plan: the task depends on no check".into(), vec![]);
+        if task.record.issue.is_none() && task.record.intent.is_none() {
+            return ("no plan: the task depends on no check".into(), vec![]);
+        }
+        // The task names an issue or intent: the checks it depends on are
+        // in a plan that is not there (docs/receipts.md).
+        return (
+            "no plan: which checks the task depends on is unknown".into(),
+            vec![Finding::unknown(
+                CHECK,
+                "input_unreadable",
+                format!(
+                    "task {} names {}, but there is no .gate/plan.yaml: which checks it depends on cannot be told",
+                    task.record.id,
+                    named(task)
+                ),
+                "restore .gate/plan.yaml (git checkout -- .gate/plan.yaml), then check again"
+                    .into(),
+            )],
+        );
     };
+    if let Err(m) = receipts::resolve_served(
+        plan,
+        task.record.issue.as_deref(),
+        task.record.intent.as_deref(),
+    ) {
+        return (
+            "the task's plan entry does not resolve".into(),
+            vec![Finding::unknown(
+                CHECK,
+                "input_unreadable",
+                unresolved(task, &m).message,
+                UNRESOLVED_DECIDE.into(),
+            )],
+        );
+    }
     let standing = match standing(ctx, policy, plan, Some(task)) {
         Ok(s) => s,
         Err(f) => {
@@ -152,6 +189,28 @@ pub fn receipts_check(
         )
     };
     (summary, findings)
+}
+
+const UNRESOLVED_DECIDE: &str =
+    "restore what the task names in .gate/plan.yaml, or start a task for what the plan names now";
+
+/// What a task names, for messages: `issue 17`, `intent export`.
+fn named(task: &Task) -> String {
+    match (&task.record.issue, &task.record.intent) {
+        (Some(issue), _) => format!("issue {issue}"),
+        (None, Some(intent)) => format!("intent {intent}"),
+        (None, None) => "nothing".into(),
+    }
+}
+
+/// A task whose plan entry no longer resolves: unknown, never "depends on
+/// no check".
+fn unresolved(task: &Task, why: &str) -> Failure {
+    Failure::unknown(format!(
+        "task {}: {why}, so which checks it depends on cannot be told",
+        task.record.id
+    ))
+    .hint(UNRESOLVED_DECIDE)
 }
 
 /// The finding for a check that does not stand as passed.

@@ -1432,3 +1432,63 @@ fn status_and_verify_transcripts() {
         &transcript(Some(&repo), &json),
     );
 }
+
+/// Regression: a task naming an issue whose plan was missing, unreadable or
+/// a dangling symlink "depended on no check", and the receipts check
+/// passed. Which checks it depends on cannot be told: unknown.
+#[test]
+fn a_missing_or_unreadable_plan_is_unknown_for_a_task_that_names_an_issue() {
+    let repo = receipts_repo("required");
+    repo.remove(b".gate/plan.yaml");
+    assert_eq!(
+        receipts_check(&repo, &[]),
+        (3, vec!["input_unreadable -".to_string()]),
+        "no plan"
+    );
+    repo.symlink(b".gate/plan.yaml", b"gone.yaml");
+    assert_eq!(
+        receipts_check(&repo, &[]),
+        (3, vec!["input_unreadable -".to_string()]),
+        "a dangling symlink"
+    );
+    let out = repo.gate().arg("status").output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+}
+
+/// Regression: a task whose issue, intent or served criterion no longer
+/// resolved in the plan was read as depending on no check, and passed.
+#[test]
+fn a_task_whose_plan_entry_no_longer_resolves_is_unknown() {
+    let repo = receipts_repo("required");
+    verify_exits(&repo, "export-tests", 0);
+    assert_eq!(receipts_check(&repo, &[]), (0, vec![]));
+    for (from, to, what) in [
+        ("  - id: \"42\"\n", "  - id: \"43\"\n", "the issue renamed"),
+        (
+            "    serves: [C1]\n",
+            "    serves: [C9]\n",
+            "an unknown criterion",
+        ),
+        (
+            "      - id: C1\n",
+            "      - id: C2\n",
+            "the criterion renamed",
+        ),
+    ] {
+        edit_plan(&repo, from, to);
+        assert_eq!(
+            receipts_check(&repo, &[]),
+            (3, vec!["input_unreadable -".to_string()]),
+            "after {what}"
+        );
+        let out = repo.gate().arg("status").output().unwrap();
+        assert_eq!(out.status.code(), Some(3), "after {what}: {}", show(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("cannot be told"),
+            "after {what}: {}",
+            show(&out)
+        );
+        restore_plan(&repo);
+    }
+    assert_eq!(receipts_check(&repo, &[]), (0, vec![]));
+}
