@@ -89,7 +89,10 @@ pub struct Receipt {
     pub signal: Option<i32>,
     pub started_at: String,
     pub ended_at: String,
-    /// Nanoseconds since the epoch at the start: orders attempts.
+    /// Orders attempts: the start in nanoseconds since the epoch, or one
+    /// past the previous run's when the clock reads earlier — taken under a
+    /// lock, so it never goes backwards ([`Store::next_order`]). Receipts
+    /// of older gates hold the plain start time, which orders them the same.
     pub started_ns: u128,
     pub head: Option<String>,
     /// The canonical work tree path.
@@ -136,6 +139,53 @@ impl Store {
     pub fn log_path(&self, check: &str, evidence: &str) -> (PathBuf, String) {
         let rel = format!("logs/{check}/{evidence}.log");
         (self.root.join(&rel), rel)
+    }
+
+    /// The order of a run starting now, when the clock reads `now_ns`: at
+    /// least `now_ns`, and past every run started before it — the last one
+    /// taken (`<gate>/sequence`) and every receipt of `check` — so it never
+    /// goes backwards when the clock does (stepped back, or another
+    /// machine's on a shared disk). Taken under an OS lock
+    /// (`<gate>/sequence.lock`), so two runs starting together get two
+    /// values, in the order they started (docs/receipts.md).
+    pub fn next_order(&self, check: &str, now_ns: u128) -> Result<u128, FsError> {
+        fs::create_dir_all(&self.root)
+            .map_err(|e| FsError::new(&self.root, "create directory", e))?;
+        let lock_path = self.root.join("sequence.lock");
+        let lock = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| FsError::new(&lock_path, "open", e))?;
+        lock.lock()
+            .map_err(|e| FsError::new(&lock_path, "lock", e))?;
+        let path = self.root.join("sequence");
+        let last = match fs::read_to_string(&path) {
+            Ok(text) => Some(text.trim().parse::<u128>().map_err(|_| {
+                FsError::new(
+                    &path,
+                    "read",
+                    io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "not a number (gate writes it; remove it and gate takes the order from the receipts)",
+                    ),
+                )
+            })?),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(FsError::new(&path, "read", e)),
+        };
+        // The receipts bound it too: a lost `sequence` never sends the
+        // order back behind them.
+        let newest = self.newest_first(check)?.find_map(|f| f.started_ns);
+        let next = [Some(now_ns), last.map(|n| n + 1), newest.map(|n| n + 1)]
+            .into_iter()
+            .flatten()
+            .max()
+            .expect("now_ns is always there");
+        fsutil::write_atomic(&path, format!("{next}\n").as_bytes(), None)?;
+        drop(lock);
+        Ok(next)
     }
 
     /// Record a receipt: a new file, written whole and atomically.
@@ -301,6 +351,11 @@ impl ReceiptFile {
                         "started_ns {} does not match the file name",
                         r.started_ns
                     ))
+                } else if ends_before_it_starts(&r) {
+                    Err(format!(
+                        "it ends ({}) before it starts ({}): not a record of a run",
+                        r.ended_at, r.started_at
+                    ))
                 } else {
                     Ok(r)
                 }
@@ -310,6 +365,19 @@ impl ReceiptFile {
             started_ns,
             receipt,
         }
+    }
+}
+
+/// Whether a receipt's end precedes its start (or either time does not
+/// parse): such a record is unreadable, never a pass.
+fn ends_before_it_starts(r: &Receipt) -> bool {
+    use crate::clock::Timestamp;
+    match (
+        Timestamp::parse(&r.started_at),
+        Timestamp::parse(&r.ended_at),
+    ) {
+        (Ok(start), Ok(end)) => end < start,
+        _ => true,
     }
 }
 
@@ -600,8 +668,8 @@ mod tests {
             fingerprint_after: print(after),
             exit_code: Some(exit),
             signal: None,
-            started_at: String::new(),
-            ended_at: String::new(),
+            started_at: "2026-11-30T10:15:00Z".into(),
+            ended_at: "2026-11-30T10:15:12Z".into(),
             started_ns: ns,
             head: None,
             worktree: "/w".into(),

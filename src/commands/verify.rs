@@ -88,9 +88,14 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     }
     let head = ctx.head_hex()?;
     let started = SystemTime::now();
-    let started_ns = started
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
+    // The order of attempts is taken under a lock and never goes back,
+    // whatever the clock does (docs/receipts.md).
+    let started_ns = store.next_order(
+        &check.id,
+        started
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    )?;
     let started_at = Timestamp::from_system_time(started);
     let nonce = nonce(started_ns);
     let evidence = format!("ev-{}-{nonce}", compact(&started_at.to_string()));

@@ -1433,6 +1433,74 @@ fn status_and_verify_transcripts() {
     );
 }
 
+/// Move a receipt file so that its order (`started_ns`, in the field and the
+/// name) is `ns`, with `edit` applied to its fields: a receipt as it would
+/// have been recorded under another clock.
+fn rewrite_receipt(repo: &TestRepo, check: &str, ns: u64, edit: impl Fn(&mut Value)) -> PathBuf {
+    let files = receipt_files(repo, check);
+    let old = files.last().expect("a receipt");
+    let mut r: Value = serde_json::from_slice(&std::fs::read(old).unwrap()).unwrap();
+    r["started_ns"] = ns.into();
+    edit(&mut r);
+    let name = format!("{ns}-{}.json", r["evidence"].as_str().unwrap());
+    let new = old.with_file_name(name);
+    std::fs::remove_file(old).unwrap();
+    std::fs::write(&new, serde_json::to_vec_pretty(&r).unwrap()).unwrap();
+    new
+}
+
+/// Regression: attempts were ordered by the wall clock, so a pass recorded
+/// while the clock ran ahead outweighed every failure after the clock was
+/// stepped back. The order is a counter taken under a lock now.
+#[test]
+fn with_the_clock_stepped_back_an_older_pass_never_outweighs_a_newer_failure() {
+    let repo = receipts_repo("required");
+    verify_exits(&repo, "export-tests", 0);
+    // The pass was recorded a day ahead of the clock as it reads now.
+    let ns = receipts(&repo, "export-tests")[0]["started_ns"]
+        .as_u64()
+        .unwrap();
+    let ahead = ns + 86_400 * 1_000_000_000;
+    rewrite_receipt(&repo, "export-tests", ahead, |_| {});
+    assert_state(&repo, "passed", "the pass");
+    repo.write("ctl/verdict", "fail\n");
+    verify_exits(&repo, "export-tests", 1);
+    assert_state(&repo, "failed", "a failure after the clock went back");
+    let all = receipts(&repo, "export-tests");
+    assert_eq!(all.len(), 2);
+    assert!(all[1]["started_ns"].as_u64().unwrap() > ahead, "{all:#?}");
+    assert_eq!(all[1]["exit_code"], 1);
+    assert_eq!(receipts_check(&repo, &[]).0, 1);
+}
+
+/// A receipt whose end precedes its start is not a record of a run: it is
+/// unreadable (unknown), never a pass.
+#[test]
+fn a_receipt_that_ends_before_it_starts_is_unreadable() {
+    let repo = receipts_repo("required");
+    verify_exits(&repo, "export-tests", 0);
+    let ns = receipts(&repo, "export-tests")[0]["started_ns"]
+        .as_u64()
+        .unwrap();
+    let file = rewrite_receipt(&repo, "export-tests", ns, |r| {
+        r["ended_at"] = "2001-01-01T00:00:00Z".into();
+    });
+    let (code, doc) = status(&repo);
+    assert_eq!(code, 3, "{doc:#}");
+    assert_eq!(
+        describe(&doc, "export-tests").split(' ').next(),
+        Some("unknown")
+    );
+    assert_eq!(
+        entry(&doc, "export-tests")["path"],
+        file.display().to_string()
+    );
+    assert_eq!(
+        receipts_check(&repo, &[]),
+        (3, vec!["input_unreadable export-tests".to_string()])
+    );
+}
+
 /// Regression: a task naming an issue whose plan was missing, unreadable or
 /// a dangling symlink "depended on no check", and the receipts check
 /// passed. Which checks it depends on cannot be told: unknown.
