@@ -98,6 +98,11 @@ pub struct Receipt {
     /// The canonical work tree path.
     pub worktree: String,
     pub task: Option<String>,
+    /// The `created_at` of that task's record: a receipt counts for that
+    /// task only, never for a later one started under the same id. `None`
+    /// without a task, and in receipts of older gates.
+    #[serde(default)]
+    pub task_created_at: Option<String>,
     /// The log, relative to `<common-dir>/gate/`.
     pub log: String,
 }
@@ -674,6 +679,7 @@ mod tests {
             head: None,
             worktree: "/w".into(),
             task: None,
+            task_created_at: None,
             log: String::new(),
         }
     }
@@ -1068,6 +1074,9 @@ pub struct Context<'a> {
     pub worktree: &'a str,
     /// The task receipts must match (`None`: receipts made without a task).
     pub task: Option<&'a str>,
+    /// That task's `created_at`: a receipt made for an earlier task under
+    /// the same id does not match.
+    pub task_created_at: Option<&'a str>,
     /// What the task touched, covered by every check's fingerprint.
     pub touched: &'a crate::fingerprint::Touched,
     /// The index this evaluation reads (`None`: each fingerprint reads it).
@@ -1165,7 +1174,9 @@ fn evaluate_one(ctx: &Context, id: &str, prints: &mut Prints) -> CheckStatus {
             );
         }
     };
-    let selection = select(files, |r| mine_only(&r.worktree, r.task.as_deref()));
+    let selection = select(files, |r| {
+        mine_only(&r.worktree, r.task.as_deref()) && same_task(r, ctx.task_created_at)
+    });
     let unreadable = selection.unreadable.iter().map(|u| u.to_string()).collect();
     let now = prints
         .entry(check.sources.clone())
@@ -1187,6 +1198,28 @@ fn evaluate_one(ctx: &Context, id: &str, prints: &mut Prints) -> CheckStatus {
         state: state(&selection, &live, &check.contract_digest(), &now),
         unreadable,
         latest: selection.latest,
+    }
+}
+
+/// Whether receipt `r` was made for the task created at `created_at` (the
+/// task of the evaluation), not for an earlier task that had the same id
+/// (its file deleted, a new task started under that id). A receipt of an
+/// older gate records no creation time: it counts only when it started
+/// after this task was created (docs/receipts.md).
+fn same_task(r: &Receipt, created_at: Option<&str>) -> bool {
+    use crate::clock::Timestamp;
+    let Some(created_at) = created_at else {
+        return true;
+    };
+    match r.task_created_at.as_deref() {
+        Some(recorded) => recorded == created_at,
+        None => match (
+            Timestamp::parse(&r.started_at),
+            Timestamp::parse(created_at),
+        ) {
+            (Ok(started), Ok(created)) => started >= created,
+            _ => false,
+        },
     }
 }
 

@@ -82,6 +82,19 @@ fn evidence_states(
     };
     let store = Store::new(&ctx.repo.common_dir());
     let worktree = super::verify::worktree_key(ctx);
+    // Receipts count for this task only, not an earlier one of the same id.
+    // A task being started (no file yet) has no receipt at all: it is
+    // created now.
+    let created_at = match evidence_for {
+        Some((id, _)) => match crate::task::load(ctx.root(), id) {
+            Ok(task) => Some(task.record.created_at),
+            Err(crate::task::TaskError::NotFound { .. }) => {
+                Some(crate::clock::Timestamp::now().to_string())
+            }
+            Err(e) => return Err(e.into()),
+        },
+        None => None,
+    };
     let rctx = receipts::Context {
         repo: &ctx.repo,
         store: &store,
@@ -89,6 +102,7 @@ fn evidence_states(
         policy,
         worktree: &worktree,
         task: evidence_for.map(|(id, _)| id),
+        task_created_at: created_at.as_deref(),
         touched: &touched,
         index: None,
         prefetch: None,

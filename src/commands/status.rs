@@ -102,6 +102,7 @@ pub fn standing(
         policy,
         worktree: &worktree,
         task: task.map(|t| t.record.id.as_str()),
+        task_created_at: task.map(|t| t.record.created_at.as_str()),
         touched: &touched,
         index,
         prefetch: prefetch.as_ref(),

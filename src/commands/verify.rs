@@ -69,6 +69,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
             policy: &policy,
             worktree: &worktree,
             task: task_id.as_deref(),
+            task_created_at: task.as_ref().map(|t| t.record.created_at.as_str()),
             touched: &touched,
             index: Some(&index),
             // Before and after the command: each stat taken then.
@@ -146,6 +147,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
         head,
         worktree,
         task: task_id,
+        task_created_at: task.as_ref().map(|t| t.record.created_at.clone()),
         log: log_rel,
     };
     store.record(&receipt)?;

@@ -264,6 +264,7 @@ struct ReceiptDoc {
     head: Option<String>,
     worktree: String,
     task: Option<String>,
+    task_created_at: Option<String>,
     log: String,
 }
 

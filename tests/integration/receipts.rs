@@ -306,6 +306,7 @@ fn verify_runs_the_plans_command_at_the_root_and_records_every_field() {
         "head",
         "worktree",
         "task",
+        "task_created_at",
         "log",
     ]
     .into();
@@ -1559,4 +1560,25 @@ fn a_task_whose_plan_entry_no_longer_resolves_is_unknown() {
         restore_plan(&repo);
     }
     assert_eq!(receipts_check(&repo, &[]), (0, vec![]));
+}
+
+/// Regression: a receipt recorded for an earlier task with the same id (its
+/// file deleted, a new task started under that id) counted for the new one.
+#[test]
+fn a_receipt_of_an_earlier_task_with_the_same_id_never_counts() {
+    let repo = receipts_repo("required");
+    verify_exits(&repo, "export-tests", 0);
+    assert_state(&repo, "passed", "a pass for T-42");
+    // A task's creation time has whole seconds: the new T-42 is created in
+    // a later second than the first.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    repo.remove(b".gate/tasks/T-42.md");
+    fixture::start_42(&repo);
+    assert_state(&repo, "missing", "a new task under the same id");
+    assert_eq!(
+        receipts_check(&repo, &[]),
+        (1, vec!["receipt_missing export-tests".to_string()])
+    );
+    verify_exits(&repo, "export-tests", 0);
+    assert_state(&repo, "passed", "a pass for the new T-42");
 }
