@@ -125,6 +125,13 @@ pub enum Unavailable {
     TooManyBytes {
         limit: u64,
     },
+    /// A covered tracked path git is told not to look at in the work tree
+    /// (`skip-worktree`, a sparse checkout): the work tree need not hold
+    /// what the commit holds.
+    SkipWorktree,
+    /// A covered tracked path marked `assume-unchanged`: an edit there is
+    /// hidden from git, so from what is committed and pushed.
+    AssumeUnchanged,
 }
 
 impl Unavailable {
@@ -139,6 +146,8 @@ impl Unavailable {
             Unavailable::Unreadable(_) => "unreadable",
             Unavailable::TooManyEntries { .. } => "too_many_entries",
             Unavailable::TooManyBytes { .. } => "too_many_bytes",
+            Unavailable::SkipWorktree => "skip_worktree",
+            Unavailable::AssumeUnchanged => "assume_unchanged",
         }
     }
 }
@@ -157,6 +166,12 @@ impl fmt::Display for Unavailable {
             }
             Unavailable::TooManyBytes { limit } => {
                 write!(f, "more than {limit} bytes (receipts.max_bytes)")
+            }
+            Unavailable::SkipWorktree => {
+                f.write_str("marked skip-worktree (a sparse checkout): the work tree need not hold what the commit holds")
+            }
+            Unavailable::AssumeUnchanged => {
+                f.write_str("marked assume-unchanged: git does not look at its edits")
             }
         }
     }

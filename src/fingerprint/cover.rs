@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 
 use super::walk::Walk;
 use super::{Inputs, Unavailable, is_gate_path};
-use crate::git::{EntryKind, GitError, IndexSnapshot, Repo, UntrackedKind};
+use crate::git::{EntryKind, GitError, IndexSnapshot, Repo, Unlooked, UntrackedKind};
 use crate::path::RepoPath;
 
 /// The sources and touched paths looked at, before the index is: what the
@@ -187,6 +187,16 @@ pub(super) fn list<'i>(
         }
         if entry.kind == EntryKind::Gitlink {
             problems.push((entry.path, Unavailable::NestedRepository));
+        } else if let Some(flag) = entry.unlooked {
+            // What the check ran on need not be what is committed: git
+            // hides this path's work-tree copy (docs/receipts.md).
+            problems.push((
+                entry.path,
+                match flag {
+                    Unlooked::SkipWorktree => Unavailable::SkipWorktree,
+                    Unlooked::AssumeUnchanged => Unavailable::AssumeUnchanged,
+                },
+            ));
         } else {
             paths.push(entry.path);
         }

@@ -44,6 +44,17 @@ impl IndexSnapshot {
 pub struct IndexEntry {
     pub path: RepoPath,
     pub kind: EntryKind,
+    /// Git is told not to look at the work tree's copy: `skip-worktree`
+    /// (a sparse checkout) or `assume-unchanged`. What the work tree holds
+    /// there need not be what the index and the commit hold.
+    pub unlooked: Option<Unlooked>,
+}
+
+/// Why git does not look at a tracked path's work-tree copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unlooked {
+    SkipWorktree,
+    AssumeUnchanged,
 }
 
 /// What an untracked path is on disk.
@@ -185,9 +196,18 @@ impl Repo {
                 ));
             };
             if let Some(kind) = super::entry_kind(tree_mode) {
+                let flags = entry.flags;
+                let unlooked = if flags.contains(gix::index::entry::Flags::SKIP_WORKTREE) {
+                    Some(Unlooked::SkipWorktree)
+                } else if flags.contains(gix::index::entry::Flags::ASSUME_VALID) {
+                    Some(Unlooked::AssumeUnchanged)
+                } else {
+                    None
+                };
                 out.push(IndexEntry {
                     path: RepoPath::new(path.to_vec()),
                     kind,
+                    unlooked,
                 });
             }
             Ok(())

@@ -21,7 +21,9 @@ mod files;
 mod staged;
 mod status;
 
-pub use files::{IndexEntry, IndexSnapshot, ToGit, UntrackedEntry, UntrackedKind, UntrackedWalk};
+pub use files::{
+    IndexEntry, IndexSnapshot, ToGit, Unlooked, UntrackedEntry, UntrackedKind, UntrackedWalk,
+};
 
 /// A git object id (SHA-1 today; the type does not assume a length).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -1582,3 +1582,44 @@ fn a_receipt_of_an_earlier_task_with_the_same_id_never_counts() {
     verify_exits(&repo, "export-tests", 0);
     assert_state(&repo, "passed", "a pass for the new T-42");
 }
+
+/// Regression: a source marked skip-worktree (a sparse checkout) or
+/// assume-unchanged can hold what the commit does not, and git does not
+/// say so: verify, status and the receipts check passed on the work tree's
+/// copy while the committed tree failed the check.
+#[test]
+fn sources_git_does_not_look_at_make_the_fingerprint_unavailable() {
+    let repo = receipts_repo("required");
+    repo.commit_all("start T-42");
+    verify_exits(&repo, "export-tests", 0);
+    assert_state(&repo, "passed", "a pass");
+    for (flag, reason) in [
+        ("skip-worktree", "skip_worktree"),
+        ("assume-unchanged", "assume_unchanged"),
+    ] {
+        repo.git(&["update-index", &format!("--{flag}"), "src/lib.rs"]);
+        assert_state(
+            &repo,
+            &format!("unknown {reason} src/lib.rs"),
+            &format!("src/lib.rs marked {flag}"),
+        );
+        assert_eq!(
+            receipts_check(&repo, &[]),
+            (3, vec!["fingerprint_unavailable export-tests".to_string()]),
+            "{flag}"
+        );
+        verify_exits(&repo, "export-tests", 3);
+        repo.git(&["update-index", &format!("--no-{flag}"), "src/lib.rs"]);
+        assert_state(&repo, "passed", &format!("{flag} cleared"));
+    }
+    // A sparse checkout leaves src/ out of the work tree.
+    repo.git(&["sparse-checkout", "set", ".gate", "docs", "tests"]);
+    let (code, doc) = status(&repo);
+    assert_eq!(code, 3, "{doc:#}");
+    assert!(
+        describe(&doc, "export-tests").starts_with("unknown skip_worktree src/"),
+        "{doc:#}"
+    );
+    repo.git(&["sparse-checkout", "disable"]);
+    assert_state(&repo, "passed", "the sparse checkout disabled");
+}
