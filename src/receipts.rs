@@ -279,13 +279,19 @@ impl Store {
     /// Runs of `check` under way now: markers whose lock a live process holds.
     /// Leftovers of dead runs are removed (a temporary marker only once it is
     /// a minute old: a younger one may be a run starting now, not yet locked).
-    pub fn live_runs(&self, check: &str) -> Vec<RunMarker> {
+    ///
+    /// A directory that cannot be listed is an error: a run it hides would
+    /// let the receipts before it decide (docs/receipts.md).
+    pub fn live_runs(&self, check: &str) -> Result<Vec<RunMarker>, FsError> {
         let dir = self.running_dir(check);
-        let Ok(entries) = fs::read_dir(&dir) else {
-            return Vec::new();
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(FsError::new(&dir, "list", e)),
         };
         let mut live = Vec::new();
-        for entry in entries.flatten() {
+        for entry in entries {
+            let entry = entry.map_err(|e| FsError::new(&dir, "list", e))?;
             let path = entry.path();
             let placed = path.extension().and_then(|e| e.to_str()) == Some("json");
             // Guarded: a FIFO or a link in place of a marker is not one.
@@ -326,7 +332,7 @@ impl Store {
                 Err(_) => {}
             }
         }
-        live
+        Ok(live)
     }
 }
 
@@ -829,11 +835,11 @@ mod tests {
         // a dead run's leftover.
         fs::write(dir.join(".1-starting.tmp"), "").unwrap();
         fs::write(dir.join("1-dead.json"), "{}").unwrap();
-        assert_eq!(store.live_runs("c"), [marker("live")]);
+        assert_eq!(store.live_runs("c").unwrap(), [marker("live")]);
         assert_eq!(names(), [".1-starting.tmp", "1-live.json"]);
         drop(guard);
         assert_eq!(names(), [".1-starting.tmp"]);
-        assert_eq!(store.live_runs("c"), []);
+        assert_eq!(store.live_runs("c").unwrap(), []);
     }
 
     /// Regression: an unreadable file was set aside and the latest readable
@@ -1157,12 +1163,20 @@ fn evaluate_one(ctx: &Context, id: &str, prints: &mut Prints) -> CheckStatus {
     // Live runs first, then receipts: a run that ends in between has
     // recorded its receipt before it released its marker, so it is seen
     // either as running or by its receipt — never as neither.
-    let live: Vec<RunMarker> = ctx
-        .store
-        .live_runs(id)
-        .into_iter()
-        .filter(|m| mine_only(&m.worktree, m.task.as_deref()))
-        .collect();
+    let live: Vec<RunMarker> = match ctx.store.live_runs(id) {
+        Ok(runs) => runs
+            .into_iter()
+            .filter(|m| mine_only(&m.worktree, m.task.as_deref()))
+            .collect(),
+        Err(e) => {
+            return unknown(
+                UnknownCause::InputUnreadable,
+                format!("the runs under way cannot be listed: {e}"),
+                vec![],
+                None,
+            );
+        }
+    };
     let files = match ctx.store.newest_first(id) {
         Ok(f) => f,
         Err(e) => {

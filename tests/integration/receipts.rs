@@ -1623,3 +1623,24 @@ fn sources_git_does_not_look_at_make_the_fingerprint_unavailable() {
     repo.git(&["sparse-checkout", "disable"]);
     assert_state(&repo, "passed", "the sparse checkout disabled");
 }
+
+/// Regression: a running directory that could not be listed read as "no
+/// run under way", so the receipts before a run decided while it ran.
+#[test]
+fn a_running_directory_that_cannot_be_listed_is_unknown() {
+    let repo = receipts_repo("required");
+    verify_exits(&repo, "export-tests", 0);
+    let running = gate_dir(&repo).join("running/export-tests");
+    let _ = std::fs::remove_dir_all(&running);
+    std::fs::write(&running, "not a directory\n").unwrap();
+    let (code, doc) = status(&repo);
+    assert_eq!(code, 3, "{doc:#}");
+    assert!(
+        describe(&doc, "export-tests").starts_with("unknown"),
+        "{doc:#}"
+    );
+    assert_eq!(
+        receipts_check(&repo, &[]),
+        (3, vec!["input_unreadable export-tests".to_string()])
+    );
+}
