@@ -97,6 +97,11 @@ impl Kind {
         what: "the index",
         max: 4 << 30,
     };
+    /// `<common-dir>/gate/sequence`: the last order a run took.
+    pub const SEQUENCE: Kind = Kind {
+        what: "the run sequence",
+        max: 64,
+    };
     /// A file of git's own state gate reads itself (`MERGE_HEAD`).
     pub const GIT_STATE: Kind = Kind {
         what: "git's state files",

@@ -153,43 +153,44 @@ impl Store {
     /// machine's on a shared disk). Taken under an OS lock
     /// (`<gate>/sequence.lock`), so two runs starting together get two
     /// values, in the order they started (docs/receipts.md).
-    pub fn next_order(&self, check: &str, now_ns: u128) -> Result<u128, FsError> {
-        fs::create_dir_all(&self.root)
-            .map_err(|e| FsError::new(&self.root, "create directory", e))?;
-        let lock_path = self.root.join("sequence.lock");
-        let lock = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| FsError::new(&lock_path, "open", e))?;
-        lock.lock()
-            .map_err(|e| FsError::new(&lock_path, "lock", e))?;
+    pub fn next_order(&self, check: &str, now_ns: u128) -> Result<u128, String> {
+        // Opened and read like every state file: never through a link,
+        // never waiting on a FIFO (crate::fsutil).
+        let _lock = fsutil::lock(
+            &self.root.join("sequence.lock"),
+            std::time::Duration::from_secs(30),
+        )
+        .map_err(|e| e.to_string())?;
         let path = self.root.join("sequence");
-        let last = match fs::read_to_string(&path) {
-            Ok(text) => Some(text.trim().parse::<u128>().map_err(|_| {
-                FsError::new(
-                    &path,
-                    "read",
-                    io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        "not a number (gate writes it; remove it and gate takes the order from the receipts)",
-                    ),
-                )
-            })?),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(FsError::new(&path, "read", e)),
+        let last = match fsutil::read_within(&self.root, Path::new("sequence"), fsutil::Kind::SEQUENCE)
+            .map_err(|e| e.to_string())?
+        {
+            Some(bytes) => Some(
+                std::str::from_utf8(&bytes)
+                    .ok()
+                    .and_then(|t| t.trim().parse::<u128>().ok())
+                    .ok_or_else(|| {
+                        format!(
+                            "{}: not a number (gate writes it; remove it and gate takes the order from the receipts)",
+                            path.display()
+                        )
+                    })?,
+            ),
+            None => None,
         };
         // The receipts bound it too: a lost `sequence` never sends the
         // order back behind them.
-        let newest = self.newest_first(check)?.find_map(|f| f.started_ns);
+        let newest = self
+            .newest_first(check)
+            .map_err(|e| e.to_string())?
+            .find_map(|f| f.started_ns);
         let next = [Some(now_ns), last.map(|n| n + 1), newest.map(|n| n + 1)]
             .into_iter()
             .flatten()
             .max()
             .expect("now_ns is always there");
-        fsutil::write_atomic(&path, format!("{next}\n").as_bytes(), None)?;
-        drop(lock);
+        fsutil::write_atomic(&path, format!("{next}\n").as_bytes(), None)
+            .map_err(|e| e.to_string())?;
         Ok(next)
     }
 

@@ -91,12 +91,14 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     let started = SystemTime::now();
     // The order of attempts is taken under a lock and never goes back,
     // whatever the clock does (docs/receipts.md).
-    let started_ns = store.next_order(
-        &check.id,
-        started
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    )?;
+    let started_ns = store
+        .next_order(
+            &check.id,
+            started
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        )
+        .map_err(Failure::unknown)?;
     let started_at = Timestamp::from_system_time(started);
     let nonce = nonce(started_ns);
     let evidence = format!("ev-{}-{nonce}", compact(&started_at.to_string()));
