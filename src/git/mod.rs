@@ -966,6 +966,13 @@ impl Repo {
     }
 
     /// The bytes of a blob.
+    /// Any object's kind (`blob`, `tree`, `commit`, `tag`) and its bytes,
+    /// decoded from the pack (through the delta-base cache) or loose.
+    pub fn read_object(&self, id: Oid) -> Result<(String, Vec<u8>), GitError> {
+        let mut object = self.find_object(id.0)?;
+        Ok((object.kind.to_string(), std::mem::take(&mut object.data)))
+    }
+
     pub fn read_blob(&self, id: Oid) -> Result<Vec<u8>, GitError> {
         let mut object = self.find_object(id.0)?;
         if object.kind != gix::objs::Kind::Blob {

@@ -32,6 +32,8 @@ struct Delta {
 
     decompressed_size: usize,
     data_offset: data::Offset,
+    /// The size of this delta's entry in the pack, for the delta-base cache.
+    packed_size: usize,
 }
 
 /// Additional information and statistics about a successfully decoded object produced by [`File::decode_entry()`].
@@ -304,6 +306,7 @@ where
                 result_size: 0,
                 decompressed_size,
                 data_offset: cursor.data_offset,
+                packed_size: 0,
             });
             use crate::data::entry::Header;
             cursor = match cursor.header {
@@ -328,6 +331,15 @@ where
                 _ => unreachable!("cursor.is_delta() only allows deltas here"),
             };
             cycle.check(cursor.data_offset)?;
+        }
+
+        // The chain's base may be cached too: it is put there below, as git's delta-base cache keeps it.
+        if base_buffer_size.is_none()
+            && !chain.is_empty()
+            && let Some((kind, _packed_size)) = cache.get(self.id, cursor.data_offset, out)
+        {
+            base_buffer_size = Some(out.len());
+            object_kind = Some(kind);
         }
 
         // This can happen if the cache held the first entry itself
@@ -372,6 +384,7 @@ where
                     inflate,
                     &mut instructions[..delta.decompressed_size],
                 )?;
+                delta.packed_size = consumed_from_data_offset;
                 let is_last_delta_to_be_applied = delta_idx + 1 == chain_len;
                 if is_last_delta_to_be_applied {
                     consumed_input = Some(consumed_from_data_offset);
@@ -437,7 +450,10 @@ where
                 object_kind = base_entry.header.as_kind();
                 let base_size = self.decoded_object_size(base_entry.decompressed_size)?;
                 let out_base = &mut out[..base_size];
-                self.decompress_entry_from_data_offset(base_entry.data_offset, inflate, out_base)?;
+                let packed_size = self.decompress_entry_from_data_offset(base_entry.data_offset, inflate, out_base)?;
+                if let Some(kind) = object_kind {
+                    cache.put(self.id, base_entry.data_offset, out_base, kind, packed_size);
+                }
             }
 
             (first_buffer_size, second_buffer_end)
@@ -452,12 +468,15 @@ where
         let (mut source_buf, mut target_buf) = buffers.split_at_mut(first_buffer_end);
 
         let mut last_result_size = None;
+        let intermediate_kind = object_kind.expect("a base object as root of any delta chain that we are here to resolve");
         for (
             delta_idx,
             Delta {
                 data,
                 base_size,
                 result_size,
+                data_offset,
+                packed_size,
                 ..
             },
         ) in chain.into_iter().rev().enumerate()
@@ -467,6 +486,17 @@ where
                 last_result_size = Some(result_size);
             }
             delta::apply(&source_buf[..base_size], &mut target_buf[..result_size], data)?;
+            // Keep each intermediate result, as git's delta-base cache does: the next object of the same chain
+            // then starts from it instead of re-inflating the chain from its base. The last result is kept below.
+            if delta_idx + 1 != chain_len {
+                cache.put(
+                    self.id,
+                    data_offset,
+                    &target_buf[..result_size],
+                    intermediate_kind,
+                    packed_size,
+                );
+            }
             // use the target as source for the next delta
             std::mem::swap(&mut source_buf, &mut target_buf);
         }
