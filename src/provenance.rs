@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
-use crate::git::{Change, ChangeKind, GitError, Oid, Renames, Repo};
+use crate::git::{Change, ChangeKind, GitError, MergeChanges, Oid, Renames, Repo};
 use crate::path::RepoPath;
 use crate::policy::{Merges, Policy};
 use crate::report::{Finding, Severity, Subject};
@@ -621,17 +621,20 @@ pub fn check(
         }
     }
     let ids: Vec<Oid> = work.iter().map(|&(_, id)| id).collect();
-    // A merge is judged by the paths it changed itself, path by path: rename
-    // pairing would tie a path of the merge to one of a parent. Refused
-    // merges need no diff at all.
-    let merge_renames = (policy.provenance.merges == Merges::Inspect).then_some(Renames::Off);
-    repo.for_each_commit_changes(&ids, Renames::Exact, merge_renames, |k, id, result| {
+    // A merge is judged by the paths it changed itself (its combined diff),
+    // path by path: rename pairing would tie a path of the merge to one of a
+    // parent. Refused merges need no diff at all.
+    let merge_changes = match policy.provenance.merges {
+        Merges::Inspect => MergeChanges::Combined,
+        Merges::Refuse => MergeChanges::Skip,
+    };
+    repo.for_each_commit_changes(&ids, Renames::Exact, merge_changes, |k, id, result| {
         let index = work[k].0;
         progress.tick(index);
         let sub = subject(Some(id));
         let mut push = |f: Finding| out.push((index, f));
-        let (info, diffs) = match result {
-            Ok(c) => (c.info, c.diffs),
+        let (info, changes) = match result {
+            Ok(c) => (c.info, c.changes),
             Err(e) => {
                 push(git_unknown(&e, sub));
                 return;
@@ -656,11 +659,6 @@ pub fn check(
                 return;
             }
         }
-        let changes: Vec<Change> = if merge {
-            merge_own_changes(diffs)
-        } else {
-            diffs.into_iter().flat_map(|d| d.changes).collect()
-        };
         for c in &changes {
             if c.kind != ChangeKind::Deleted
                 && let Some(task) = task_of_path(&c.path)
@@ -926,24 +924,6 @@ fn scope_findings(
         }
     }
     found
-}
-
-/// The changes a merge made itself: the paths that differ from every
-/// parent (git's combined diff, `-c`), as the first parent's diff describes
-/// them. Diffs must be path by path (no rename pairing).
-fn merge_own_changes(diffs: Vec<crate::git::ParentDiff>) -> Vec<Change> {
-    let mut diffs = diffs.into_iter();
-    let Some(first) = diffs.next() else {
-        return Vec::new();
-    };
-    let others: Vec<HashSet<RepoPath>> = diffs
-        .map(|d| d.changes.into_iter().map(|c| c.path).collect())
-        .collect();
-    first
-        .changes
-        .into_iter()
-        .filter(|c| others.iter().all(|o| o.contains(&c.path)))
-        .collect()
 }
 
 /// `.gate/tasks/<ID>.md` → `ID`.

@@ -7,6 +7,7 @@
 //! follows `diff.renames`, which defaults to on).
 
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 use gix::diff::tree_with_rewrites::ChangeRef;
@@ -275,4 +276,141 @@ fn from_index_change(change: &gix::diff::index::ChangeRef<'_, '_>) -> Option<Cha
             rewrite(source_location, old, location, new, *copy)
         }
     })
+}
+
+/// A tree entry as the combined diff compares it: git compares mode and id.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    mode: gix::objs::tree::EntryMode,
+    id: gix::ObjectId,
+}
+
+impl Entry {
+    /// The entry as a file-level path sees it: `None` for a directory.
+    fn leaf(entry: Option<Entry>) -> Option<Entry> {
+        entry.filter(|e| !e.mode.is_tree())
+    }
+
+    /// The subtree it holds: `None` for anything else.
+    fn subtree(entry: Option<Entry>) -> Option<gix::ObjectId> {
+        entry.filter(|e| e.mode.is_tree()).map(|e| e.id)
+    }
+}
+
+/// The changes a merge made itself: every file-level path whose entry in
+/// `tree` differs from its entry in each of `parents` (git's combined diff,
+/// `git diff-tree -c`), described against the first parent, sorted by path.
+///
+/// One walk over all the trees at once. A subtree that is identical (by id)
+/// to the same subtree of any parent is never read: no path below it can
+/// differ from that parent. A path absent from the merge and from a parent
+/// is equal there too. Diffing each parent in full and intersecting would
+/// read every subtree any single parent changed.
+pub(super) fn combined_changes(
+    repo: &gix::Repository,
+    tree: gix::ObjectId,
+    parents: &[gix::ObjectId],
+    context: impl Fn() -> String,
+) -> Result<Vec<Change>, GitError> {
+    let mut changes = Vec::new();
+    let parents: Vec<Option<gix::ObjectId>> = parents.iter().copied().map(Some).collect();
+    let mut prefix = Vec::new();
+    combined_dir(
+        repo,
+        Some(tree),
+        &parents,
+        &mut prefix,
+        &mut changes,
+        &context,
+    )?;
+    changes.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    Ok(changes)
+}
+
+/// One directory of [`combined_changes`]: `tree` (the merge's, `None` when
+/// it has none here) against the parents' (likewise), at `prefix`.
+fn combined_dir(
+    repo: &gix::Repository,
+    tree: Option<gix::ObjectId>,
+    parents: &[Option<gix::ObjectId>],
+    prefix: &mut Vec<u8>,
+    changes: &mut Vec<Change>,
+    context: &dyn Fn() -> String,
+) -> Result<(), GitError> {
+    let read = |id: Option<gix::ObjectId>| -> Result<Vec<u8>, GitError> {
+        let Some(id) = id else {
+            return Ok(Vec::new());
+        };
+        match repo.try_find_object(id) {
+            Ok(Some(object)) if object.kind == gix::objs::Kind::Tree => Ok(object.detach().data),
+            Ok(Some(object)) => Err(GitError::other(
+                context(),
+                format_args!("object {id} is a {}, not a tree", object.kind),
+            )),
+            Ok(None) => Err(GitError::MissingInDiff {
+                id: id.to_string(),
+                context: context(),
+            }),
+            Err(err) => Err(GitError::gix(
+                format!("{}: reading tree {id}", context()),
+                &err,
+            )),
+        }
+    };
+    let ours = read(tree)?;
+    let theirs = parents
+        .iter()
+        .map(|&p| read(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Every name in any of the trees: the merge's entry and each parent's.
+    type Slot = (Option<Entry>, Vec<Option<Entry>>);
+    let mut names: BTreeMap<&[u8], Slot> = BTreeMap::new();
+    let kind = repo.object_hash();
+    for (side, data) in std::iter::once(&ours).chain(&theirs).enumerate() {
+        for entry in gix::objs::TreeRefIter::from_bytes(data, kind) {
+            let entry = entry.map_err(|err| {
+                GitError::other(context(), format_args!("decoding a tree: {err}"))
+            })?;
+            let slot = names
+                .entry(entry.filename.as_ref())
+                .or_insert_with(|| (None, vec![None; parents.len()]));
+            let value = Some(Entry {
+                mode: entry.mode,
+                id: entry.oid.to_owned(),
+            });
+            match side {
+                0 => slot.0 = value,
+                n => slot.1[n - 1] = value,
+            }
+        }
+    }
+    for (name, (ours, theirs)) in names {
+        let len = prefix.len();
+        if !prefix.is_empty() {
+            prefix.push(b'/');
+        }
+        prefix.extend_from_slice(name);
+        let leaf = Entry::leaf(ours);
+        if theirs.iter().all(|&t| Entry::leaf(t) != leaf) {
+            let path = || RepoPath::new(prefix.clone());
+            let first = Entry::leaf(theirs[0]);
+            let change = match (
+                first.and_then(|e| entry_kind(e.mode)),
+                leaf.and_then(|e| entry_kind(e.mode)),
+            ) {
+                (None, Some(new)) => Some(Change::added(path(), new)),
+                (Some(old), None) => Some(Change::deleted(path(), old)),
+                (Some(old), Some(new)) => Some(Change::modified(path(), old, new)),
+                (None, None) => None,
+            };
+            changes.extend(change);
+        }
+        let sub = Entry::subtree(ours);
+        let subs: Vec<Option<gix::ObjectId>> = theirs.iter().map(|&t| Entry::subtree(t)).collect();
+        if !subs.contains(&sub) {
+            combined_dir(repo, sub, &subs, prefix, changes, context)?;
+        }
+        prefix.truncate(len);
+    }
+    Ok(())
 }

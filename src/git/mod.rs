@@ -196,11 +196,22 @@ impl Change {
     }
 }
 
-/// A commit's header and its changes against each parent.
+/// A commit's header and its changes: against its parent (a root commit:
+/// against the empty tree), or for a merge what
+/// [`Repo::for_each_commit_changes`] was asked for.
 #[derive(Clone, Debug)]
 pub struct CommitChanges {
     pub info: CommitInfo,
-    pub diffs: Vec<ParentDiff>,
+    pub changes: Vec<Change>,
+}
+
+/// What [`Repo::for_each_commit_changes`] computes for a merge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MergeChanges {
+    /// Nothing: the merge is judged without its changes.
+    Skip,
+    /// The paths the merge changed itself ([`Repo::combined_changes`]).
+    Combined,
 }
 
 /// The changes of a commit against one parent (`parent: None` for a root
@@ -740,13 +751,90 @@ impl Repo {
     /// shallow clone, [`GitError::MissingObject`] otherwise. Never a silent
     /// diff against the empty tree.
     pub fn changes(&self, id: Oid, renames: Renames) -> Result<Vec<ParentDiff>, GitError> {
+        let (tree_id, parents, _) = self.decode_commit(id)?;
+        self.changes_of(id, tree_id, &parents, renames)
+    }
+
+    /// The paths merge `id` changed itself: each file-level path whose entry
+    /// differs from its entry in every parent (git's combined diff,
+    /// `git diff-tree -c --raw`), described against the first parent, as
+    /// [`changes`](Self::changes) would describe it without renames. Subtrees
+    /// equal to any parent's are not read. A commit with one parent or none
+    /// gets its plain changes; absent parents fail as in `changes`.
+    pub fn combined_changes(&self, id: Oid) -> Result<Vec<Change>, GitError> {
+        let (tree_id, parents, _) = self.decode_commit(id)?;
+        self.combined_changes_of(id, tree_id, &parents)
+    }
+
+    fn combined_changes_of(
+        &self,
+        id: Oid,
+        tree_id: gix::ObjectId,
+        parents: &[gix::ObjectId],
+    ) -> Result<Vec<Change>, GitError> {
+        if parents.len() < 2 {
+            let diffs = self.changes_of(id, tree_id, parents, Renames::Off)?;
+            return Ok(diffs.into_iter().flat_map(|d| d.changes).collect());
+        }
+        let trees = parents
+            .iter()
+            .map(|&parent| self.parent_tree(id, Oid(parent)))
+            .collect::<Result<Vec<_>, _>>()?;
+        diff::combined_changes(&self.repo, tree_id, &trees, || {
+            format!("diffing merge {id} against its parents")
+        })
+    }
+
+    /// Commit `id`'s tree, parents and message.
+    fn decode_commit(
+        &self,
+        id: Oid,
+    ) -> Result<(gix::ObjectId, Vec<gix::ObjectId>, Vec<u8>), GitError> {
         let commit = self.find_commit(id)?;
         let decoded = commit
             .decode()
             .map_err(|err| GitError::gix(format!("decoding commit {id}"), &err))?;
-        let tree_id = decoded.tree();
-        let parents: Vec<gix::ObjectId> = decoded.parents().collect();
-        drop(decoded);
+        Ok((
+            decoded.tree(),
+            decoded.parents().collect(),
+            decoded.message.to_vec(),
+        ))
+    }
+
+    /// The tree of `parent`, a parent of commit `id`: absent, it fails as
+    /// [`changes`](Self::changes) says.
+    fn parent_tree(&self, id: Oid, parent: Oid) -> Result<gix::ObjectId, GitError> {
+        let parent_commit = match self.repo.try_find_object(parent.0) {
+            Ok(Some(object)) => object,
+            Ok(None) => return Err(self.missing_parent(id, parent)),
+            Err(err) => {
+                return Err(GitError::gix(
+                    format!("reading parent {parent} of commit {id}"),
+                    &err,
+                ));
+            }
+        };
+        if parent_commit.kind != gix::objs::Kind::Commit {
+            return Err(GitError::other(
+                format!("reading parent {parent} of commit {id}"),
+                format_args!("it is a {}, not a commit", parent_commit.kind),
+            ));
+        }
+        Ok(parent_commit
+            .into_commit()
+            .tree_id()
+            .map_err(|err| GitError::gix(format!("decoding commit {parent}"), &err))?
+            .detach())
+    }
+
+    /// [`changes`](Self::changes) of a decoded commit.
+    fn changes_of(
+        &self,
+        id: Oid,
+        tree_id: gix::ObjectId,
+        parents: &[gix::ObjectId],
+        renames: Renames,
+    ) -> Result<Vec<ParentDiff>, GitError> {
         let new_tree = self.find_tree(tree_id, || format!("the tree of commit {id}"))?;
 
         let mut cache = self.diff.borrow_mut();
@@ -762,29 +850,9 @@ impl Repo {
             });
             return Ok(out);
         }
-        for parent in parents {
+        for &parent in parents {
             let parent = Oid(parent);
-            let parent_commit = match self.repo.try_find_object(parent.0) {
-                Ok(Some(object)) => object,
-                Ok(None) => return Err(self.missing_parent(id, parent)),
-                Err(err) => {
-                    return Err(GitError::gix(
-                        format!("reading parent {parent} of commit {id}"),
-                        &err,
-                    ));
-                }
-            };
-            if parent_commit.kind != gix::objs::Kind::Commit {
-                return Err(GitError::other(
-                    format!("reading parent {parent} of commit {id}"),
-                    format_args!("it is a {}, not a commit", parent_commit.kind),
-                ));
-            }
-            let parent_tree_id = parent_commit
-                .into_commit()
-                .tree_id()
-                .map_err(|err| GitError::gix(format!("decoding commit {parent}"), &err))?
-                .detach();
+            let parent_tree_id = self.parent_tree(id, parent)?;
             let old_tree =
                 self.find_tree(parent_tree_id, || format!("the tree of commit {parent}"))?;
             let changes = cache.tree_changes(&self.repo, &old_tree, &new_tree, renames, || {
@@ -799,10 +867,10 @@ impl Repo {
     }
 
     /// For each of `ids`, in order: the commit's header and its changes
-    /// against each parent ([`changes`](Self::changes)), computed on two
-    /// threads and handed to `each` in the order of `ids` (with its index).
-    /// A merge is diffed with `merge_renames`, or not at all when that is
-    /// `None` (its `diffs` are then empty); other commits with `renames`.
+    /// ([`changes`](Self::changes) with `renames`), computed on two threads
+    /// and handed to `each` in the order of `ids` (with its index). A
+    /// merge's changes are what `merges` asks for: none, or its combined
+    /// diff ([`combined_changes`](Self::combined_changes)).
     ///
     /// Work is cut into runs of consecutive commits, which share most of
     /// their trees, so each thread's object cache stays warm; at most a few
@@ -811,18 +879,28 @@ impl Repo {
         &self,
         ids: &[Oid],
         renames: Renames,
-        merge_renames: Option<Renames>,
+        merges: MergeChanges,
         mut each: impl FnMut(usize, Oid, Result<CommitChanges, GitError>),
     ) {
         const RUN: usize = 128;
+        // Each commit is read and decoded once, for its header and its diff.
         let one = |repo: &Repo, id: Oid| -> Result<CommitChanges, GitError> {
-            let info = repo.commit(id)?;
-            let diffs = match (info.parents.len() > 1, merge_renames) {
-                (true, None) => Vec::new(),
-                (true, Some(r)) => repo.changes(id, r)?,
-                (false, _) => repo.changes(id, renames)?,
+            let (tree, parents, message) = repo.decode_commit(id)?;
+            let changes = match (parents.len() > 1, merges) {
+                (true, MergeChanges::Skip) => Vec::new(),
+                (true, MergeChanges::Combined) => repo.combined_changes_of(id, tree, &parents)?,
+                (false, _) => repo
+                    .changes_of(id, tree, &parents, renames)?
+                    .into_iter()
+                    .flat_map(|d| d.changes)
+                    .collect(),
             };
-            Ok(CommitChanges { info, diffs })
+            let info = CommitInfo {
+                id,
+                parents: parents.into_iter().map(Oid).collect(),
+                message,
+            };
+            Ok(CommitChanges { info, changes })
         };
         if ids.len() < 2 * RUN {
             for (i, &id) in ids.iter().enumerate() {

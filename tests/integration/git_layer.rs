@@ -535,6 +535,23 @@ pub(crate) fn git_diff(
     ]))
 }
 
+/// The paths merge `commit` changed itself, as git's combined diff lists
+/// them (`git diff-tree -c`: different from every parent).
+fn git_combined_paths(repo: &TestRepo, commit: &str) -> BTreeSet<Vec<u8>> {
+    nul_fields(&repo.git_bytes(&[
+        "diff-tree",
+        "-c",
+        "-r",
+        "-z",
+        "--no-commit-id",
+        "--name-only",
+        "--no-renames",
+        commit,
+    ]))
+    .into_iter()
+    .collect()
+}
+
 #[test]
 fn changes_match_git_diff_tree_on_a_generated_history() {
     if !isolate(this_test!()) {
@@ -566,6 +583,7 @@ fn compare_generated_history(seed: u64) {
     );
 
     let mut seen = BTreeSet::new();
+    let mut combined_paths = 0;
     for (commit, parents) in &commits {
         let id = oid(commit);
         let off = gate
@@ -628,7 +646,33 @@ fn compare_generated_history(seed: u64) {
                 seen.insert(row.0);
             }
         }
+
+        // The combined diff: the paths git's `-c` lists, as the first
+        // parent's plain diff describes them.
+        let combined = gate
+            .combined_changes(id)
+            .unwrap_or_else(|err| panic!("combined_changes({commit}): {err}"));
+        assert_well_formed(&combined);
+        let own = git_combined_paths(&repo, commit);
+        let first: Vec<Row> = gate_rows(&off[0].changes);
+        let expected: Vec<Row> = first
+            .into_iter()
+            .filter(|row| parents.len() < 2 || own.contains(&row.1))
+            .collect();
+        if parents.len() > 1 {
+            assert_eq!(row_paths(&expected), own, "merge {commit}: git -c paths");
+            combined_paths += own.len();
+        }
+        assert_rows(
+            &format!("commit {commit} (combined)"),
+            &expected,
+            &gate_rows(&combined),
+        );
     }
+    assert!(
+        combined_paths > 0,
+        "no merge of the generated history changed a path itself"
+    );
     // The generator really produced every kind of change.
     for kind in ['A', 'D', 'M', 'T', 'R'] {
         assert!(
@@ -675,6 +719,62 @@ fn compare_generated_history(seed: u64) {
             RepoPath::new(name.to_vec())
         );
     }
+}
+
+/// The combined diff reads no subtree equal (by id) to a parent's at the
+/// same path; every change below the others is still seen: an edit deep
+/// inside a directory both parents changed, a directory the merge deleted,
+/// a file turned into a directory, and a new directory whose tree is
+/// identical to a parent's directory at another path.
+#[test]
+fn combined_changes_skip_only_subtrees_a_parent_has_at_the_same_path() {
+    let repo = TestRepo::new();
+    repo.write("a/x", "1\n");
+    repo.write("b/c/d/y", "1\n");
+    repo.write("b/c/keep", "keep\n");
+    repo.write("e/z", "1\n");
+    repo.write("g", "a file\n");
+    repo.commit_all("base");
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write("a/x", "2\n");
+    repo.write("b/c/d/y", "2\n");
+    repo.commit_all("side");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("b/c/d/y", "3\n");
+    repo.write("e/z", "3\n");
+    repo.commit_all("main");
+    repo.git(&["merge", "-q", "--no-commit", "-X", "theirs", "side"]);
+    // `a/` is the side's (nothing of the merge's own), the rest the merge's.
+    repo.write("b/c/d/y", "the merge's own\n");
+    repo.write("b/c/d/new", "new\n");
+    repo.remove(b"e");
+    repo.remove(b"g");
+    repo.write("g/h", "now a directory\n");
+    repo.write("dup/x", "2\n");
+    let merge = repo.commit_all("merge");
+    assert_eq!(
+        repo.git(&["rev-parse", "main:dup"]),
+        repo.git(&["rev-parse", "side:a"]),
+        "dup/ is the side's a/ tree, at another path"
+    );
+    let gate = open(&repo);
+    let combined = gate
+        .combined_changes(oid(&merge))
+        .expect("combined changes");
+    let want: Vec<Row> = vec![
+        ('A', b"b/c/d/new".to_vec(), None),
+        ('A', b"dup/x".to_vec(), None),
+        ('A', b"g/h".to_vec(), None),
+        ('D', b"e/z".to_vec(), None),
+        ('D', b"g".to_vec(), None),
+        ('M', b"b/c/d/y".to_vec(), None),
+    ];
+    assert_rows("the merge's own changes", &want, &gate_rows(&combined));
+    assert_eq!(
+        git_combined_paths(&repo, &merge),
+        row_paths(&want),
+        "git -c"
+    );
 }
 
 /// The delta-base cache keeps each delta chain's base and intermediate
