@@ -453,51 +453,45 @@ pub fn check(
     } else {
         HashSet::new()
     };
-    let hidden: Vec<Oid> = match &range.base {
-        Base::Commit(base) => {
-            match repo.is_ancestor(*base, range.tip) {
-                Ok(true) => {}
-                Ok(false) => {
-                    // In a shallow clone the answer is only definite when
-                    // the walk from the tip never reaches the boundary.
-                    let cut = !shallow.is_empty()
-                        && repo
-                            .walk(&[range.tip], &[*base])
-                            .map_or(true, |c| c.iter().any(|id| shallow.contains(id)));
-                    if cut {
-                        findings.push(unknown(
-                            "shallow_history",
-                            format!(
-                                "the clone is shallow: whether the baseline {} is an ancestor of {} lies beyond its boundary",
-                                base.short(),
-                                range.tip.short()
-                            ),
-                            SHALLOW_DECIDE,
-                            subject(Some(*base)),
-                        ));
-                        return (format!("{} not provable", range.label), findings);
-                    }
-                    findings.push(finding(
-                        "baseline_not_ancestor",
-                        format!("the baseline {} is not an ancestor of {}", base.short(), range.tip.short()),
-                        "rebase the work onto its baseline, or check a range whose base the tip descends from",
-                        subject(Some(*base)),
-                    ));
-                    return (format!("{} not a range", range.label), findings);
-                }
-                Err(e) => {
-                    // The message names the absent object; the base is not it.
-                    findings.push(git_unknown(&e, subject(None)));
-                    return (format!("{} unreadable", range.label), findings);
-                }
-            }
-            vec![*base]
-        }
-        Base::Hidden(h) => h.clone(),
+    // One walk gives the range and, for an explicit base, whether the base
+    // is an ancestor of the tip (Repo::walk_from_base).
+    let walked = match &range.base {
+        Base::Commit(base) => repo
+            .walk_from_base(range.tip, *base)
+            .map(|(commits, ancestor)| (commits, ancestor, vec![*base])),
+        Base::Hidden(h) => repo
+            .walk(&[range.tip], h)
+            .map(|commits| (commits, true, h.clone())),
     };
-    let commits = match repo.walk(&[range.tip], &hidden) {
-        Ok(c) => c,
+    let (commits, hidden) = match walked {
+        Ok((commits, true, hidden)) => (commits, hidden),
+        Ok((commits, false, hidden)) => {
+            let base = hidden[0];
+            // In a shallow clone the answer is only definite when the walk
+            // from the tip never reached the boundary.
+            if commits.iter().any(|id| shallow.contains(id)) {
+                findings.push(unknown(
+                    "shallow_history",
+                    format!(
+                        "the clone is shallow: whether the baseline {} is an ancestor of {} lies beyond its boundary",
+                        base.short(),
+                        range.tip.short()
+                    ),
+                    SHALLOW_DECIDE,
+                    subject(Some(base)),
+                ));
+                return (format!("{} not provable", range.label), findings);
+            }
+            findings.push(finding(
+                "baseline_not_ancestor",
+                format!("the baseline {} is not an ancestor of {}", base.short(), range.tip.short()),
+                "rebase the work onto its baseline, or check a range whose base the tip descends from",
+                subject(Some(base)),
+            ));
+            return (format!("{} not a range", range.label), findings);
+        }
         Err(e) => {
+            // The message names the absent object; the base is not it.
             findings.push(git_unknown(&e, subject(None)));
             return (format!("{} unreadable", range.label), findings);
         }

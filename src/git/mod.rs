@@ -710,8 +710,37 @@ impl Repo {
     /// it may, like git's own `rev-list`, also list a few commits that are
     /// reachable from `hidden`. It never leaves out one that is not.
     pub fn walk(&self, tips: &[Oid], hidden: &[Oid]) -> Result<Vec<Oid>, GitError> {
+        let mut out = Vec::new();
+        self.walk_each(tips, hidden, |id, _| out.push(id))?;
+        Ok(out)
+    }
+
+    /// The commits of `base..tip` ([`walk`](Self::walk) from `tip` hiding
+    /// `base`), and whether `base` is an ancestor of `tip` (as
+    /// [`is_ancestor`](Self::is_ancestor) answers), from the same walk: it is
+    /// exactly when `base` is `tip` or a parent of a walked commit. On any
+    /// path from `tip` down to `base`, the child of `base` is not reachable
+    /// from `base`, so it is walked; a walked commit listing `base` as a
+    /// parent is such a path.
+    pub fn walk_from_base(&self, tip: Oid, base: Oid) -> Result<(Vec<Oid>, bool), GitError> {
+        let mut out = Vec::new();
+        let mut reached = tip == base;
+        self.walk_each(&[tip], &[base], |id, parents| {
+            out.push(id);
+            reached |= parents.contains(&base.0);
+        })?;
+        Ok((out, reached))
+    }
+
+    /// [`walk`](Self::walk), handing each commit and its parents to `each`.
+    fn walk_each(
+        &self,
+        tips: &[Oid],
+        hidden: &[Oid],
+        mut each: impl FnMut(Oid, &[gix::ObjectId]),
+    ) -> Result<(), GitError> {
         if tips.is_empty() {
-            return Ok(Vec::new());
+            return Ok(());
         }
         for id in tips.iter().chain(hidden) {
             self.find_commit(*id)?;
@@ -735,12 +764,11 @@ impl Repo {
             ))
             .all()
             .map_err(|err| GitError::missing_or(context(), &err))?;
-        let mut out = Vec::new();
         for info in walk {
             let info = info.map_err(|err| GitError::missing_or(context(), &err))?;
-            out.push(Oid(info.id));
+            each(Oid(info.id), &info.parent_ids);
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The changes of commit `id` against each of its parents, in parent

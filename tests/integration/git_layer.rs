@@ -913,6 +913,7 @@ fn walk_and_ancestry_match_git_rev_list_and_merge_base() {
 
     let commits: Vec<String> = all_commits(&repo).into_iter().map(|(c, _)| c).collect();
     let mut rng = Rng::new(7);
+    let mut ancestors = 0;
     for i in 0..80 {
         let a = rng.pick(&commits).clone();
         let b = if i % 10 == 0 {
@@ -926,7 +927,21 @@ fn walk_and_ancestry_match_git_rev_list_and_merge_base() {
             git,
             "is_ancestor({a}, {b})"
         );
+        // The range and the ancestry from one walk, as provenance takes them.
+        let (walked, ancestor) = gate
+            .walk_from_base(oid(&b), oid(&a))
+            .expect("walk_from_base");
+        assert_eq!(ancestor, git, "walk_from_base({b}, {a}): ancestry");
+        assert_eq!(
+            walked,
+            gate.walk(&[oid(&b)], &[oid(&a)]).expect("walk"),
+            "walk_from_base({b}, {a}): commits"
+        );
+        if git {
+            ancestors += 1;
+        }
     }
+    assert!(ancestors > 10, "too few ancestor pairs: {ancestors}");
     // Unrelated histories: false, not an error.
     let feature_root = repo.git(&["rev-list", "--max-parents=0", "feature"]);
     let other_tip = repo.rev("other");
@@ -939,6 +954,12 @@ fn walk_and_ancestry_match_git_rev_list_and_merge_base() {
         !gate
             .is_ancestor(oid(&other_tip), oid(&repo.rev("feature")))
             .expect("unrelated")
+    );
+    assert!(
+        !gate
+            .walk_from_base(oid(&other_tip), oid(&feature_root))
+            .expect("unrelated")
+            .1
     );
 }
 
