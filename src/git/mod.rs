@@ -11,6 +11,7 @@
 //! report it as *unknown* rather than guess.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -339,7 +340,14 @@ pub struct Repo {
     workdir: Option<PathBuf>,
     /// Reused across [`Repo::changes`] calls.
     diff: RefCell<diff::DiffCache>,
+    /// The trees of the commits this handle decoded last (at most
+    /// [`KNOWN_TREES`]): a commit's parent is usually the next commit of
+    /// the run being diffed, so its tree is known without reading it again.
+    trees: RefCell<HashMap<gix::ObjectId, gix::ObjectId>>,
 }
+
+/// How many commit trees a handle remembers (flat memory over any range).
+const KNOWN_TREES: usize = 1024;
 
 /// How much memory the object cache may use: tree diffs over long histories
 /// read the same trees again and again (see GIX-NOTES, pitfall 5). Measured
@@ -492,6 +500,7 @@ impl Repo {
             common_dir,
             workdir,
             diff: RefCell::new(diff::DiffCache::default()),
+            trees: RefCell::new(HashMap::new()),
         }
     }
 
@@ -822,16 +831,21 @@ impl Repo {
         let decoded = commit
             .decode()
             .map_err(|err| GitError::gix(format!("decoding commit {id}"), &err))?;
-        Ok((
-            decoded.tree(),
-            decoded.parents().collect(),
-            decoded.message.to_vec(),
-        ))
+        let tree = decoded.tree();
+        let mut trees = self.trees.borrow_mut();
+        if trees.len() >= KNOWN_TREES {
+            trees.clear();
+        }
+        trees.insert(id.0, tree);
+        Ok((tree, decoded.parents().collect(), decoded.message.to_vec()))
     }
 
     /// The tree of `parent`, a parent of commit `id`: absent, it fails as
     /// [`changes`](Self::changes) says.
     fn parent_tree(&self, id: Oid, parent: Oid) -> Result<gix::ObjectId, GitError> {
+        if let Some(&tree) = self.trees.borrow().get(&parent.0) {
+            return Ok(tree);
+        }
         let parent_commit = match self.repo.try_find_object(parent.0) {
             Ok(Some(object)) => object,
             Ok(None) => return Err(self.missing_parent(id, parent)),
@@ -930,9 +944,17 @@ impl Repo {
             };
             Ok(CommitChanges { info, changes })
         };
+        // A run is diffed oldest first, so that each commit's parent (the
+        // next one in walk order) was decoded just before and its tree is
+        // known; the results are handed on in walk order.
+        let diff_run = |repo: &Repo, run: &[Oid]| -> Vec<Result<CommitChanges, GitError>> {
+            let mut results: Vec<_> = run.iter().rev().map(|&id| one(repo, id)).collect();
+            results.reverse();
+            results
+        };
         if ids.len() < 2 * RUN {
-            for (i, &id) in ids.iter().enumerate() {
-                each(i, id, one(self, id));
+            for (i, result) in diff_run(self, ids).into_iter().enumerate() {
+                each(i, ids[i], result);
             }
             return;
         }
@@ -949,7 +971,7 @@ impl Repo {
                 let runs = &runs;
                 s.spawn(move || {
                     for run in runs.iter().skip(worker).step_by(2) {
-                        let results = run.iter().map(|&id| one(&repo, id)).collect();
+                        let results = diff_run(&repo, run);
                         if tx.send(results).is_err() {
                             break;
                         }
