@@ -2,11 +2,16 @@
 # gate's benchmark: every figure of docs/performance.md, measured in one run,
 # side by side with the git CLI (and, with --managers, the hook managers).
 #
-#   scripts/bench.sh [--managers] [--runs N] [DIR]      (default DIR: /tmp/gate-bench)
+#   scripts/bench.sh [--managers] [--runs N] [--corpus DIR] [DIR]
+#                     (default DIR: /tmp/gate-bench; corpus: ../shared/corpus)
 #
 # It builds its own inputs, deterministically, under DIR (reused when present):
 #   history/  10,000 commits over 5,000 files with renames, deletions, chmods
-#             and 99 merges (scripts/gen-history.py), repacked as `git gc` would
+#             and 99 merges (scripts/gen-history.py), in 100 directories,
+#             repacked with `git gc --aggressive` (deep delta chains)
+#   history3/ the same on a three-level tree (100 x 8 directories)
+#   ripgrep/  a clone of the corpus's ripgrep.bundle (real history), when
+#             there is one (a fresh clone of gate has none: skipped, said so)
 #   tree/     20,000 files of 1-7 KiB (79 MB) with a plan check over them
 #   commit-*/ small repositories for the pre-commit overhead: gate's hook with
 #             an active task, a plain `sh` hook running `true` (the floor),
@@ -14,7 +19,10 @@
 #             each running one trivial hook
 # and measures, with hyperfine (commands taking turns, medians):
 #   - a `git commit` of one staged file: --no-verify, sh floor, gate, managers
-#   - `gate check --range` over 9,000 commits vs `git log -M -m --name-status`
+#   - `gate check --range` against the same work by git, one thread:
+#     `git log --raw --no-renames -c` (every path of every commit, merges as
+#     combined diffs), and `git log -M -m --name-status` as a second row;
+#     wall and CPU time (user+sys), without and with a commit-graph
 #   - cold `gate status` (no stat cache) vs `git ls-files -z | xargs -0 sha256sum`,
 #     and warm `gate status`, beside `git status` (which stats every file too);
 #     with watchman installed, also warm with `gate.fsmonitor = watchman`
@@ -33,17 +41,20 @@ while [ $# -gt 0 ]; do
     case $1 in
         --managers) managers=1; shift ;;
         --runs) runs=$2; shift 2 ;;
-        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --corpus) corpus=$2; shift 2 ;;
+        -h|--help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) dir=$1; shift ;;
     esac
 done
 root=$(cd "$(dirname "$0")/.." && pwd)
+corpus=${corpus:-$root/../shared/corpus}
 for tool in git python3 hyperfine /usr/bin/time; do
     command -v "$tool" >/dev/null 2>&1 || { echo "bench.sh: $tool is missing (apt-get install hyperfine time)" >&2; exit 1; }
 done
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
+load_at_start=$(uptime)
 echo "== building and installing gate as ./install.sh does (into $dir/prefix)"
 "$root/install.sh" --prefix "$dir/prefix" >"$dir/install.log" 2>&1 || { cat "$dir/install.log" >&2; exit 1; }
 gate=$dir/prefix/bin/gate
@@ -59,20 +70,47 @@ policy() { # $1 = scope mode, $2 = provenance mode, $3 = receipts mode, $4 = bri
 }
 
 # --- inputs ----------------------------------------------------------------
+# A history gate proves: provenance required, a task whose scope is all.
+prepare_walk() { # $1 = repository
+    mkdir -p "$1/.gate"
+    policy off required off > "$1/.gate/policy.yaml"
+    printf 'bench\n' | (cd "$1" && "$gate" start --operator Bench --scope '**' --id T-bench --brief - >/dev/null)
+}
+generate_history() { # $1 = directory, $2 = tree depth (gen-history.py)
+    if [ ! -f "$1/.git/bench-ready-gc" ]; then
+        echo "== generating the 10,000-commit history (tree depth $2)"
+        rm -rf "$1"; mkdir -p "$1"
+        git -C "$1" init -q -b main
+        python3 "$root/scripts/gen-history.py" 10000 5000 "$2" | git -C "$1" fast-import --quiet --done
+        git -C "$1" checkout -q main
+        # Deep delta chains, as long-lived repositories have them.
+        git -C "$1" gc -q --aggressive
+        prepare_walk "$1"
+        touch "$1/.git/bench-ready-gc"
+    fi
+}
 history=$dir/history
-if [ ! -f "$history/.git/bench-ready" ]; then
-    echo "== generating the 10,000-commit history"
-    rm -rf "$history"; mkdir -p "$history"
-    git -C "$history" init -q -b main
-    python3 "$root/scripts/gen-history.py" 10000 5000 | git -C "$history" fast-import --quiet --done
-    git -C "$history" checkout -q main
-    git -C "$history" repack -adfq
-    mkdir -p "$history/.gate"
-    policy off required off > "$history/.gate/policy.yaml"
-    printf 'bench\n' | (cd "$history" && "$gate" start --operator Bench --scope '**' --id T-bench --brief - >/dev/null)
-    touch "$history/.git/bench-ready"
-fi
+generate_history "$history" 2
 range_base=$(git -C "$history" rev-list HEAD | sed -n 9000p)
+generate_history "$dir/history3" 3
+# Each walked history: name, repository, the range's base.
+walks="flat $history $range_base
+three-level $dir/history3 $(git -C "$dir/history3" rev-list HEAD | sed -n 9000p)"
+if [ -f "$corpus/ripgrep.bundle" ]; then
+    if [ ! -f "$dir/ripgrep/.git/bench-ready" ]; then
+        echo "== cloning ripgrep's history from $corpus/ripgrep.bundle"
+        rm -rf "$dir/ripgrep"
+        git clone -q "$corpus/ripgrep.bundle" "$dir/ripgrep"
+        # The bundle holds HEAD alone: a branch, so that `--reachable` finds it.
+        git -C "$dir/ripgrep" checkout -q -B main
+        prepare_walk "$dir/ripgrep"
+        touch "$dir/ripgrep/.git/bench-ready"
+    fi
+    walks="$walks
+ripgrep $dir/ripgrep $(git -C "$dir/ripgrep" rev-list --max-parents=0 HEAD | tail -1)"
+else
+    echo "   (no $corpus/ripgrep.bundle: the real history is skipped)"
+fi
 
 tree=$dir/tree
 if [ ! -f "$tree/.git/bench-ready" ]; then
@@ -185,10 +223,23 @@ for name in $manager_names; do
 done
 hyperfine --style basic --warmup 3 --runs "$runs" --export-json "$out/commit.json" "$@" >/dev/null
 
-echo "== provenance over 9,000 commits"
-hyperfine --style basic --warmup 1 --runs "$runs" --export-json "$out/walk.json" \
-    -n "git log -M -m --name-status" "git -C $history log -M -m --name-status $range_base..HEAD" \
-    -n "gate check --range (provenance)" "cd $history && $gate check --range $range_base..HEAD --task T-bench --only provenance" >/dev/null
+# Provenance against git doing the same work on one thread: every path of
+# every commit, a merge's own paths as its combined diff (-c). Without a
+# commit-graph (a fresh clone has none), then with one.
+echo "$walks" | while read -r name repo base; do
+    echo "== provenance, $name ($(git -C "$repo" rev-list --count "$base..HEAD") commits)"
+    rm -f "$repo/.git/objects/info/commit-graph"; rm -rf "$repo/.git/objects/info/commit-graphs"
+    hyperfine -N --style basic --warmup 1 --runs "$runs" --export-json "$out/walk-$name.json" \
+        -n "git -c" "git -C $repo log --raw --no-renames -c $base..HEAD" \
+        -n "git -M -m" "git -C $repo log -M -m --name-status $base..HEAD" \
+        -n "gate" "$gate -C $repo check --range $base..HEAD --task T-bench --only provenance" >/dev/null
+    git -C "$repo" commit-graph write --reachable
+    hyperfine -N --style basic --warmup 1 --runs "$runs" --export-json "$out/graph-$name.json" \
+        -n "git -c" "git -C $repo log --raw --no-renames -c $base..HEAD" \
+        -n "gate" "$gate -C $repo check --range $base..HEAD --task T-bench --only provenance" >/dev/null
+    rm -f "$repo/.git/objects/info/commit-graph"
+    printf '%s\t%s\t%s\n' "$name" "$(git -C "$repo" rev-list --count "$base..HEAD")" "$(git -C "$repo" rev-list --merges --count "$base..HEAD")" >> "$out/walks.tsv"
+done
 
 # The monitored runs: gate.fsmonitor set for that command only, talking to a
 # watchman daemon of the bench's own.
@@ -216,6 +267,7 @@ hyperfine --style basic --warmup 2 --runs "$runs" --export-json "$out/print.json
 echo "== peak memory"
 peak() { /usr/bin/time -f '%M' sh -c "$1" 2>&1 >/dev/null | tail -1; }
 {
+    echo "git log -c	$(peak "git -C $history log --raw --no-renames -c $range_base..HEAD")"
     echo "git log -M -m --name-status	$(peak "git -C $history log -M -m --name-status $range_base..HEAD")"
     echo "gate check --range (provenance)	$(peak "cd $history && $gate check --range $range_base..HEAD --task T-bench --only provenance")"
     echo "git ls-files -z | xargs -0 sha256sum	$(peak "cd $tree && git ls-files -z | xargs -0 sha256sum")"
@@ -229,6 +281,7 @@ peak() { /usr/bin/time -f '%M' sh -c "$1" 2>&1 >/dev/null | tail -1; }
     # Flat in the number of commits walked: the same walk over more commits.
     for n in 1000 3000 9000; do
         base=$(git -C "$history" rev-list HEAD | sed -n "${n}p")
+        echo "git log -c $n	$(peak "git -C $history log --raw --no-renames -c $base..HEAD")"
         echo "git log $n	$(peak "git -C $history log -M -m --name-status $base..HEAD")"
         echo "gate $n	$(peak "cd $history && $gate check --range $base..HEAD --task T-bench --only provenance")"
     done
@@ -238,9 +291,9 @@ if [ -n "$monitored" ]; then
     watchman $wm_args shutdown-server >/dev/null 2>&1 || true
 fi
 
-python3 - "$out" "$dir/results.md" "$gate" <<'EOF'
+python3 - "$out" "$dir/results.md" "$gate" "$load_at_start" "$(uptime)" <<'EOF'
 import json, os, platform, subprocess, sys
-out, results, gate = sys.argv[1:4]
+out, results, gate, load_at_start, load_at_end = sys.argv[1:6]
 def medians(name):
     with open(os.path.join(out, name)) as f:
         return [(r["command"], r["median"] * 1000) for r in json.load(f)["results"]]
@@ -258,6 +311,8 @@ lines.append(f"Machine: {os.cpu_count()} cores, {cpu()}, Linux {platform.release
              f"{subprocess.run(['git', '--version'], capture_output=True, text=True).stdout.strip()}; "
              f"{subprocess.run([gate, '--version'], capture_output=True, text=True).stdout.strip()}.")
 lines.append("")
+lines.append(f"`uptime` at the start: `{load_at_start.strip()}`; at the end: `{load_at_end.strip()}`.")
+lines.append("")
 commit = medians("commit.json")
 floor = dict(commit)["sh hook running true (the floor)"]
 none = dict(commit)["no hook (--no-verify)"]
@@ -265,11 +320,27 @@ lines += ["| pre-commit: `git commit` of one staged file | median | over no hook
 for name, ms in commit:
     lines.append(f"| {name} | {ms:.1f} ms | {ms - none:+.1f} ms | {ms - floor:+.1f} ms |")
 lines.append("")
-walk = dict(medians("walk.json"))
-g, w = walk["git log -M -m --name-status"], walk["gate check --range (provenance)"]
-lines += ["| provenance, 9,000 commits | median | ratio to git | peak memory |", "|---|---|---|---|"]
-lines.append(f"| `git log -M -m --name-status` | {g:.0f} ms | 1.00 | {int(mem['git log -M -m --name-status']) / 1024:.0f} MiB |")
-lines.append(f"| `gate check --range` | {w:.0f} ms | **{w / g:.2f}** | {int(mem['gate check --range (provenance)']) / 1024:.0f} MiB |")
+def timed(name):
+    """command -> (median wall ms, mean CPU ms: user + sys)"""
+    with open(os.path.join(out, name)) as f:
+        return {r["command"]: (r["median"] * 1000, (r["user"] + r["system"]) * 1000) for r in json.load(f)["results"]}
+walks = [line.rstrip("\n").split("\t") for line in open(os.path.join(out, "walks.tsv"))]
+lines += ["| provenance: wall (CPU) | commits (merges) | `git log --raw --no-renames -c` | `git log -M -m --name-status` | `gate check --range` | gate / git `-c`: wall | CPU |",
+          "|---|---|---|---|---|---|---|"]
+for name, commits, merges in walks:
+    t = timed(f"walk-{name}.json")
+    (gw, gc), (mw, mc), (w, c) = t["git -c"], t["git -M -m"], t["gate"]
+    lines.append(f"| {name} | {int(commits):,} ({int(merges):,}) | {gw:.0f} ms ({gc:.0f}) | {mw:.0f} ms ({mc:.0f}) | {w:.0f} ms ({c:.0f}) | **{w / gw:.2f}** | **{c / gc:.2f}** |")
+lines.append("")
+lines += ["| with a commit-graph: wall (CPU) | `git log --raw --no-renames -c` | `gate check --range` | gate / git: wall | CPU |", "|---|---|---|---|---|"]
+for name, commits, merges in walks:
+    t = timed(f"graph-{name}.json")
+    (gw, gc), (w, c) = t["git -c"], t["gate"]
+    lines.append(f"| {name} | {gw:.0f} ms ({gc:.0f}) | {w:.0f} ms ({c:.0f}) | **{w / gw:.2f}** | **{c / gc:.2f}** |")
+lines.append("")
+lines += ["| peak memory, flat history, 9,000 commits | |", "|---|---|"]
+for key in ("git log -c", "git log -M -m --name-status", "gate check --range (provenance)"):
+    lines.append(f"| `{key}` | {int(mem[key]) / 1024:.0f} MiB |")
 lines.append("")
 p = dict(medians("print.json"))
 s, c, wa = p["git ls-files -z | xargs -0 sha256sum"], p["cold gate status"], p["warm gate status"]
@@ -285,6 +356,7 @@ lines.append(f"| `git status --porcelain` (stats every file, reads every directo
 lines.append("")
 mib = lambda key: int(mem[key]) / 1024
 lines += ["| peak memory by commits walked | 1,000 | 3,000 | 9,000 |", "|---|---|---|---|"]
+lines.append("| `git log --raw --no-renames -c` | " + " | ".join(f"{mib(f'git log -c {n}'):.0f} MiB" for n in (1000, 3000, 9000)) + " |")
 lines.append("| `git log -M -m --name-status` | " + " | ".join(f"{mib(f'git log {n}'):.0f} MiB" for n in (1000, 3000, 9000)) + " |")
 lines.append("| `gate check --range` | " + " | ".join(f"{mib(f'gate {n}'):.0f} MiB" for n in (1000, 3000, 9000)) + " |")
 text = "\n".join(lines) + "\n"

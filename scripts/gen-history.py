@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Write a deterministic `git fast-import` stream of a generated history.
 
-    scripts/gen-history.py COMMITS FILES | git fast-import --quiet
+    scripts/gen-history.py COMMITS FILES [DEPTH] | git fast-import --quiet
 
-A root commit adds FILES files in 100 directories; each later commit makes
+A root commit adds FILES files in 100 directories (DEPTH 2, the default:
+`src/dNN/`), or in 100 × 8 directories one level deeper (DEPTH 3:
+`src/dNN/eN/`, a three-level tree); each later commit makes
 one to four changes — content edits, additions, deletions, renames (pure and
 with an edit), chmod +x / -x — with fixed dates. Every 100th commit merges a
 short side branch (two commits) back with `--no-ff` shape. The same arguments
@@ -15,6 +17,9 @@ import sys
 
 def main():
     commits, files = int(sys.argv[1]), int(sys.argv[2])
+    depth = int(sys.argv[3]) if len(sys.argv) > 3 else 2
+    if depth not in (2, 3):
+        sys.exit("gen-history.py: DEPTH is 2 or 3")
     rng = random.Random(7)
     out = sys.stdout.buffer
     mark = 0
@@ -34,6 +39,8 @@ def main():
 
     def new_path():
         n = next(names)
+        if depth == 3:
+            return "src/d%02d/e%d/f%06d.rs" % (n % 100, n // 100 % 8, n)
         return "src/d%02d/f%06d.rs" % (n % 100, n)
 
     def commit(branch, msg, ops, parents, when):
