@@ -778,7 +778,7 @@ fn combined_changes_skip_only_subtrees_a_parent_has_at_the_same_path() {
 }
 
 /// The delta-base cache keeps each delta chain's base and intermediate
-/// results (vendor/gix-pack, decision 0014). Every object of a pack with
+/// results (vendor/gix-pack, decision 0015). Every object of a pack with
 /// deep chains (`git gc --aggressive`), read through one handle in an order
 /// that enters chains in the middle and then again from what the first pass
 /// cached, hashes to its id (`git hash-object` as oracle): with gate's cache,
