@@ -2227,7 +2227,7 @@ pub(crate) fn long_history_stream(count: u64) -> Vec<u8> {
 }
 
 #[test]
-fn a_ten_thousand_commit_history_is_walked_and_diffed_quickly() {
+fn a_ten_thousand_commit_history_is_walked_and_diffed_as_git_does() {
     if !isolate(this_test!()) {
         return;
     }
@@ -2274,11 +2274,9 @@ fn a_ten_thousand_commit_history_is_walked_and_diffed_quickly() {
     ]);
     let git_total = raw.lines().filter(|l| l.starts_with(':')).count();
     assert_eq!(total, git_total);
+    // The times are printed for whoever runs it; their figures belong to
+    // scripts/bench.sh, side by side with git, never to an assertion.
     eprintln!("10k history: walk {walk_time:?}, diffs {diff_time:?} ({total} changes)");
-    assert!(
-        walk_time.as_secs() < 20 && diff_time.as_secs() < 60,
-        "too slow: {walk_time:?} / {diff_time:?}"
-    );
 }
 
 /// A random DAG whose committer dates are shuffled (clock skew), built with
