@@ -12,6 +12,7 @@
 
 pub mod format;
 
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer};
@@ -401,7 +402,12 @@ pub fn create(
     let text = render(record, &format::render_new_body(brief));
     // Parse what we are about to write: a task gate cannot read back must never land.
     parse(&file, text.clone())?;
-    if fsutil::create_within(root, &file, text.as_bytes(), Some(&spare(state)))? {
+    // Under the task's lock, like every other writer of this task's
+    // temporaries, so the leftovers removed first are a killed writer's.
+    let _lock = lock(state, &record.id)?;
+    let spare = spare(state);
+    remove_leftovers(root, &spare, &record.id);
+    if fsutil::create_within(root, &file, text.as_bytes(), Some(&spare))? {
         Ok(file)
     } else {
         Err(TaskError::Exists {
@@ -451,20 +457,42 @@ fn rewrite(
     Ok(updated)
 }
 
+/// How old a file in `<common-dir>/gate/tmp` must be before any task
+/// write removes it whatever its name: a write holds its temporary file
+/// for milliseconds, so one this old belongs to a writer that was killed.
+const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// Remove the temporary files of earlier writes of task `id` that were
-/// killed before their rename, under `spare` and (where the git directory
-/// is on another file system than the work tree, so they were made beside
-/// the file) in `.gate/tasks`. Called under the task's lock: every other
-/// writer of this task's temporaries waits for it, so each one found is a
-/// leftover. A failure leaves a file for the next write to remove.
+/// killed before their rename (an update's `.ID.md.tmp.*`, a creation's
+/// `.ID.md.new.*` and its own temporary `..ID.md.new.*`), under `spare` and
+/// (where the git directory is on another file system than the work tree,
+/// so they were made beside the file) in `.gate/tasks`; and any file in
+/// `spare` older than [`STALE_TEMPORARY`], whatever task it was for.
+/// Called under the task's lock: every other writer of this task's
+/// temporaries waits for it, so each one found is a leftover. A failure
+/// leaves a file for the next write to remove (docs/tasks.md).
 fn remove_leftovers(root: &Path, spare: &Path, id: &str) {
-    let prefix = format!(".{id}.md.tmp.");
+    let prefixes = [
+        format!(".{id}.md.tmp."),
+        format!(".{id}.md.new."),
+        format!("..{id}.md.new."),
+    ];
+    let now = std::time::SystemTime::now();
     for dir in [spare.to_path_buf(), root.join(TASKS_DIR)] {
         let Ok(Some(names)) = fsutil::list_within(&dir, Path::new("")) else {
             continue;
         };
         for name in names {
-            if name.to_str().is_some_and(|n| n.starts_with(&prefix)) {
+            let ours = name
+                .to_str()
+                .is_some_and(|n| prefixes.iter().any(|p| n.starts_with(p.as_str())));
+            let stale = dir == spare
+                && fs::symlink_metadata(dir.join(&name))
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| now.duration_since(t).ok())
+                    .is_some_and(|age| age > STALE_TEMPORARY);
+            if ours || stale {
                 let _ = fsutil::remove_optional(&dir.join(name));
             }
         }
@@ -644,7 +672,6 @@ pub mod active {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::fs;
 
     pub(crate) fn record(id: &str) -> TaskRecord {
         TaskRecord {
@@ -811,6 +838,39 @@ mod tests {
         );
         assert_eq!(fs::read_dir(spare(&state)).unwrap().count(), 0);
         assert_eq!(ids(dir.path()).unwrap(), ["T-7"]);
+    }
+
+    #[test]
+    fn a_creation_removes_a_killed_creation_of_its_id_and_stale_temporaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        fs::create_dir_all(spare(&state)).unwrap();
+        let hour_ago = std::time::SystemTime::now() - STALE_TEMPORARY * 2;
+        let old = spare(&state).join(".T-1.md.tmp.3.1");
+        fs::write(&old, "torn").unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&old)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+        for leftover in [
+            ".T-8.md.new.4.1",
+            "..T-8.md.new.4.1.tmp.4.2",
+            ".T-2.md.tmp.5.1",
+        ] {
+            fs::write(spare(&state).join(leftover), "torn").unwrap();
+        }
+        create(dir.path(), &state, &record("T-8"), "brief").unwrap();
+        let names: Vec<_> = fs::read_dir(spare(&state))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(
+            names,
+            [".T-2.md.tmp.5.1"],
+            "a recent temporary of another task may be a live writer's"
+        );
     }
 
     #[test]

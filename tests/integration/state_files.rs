@@ -381,6 +381,20 @@ fn a_write_killed_before_its_rename_leaves_nothing_a_commit_picks_up() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names, ["T-42.md"]);
+    // Retrying the killed start removes what it left under the git directory.
+    let out = gate_bounded(
+        &repo,
+        &[
+            "start", "--scope", "src/**", "--id", "T-9", "--brief", brief,
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let debris: Vec<_> = std::fs::read_dir(repo.abs(b".git/gate/tmp"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(debris, Vec::<std::ffi::OsString>::new());
 }
 
 #[test]
