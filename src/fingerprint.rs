@@ -71,6 +71,8 @@ mod monitor;
 mod scan;
 mod walk;
 
+pub use monitor::timeouts as monitor_timeouts;
+
 /// What to fingerprint, and the limits.
 #[derive(Clone, Copy, Debug)]
 pub struct Inputs<'a> {

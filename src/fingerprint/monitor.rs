@@ -29,6 +29,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
@@ -411,13 +412,22 @@ impl Client {
         self.writer.write_all(&line).ok()?;
         loop {
             if Instant::now() > deadline {
+                TIMED_OUT.fetch_add(1, Ordering::Relaxed);
                 return None;
             }
             let mut answer = Vec::new();
-            (&mut self.reader)
+            if let Err(e) = (&mut self.reader)
                 .take(MAX_ANSWER)
                 .read_until(b'\n', &mut answer)
-                .ok()?;
+            {
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) {
+                    TIMED_OUT.fetch_add(1, Ordering::Relaxed);
+                }
+                return None;
+            }
             if answer.last() != Some(&b'\n') {
                 // The connection closed, or the line did not end in time.
                 return None;
@@ -435,6 +445,16 @@ impl Client {
             return Some(answer);
         }
     }
+}
+
+/// How many calls to watchman in this process waited out [`TIMEOUT`].
+static TIMED_OUT: AtomicU64 = AtomicU64::new(0);
+
+/// How many calls to watchman in this process so far gave up waiting for
+/// an answer after [`TIMEOUT`]: what a slow or silent daemon cost, counted
+/// rather than timed (tests/integration/fsmonitor.rs).
+pub fn timeouts() -> u64 {
+    TIMED_OUT.load(Ordering::Relaxed)
 }
 
 /// `watchman get-sockname`, which starts the daemon when none runs; `None`

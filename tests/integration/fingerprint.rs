@@ -93,7 +93,7 @@ fn unavailable(repo: &TestRepo, sources: &[&str], touched: &[&str]) -> (Unavaila
 /// Files written just now share the clock tick of the first fingerprint
 /// and are not cached ("racy"); waiting lets the cache take them.
 fn settle() {
-    std::thread::sleep(Duration::from_millis(30));
+    crate::support::tick();
 }
 
 /// A repository with `src/` (tracked, one ignored file, one untracked),

@@ -26,3 +26,26 @@ mod state_files;
 mod support;
 mod terminal;
 mod trust;
+
+/// Every file under `tests/integration/` is a module of this binary: a
+/// file left out of the list above would never run, silently.
+#[test]
+fn no_test_file_is_forgotten() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/integration");
+    let listed = include_str!("main.rs");
+    let mut forgotten = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("tests/integration") {
+        let name = entry.expect("an entry").file_name();
+        let name = name.to_str().expect("a UTF-8 file name");
+        let Some(module) = name.strip_suffix(".rs") else {
+            continue;
+        };
+        if module != "main" && !listed.lines().any(|l| l == format!("mod {module};")) {
+            forgotten.push(name.to_owned());
+        }
+    }
+    assert!(
+        forgotten.is_empty(),
+        "add `mod NAME;` to tests/integration/main.rs for {forgotten:?}"
+    );
+}

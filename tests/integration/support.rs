@@ -398,3 +398,30 @@ impl Rng {
         &items[self.below(items.len())]
     }
 }
+
+/// Wait for the file system's clock to tick: a file written after this
+/// returns has a later modification time than every file written before
+/// it was called. Checked, not assumed: a probe file is rewritten until
+/// its time moves (a coarse clock ticks every few milliseconds).
+pub fn tick() {
+    let probe = std::env::temp_dir().join(format!(
+        "gate-test-tick-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let stamp = || {
+        std::fs::write(&probe, b"tick").expect("write the tick probe");
+        std::fs::metadata(&probe)
+            .and_then(|m| m.modified())
+            .expect("the tick probe's time")
+    };
+    let first = stamp();
+    for _ in 0..10_000 {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        if stamp() > first {
+            let _ = std::fs::remove_file(&probe);
+            return;
+        }
+    }
+    panic!("the file system's clock did not move in 10,000 waits of 1 ms");
+}
