@@ -68,18 +68,6 @@ pub struct NamingArgs {
     pub because: Option<String>,
 }
 
-impl NamingArgs {
-    pub fn naming(&self) -> crate::binding::Naming {
-        crate::binding::Naming {
-            issue: self.issue.clone(),
-            intent: self.intent.clone(),
-            paths: self.paths.clone(),
-            exempt: self.exempt.clone(),
-            because: self.because.clone(),
-        }
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct BindingArgs {
     #[command(flatten)]

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::{Ctx, Failure, out};
 use crate::binding::{self, Judgement, Naming, Pins, Standing};
-use crate::cli::BindingArgs;
+use crate::cli::{BindingArgs, NamingArgs};
 use crate::plan::Plan;
 use crate::policy::Policy;
 use crate::receipts::{self, Served, Store};
@@ -139,6 +139,23 @@ pub fn recorded_naming(
         exempt: exemption.map(|e| e.class.clone()),
         because: exemption.map(|e| e.because.clone()),
     }
+}
+
+/// What the command line names: each name trimmed (a blank one names
+/// nothing), each `--path` made repository-relative from the directory gate
+/// runs in (docs/binding.md).
+pub fn given_naming(ctx: &Ctx, args: &NamingArgs) -> Result<Naming, Failure> {
+    Ok(Naming {
+        issue: binding::given_name(args.issue.as_deref()),
+        intent: binding::given_name(args.intent.as_deref()),
+        paths: args
+            .paths
+            .iter()
+            .map(|p| ctx.from_cwd("--path", p))
+            .collect::<Result<_, _>>()?,
+        exempt: binding::given_name(args.exempt.as_deref()),
+        because: args.because.clone(),
+    })
 }
 
 /// The refusals of a judgement as findings of the `binding` check.
@@ -335,7 +352,7 @@ pub fn run(dir: Option<&Path>, args: &BindingArgs) -> Result<i32, Failure> {
     let result = (|| {
         let ctx = Ctx::open(dir)?;
         let policy = ctx.policy()?.policy;
-        let naming = args.naming.naming();
+        let naming = given_naming(&ctx, &args.naming)?;
         // The evidence is the active task's: one that cannot be read is
         // an error, never judged as if there were no task.
         let task = ctx.task(None)?;

@@ -255,6 +255,9 @@ pub fn run(cli: Cli) -> i32 {
 pub struct Ctx {
     pub repo: Repo,
     root: PathBuf,
+    /// The directory gate runs in (`-C DIR`, else the current directory):
+    /// paths given on the command line are relative to it.
+    start: PathBuf,
     /// The staged changes, once asked for: scope and the brief both read
     /// them in one pre-commit, and the index does not change under a run.
     staged: std::cell::OnceCell<Vec<crate::git::Change>>,
@@ -285,6 +288,7 @@ impl Ctx {
         Ok(Ctx {
             repo,
             root,
+            start,
             staged: std::cell::OnceCell::new(),
             plan: std::cell::OnceCell::new(),
             index: std::cell::OnceCell::new(),
@@ -294,6 +298,41 @@ impl Ctx {
     /// The work tree root.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// A path or glob given with `flag`, made repository-relative as git
+    /// reads a pathspec: from the directory gate runs in, or from the root
+    /// after `:/` ([`crate::path::from_cwd`]). One that leaves the
+    /// repository is a usage error.
+    pub fn from_cwd(&self, flag: &str, given: &str) -> Result<String, Failure> {
+        let prefix = if given.starts_with(":/") {
+            String::new()
+        } else {
+            self.cwd_prefix().map_err(|m| {
+                Failure::usage(format!("{flag} {given}: {m}"))
+                    .hint("give the path from the repository root as :/PATH")
+            })?
+        };
+        crate::path::from_cwd(&prefix, given).map_err(|m| Failure::usage(format!("{flag}: {m}")))
+    }
+
+    /// The directory gate runs in, from the work tree's root (`""` at the root).
+    fn cwd_prefix(&self) -> Result<String, String> {
+        let real = |p: &Path| {
+            std::fs::canonicalize(p).map_err(|e| format!("cannot resolve {}: {e}", p.display()))
+        };
+        let (start, root) = (real(&self.start)?, real(&self.root)?);
+        let below = start.strip_prefix(&root).map_err(|_| {
+            format!(
+                "the current directory {} is not in the work tree {}",
+                start.display(),
+                root.display()
+            )
+        })?;
+        let prefix = below
+            .to_str()
+            .ok_or_else(|| format!("the current directory {} is not UTF-8", start.display()))?;
+        Ok(prefix.to_string())
     }
 
     /// The index against HEAD, exact renames paired: computed once per run.

@@ -51,7 +51,7 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
         Head::Detached { id } => (*id, None),
         Head::Branch { id, branch } => (*id, Some(branch)),
     };
-    let naming = args.naming.naming();
+    let naming = super::binding::given_naming(&ctx, &args.naming)?;
     // Everything is judged before anything is written.
     let id_hint = match &args.id {
         Some(id) => {
@@ -120,7 +120,10 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
     let scope = if args.scope.is_empty() {
         recorded.default_scope.clone()
     } else {
-        args.scope.clone()
+        args.scope
+            .iter()
+            .map(|g| ctx.from_cwd("--scope", g))
+            .collect::<Result<_, _>>()?
     };
     if scope.is_empty() {
         return Err(

@@ -258,8 +258,15 @@ pub fn parse_record(
     split: &format::Split,
 ) -> Result<TaskRecord, TaskError> {
     // The front matter starts on line 2, after the opening `---`.
-    let record: TaskRecord = crate::yaml::from_str(file, split.front_matter)
+    let mut record: TaskRecord = crate::yaml::from_str(file, split.front_matter)
         .map_err(|e| TaskError::Load(e.shift_lines(1)))?;
+    // The names are read as `gate start` takes them: trimmed, a blank one
+    // naming nothing (docs/binding.md).
+    record.issue = crate::binding::given_name(record.issue.as_deref());
+    record.intent = crate::binding::given_name(record.intent.as_deref());
+    if let Some(e) = &mut record.exemption {
+        e.class = e.class.trim().to_string();
+    }
     validate_record(file, text, &record)?;
     Ok(record)
 }

@@ -299,3 +299,108 @@ fn an_unwritable_start_record_is_a_warning() {
         "T-42\n"
     );
 }
+
+/// `gate` run in `sub` (a directory of the repository), as a user in it would.
+fn gate_in(repo: &TestRepo, sub: &str, args: &[&str], stdin: &str) -> std::process::Output {
+    repo.gate()
+        .current_dir(repo.path().join(sub))
+        .args(args)
+        .write_stdin(stdin.as_bytes().to_vec())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn scope_and_paths_given_in_a_subdirectory_are_relative_to_it() {
+    let repo = plan_repo("required");
+    let out = gate_in(
+        &repo,
+        "src",
+        &[
+            "start",
+            "--exempt",
+            "dependency-bump",
+            "--because",
+            "tidy",
+            "--scope",
+            "export/**",
+            "--scope",
+            ":/docs/**",
+            "--scope",
+            "../README.md",
+            "--brief",
+            "-",
+        ],
+        "from src\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let t = gate::task::load(repo.path(), "T-dependency-bump").unwrap();
+    assert_eq!(t.record.scope, ["src/export/**", "docs/**", "README.md"]);
+    // The git CLI stages a path under src/export: the scope covers it.
+    repo.write("src/export/csv.rs", "// csv\n");
+    repo.git(&["add", "src/export/csv.rs"]);
+    let out = repo
+        .gate()
+        .args(["check", "--staged", "--only", "scope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    // --path names the issue covering src/export/csv.rs.
+    let out = gate_in(&repo, "src/export", &["binding", "--path", "csv.rs"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("42"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn a_path_that_climbs_out_of_the_repository_is_a_usage_error() {
+    let repo = plan_repo("advisory");
+    for args in [
+        &[
+            "start", "--issue", "42", "--scope", "../../x", "--brief", "-",
+        ][..],
+        &["start", "--path", "../../x", "--brief", "-"][..],
+        &["binding", "--path", "../../x"][..],
+    ] {
+        let out = gate_in(&repo, "src", args, "b\n");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", show(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("climbs out of the repository"),
+            "{args:?}: {}",
+            show(&out)
+        );
+    }
+    assert_nothing_written(&repo);
+}
+
+#[test]
+fn names_are_trimmed_and_a_blank_one_names_nothing() {
+    let repo = plan_repo("advisory");
+    let out = repo
+        .gate()
+        .args(["binding", "--issue", "  ", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("nothing_named"), "{}", show(&out));
+    assert!(!stdout.contains("unknown_issue"), "{}", show(&out));
+    let out = start(&repo, &["--intent", " I-export "], "trimmed\n");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let t = gate::task::load(repo.path(), "T-I-export").unwrap();
+    assert_eq!(t.record.intent.as_deref(), Some("I-export"));
+    assert_eq!(t.record.scope, vec!["src/export/**", "docs/export.md"]);
+    // A task file's names are read the same way.
+    let file = repo.path().join(".gate/tasks/T-I-export.md");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let text = text
+        .replace("intent: \"I-export\"", "intent: \" I-export \"")
+        .replace("issue: null", "issue: \"  \"");
+    std::fs::write(&file, text).unwrap();
+    let t = gate::task::load(repo.path(), "T-I-export").unwrap();
+    assert_eq!(t.record.intent.as_deref(), Some("I-export"));
+    assert_eq!(t.record.issue, None);
+}
