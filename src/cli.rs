@@ -21,7 +21,7 @@ pub struct Cli {
 pub enum Command {
     /// Write .gate/policy.yaml and an example plan
     Init(InitArgs),
-    /// Install the pre-commit, pre-push and post-checkout hooks
+    /// Install the pre-commit, prepare-commit-msg, pre-push and post-checkout hooks
     Install(InstallArgs),
     /// Remove gate's hooks and restore the hooks they chained
     Uninstall,
@@ -177,6 +177,15 @@ pub enum HookCommand {
         remote: String,
         /// The remote's URL
         url: String,
+    },
+    /// Called by git before the message editor: adds the active task's trailer
+    PrepareCommitMsg {
+        /// The file holding the message
+        file: PathBuf,
+        /// Where the message came from (message, template, merge, squash, commit)
+        source: Option<String>,
+        /// The commit whose message is reused (-c, -C, --amend)
+        commit: Option<String>,
     },
     /// Called by git after a checkout; never fails
     PostCheckout {

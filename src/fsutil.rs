@@ -102,6 +102,12 @@ impl Kind {
         what: "the run sequence",
         max: 64,
     };
+    /// The message git hands `prepare-commit-msg` (with `commit -v`, the
+    /// whole diff below the scissors line).
+    pub const COMMIT_MESSAGE: Kind = Kind {
+        what: "the commit message",
+        max: 256 << 20,
+    };
     /// A file of git's own state gate reads itself (`MERGE_HEAD`).
     pub const GIT_STATE: Kind = Kind {
         what: "git's state files",

@@ -1,6 +1,6 @@
 //! The `gate` binary: parse the command line, run the verb, exit with its code.
 //!
-//! The three hook entry points, called by git on every commit, push and
+//! The hook entry points, called by git on every commit, push and
 //! checkout, are recognised before clap builds its whole command tree: they
 //! have fixed shapes, and anything else (a flag, a typo, `--help`) goes
 //! through clap as usual.
@@ -18,8 +18,9 @@ fn main() {
     std::process::exit(gate::commands::run(cli));
 }
 
-/// `gate hook pre-commit`, `gate hook pre-push REMOTE URL` and
-/// `gate hook post-checkout OLD NEW FLAG`, exactly; `None` for anything else.
+/// `gate hook pre-commit`, `gate hook prepare-commit-msg FILE [SOURCE [SHA]]`,
+/// `gate hook pre-push REMOTE URL` and `gate hook post-checkout OLD NEW FLAG`,
+/// exactly; `None` for anything else.
 fn hook_fast_path(args: &[std::ffi::OsString]) -> Option<Cli> {
     let args: Vec<&str> = args
         .iter()
@@ -33,6 +34,15 @@ fn hook_fast_path(args: &[std::ffi::OsString]) -> Option<Cli> {
             HookCommand::PrePush {
                 remote: remote.to_string(),
                 url: url.to_string(),
+            }
+        }
+        ["hook", "prepare-commit-msg", file, rest @ ..]
+            if rest.len() <= 2 && std::iter::once(file).chain(rest).all(plain) =>
+        {
+            HookCommand::PrepareCommitMsg {
+                file: file.into(),
+                source: rest.first().map(|s| s.to_string()),
+                commit: rest.get(1).map(|s| s.to_string()),
             }
         }
         ["hook", "post-checkout", old, new, flag] if [old, new, flag].iter().all(|s| plain(s)) => {

@@ -1,6 +1,8 @@
 //! `gate hook …`: the entry points the installed hooks call (SPEC §5).
 //!
 //! - `pre-commit`: the scope of the staged changes;
+//! - `prepare-commit-msg FILE [SOURCE [SHA]]`: the active task's trailer;
+//!   never fails;
 //! - `pre-push REMOTE URL`: provenance of every pushed ref, read from stdin;
 //! - `post-checkout OLD NEW FLAG`: re-point the active task; never fails.
 
@@ -19,8 +21,30 @@ use crate::report::{Finding, Report, human};
 use crate::task::{self as tasks, TaskStatus};
 
 pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<i32, Failure> {
+    // A repository without gate's files is not gate's business: a hooks
+    // directory shared by many repositories (`gate install --global`) runs
+    // these hooks everywhere, and they stay silent there (docs/hooks.md).
+    match Ctx::open(dir) {
+        Ok(ctx) if !governed(&ctx) => return Ok(0),
+        _ => {}
+    }
     match hook {
         HookCommand::PreCommit => pre_commit(dir),
+        HookCommand::PrepareCommitMsg {
+            file,
+            source,
+            commit: _,
+        } => {
+            // Never fail a commit over its attribution: pre-commit and CI
+            // judge; this only saves remembering the trailer.
+            if let Err(f) = prepare_commit_msg(dir, file, source.as_deref()) {
+                err(&format!(
+                    "gate: prepare-commit-msg: {}; the message is left as it was\n",
+                    shown_line(&f.message)
+                ));
+            }
+            Ok(0)
+        }
         HookCommand::PrePush { remote, url: _ } => pre_push(dir, remote),
         HookCommand::PostCheckout {
             old: _,
@@ -73,6 +97,128 @@ fn pre_commit(dir: Option<&Path>) -> Result<i32, Failure> {
     report.attach(loosened);
     print(&report);
     Ok(report.exit_code())
+}
+
+/// The directory of gate's files in a work tree.
+const GATE_DIR: &str = ".gate";
+
+/// Whether gate governs this repository: `.gate/` in the work tree, or in
+/// HEAD's tree (deleting it from the work tree does not silence the hooks).
+/// What cannot be read counts as governed: the hook then runs and says why.
+fn governed(ctx: &Ctx) -> bool {
+    if std::fs::symlink_metadata(ctx.root().join(GATE_DIR)).is_ok() {
+        return true;
+    }
+    match ctx.repo.head().map(|h| h.id()) {
+        Ok(None) => false,
+        Ok(Some(head)) => !matches!(
+            ctx.repo
+                .tree_id_at(head, &crate::path::RepoPath::new(GATE_DIR)),
+            Ok(None)
+        ),
+        Err(_) => true,
+    }
+}
+
+/// The trailer token when the policy names none (docs/provenance.md).
+const DEFAULT_TRAILER: &str = "Task";
+
+/// `prepare-commit-msg FILE [SOURCE [SHA]]`: append `Task: <active>` to the
+/// message unless it already carries that trailer (docs/hooks.md). Runs on
+/// every commit, so it reads only the active pointer and the policy's
+/// trailer token: no plan, no task file, no fingerprint.
+fn prepare_commit_msg(
+    dir: Option<&Path>,
+    file: &Path,
+    source: Option<&str>,
+) -> Result<(), Failure> {
+    // The pre-commit framework hands the source in its environment.
+    let from_env = std::env::var("PRE_COMMIT_COMMIT_MSG_SOURCE").ok();
+    // A merge's message: merges are not authored work and need no trailer
+    // (docs/provenance.md).
+    if source.or(from_env.as_deref()) == Some("merge") {
+        return Ok(());
+    }
+    let ctx = Ctx::open(dir)?;
+    let Some(id) = ctx.active_id()? else {
+        return Ok(());
+    };
+    let key = ctx
+        .policy()?
+        .policy
+        .provenance
+        .trailer
+        .unwrap_or_else(|| DEFAULT_TRAILER.to_string());
+    // Git runs the hook from the work tree's root; the path may be relative.
+    let path = if file.is_absolute() || dir.is_none() {
+        file.to_path_buf()
+    } else {
+        ctx.root().join(file)
+    };
+    let bytes = crate::fsutil::read_file(&path, crate::fsutil::Kind::COMMIT_MESSAGE)
+        .map_err(|e| Failure::unknown(e.to_string()))?
+        .ok_or_else(|| Failure::unknown(format!("{}: no such file", path.display())))?;
+    let message = String::from_utf8_lossy(&bytes);
+    let comment = comment_chars(ctx.repo.config_string("core.commentChar").as_deref());
+    if let Some(text) = with_trailer(&message, &key, &id, &comment) {
+        crate::fsutil::write_atomic(&path, text.as_bytes(), None)?;
+    }
+    Ok(())
+}
+
+/// The characters that may start a comment line of the message: git's
+/// `core.commentChar`, `#` when unset, any of git's candidates for `auto`.
+fn comment_chars(config: Option<&str>) -> Vec<char> {
+    match config {
+        None | Some("") => vec!['#'],
+        Some("auto") => "#;@!$%^&|:".chars().collect(),
+        Some(c) => c.chars().take(1).collect(),
+    }
+}
+
+/// The message with `key: id` appended as git appends a trailer — to the
+/// last paragraph when that is a trailer block, else as a paragraph of its
+/// own — above the comments git strips (and anything below the scissors
+/// line); `None` when the message already carries a `key` trailer.
+pub fn with_trailer(message: &str, key: &str, id: &str, comment: &[char]) -> Option<String> {
+    let is_comment = |line: &str| line.starts_with(comment);
+    // Below the scissors line (`git commit -v`) everything is dropped.
+    let mut cut = message.len();
+    let mut offset = 0;
+    for line in message.split_inclusive('\n') {
+        let rest = line.char_indices().nth(1).map_or("", |(i, _)| &line[i..]);
+        if is_comment(line)
+            && rest.trim_end() == " ------------------------ >8 ------------------------"
+        {
+            cut = offset;
+            break;
+        }
+        offset += line.len();
+    }
+    // Then the trailing comment and blank lines.
+    let mut end = 0;
+    let mut offset = 0;
+    for line in message[..cut].split_inclusive('\n') {
+        offset += line.len();
+        if !line.trim().is_empty() && !is_comment(line) {
+            end = offset;
+        }
+    }
+    let (body, tail) = message.split_at(end);
+    if !crate::provenance::trailer_values(body.as_bytes(), key).is_empty() {
+        return None;
+    }
+    let body = body.trim_end();
+    let line = format!("{key}: {id}");
+    let joined = format!("{body}\n{line}");
+    let text = if !body.is_empty()
+        && crate::provenance::trailer_values(joined.as_bytes(), key) == [id.to_string()]
+    {
+        joined
+    } else {
+        format!("{body}\n\n{line}")
+    };
+    Some(format!("{text}\n{tail}"))
 }
 
 /// One line of pre-push input.
@@ -636,6 +782,56 @@ fn started_on(ctx: &Ctx, branch: &str) -> Result<Vec<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn add(message: &str) -> Option<String> {
+        with_trailer(message, "Task", "T-42", &['#'])
+    }
+
+    #[test]
+    fn a_trailer_is_a_paragraph_of_its_own_after_prose() {
+        assert_eq!(add("Add x\n").unwrap(), "Add x\n\nTask: T-42\n");
+        assert_eq!(
+            add("Add x\n\nWhy it is so.\n").unwrap(),
+            "Add x\n\nWhy it is so.\n\nTask: T-42\n"
+        );
+    }
+
+    #[test]
+    fn a_trailer_joins_a_trailer_block() {
+        assert_eq!(
+            add("Add x\n\nSigned-off-by: A <a@x>\n").unwrap(),
+            "Add x\n\nSigned-off-by: A <a@x>\nTask: T-42\n"
+        );
+    }
+
+    #[test]
+    fn a_message_with_the_trailer_is_left_alone_whatever_its_value() {
+        assert_eq!(add("Add x\n\nTask: T-7\n"), None);
+        assert_eq!(add("Add x\n\ntask: T-42\n# comment\n"), None);
+        // In the title it is not a trailer (docs/provenance.md).
+        assert!(add("Task: T-7\n").is_some());
+    }
+
+    #[test]
+    fn the_trailer_goes_above_the_comments_and_the_scissors() {
+        let editor = "\n# Please enter the commit message.\n#\n# On branch main\n";
+        assert_eq!(add(editor).unwrap(), format!("\n\nTask: T-42\n{editor}"));
+        let verbose = "Add x\n\n# ------------------------ >8 ------------------------\n# Do not modify.\ndiff --git a/x b/x\n+Task: T-1\n";
+        assert_eq!(
+            add(verbose).unwrap(),
+            format!("Add x\n\nTask: T-42\n\n{}", &verbose[7..])
+        );
+    }
+
+    #[test]
+    fn the_comment_character_is_git_s() {
+        let message = "Add x\n; comment\n";
+        assert_eq!(
+            with_trailer(message, "Task", "T-42", &comment_chars(Some(";"))).unwrap(),
+            "Add x\n\nTask: T-42\n; comment\n"
+        );
+        assert_eq!(comment_chars(None), ['#']);
+    }
 
     #[test]
     fn push_lines_parse_sha1_and_sha256_zero_ids() {

@@ -16,8 +16,12 @@ use crate::cli::InstallArgs;
 use crate::fsutil::{self, FsError};
 
 /// The hooks gate manages and their templates (POSIX sh, LF endings).
-pub const HOOKS: [(&str, &str); 3] = [
+pub const HOOKS: [(&str, &str); 4] = [
     ("pre-commit", include_str!("../../hooks/pre-commit")),
+    (
+        "prepare-commit-msg",
+        include_str!("../../hooks/prepare-commit-msg"),
+    ),
     ("pre-push", include_str!("../../hooks/pre-push")),
     ("post-checkout", include_str!("../../hooks/post-checkout")),
 ];

@@ -12,7 +12,12 @@ use crate::fixture::{self, git_path, plan_repo, show};
 use crate::golden::{assert_golden, transcript};
 use crate::support::{self, TestRepo};
 
-const HOOKS: [&str; 3] = ["pre-commit", "pre-push", "post-checkout"];
+const HOOKS: [&str; 4] = [
+    "pre-commit",
+    "prepare-commit-msg",
+    "pre-push",
+    "post-checkout",
+];
 const MARKER: &str = "# gate-managed-hook";
 
 /// The gate binary under test, as install records it.
@@ -132,7 +137,7 @@ fn active(repo: &TestRepo) -> Option<String> {
 // 1. install, reinstall, uninstall
 
 #[test]
-fn install_writes_three_executable_lf_hooks_recording_the_binary() {
+fn install_writes_four_executable_lf_hooks_recording_the_binary() {
     let repo = TestRepo::new();
     let out = install(&repo);
     assert_golden("hooks/install.txt", &transcript(Some(&repo), &out));
@@ -158,7 +163,7 @@ fn install_writes_three_executable_lf_hooks_recording_the_binary() {
     let stdout = text(&out.stdout);
     assert_eq!(
         stdout.matches("already installed").count(),
-        3,
+        HOOKS.len(),
         "{}",
         show(&out)
     );
@@ -189,7 +194,7 @@ fn install_writes_three_executable_lf_hooks_recording_the_binary() {
     let out = uninstall(&repo);
     assert_eq!(
         text(&out.stdout).matches("not installed").count(),
-        3,
+        HOOKS.len(),
         "{}",
         show(&out)
     );
@@ -212,7 +217,7 @@ fn install_updates_a_gate_hook_recording_another_binary() {
     let out = install(&repo);
     assert_eq!(
         text(&out.stdout).matches("updated").count(),
-        3,
+        HOOKS.len(),
         "{}",
         show(&out)
     );

@@ -19,6 +19,7 @@ mod json_schema;
 mod line_endings;
 mod plan_lint;
 mod pre_push;
+mod prepare_commit_msg;
 mod provenance;
 mod receipts;
 mod start_task;
