@@ -46,13 +46,9 @@ pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<i32, Failure> {
             Ok(0)
         }
         HookCommand::PrePush { remote, url: _ } => pre_push(dir, remote),
-        HookCommand::PostCheckout {
-            old: _,
-            new: _,
-            flag,
-        } => {
+        HookCommand::PostCheckout { old, new, flag } => {
             // Never fail a checkout: report and exit 0 whatever happens.
-            if let Err(f) = post_checkout(dir, flag) {
+            if let Err(f) = post_checkout(dir, old == new, flag) {
                 err(&format!("gate: post-checkout: {}\n", f.message));
             }
             Ok(0)
@@ -658,12 +654,15 @@ fn short_ref(r: &str) -> &str {
 
 /// Re-point the active task after a branch checkout: to the one task
 /// started on that branch, else clear it and say so; one short status line.
+/// A branch just created where HEAD was (`git switch -c`, `git checkout
+/// -b`; `same_commit`) keeps the active task, and is recorded for it
+/// (decision 0007).
 ///
 /// A detached HEAD leaves the pointer alone: rebases (both backends — the
 /// `apply` one detaches before its state directory exists), bisect and
 /// `git checkout <commit>` detach only for a while, and no post-checkout
 /// runs when a rebase finishes. So does a rebase, bisect or am in progress.
-fn post_checkout(dir: Option<&Path>, flag: &str) -> Result<(), Failure> {
+fn post_checkout(dir: Option<&Path>, same_commit: bool, flag: &str) -> Result<(), Failure> {
     if flag != "1" {
         return Ok(());
     }
@@ -703,6 +702,14 @@ fn post_checkout(dir: Option<&Path>, flag: &str) -> Result<(), Failure> {
     };
     // A branch name is shown, never obeyed (docs/concepts.md).
     let where_ = shown_line(short_ref(&branch)).into_owned();
+    if candidates.is_empty()
+        && same_commit
+        && let Ok(Some(c)) = &current
+        && let Some(line) = follow_new_branch(&ctx, c, &branch, &where_)
+    {
+        out(&line);
+        return Ok(());
+    }
     let line = match candidates.as_slice() {
         [one] => {
             if current.as_ref().ok().and_then(Option::as_deref) != Some(one.as_str()) {
@@ -738,6 +745,36 @@ fn post_checkout(dir: Option<&Path>, flag: &str) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The line to print when the active task `id` follows HEAD onto `branch`,
+/// a branch just created at the commit HEAD was on: the task is active, and
+/// the branch is recorded for it. `None` (the pointer is then judged as for
+/// any branch) when the branch is not new or the task is not active; a
+/// branch that cannot be recorded is said, and the task stays active.
+fn follow_new_branch(ctx: &Ctx, id: &str, branch: &str, where_: &str) -> Option<String> {
+    match ctx.repo.branch_just_created(branch) {
+        Ok(true) => {}
+        Ok(false) => return None,
+        Err(e) => {
+            err(&format!(
+                "gate: cannot tell whether {where_} is a new branch ({}); judging it as an existing one\n",
+                shown_line(&e.to_string())
+            ));
+            return None;
+        }
+    }
+    match tasks::load(ctx.root(), id) {
+        Ok(task) if task.record.status == TaskStatus::Active => {}
+        _ => return None,
+    }
+    Some(match super::task::tie_to_branch(ctx, id, branch) {
+        Ok(()) => format!("gate: active task {id} (follows HEAD onto the new branch {where_})\n"),
+        Err(f) => format!(
+            "gate: active task {id} (follows HEAD onto the new branch {where_}; not recorded for it: {} — `gate task switch {id}` records it)\n",
+            shown_line(&f.message)
+        ),
+    })
+}
+
 /// The active tasks started on `branch`, sorted, or why that cannot be
 /// told. The start records name the branch; only the tasks started on this
 /// one are read, not every task the project ever had.
@@ -762,7 +799,12 @@ fn started_on(ctx: &Ctx, branch: &str) -> Result<Vec<String>, String> {
             Ok(None) => continue,
             Err(e) => return Err(e.to_string()),
         };
-        if String::from_utf8_lossy(&recorded).trim() != branch {
+        // One branch a line: the one it was started on, then those it was
+        // tied to (`gate task switch`, a new branch; decision 0007).
+        if !String::from_utf8_lossy(&recorded)
+            .lines()
+            .any(|l| l.trim() == branch)
+        {
             continue;
         }
         // Not a name gate writes (a temporary of an atomic write).

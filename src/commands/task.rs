@@ -4,11 +4,12 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::start::read_input;
+use super::start::{read_input, started_dir, started_path};
 use super::{Ctx, Failure, out, task_ref};
 use crate::brief::{self, Decider, Qa};
 use crate::cli::{AmendArgs, AskArgs, DecidedBy, NoteArgs, TaskCommand};
 use crate::clock::Timestamp;
+use crate::git::Head;
 use crate::report::text::{shown, shown_line};
 use crate::report::{human, json};
 use crate::task::{self as tasks, TaskStatus};
@@ -207,9 +208,59 @@ fn switch(ctx: &Ctx, id: &str) -> Result<i32, Failure> {
     }
     tasks::active::set(&ctx.repo.git_dir(), id)?;
     let mut text = format!("active task: {}\n", shown_line(id));
+    // Tied to the branch it is switched on: checking that branch out again
+    // makes it active there (decision 0007).
+    if let Head::Branch { branch, .. } | Head::Unborn { branch } = ctx.repo.head()? {
+        let short = branch.strip_prefix("refs/heads/").unwrap_or(&branch);
+        match tie_to_branch(ctx, id, &branch) {
+            Ok(()) => text.push_str(&format!("  on branch {}\n", shown_line(short))),
+            Err(f) => text.push_str(&format!(
+                "  warning: not recorded for branch {} ({}): checking it out again will not re-activate the task\n",
+                shown_line(short),
+                shown_line(&f.message)
+            )),
+        }
+    }
     text.push_str(&human::task_lines(&task_ref(&task)));
     out(&text);
     Ok(0)
+}
+
+/// Record `branch` (a full ref name) for task `id`: a line added to its
+/// start record (`<common-dir>/gate/started/<ID>`, one branch a line), so
+/// that post-checkout makes the task active when the branch is checked out
+/// (decision 0007). Under a lock, re-reading the record inside it; atomic.
+pub fn tie_to_branch(ctx: &Ctx, id: &str, branch: &str) -> Result<(), Failure> {
+    let common = ctx.repo.common_dir();
+    let _lock = crate::fsutil::lock(
+        &ctx.state_dir()
+            .join("locks")
+            .join(format!("started-{id}.lock")),
+        tasks::LOCK_TIMEOUT,
+    )
+    .map_err(|e| Failure::unknown(e.to_string()))?;
+    let dir = started_dir(&common);
+    let kept = crate::fsutil::read_within(&dir, Path::new(id), crate::fsutil::Kind::START_RECORD)
+        .map_err(|e| Failure::unknown(e.to_string()))?
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    if kept.lines().any(|l| l.trim() == branch) {
+        return Ok(());
+    }
+    let mut text = kept;
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(branch);
+    text.push('\n');
+    if text.len() as u64 > crate::fsutil::Kind::START_RECORD.max {
+        return Err(Failure::refused(format!(
+            "the start record of task {id} would exceed {} bytes",
+            crate::fsutil::Kind::START_RECORD.max
+        )));
+    }
+    crate::fsutil::write_atomic(&started_path(&common, id), text.as_bytes(), None)?;
+    Ok(())
 }
 
 /// Read a verbatim input (file or `-`) as UTF-8 text.

@@ -1190,6 +1190,38 @@ impl Repo {
         Ok(out)
     }
 
+    /// Whether `branch` (a full ref name) was just created: its reflog holds
+    /// exactly one entry, the one `git branch`, `git checkout -b` and
+    /// `git switch -c` write (`branch: Created from …`). A branch with no
+    /// reflog, or more entries, is not a new one; an unreadable reflog is an
+    /// error.
+    pub fn branch_just_created(&self, branch: &str) -> Result<bool, GitError> {
+        let context = || format!("reading the reflog of {branch}");
+        let Some(reference) = self
+            .repo
+            .try_find_reference(branch)
+            .map_err(|err| GitError::gix(context(), &err))?
+        else {
+            return Ok(false);
+        };
+        let mut platform = reference.log_iter();
+        let Some(lines) = platform
+            .all()
+            .map_err(|err| GitError::other(context(), err))?
+        else {
+            return Ok(false);
+        };
+        let mut first = None;
+        for (n, line) in lines.enumerate() {
+            let line = line.map_err(|err| GitError::other(context(), err))?;
+            if n > 0 {
+                return Ok(false);
+            }
+            first = Some(line.message.starts_with(b"branch: Created from"));
+        }
+        Ok(first == Some(true))
+    }
+
     /// The full names and targets of the remote-tracking branches of `remote`
     /// (`refs/remotes/<remote>/*`).
     ///

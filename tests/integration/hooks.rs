@@ -1077,3 +1077,80 @@ fn worktree_add_of_a_task_branch_activates_its_task_there() {
     // The main worktree's pointer is its own.
     assert_eq!(active(&repo), None);
 }
+
+/// Regression (issue 13): `git switch -c` / `git checkout -b` right after
+/// `gate start` cleared the active task; the task follows HEAD onto the
+/// new branch, which is recorded for it, and checking the branches out
+/// again re-activates it on both.
+#[test]
+fn a_new_branch_right_after_start_keeps_the_task_and_is_recorded_for_it() {
+    for create in [&["switch", "-q", "-c"][..], &["checkout", "-q", "-b"][..]] {
+        let repo = plan_repo("required");
+        install(&repo);
+        fixture::start_42(&repo);
+        let mut args = create.to_vec();
+        args.push("work");
+        let out = git_ok(&repo, &args);
+        assert_eq!(active(&repo).as_deref(), Some("T-42"), "{}", show(&out));
+        assert!(
+            text(&out.stderr).contains("active task T-42 (follows HEAD onto the new branch work)"),
+            "{}",
+            show(&out)
+        );
+        let recorded = read(&repo.path().join(".git/gate/started/T-42"));
+        assert_eq!(recorded, "refs/heads/main\nrefs/heads/work\n");
+        git_ok(&repo, &["checkout", "-q", "main"]);
+        assert_eq!(active(&repo).as_deref(), Some("T-42"), "started on main");
+        git_ok(&repo, &["checkout", "-q", "work"]);
+        assert_eq!(active(&repo).as_deref(), Some("T-42"));
+        // An in-scope commit on the new branch passes the hook.
+        repo.write("src/export/csv.rs", "// csv\n");
+        git_ok(&repo, &["add", "-A"]);
+        git_ok(&repo, &["commit", "-q", "-m", "csv"]);
+        // A branch created elsewhere (another commit) is judged as any other.
+        git_ok(&repo, &["checkout", "-q", "-b", "other", "main"]);
+        assert_eq!(active(&repo), None);
+    }
+}
+
+/// An existing branch at the same commit is not a new one: the pointer is
+/// cleared as before.
+#[test]
+fn an_existing_branch_at_the_same_commit_still_clears_the_pointer() {
+    let repo = plan_repo("required");
+    repo.git(&["branch", "old"]);
+    repo.git(&["commit", "-q", "--allow-empty", "-m", "second reflog entry"]);
+    repo.git(&["branch", "-f", "old", "HEAD"]);
+    install(&repo);
+    fixture::start_42(&repo);
+    let out = git_ok(&repo, &["switch", "-q", "old"]);
+    assert_eq!(active(&repo), None, "{}", show(&out));
+}
+
+/// `gate task switch ID` ties the task to the current branch: checking
+/// that branch out again makes it active.
+#[test]
+fn task_switch_ties_the_task_to_the_current_branch() {
+    let repo = feat_repo();
+    git_ok(&repo, &["add", "-A"]);
+    git_ok(&repo, &["commit", "-q", "-m", "task"]);
+    git_ok(&repo, &["checkout", "-q", "main"]);
+    git_ok(&repo, &["merge", "-q", "--ff-only", "feat"]);
+    assert_eq!(active(&repo), None);
+    let out = repo
+        .gate()
+        .args(["task", "switch", "T-42"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(
+        text(&out.stdout).contains("on branch main"),
+        "{}",
+        show(&out)
+    );
+    git_ok(&repo, &["checkout", "-q", "feat"]);
+    git_ok(&repo, &["checkout", "-q", "main"]);
+    assert_eq!(active(&repo).as_deref(), Some("T-42"));
+    let recorded = read(&repo.path().join(".git/gate/started/T-42"));
+    assert_eq!(recorded, "refs/heads/feat\nrefs/heads/main\n");
+}
