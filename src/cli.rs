@@ -244,6 +244,9 @@ pub enum TaskCommand {
     Finish {
         /// The task (default: the active task)
         id: Option<String>,
+        /// Print one JSON document (schema gate.task-change/1)
+        #[arg(long)]
+        json: bool,
     },
     /// Mark a task abandoned, saying why
     Abandon {
@@ -252,6 +255,9 @@ pub enum TaskCommand {
         /// Why the task is abandoned
         #[arg(long, value_name = "REASON")]
         because: String,
+        /// Print one JSON document (schema gate.task-change/1)
+        #[arg(long)]
+        json: bool,
     },
     /// Validate task files: record, brief, addenda and qa entries
     Validate(ValidateArgs),
@@ -275,6 +281,9 @@ pub struct AmendArgs {
     /// Read the clarification from a file, or - for stdin
     #[arg(long, value_name = "F")]
     pub file: Option<String>,
+    /// Print one JSON document (schema gate.task-change/1)
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -311,6 +320,9 @@ pub struct AskArgs {
     /// Who records it (default: git user.name)
     #[arg(long, value_name = "A")]
     pub author: Option<String>,
+    /// Print one JSON document (schema gate.task-change/1)
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -323,6 +335,9 @@ pub struct NoteArgs {
     /// Who writes it (default: git user.name)
     #[arg(long, value_name = "A")]
     pub author: Option<String>,
+    /// Print one JSON document (schema gate.task-change/1)
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -921,7 +921,7 @@ fn scope_findings(
 }
 
 /// `.gate/tasks/<ID>.md` → `ID`.
-fn task_of_path(p: &RepoPath) -> Option<String> {
+pub fn task_of_path(p: &RepoPath) -> Option<String> {
     let s = p.to_str()?;
     let name = s.strip_prefix(tasks::TASKS_DIR)?.strip_prefix('/')?;
     let id = name.strip_suffix(".md")?;

@@ -41,11 +41,16 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
     // Recording pins that cannot be computed would record a lie.
     let derived = asked?;
     let pins = derived.pins.clone();
+    let before = task.text.clone();
     let task = tasks::update(ctx.root(), &ctx.state_dir(), &task.record.id, |r| {
         r.pins.plan_revision = pins.plan_revision.clone();
         r.pins.evidence_standing = pins.evidence_standing.clone();
     })?;
     let head = ctx.head_hex()?;
+    // A task file the pins changed, or one with changes not committed
+    // yet, is committed to travel: the next worker reads the committed one.
+    let changed = task.text != before || !super::task::committed_as_is(&ctx, &task);
+    let commit = changed.then(|| super::task::commit_of(&ctx, &task.record.id, "handover"));
     if args.json {
         out(&json::to_string(&HandoverWire {
             schema: "gate.handover/1",
@@ -63,9 +68,15 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
             },
             brief: task.body.brief.as_ref().map(|b| b.text.as_str()),
             addenda: task.body.addenda.as_ref().map_or("", |a| a.text.as_str()),
+            commit,
         }));
     } else {
         out(&render(&task, head.as_deref(), &derived));
+        // The handover on stdout is the document to pass on; this is for
+        // whoever ran it.
+        if let Some(commit) = &commit {
+            err(&super::task::commit_line(commit));
+        }
     }
     // Under `off` a task that names nothing was never asked anything: no
     // warning for it.
@@ -103,6 +114,10 @@ struct HandoverWire<'a> {
     brief: Option<&'a str>,
     /// The addenda section, verbatim.
     addenda: &'a str,
+    /// How to commit the task file when it differs from HEAD's (the pins
+    /// changed it, or earlier entries are not committed); `null` when HEAD
+    /// holds it as it is.
+    commit: Option<super::task::CommitWire>,
 }
 
 #[derive(Serialize)]

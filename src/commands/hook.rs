@@ -430,7 +430,9 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
             ranges: &ranges,
             with_task: true,
         };
-        super::brief::check(&ctx, p, &task, scope, today)
+        let (summary, mut findings) = super::brief::check(&ctx, p, &task, scope, today);
+        findings.extend(uncommitted_task_files(&ctx));
+        (summary, findings)
     });
     report.run(crate::binding::CHECK, p.binding, Ok(()), || {
         check::binding_check(&ctx, p, &task)
@@ -438,6 +440,71 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
     report.attach(loosened);
     print(&report);
     Ok(report.exit_code())
+}
+
+/// Task files with changes the push does not send: a push sends each task
+/// as it is committed, so an addendum, a note or a closing left in the work
+/// tree is lost to CI and to the next worker (`task_uncommitted`; docs/causes.md).
+/// The work tree's state that cannot be read is unknown.
+fn uncommitted_task_files(ctx: &Ctx) -> Vec<Finding> {
+    use crate::report::{Severity, Subject};
+    let staged = match ctx.staged_changes() {
+        Ok(changes) => changes
+            .iter()
+            .flat_map(|c| c.paths().cloned())
+            .collect::<Vec<_>>(),
+        Err(e) => return vec![unreadable_worktree(e)],
+    };
+    let unstaged = match ctx.worktree_status() {
+        Ok(entries) => entries,
+        Err(e) => return vec![unreadable_worktree(e)],
+    };
+    let mut found: Vec<(crate::path::RepoPath, bool)> = Vec::new();
+    for path in staged {
+        found.push((path, false));
+    }
+    for entry in unstaged {
+        let new = entry.state == crate::git::WorktreeState::Untracked;
+        found.push((entry.path, new));
+    }
+    found.retain(|(p, _)| crate::provenance::task_of_path(p).is_some());
+    found.sort();
+    found.dedup_by(|a, b| a.0 == b.0);
+    found
+        .into_iter()
+        .map(|(path, new)| {
+            let id = crate::provenance::task_of_path(&path).expect("kept for being a task file");
+            let commit = super::task::commit_of(ctx, &id, "task file");
+            Finding {
+                check: crate::brief::CHECK,
+                cause: "task_uncommitted",
+                severity: Severity::Blocker,
+                unknown: false,
+                message: if new {
+                    format!("{path} is not committed: the push sends no task {id}")
+                } else {
+                    format!(
+                        "{path} has changes that are not committed (addenda, notes, status or pins): the push sends task {id} without them"
+                    )
+                },
+                decide: format!("commit it ({}), then push again", commit.command),
+                subject: Subject {
+                    task: Some(id),
+                    file: Some(path.lossy()),
+                    ..Subject::default()
+                },
+            }
+        })
+        .collect()
+}
+
+fn unreadable_worktree(e: GitError) -> Finding {
+    Finding::unknown(
+        crate::brief::CHECK,
+        "input_unreadable",
+        format!("the work tree's state could not be read: {e}"),
+        "repair the repository, then push again".into(),
+    )
 }
 
 /// Receipts vouch for the work tree at HEAD. A push of another commit, or

@@ -173,6 +173,11 @@ pub fn wants_json(command: &Command) -> bool {
         Command::Status(a) => a.json,
         Command::Task(TaskCommand::List { json }) => *json,
         Command::Task(TaskCommand::Validate(a)) => a.json,
+        Command::Task(TaskCommand::Amend(a)) => a.json,
+        Command::Task(TaskCommand::Ask(a)) => a.json,
+        Command::Task(TaskCommand::Note(a)) => a.json,
+        Command::Task(TaskCommand::Finish { json, .. }) => *json,
+        Command::Task(TaskCommand::Abandon { json, .. }) => *json,
         Command::Plan(PlanCommand::Validate { json }) => *json,
         _ => false,
     }

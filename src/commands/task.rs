@@ -24,8 +24,8 @@ pub fn run(dir: Option<&Path>, cmd: &TaskCommand) -> Result<i32, Failure> {
         TaskCommand::Amend(args) => amend(&ctx, args),
         TaskCommand::Ask(args) => ask(&ctx, args),
         TaskCommand::Note(args) => note(&ctx, args),
-        TaskCommand::Finish { id } => finish(&ctx, id.as_deref()),
-        TaskCommand::Abandon { id, because } => abandon(&ctx, id.as_deref(), because),
+        TaskCommand::Finish { id, json } => finish(&ctx, id.as_deref(), *json),
+        TaskCommand::Abandon { id, because, json } => abandon(&ctx, id.as_deref(), because, *json),
         TaskCommand::Validate(args) => super::brief::validate(&ctx, args),
     }
 }
@@ -290,11 +290,98 @@ fn author(ctx: &Ctx, given: Option<&str>) -> Result<String, Failure> {
     }
 }
 
-/// The task acted on, its brief shown first.
-fn acted_on(ctx: &Ctx, id: Option<&str>) -> Result<Task, Failure> {
+/// The task acted on, its brief shown first (not under `--json`: stdout
+/// then holds one document).
+fn acted_on(ctx: &Ctx, id: Option<&str>, as_json: bool) -> Result<Task, Failure> {
     let task = ctx.require_task(id)?;
-    out(&human::task_lines(&task_ref(&task)));
+    if !as_json {
+        out(&human::task_lines(&task_ref(&task)));
+    }
     Ok(task)
+}
+
+/// How to commit a task file a verb just changed: a push sends the task as
+/// it is committed, so an addendum left in the work tree is lost to CI and
+/// to the next worker (docs/tasks.md#committing-the-task-file).
+#[derive(Serialize)]
+pub struct CommitWire {
+    /// The task file, repository-relative.
+    pub path: String,
+    /// A command that commits it from any directory of the work tree.
+    pub command: String,
+}
+
+/// The commit that records `change` of task `id`'s file. The trailer is the
+/// policy's (`Task` by default), so the commit is attributed to the task
+/// even when no task is active any more.
+pub fn commit_of(ctx: &Ctx, id: &str, change: &str) -> CommitWire {
+    // Advice only: an unreadable policy is the doors' to report.
+    let key = ctx
+        .policy()
+        .ok()
+        .and_then(|p| p.policy.provenance.trailer)
+        .unwrap_or_else(|| "Task".to_string());
+    let path = tasks::task_file(id).display().to_string();
+    CommitWire {
+        command: format!(
+            "git add -- ':/{path}' && git commit -m '{id}: {change}' -m '{key}: {id}'"
+        ),
+        path,
+    }
+}
+
+/// Whether HEAD holds `task`'s file exactly as the work tree does. One
+/// that cannot be read there counts as not committed: the advice to commit
+/// it is then still right.
+pub fn committed_as_is(ctx: &Ctx, task: &Task) -> bool {
+    let path = crate::path::RepoPath::from(task.file.to_string_lossy().as_ref());
+    let Ok(Some(head)) = ctx.repo.head().map(|h| h.id()) else {
+        return false;
+    };
+    match ctx.repo.entry_at(head, &path) {
+        Ok(Some((blob, _))) => ctx
+            .repo
+            .read_blob(blob)
+            .is_ok_and(|bytes| bytes == task.text.as_bytes()),
+        _ => false,
+    }
+}
+
+/// The human line that says to commit a changed task file.
+pub fn commit_line(commit: &CommitWire) -> String {
+    format!(
+        "the task file changed: commit {} with the work, or alone: {}\n",
+        commit.path, commit.command
+    )
+}
+
+#[derive(Serialize)]
+struct ChangeWire<'a> {
+    schema: &'static str,
+    task: &'a str,
+    /// What was recorded: `amendment`, `decision`, `note`, `completed`,
+    /// `abandoned`.
+    change: &'a str,
+    status: &'static str,
+    commit: CommitWire,
+}
+
+/// Report a change a verb made to `task`'s file: `said` and the commit to
+/// make, or one `gate.task-change/1` document.
+fn report_change(ctx: &Ctx, task: &Task, change: &str, said: &str, as_json: bool) -> i32 {
+    let commit = commit_of(ctx, &task.record.id, change);
+    if as_json {
+        out(&json::to_string(&ChangeWire {
+            schema: "gate.task-change/1",
+            task: &task.record.id,
+            change,
+            status: task.record.status.as_str(),
+            commit,
+        }));
+    } else {
+        out(&format!("{said}{}", commit_line(&commit)));
+    }
+    0
 }
 
 /// Append the entry `entry` renders at a time to `log` of `task` (under its
@@ -307,6 +394,7 @@ fn append_entry(
     log: Log,
     entry: impl FnOnce(&str) -> String,
     what: &str,
+    as_json: bool,
 ) -> Result<i32, Failure> {
     let task = tasks::append(
         ctx.root(),
@@ -316,8 +404,8 @@ fn append_entry(
         || entry(&Timestamp::now().to_string()),
         None,
     )?;
-    out(&format!("{what} appended to {}\n", task.file.display()));
-    Ok(0)
+    let said = format!("{what} appended to {}\n", task.file.display());
+    Ok(report_change(ctx, &task, what, &said, as_json))
 }
 
 /// An inline `--text` within the size every verbatim input is held to.
@@ -348,9 +436,9 @@ fn amend(ctx: &Ctx, args: &AmendArgs) -> Result<i32, Failure> {
     if text.trim().is_empty() {
         return Err(Failure::refused("the amendment is empty"));
     }
-    let task = acted_on(ctx, args.id.as_deref())?;
+    let task = acted_on(ctx, args.id.as_deref(), args.json)?;
     let entry = |time: &str| brief::render_amendment(time, &args.author, &text);
-    append_entry(ctx, &task, Log::Addenda, entry, "amendment")
+    append_entry(ctx, &task, Log::Addenda, entry, "amendment", args.json)
 }
 
 fn ask(ctx: &Ctx, args: &AskArgs) -> Result<i32, Failure> {
@@ -392,7 +480,7 @@ fn ask(ctx: &Ctx, args: &AskArgs) -> Result<i32, Failure> {
         }
     }
     let author = author(ctx, args.author.as_deref())?;
-    let task = acted_on(ctx, args.id.as_deref())?;
+    let task = acted_on(ctx, args.id.as_deref(), args.json)?;
     let entry = |time: &str| {
         brief::render_qa(&Qa {
             time,
@@ -406,7 +494,7 @@ fn ask(ctx: &Ctx, args: &AskArgs) -> Result<i32, Failure> {
             rationale: rationale.as_deref(),
         })
     };
-    append_entry(ctx, &task, Log::Addenda, entry, "decision")
+    append_entry(ctx, &task, Log::Addenda, entry, "decision", args.json)
 }
 
 fn note(ctx: &Ctx, args: &NoteArgs) -> Result<i32, Failure> {
@@ -415,17 +503,23 @@ fn note(ctx: &Ctx, args: &NoteArgs) -> Result<i32, Failure> {
     }
     inline_text(&args.text)?;
     let author = author(ctx, args.author.as_deref())?;
-    let task = acted_on(ctx, args.id.as_deref())?;
+    let task = acted_on(ctx, args.id.as_deref(), args.json)?;
     let entry = |time: &str| brief::render_note(time, "note", &author, &args.text);
-    append_entry(ctx, &task, Log::Notes, entry, "note")
+    append_entry(ctx, &task, Log::Notes, entry, "note", args.json)
 }
 
 /// Close a task: its status changes, a note says when and by whom (and
 /// why, when abandoned), and it stops being this worktree's active task.
 /// Only an active task closes; that is checked under the task's lock, on
 /// the file as it is then, so of two concurrent closes one is refused.
-fn close(ctx: &Ctx, id: Option<&str>, status: TaskStatus, reason: &str) -> Result<i32, Failure> {
-    let task = acted_on(ctx, id)?;
+fn close(
+    ctx: &Ctx,
+    id: Option<&str>,
+    status: TaskStatus,
+    reason: &str,
+    as_json: bool,
+) -> Result<i32, Failure> {
+    let task = acted_on(ctx, id, as_json)?;
     let author = author(ctx, None).unwrap_or_else(|_| task.record.operator.clone());
     // The time is taken under the lock, like every appended entry's.
     let entry = || {
@@ -441,7 +535,7 @@ fn close(ctx: &Ctx, id: Option<&str>, status: TaskStatus, reason: &str) -> Resul
         from: TaskStatus::Active,
         to: status,
     };
-    match tasks::append(
+    let closed = match tasks::append(
         ctx.root(),
         &ctx.state_dir(),
         &id,
@@ -449,7 +543,7 @@ fn close(ctx: &Ctx, id: Option<&str>, status: TaskStatus, reason: &str) -> Resul
         entry,
         Some(closing),
     ) {
-        Ok(_) => {}
+        Ok(task) => task,
         Err(TaskError::Status { found, .. }) => {
             return Err(Failure::refused(format!(
                 "task {id} is already {}",
@@ -457,22 +551,19 @@ fn close(ctx: &Ctx, id: Option<&str>, status: TaskStatus, reason: &str) -> Resul
             )));
         }
         Err(e) => return Err(e.into()),
-    }
+    };
     tasks::active::clear_if(&ctx.repo.git_dir(), &id)?;
-    out(&format!(
-        "task {id}: {} (commit its file with the work)\n",
-        status.as_str()
-    ));
-    Ok(0)
+    let said = format!("task {id}: {}\n", status.as_str());
+    Ok(report_change(ctx, &closed, status.as_str(), &said, as_json))
 }
 
-fn finish(ctx: &Ctx, id: Option<&str>) -> Result<i32, Failure> {
-    close(ctx, id, TaskStatus::Completed, "Finished.")
+fn finish(ctx: &Ctx, id: Option<&str>, as_json: bool) -> Result<i32, Failure> {
+    close(ctx, id, TaskStatus::Completed, "Finished.", as_json)
 }
 
-fn abandon(ctx: &Ctx, id: Option<&str>, because: &str) -> Result<i32, Failure> {
+fn abandon(ctx: &Ctx, id: Option<&str>, because: &str, as_json: bool) -> Result<i32, Failure> {
     if because.trim().is_empty() {
         return Err(Failure::usage("--because must say why"));
     }
-    close(ctx, id, TaskStatus::Abandoned, because)
+    close(ctx, id, TaskStatus::Abandoned, because, as_json)
 }

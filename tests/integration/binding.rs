@@ -1410,7 +1410,13 @@ fn handover_of_a_refused_binding_warns_on_stderr() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let out = gate(&repo, &["handover"]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    assert_eq!(stderr(&out), "", "{}", show(&out));
+    // Only the reminder to commit the task file (issue 13), no warning.
+    assert!(
+        stderr(&out).starts_with("the task file changed: commit .gate/tasks/")
+            && stderr(&out).lines().count() == 1,
+        "{}",
+        show(&out)
+    );
 }
 
 /// `gate handover --resolve`, human and JSON: the answer, the exit code

@@ -19,6 +19,27 @@ const VERBS: &[&[&str]] = &[
     &["task", "validate", "--task", "T-42", "--json"],
     &["task", "validate", "--all", "--json"],
     &["plan", "validate", "--json"],
+    &[
+        "task", "amend", "--author", "Op", "--text", "More.", "--json",
+    ],
+    &[
+        "task",
+        "ask",
+        "--stage",
+        "design",
+        "--question-file",
+        "/dev/null",
+        "--answer-file",
+        "/dev/null",
+        "--decided-by",
+        "operator",
+        "--summary",
+        "s",
+        "--json",
+    ],
+    &["task", "note", "--text", "A note.", "--json"],
+    // Last: it closes the task.
+    &["task", "finish", "--json"],
 ];
 
 /// Stdout must be one JSON document with a `gate.` schema, and an exit code

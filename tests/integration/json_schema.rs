@@ -407,6 +407,26 @@ mod binding_documents {
         pins: Pins,
         brief: Option<String>,
         addenda: String,
+        commit: Option<Commit>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Commit {
+        path: String,
+        command: String,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Change {
+        schema: String,
+        task: String,
+        change: String,
+        status: String,
+        commit: Commit,
     }
 
     #[allow(dead_code)]
@@ -457,6 +477,7 @@ mod binding_documents {
         let out = repo.gate().args(["handover", "--json"]).output().unwrap();
         let doc: Handover = decode(&out.stdout);
         assert_eq!(doc.schema, "gate.handover/1");
+        assert!(doc.commit.is_some(), "the task file is not committed");
         let out = repo
             .gate()
             .args(["handover", "--resolve", "--json"])
@@ -485,6 +506,15 @@ mod binding_documents {
             let doc: super::ErrorDoc = decode(&out.stdout);
             assert_eq!(doc.schema, "gate.error/1", "{args:?}");
             assert_eq!(Some(doc.exit_code), out.status.code(), "{}", show(&out));
+        }
+        repo.write(".gate/plan.yaml", crate::fixture::PLAN);
+        for args in [
+            &["task", "note", "--text", "n", "--json"][..],
+            &["task", "finish", "--json"],
+        ] {
+            let out = repo.gate().args(args).output().unwrap();
+            let doc: Change = decode(&out.stdout);
+            assert_eq!(doc.schema, "gate.task-change/1", "{args:?}");
         }
     }
 }

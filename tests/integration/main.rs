@@ -5,6 +5,7 @@ mod bad_input;
 mod binding;
 mod brief;
 mod check_scope;
+mod dead_ends;
 mod fingerprint;
 mod fixture;
 mod fsmonitor;

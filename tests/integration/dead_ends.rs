@@ -1,0 +1,152 @@
+//! Issue 13, "no dead ends": every refusal of the daily loop names an
+//! action that gets the honest worker through without `--no-verify`, and
+//! that action works — driven through real `git commit`, `git push` and
+//! installed hooks.
+
+use std::process::Output;
+
+use crate::fixture::{self, plan_repo, show};
+use crate::golden::{assert_golden, transcript};
+use crate::support::TestRepo;
+
+fn said(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn gate_ok(repo: &TestRepo, args: &[&str]) -> Output {
+    let out = repo.gate().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "gate {args:?}\n{}", show(&out));
+    out
+}
+
+fn install(repo: &TestRepo) {
+    gate_ok(repo, &["install"]);
+}
+
+/// Run the command a reminder names, through `sh` (it is one line of
+/// shell), in `dir` with the tests' isolated git environment.
+fn run_command(dir: &std::path::Path, command: &str) -> Output {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(dir)
+        .envs(crate::support::git_env())
+        .output()
+        .unwrap()
+}
+
+/// A policy with every check at `mode` and the brief check too.
+fn with_brief(repo: &TestRepo, mode: &str) {
+    let policy =
+        fixture::policy(mode).replace("brief:\n  mode: off", &format!("brief:\n  mode: {mode}"));
+    repo.write(".gate/policy.yaml", policy);
+    repo.commit_all("brief checked");
+}
+
+// 5. commit reminders
+
+#[test]
+fn every_verb_that_changes_the_task_file_says_to_commit_it() {
+    let repo = plan_repo("required");
+    fixture::start_42(&repo);
+    let reminder = "the task file changed: commit .gate/tasks/T-42.md with the work, or alone: git add -- ':/.gate/tasks/T-42.md' && git commit -m 'T-42: ";
+    let amend = gate_ok(
+        &repo,
+        &["task", "amend", "--author", "Op", "--text", "Also TSV.\n"],
+    );
+    assert_golden("task/amend.txt", &transcript(Some(&repo), &amend));
+    let note = gate_ok(&repo, &["task", "note", "--text", "CSV first."]);
+    let handover = gate_ok(&repo, &["handover"]);
+    for (what, out) in [
+        ("amendment", &amend),
+        ("note", &note),
+        ("handover", &handover),
+    ] {
+        assert!(
+            said(out).contains(&format!("{reminder}{what}' -m 'Task: T-42'")),
+            "{what}\n{}",
+            show(out)
+        );
+    }
+    // The handover document on stdout stays the document.
+    assert!(
+        !String::from_utf8_lossy(&handover.stdout).contains("commit"),
+        "{}",
+        show(&handover)
+    );
+    let json = gate_ok(&repo, &["task", "note", "--text", "TSV later.", "--json"]);
+    assert_golden("task/note.json", &transcript(Some(&repo), &json));
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(doc["schema"], "gate.task-change/1");
+    assert_eq!(doc["commit"]["path"], ".gate/tasks/T-42.md");
+    // The command works, from a subdirectory too.
+    let command = doc["commit"]["command"].as_str().unwrap();
+    let out = run_command(&repo.path().join("src"), command);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(
+        repo.git(&["status", "--porcelain", "--", ".gate/tasks"]),
+        ""
+    );
+    let message = repo.git(&["log", "-1", "--format=%B"]);
+    assert!(message.contains("Task: T-42"), "{message}");
+    // A task file HEAD holds as it is needs no commit: nothing is said.
+    let again = gate_ok(&repo, &["handover", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert!(doc["commit"].is_null(), "{}", show(&again));
+}
+
+#[test]
+fn pre_push_reports_a_task_file_with_uncommitted_addenda() {
+    let repo = plan_repo("required");
+    with_brief(&repo, "required");
+    let remote = TestRepo::bare();
+    repo.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
+    // The history before gate is on the remote already.
+    repo.git(&["push", "-q", "origin", "main"]);
+    fixture::start_42(&repo);
+    install(&repo);
+    repo.write("src/export/csv.rs", "// csv\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "csv"]);
+    gate_ok(&repo, &["task", "note", "--text", "CSV first."]);
+    let out = repo.git_may_fail(&["push", "-q", "origin", "main"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let text = said(&out);
+    assert!(text.contains("task_uncommitted"), "{text}");
+    assert!(
+        text.contains(".gate/tasks/T-42.md has changes that are not committed"),
+        "{text}"
+    );
+    // What it says to do gets the push through.
+    let command = text
+        .lines()
+        .find_map(|l| l.split("commit it (").nth(1))
+        .and_then(|rest| rest.strip_suffix("), then push again"))
+        .unwrap_or_else(|| panic!("no command in:\n{text}"))
+        .to_string();
+    let out = run_command(repo.path(), &command);
+    assert!(out.status.success(), "{}", show(&out));
+    let out = repo.git_may_fail(&["push", "-q", "origin", "main"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+}
+
+#[test]
+fn under_advisory_an_uncommitted_task_file_is_a_warning_at_push() {
+    let repo = plan_repo("advisory");
+    with_brief(&repo, "advisory");
+    let remote = TestRepo::bare();
+    repo.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
+    fixture::start_42(&repo);
+    install(&repo);
+    let out = repo.git_may_fail(&["push", "-q", "origin", "main"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(
+        said(&out).contains(".gate/tasks/T-42.md is not committed"),
+        "{}",
+        show(&out)
+    );
+}
