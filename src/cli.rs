@@ -121,6 +121,12 @@ pub struct InstallArgs {
     /// Record this gate binary in the hooks instead of the running one
     #[arg(long, value_name = "PATH")]
     pub binary: Option<PathBuf>,
+    /// Install into a core.hooksPath outside the repository (shared by others)
+    #[arg(long)]
+    pub global: bool,
+    /// Repair a chain another tool broke (see docs/hooks.md)
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The checks `--only` can name.

@@ -5,6 +5,7 @@ mod bad_input;
 mod binding;
 mod brief;
 mod check_scope;
+mod coexist;
 mod dead_ends;
 mod fingerprint;
 mod fixture;

@@ -1,0 +1,478 @@
+//! gate beside the hook managers teams already run — husky 9, lefthook, the
+//! pre-commit framework and prek — driven by the real tools: gate installs
+//! the way each expects (or refuses with the lines to add, and those lines
+//! work), never moves a tool's own scripts, and a commit afterwards is
+//! judged by gate. Also: a `core.hooksPath` outside the repository needs
+//! `--global`, and `--force` repairs a chain another tool broke.
+//!
+//! The tools are probed before any repository is built. One that is not
+//! installed makes its tests say so on the terminal (`skipped: …`) and
+//! pass, unless `GATE_REQUIRE_HOOK_MANAGERS` is set, as `.ci/run` (which
+//! installs the pinned versions) does: there they fail.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::fixture::{plan_repo, show, start_42};
+use crate::support::{self, TestRepo};
+
+/// Where tool `name` is, probed once per test before anything is built;
+/// `None` (the test then stops, passing) when it is missing and
+/// `GATE_REQUIRE_HOOK_MANAGERS` is unset.
+fn tool(name: &str, test: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found = std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file());
+    if found.is_none() {
+        if std::env::var_os("GATE_REQUIRE_HOOK_MANAGERS").is_some() {
+            panic!("{name} is needed for these tests (.ci/run installs it): not on PATH");
+        }
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: {test}: {name} is not on PATH; install it (see .ci/run) to run it"
+        );
+    }
+    found
+}
+
+/// PATH with the gate under test first: the managers' lines run `gate`.
+fn path_with_gate() -> OsString {
+    let bin = assert_cmd::cargo::cargo_bin!("gate");
+    let mut dirs = vec![bin.parent().unwrap().to_path_buf()];
+    dirs.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(dirs).unwrap()
+}
+
+/// A command in the repository with the isolated git environment, gate on
+/// PATH, and the managers' caches in the test's scratch.
+fn command(repo: &TestRepo, program: &Path, args: &[&str]) -> Command {
+    let mut cmd = support::git_command(repo.path());
+    // git_command's environment, for another program.
+    let git = std::mem::replace(&mut cmd, Command::new(program));
+    cmd.current_dir(repo.path());
+    for (k, v) in git.get_envs() {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    cmd.args(args)
+        .env("PATH", path_with_gate())
+        .env("PRE_COMMIT_HOME", repo.scratch("pre-commit-home"))
+        .env("PREK_HOME", repo.scratch("prek-home"))
+        .env("NO_COLOR", "1");
+    cmd
+}
+
+fn make_exec(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn run(repo: &TestRepo, program: &Path, args: &[&str]) -> Output {
+    command(repo, program, args).output().expect("run")
+}
+
+fn run_ok(repo: &TestRepo, program: &Path, args: &[&str]) -> Output {
+    let out = run(repo, program, args);
+    assert!(out.status.success(), "{program:?} {args:?}: {}", show(&out));
+    out
+}
+
+fn git(repo: &TestRepo, args: &[&str]) -> Output {
+    run(repo, Path::new("git"), args)
+}
+
+fn gate_install(repo: &TestRepo, args: &[&str]) -> Output {
+    let mut cmd = repo.gate();
+    cmd.arg("install").args(args).env("PATH", path_with_gate());
+    cmd.output().unwrap()
+}
+
+fn said(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A commit out of task 42's scope is refused by gate's pre-commit, and one
+/// in scope goes through with the task's trailer: gate ran, both hooks.
+fn assert_gate_judges_commits(repo: &TestRepo) {
+    repo.write("src/lib.rs", "// out of scope\n");
+    let out = git(repo, &["commit", "-qam", "out of scope"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(said(&out).contains("path_outside_scope"), "{}", show(&out));
+    let out = git(repo, &["checkout", "-q", "--", "src/lib.rs"]);
+    assert!(out.status.success(), "{}", show(&out));
+    // New content each time: HEAD's id is.
+    repo.write(
+        "src/export/mod.rs",
+        format!("// export, after {}\n", repo.head()),
+    );
+    let out = git(repo, &["commit", "-qam", "in scope"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        repo.git(&["log", "-1", "--format=%B"])
+            .contains("Task: T-42"),
+        "{}",
+        repo.git(&["log", "-1", "--format=%B"])
+    );
+}
+
+/// The text between a refusal's blank lines: the snippet it asks for.
+fn snippet(out: &Output) -> String {
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.split("\n\n").nth(1).expect("a snippet").to_string() + "\n"
+}
+
+#[test]
+fn husky_gets_a_line_in_each_hook_script_and_runs_gate() {
+    let Some(husky) = tool(
+        "husky",
+        "husky_gets_a_line_in_each_hook_script_and_runs_gate",
+    ) else {
+        return;
+    };
+    let repo = plan_repo("required");
+    start_42(&repo);
+    run_ok(&repo, &husky, &[]);
+    assert_eq!(repo.git(&["config", "core.hooksPath"]).trim(), ".husky/_");
+    let stub = std::fs::read(repo.path().join(".husky/_/pre-commit")).unwrap();
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    for name in [
+        "pre-commit",
+        "prepare-commit-msg",
+        "pre-push",
+        "post-checkout",
+    ] {
+        let script = std::fs::read_to_string(repo.path().join(".husky").join(name)).unwrap();
+        assert!(
+            script.contains(&format!("gate hook {name}")),
+            "{name}: {script}"
+        );
+        assert!(
+            !repo
+                .path()
+                .join(format!(".husky/_/{name}.gate-chained"))
+                .exists()
+        );
+    }
+    // husky's stubs are husky's.
+    assert_eq!(
+        std::fs::read(repo.path().join(".husky/_/pre-commit")).unwrap(),
+        stub
+    );
+    // `npm install` runs husky again: gate's lines stay.
+    run_ok(&repo, &husky, &[]);
+    assert_gate_judges_commits(&repo);
+    // Twice changes nothing.
+    let out = gate_install(&repo, &[]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout)
+            .matches("already there")
+            .count(),
+        4,
+        "{}",
+        show(&out)
+    );
+    let out = repo.gate().arg("uninstall").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(!repo.path().join(".husky/pre-commit").exists());
+}
+
+#[test]
+fn husky_stubs_an_older_gate_install_replaced_are_restored() {
+    let Some(husky) = tool(
+        "husky",
+        "husky_stubs_an_older_gate_install_replaced_are_restored",
+    ) else {
+        return;
+    };
+    let repo = plan_repo("required");
+    start_42(&repo);
+    run_ok(&repo, &husky, &[]);
+    // What gate did before it knew husky: its own script in husky's place.
+    let stub_path = repo.path().join(".husky/_/pre-commit");
+    let stub = std::fs::read(&stub_path).unwrap();
+    std::fs::rename(
+        &stub_path,
+        repo.path().join(".husky/_/pre-commit.gate-chained"),
+    )
+    .unwrap();
+    let script =
+        gate::commands::install::render_hook(gate::commands::install::HOOKS[0].1, "/nowhere/gate");
+    std::fs::write(&stub_path, script).unwrap();
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(
+        said(&out).contains("husky's pre-commit stub is restored"),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(std::fs::read(&stub_path).unwrap(), stub);
+    assert!(
+        !repo
+            .path()
+            .join(".husky/_/pre-commit.gate-chained")
+            .exists()
+    );
+    assert_gate_judges_commits(&repo);
+}
+
+/// A configuration's own hook (prek refuses to run a configuration with none).
+const NOOP: &str = "  - repo: local\n    hooks:\n      - id: noop\n        name: noop\n        entry: \"true\"\n        language: system\n        pass_filenames: false\n        always_run: true\n";
+
+/// `pre-commit install` (or prek's) after `gate install` keeps gate's hook as
+/// `<hook>.legacy`, which the tool runs first: commits still work and are
+/// still judged; `gate install` again recognises it.
+fn framework_after_gate(tool_name: &str, test: &str) {
+    let Some(framework) = tool(tool_name, test) else {
+        return;
+    };
+    let repo = plan_repo("required");
+    start_42(&repo);
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    repo.write(".pre-commit-config.yaml", format!("repos:\n{NOOP}"));
+    repo.git(&["add", ".pre-commit-config.yaml"]);
+    run_ok(&repo, &framework, &["install"]);
+    assert!(
+        gate::commands::install::is_gate_hook(
+            &std::fs::read(repo.path().join(".git/hooks/pre-commit.legacy")).unwrap()
+        ),
+        "gate's hook is the legacy one"
+    );
+    repo.git(&["reset", "-q"]);
+    assert_gate_judges_commits(&repo);
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(
+        said(&out).contains(&format!(
+            "pre-commit: already installed as pre-commit.legacy, which {tool_name} runs first"
+        )),
+        "{}",
+        show(&out)
+    );
+    assert_gate_judges_commits(&repo);
+}
+
+/// `gate install` after the tool's install refuses, writing nothing, with a
+/// `.pre-commit-config.yaml` entry; with that entry added it installs, and
+/// the tool runs gate.
+fn gate_after_framework(tool_name: &str, test: &str) {
+    let Some(framework) = tool(tool_name, test) else {
+        return;
+    };
+    let repo = plan_repo("required");
+    start_42(&repo);
+    repo.write(".pre-commit-config.yaml", format!("repos:\n{NOOP}"));
+    run_ok(
+        &repo,
+        &framework,
+        &[
+            "install",
+            "--hook-type",
+            "pre-commit",
+            "--hook-type",
+            "prepare-commit-msg",
+        ],
+    );
+    let hooks = repo.path().join(".git/hooks");
+    let before = std::fs::read(hooks.join("pre-commit")).unwrap();
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert_eq!(std::fs::read(hooks.join("pre-commit")).unwrap(), before);
+    assert!(!hooks.join("pre-push").exists(), "nothing is written");
+    repo.write(
+        ".pre-commit-config.yaml",
+        format!("repos:\n{}", snippet(&out)),
+    );
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(
+        said(&out).contains(&format!("pre-commit: run by {tool_name}")),
+        "{}",
+        show(&out)
+    );
+    assert!(
+        said(&out).contains(&format!("prepare-commit-msg: run by {tool_name}")),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(std::fs::read(hooks.join("pre-commit")).unwrap(), before);
+    repo.git(&["add", ".pre-commit-config.yaml"]);
+    let out = git(
+        &repo,
+        &["commit", "-q", "--no-verify", "-m", "config\n\nTask: T-42"],
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    assert_gate_judges_commits(&repo);
+}
+
+#[test]
+fn pre_commit_install_after_gate_install_keeps_commits_judged() {
+    framework_after_gate(
+        "pre-commit",
+        "pre_commit_install_after_gate_install_keeps_commits_judged",
+    );
+}
+
+#[test]
+fn prek_install_after_gate_install_keeps_commits_judged() {
+    framework_after_gate(
+        "prek",
+        "prek_install_after_gate_install_keeps_commits_judged",
+    );
+}
+
+#[test]
+fn gate_install_after_pre_commit_asks_for_a_config_entry_that_works() {
+    gate_after_framework(
+        "pre-commit",
+        "gate_install_after_pre_commit_asks_for_a_config_entry_that_works",
+    );
+}
+
+#[test]
+fn gate_install_after_prek_asks_for_a_config_entry_that_works() {
+    gate_after_framework(
+        "prek",
+        "gate_install_after_prek_asks_for_a_config_entry_that_works",
+    );
+}
+
+#[test]
+fn the_shipped_hooks_manifest_is_valid_for_pre_commit_and_prek() {
+    let test = "the_shipped_hooks_manifest_is_valid_for_pre_commit_and_prek";
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    for name in gate::commands::install::FRAMEWORK_HOOKS {
+        assert!(
+            text.contains(&format!("entry: gate hook {name}\n")),
+            "{name}"
+        );
+    }
+    for name in ["pre-commit", "prek"] {
+        let Some(program) = tool(name, test) else {
+            continue;
+        };
+        let repo = TestRepo::new();
+        run_ok(
+            &repo,
+            &program,
+            &["validate-manifest", manifest.to_str().unwrap()],
+        );
+    }
+}
+
+#[test]
+fn lefthook_gets_the_commands_to_add_and_runs_gate_with_them() {
+    let Some(lefthook) = tool(
+        "lefthook",
+        "lefthook_gets_the_commands_to_add_and_runs_gate_with_them",
+    ) else {
+        return;
+    };
+    let repo = plan_repo("required");
+    start_42(&repo);
+    repo.write(
+        "lefthook.yml",
+        "pre-commit:\n  commands:\n    lint:\n      run: \"true\"\n",
+    );
+    repo.git(&["add", "lefthook.yml"]);
+    repo.git(&[
+        "commit",
+        "-q",
+        "--no-verify",
+        "-m",
+        "lefthook\n\nTask: T-42",
+    ]);
+    run_ok(&repo, &lefthook, &["install"]);
+    let hooks = repo.path().join(".git/hooks");
+    let before = std::fs::read(hooks.join("pre-commit")).unwrap();
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert_eq!(std::fs::read(hooks.join("pre-commit")).unwrap(), before);
+    repo.write("lefthook-local.yml", snippet(&out));
+    run_ok(&repo, &lefthook, &["install"]);
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout)
+            .matches("run by lefthook")
+            .count(),
+        4,
+        "{}",
+        show(&out)
+    );
+    assert_gate_judges_commits(&repo);
+}
+
+#[test]
+fn a_hooks_path_outside_the_repository_needs_global() {
+    let repo = plan_repo("required");
+    let shared = repo.scratch("shared-hooks");
+    repo.git(&["config", "core.hooksPath", shared.to_str().unwrap()]);
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(said(&out).contains("--global"), "{}", show(&out));
+    assert!(!shared.exists(), "nothing is written");
+    let out = gate_install(&repo, &["--global"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(shared.join("pre-commit").exists());
+    // Another repository sharing the directory, without .gate/: silent.
+    let other = TestRepo::new();
+    other.git(&["config", "core.hooksPath", shared.to_str().unwrap()]);
+    other.write("a", "a\n");
+    let out = git(&other, &["add", "a"]);
+    assert!(out.status.success());
+    let out = git(&other, &["commit", "-qm", "a"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(said(&out), "");
+}
+
+#[test]
+fn force_repairs_a_hook_another_tool_wrote_over_gate_s() {
+    let repo = plan_repo("required");
+    start_42(&repo);
+    let hooks = repo.path().join(".git/hooks");
+    std::fs::write(
+        hooks.join("pre-commit"),
+        "#!/bin/sh\necho first >>\"$0.log\"\n",
+    )
+    .unwrap();
+    make_exec(&hooks.join("pre-commit"));
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    // Another tool writes its hook over gate's.
+    std::fs::write(hooks.join("pre-commit"), "#!/bin/sh\necho tool >&2\n").unwrap();
+    make_exec(&hooks.join("pre-commit"));
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        said(&out).contains("gate install --force"),
+        "{}",
+        show(&out)
+    );
+    let out = gate_install(&repo, &["--force"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(
+        said(&out).contains("pre-commit.gate-chained.old and no longer runs"),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(hooks.join("pre-commit.gate-chained")).unwrap(),
+        "#!/bin/sh\necho tool >&2\n"
+    );
+    assert!(hooks.join("pre-commit.gate-chained.old").exists());
+    assert_gate_judges_commits(&repo);
+}
