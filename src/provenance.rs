@@ -65,6 +65,10 @@ pub struct Options {
     /// baseline already holds belongs to that task only by its trailer; the
     /// summary counts the attributed commits.
     pub push: bool,
+    /// A task's own range, `baseline..HEAD` (`gate check` without
+    /// `--range`): an empty one is a task with no commits yet, `info`
+    /// (docs/provenance.md).
+    pub task_range: bool,
 }
 
 fn finding(cause: &'static str, message: String, decide: &str, subject: Subject) -> Finding {
@@ -496,6 +500,21 @@ pub fn check(
             return (format!("{} unreadable", range.label), findings);
         }
     };
+    if commits.is_empty() && opts.task_range {
+        findings.push(Finding {
+            severity: Severity::Info,
+            ..finding(
+                "no_commits_yet",
+                format!(
+                    "{}: the task has no commits yet, so there is nothing to prove until its first",
+                    range.label
+                ),
+                "",
+                subject(None),
+            )
+        });
+        return (format!("{}: no commits yet", range.label), findings);
+    }
     if commits.is_empty() {
         let (severity, message) = if opts.push {
             (

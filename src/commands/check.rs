@@ -440,13 +440,12 @@ fn provenance_check(
         _ => None,
     };
     let tasks = provenance::TaskSet::gather(&ctx.repo, Some(ctx.root()), range.tip, default_task);
-    let (summary, mut findings) = provenance::check(
-        &ctx.repo,
-        &policy.policy,
-        &tasks,
-        &range,
-        &provenance::Options::default(),
-    );
+    let opts = provenance::Options {
+        task_range: matches!(target, Target::Task),
+        ..provenance::Options::default()
+    };
+    let (summary, mut findings) =
+        provenance::check(&ctx.repo, &policy.policy, &tasks, &range, &opts);
     findings.extend(unreadable_task(provenance::CHECK, task));
     if let Target::Range(_) = target {
         findings.extend(trusted::changed_findings(

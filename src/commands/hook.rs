@@ -707,8 +707,16 @@ fn prove_push_line(
         label: format!("{} → {remote} {name}", short_ref(&line.local_ref)),
         ref_name: Some(name.clone()),
     };
-    let (summary, mut findings) =
-        provenance::check(&ctx.repo, policy, &tasks, &range, &Options { push: true });
+    let (summary, mut findings) = provenance::check(
+        &ctx.repo,
+        policy,
+        &tasks,
+        &range,
+        &Options {
+            push: true,
+            ..Options::default()
+        },
+    );
     for f in &mut findings {
         f.message = format!("{name}: {}", f.message);
     }

@@ -637,6 +637,26 @@ fn an_empty_range_proves_nothing() {
 }
 
 #[test]
+fn a_task_with_no_commits_yet_is_info_not_an_empty_range() {
+    let (repo, _) = task_repo("required", "refuse", &[]);
+    // A task started at HEAD: its own range, baseline..HEAD, is empty.
+    write_task(&repo, "T-2", &["src/**"], &repo.head());
+    activate(&repo, "T-2");
+    let out = repo
+        .gate()
+        .args(["check", "--only", "provenance", "--json"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let doc = json(&out);
+    assert_eq!(causes(&doc), vec!["no_commits_yet"]);
+    assert_eq!(findings(&doc)[0]["severity"], "info");
+    assert_eq!(doc["checks"][0]["outcome"], "pass");
+    // The same range named with --range proves nothing, as before.
+    expect_range_finding(&repo, "HEAD..HEAD", "empty_range", 1);
+}
+
+#[test]
 fn a_detached_head_is_proved_like_a_branch() {
     let (repo, _) = task_repo("required", "refuse", &[]);
     repo.write("src/b.rs", "b\n");
