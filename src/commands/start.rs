@@ -8,7 +8,7 @@
 //! is written unless the start goes on. The task records the names and the
 //! two pins — never a standing.
 
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::path::Path;
 
 use super::binding::{derive, judge};
@@ -342,9 +342,12 @@ fn read_brief(spec: Option<&str>) -> Result<String, Failure> {
         ))
     })?;
     if text.trim().is_empty() {
-        return Err(Failure::refused(format!(
-            "--brief {spec}: the brief is empty"
-        )));
+        let hint = if spec == "-" {
+            "stdin held nothing: pipe the brief in or use a here-doc (`--brief - <<'EOF'` … `EOF`)"
+        } else {
+            "write the operator's request into the file, verbatim"
+        };
+        return Err(Failure::refused(format!("--brief {spec}: the brief is empty")).hint(hint));
     }
     Ok(text)
 }
@@ -355,6 +358,16 @@ pub fn read_input(spec: &str, flag: &str) -> Result<Vec<u8>, Failure> {
     let mut bytes = Vec::new();
     let limit = MAX_INPUT_BYTES as u64 + 1;
     let read = if spec == "-" {
+        // A terminal would wait for typing nobody meant to do: `-` is for a
+        // pipe or a here-doc (README.md).
+        if std::io::stdin().is_terminal() {
+            return Err(Failure::usage(format!(
+                "{flag} -: stdin is a terminal, not the text to read"
+            ))
+            .hint(format!(
+                "pipe it in or use a here-doc (`{flag} - <<'EOF'` … `EOF`), or give {flag} FILE"
+            )));
+        }
         std::io::stdin().lock().take(limit).read_to_end(&mut bytes)
     } else {
         std::fs::File::open(spec).and_then(|f| f.take(limit).read_to_end(&mut bytes))

@@ -404,3 +404,41 @@ fn names_are_trimmed_and_a_blank_one_names_nothing() {
     assert_eq!(t.record.intent.as_deref(), Some("I-export"));
     assert_eq!(t.record.issue, None);
 }
+
+#[test]
+fn a_brief_from_a_terminal_is_refused_not_waited_on() {
+    // util-linux `script` gives the command a terminal for stdin.
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: `script` (util-linux) is not installed, so no terminal can be made");
+        return;
+    }
+    let repo = plan_repo("advisory");
+    let gate = assert_cmd::cargo::cargo_bin!("gate");
+    let out = std::process::Command::new("script")
+        .current_dir(repo.path())
+        .envs(crate::support::git_env())
+        .args(["-q", "-e", "-c"])
+        .arg(format!("{} start --issue 42 --brief -", gate.display()))
+        .arg("/dev/null")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(text.contains("stdin is a terminal"), "{}", show(&out));
+    assert!(text.contains("here-doc"), "{}", show(&out));
+    assert_nothing_written(&repo);
+    // An empty stdin is refused, with what to do.
+    let out = start(&repo, &["--issue", "42"], "");
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("pipe the brief in"),
+        "{}",
+        show(&out)
+    );
+    assert_nothing_written(&repo);
+}
