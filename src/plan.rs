@@ -993,11 +993,15 @@ critiques:
         assert_eq!(plan.intents.len(), 1);
         assert_eq!(plan.intents[0].criteria.len(), 2);
         assert_eq!(plan.checks.len(), 2);
-        assert!(
-            plan.issues
-                .iter()
-                .any(|i| i.intent.is_some() && i.serves.len() == 2)
-        );
+        // Every criterion is served by an open issue; issue 17, the one the
+        // README's flow starts, depends on export-tests only (the check the
+        // flow runs).
+        for c in &plan.intents[0].criteria {
+            assert!(plan.issues.iter().any(|i| i.serves.contains(&c.id)));
+        }
+        let i17 = plan.issue("17").unwrap();
+        assert_eq!(i17.serves, ["C1"]);
+        assert_eq!(plan.intents[0].criteria[0].evidence, ["export-tests"]);
         assert!(plan.issues.iter().any(|i| i.intent.is_none()));
         assert!(plan.critiques[0].findings.iter().any(|f| !f.is_open()));
     }

@@ -39,7 +39,7 @@ pub fn run(dir: Option<&Path>, args: &InitArgs) -> Result<i32, Failure> {
         text.push_str(&format!("{verb} {rel}\n"));
     }
     text.push_str(
-        "next: edit .gate/plan.yaml, `gate install`, then `gate start --issue ID --brief FILE`\n",
+        "next: edit .gate/plan.yaml, `gate plan validate`, commit .gate/ (before `gate install`), then on the work's branch `gate start --issue ID --brief -`\n",
     );
     out(&text);
     Ok(0)

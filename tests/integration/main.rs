@@ -23,6 +23,7 @@ mod plan_lint;
 mod pre_push;
 mod prepare_commit_msg;
 mod provenance;
+mod readme_flow;
 mod receipts;
 mod start_task;
 mod state_files;

@@ -1,0 +1,196 @@
+//! README.md's "Adopt it in five minutes", run verbatim: the commands are
+//! read from the README's marked block (never copied here), and run with
+//! `sh` in a fresh clone with a bare `origin`, `gate` on PATH, under the
+//! embedded default policy and under one with every check `required`.
+//! Every command must succeed, and nothing may skip a hook.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::support::{check, git_command, git_env};
+
+const BEGIN: &str = "<!-- readme-flow: begin -->";
+const END: &str = "<!-- readme-flow: end -->";
+
+/// Every check `required`, the binding too.
+const ALL_REQUIRED: &str = "version: 1\nbinding: required\nexemptions: []\nscope: required\nprovenance:\n  mode: required\n  merges: refuse\nreceipts:\n  mode: required\nbrief:\n  mode: required\n";
+
+/// The shell commands of README.md's marked block, without its fences.
+fn readme_flow() -> String {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let start = readme
+        .find(BEGIN)
+        .expect("README.md marks the flow's start")
+        + BEGIN.len();
+    let len = readme[start..]
+        .find(END)
+        .expect("README.md marks the flow's end");
+    let block = readme[start..start + len].trim();
+    let body = block
+        .strip_prefix("```sh\n")
+        .and_then(|b| b.strip_suffix("```"))
+        .expect("the marked block is one ```sh code block");
+    body.to_string()
+}
+
+fn git(dir: &Path, args: &[&str]) -> Output {
+    let mut cmd = git_command(dir);
+    cmd.args(args);
+    let out = cmd.output().expect("run git");
+    check(&cmd, out)
+}
+
+fn git_text(dir: &Path, args: &[&str]) -> String {
+    String::from_utf8_lossy(&git(dir, args).stdout)
+        .trim()
+        .to_string()
+}
+
+/// A bare `origin` with one commit on `main`, and `your-repo`, a clone of
+/// it with `user.name` set, beside it in `base`; `policy`, when given, is
+/// written as `.gate/policy.yaml` (not committed: the flow commits it).
+fn scenery(base: &Path, policy: Option<&str>) -> PathBuf {
+    let origin = base.join("origin.git");
+    let repo = base.join("your-repo");
+    std::fs::create_dir_all(&origin).unwrap();
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&origin, &["init", "-q", "--bare", "-b", "main"]);
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["config", "user.name", "Ada"]);
+    git(&repo, &["config", "user.email", "ada@example.com"]);
+    std::fs::write(repo.join("README.md"), "# a project\n").unwrap();
+    git(&repo, &["add", "README.md"]);
+    git(&repo, &["commit", "-q", "-m", "initial"]);
+    git(&repo, &["remote", "add", "origin", "../origin.git"]);
+    git(&repo, &["push", "-q", "-u", "origin", "main"]);
+    if let Some(policy) = policy {
+        std::fs::create_dir_all(repo.join(".gate")).unwrap();
+        std::fs::write(repo.join(".gate/policy.yaml"), policy).unwrap();
+    }
+    repo
+}
+
+/// Run the README's flow in `base` with `sh -e`, `gate` (this build) first
+/// on PATH and `$EDITOR` a step that writes the plan as the user saves it.
+fn run_flow(base: &Path) -> Output {
+    let flow = readme_flow();
+    std::fs::write(base.join("flow.sh"), &flow).unwrap();
+    // The editor the README opens: it writes the plan back, as someone who
+    // read the example and kept it would.
+    let editor = base.join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nset -e\nplan=$(cat \"$1\")\nprintf '%s\\n# reviewed: the example is our plan\\n' \"$plan\" > \"$1\"\n",
+    )
+    .unwrap();
+    let gate = PathBuf::from(assert_cmd::cargo::cargo_bin!("gate"));
+    let bin = gate.parent().expect("the binary's directory");
+    let path = std::env::join_paths(std::iter::once(bin.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let home = base.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let mut sh = Command::new("sh");
+    sh.current_dir(base)
+        .env_clear()
+        .envs(git_env())
+        .env("PATH", path)
+        .env("HOME", &home)
+        .env("EDITOR", format!("sh {}", editor.display()))
+        .args(["-e", "-x", "flow.sh"]);
+    sh.output().expect("run sh")
+}
+
+fn show(out: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The flow ran to its end, every command succeeding, and left what it
+/// says: the setup on origin's main, the work with its task's file on
+/// origin's new branch, CI's range non-empty and passing.
+fn assert_flow_worked(base: &Path, repo: &Path, out: &Output) {
+    assert_eq!(out.status.code(), Some(0), "{}", show(out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("gate: error"), "{}", show(out));
+    // The last command ran (`sh -e` stops at the first failing one).
+    assert!(stderr.contains("+ gate handover"), "{}", show(out));
+    let origin = base.join("origin.git");
+    let main_files = git_text(&origin, &["ls-tree", "-r", "--name-only", "main"]);
+    assert!(main_files.contains(".gate/policy.yaml"), "{main_files}");
+    assert!(main_files.contains(".gate/plan.yaml"), "{main_files}");
+    let branch_files = git_text(&origin, &["ls-tree", "-r", "--name-only", "csv-export"]);
+    assert!(
+        branch_files.contains("src/export/columns.csv")
+            && branch_files.contains(".gate/tasks/T-17.md"),
+        "{branch_files}"
+    );
+    // No brief file was written into the work tree, nor committed.
+    assert!(!branch_files.contains("brief"), "{branch_files}");
+    // The task's amendment travelled with the work.
+    let task = git_text(&origin, &["show", "csv-export:.gate/tasks/T-17.md"]);
+    assert!(task.contains("Also the totals row."), "{task}");
+    // CI's range, after the push, holds the work's commits.
+    let base_commit = git_text(repo, &["merge-base", "origin/main", "HEAD"]);
+    let count = git_text(
+        repo,
+        &["rev-list", "--count", &format!("{base_commit}..HEAD")],
+    );
+    assert_eq!(count, "2", "CI's range holds the two commits of the work");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("\"summary\": \"2 commits in"),
+        "CI's check proved the range: {}",
+        show(out)
+    );
+}
+
+#[test]
+fn the_readme_flow_calls_no_hook_skipping() {
+    let flow = readme_flow();
+    assert!(flow.contains("gate start"), "{flow}");
+    assert!(!flow.contains("--no-verify"), "{flow}");
+}
+
+#[test]
+fn the_readme_flow_works_under_the_default_policy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().canonicalize().unwrap();
+    let repo = scenery(&base, None);
+    let out = run_flow(&base);
+    assert_flow_worked(&base, &repo, &out);
+    // `gate init` wrote the embedded default, and that is what was committed.
+    assert_eq!(
+        git_text(
+            &base.join("origin.git"),
+            &["show", "main:.gate/policy.yaml"]
+        ),
+        gate::policy::DEFAULT_POLICY_YAML.trim()
+    );
+}
+
+#[test]
+fn the_readme_flow_works_with_every_check_required() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().canonicalize().unwrap();
+    let repo = scenery(&base, Some(ALL_REQUIRED));
+    let out = run_flow(&base);
+    assert_flow_worked(&base, &repo, &out);
+    assert_eq!(
+        git_text(
+            &base.join("origin.git"),
+            &["show", "main:.gate/policy.yaml"]
+        ),
+        ALL_REQUIRED.trim()
+    );
+    // Each gate verb judged under `required` and passed.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("binding     pass"), "{}", show(&out));
+    assert!(stdout.contains("result: pass (exit 0)"), "{}", show(&out));
+}
