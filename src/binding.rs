@@ -6,9 +6,11 @@
 //! every cause — in the order the spec fixes: nothing named; an exemption,
 //! judged alone with all its faults together; else the issue, else the
 //! intent, else the paths (every covering open issue judged, the worst
-//! verdict wins). [`pins`] computes the two hashes a task records:
-//! `plan_revision` over the served intent's content and `evidence_standing`
-//! over its criteria's evidence states. Nothing derived is ever stored; the
+//! verdict wins). [`pins`] computes the two hashes a task records: the
+//! plan pin (`plan_pin` in JSON, `pins.plan_revision` in the task file) over
+//! the served intent's content and `evidence_standing` over its criteria's
+//! evidence states. A critique records another digest, the
+//! [`intent_revision`] (docs/binding.md#the-pins). Nothing derived is ever stored; the
 //! pins are hashes compared at read time.
 //!
 //! Pure: the evidence states come in as an argument.
@@ -440,8 +442,8 @@ fn preflight_intent(plan: &Plan, intent: &Intent, issue: Option<&str>, out: &mut
                 "intent_not_critiqued",
                 format!("intent {id} has no critique: its plan was never reviewed"),
                 &format!(
-                    "review the intent and record a critique with its plan_revision ({})",
-                    plan_revision(plan, &[id], false)
+                    "review the intent and record a critique with its intent_revision ({}): `gate plan critique {id}` prints the entry",
+                    intent_revision(plan, id)
                 ),
             )
         });
@@ -465,17 +467,17 @@ fn preflight_intent(plan: &Plan, intent: &Intent, issue: Option<&str>, out: &mut
     // A critique that records no revision is judged by its presence alone:
     // there is nothing to compare. Stale when no critique reviewed the
     // current revision and at least one recorded what it reviewed.
-    let current = plan_revision(plan, &[id], false);
-    let recorded: Vec<(usize, &str)> = critiques
+    let current = intent_revision(plan, id);
+    let recorded: Vec<(usize, &str, &str)> = critiques
         .iter()
-        .filter_map(|(n, c)| c.plan_revision.as_deref().map(|r| (*n, r)))
+        .filter_map(|(n, c)| c.revision().map(|r| (*n, r, c.revision_key())))
         .collect();
     let some_current = critiques
         .iter()
-        .any(|(_, c)| c.plan_revision.as_deref().is_none_or(|r| r == current));
-    if let (false, Some(&(n, last))) = (some_current, recorded.last()) {
+        .any(|(_, c)| c.revision().is_none_or(|r| r == current));
+    if let (false, Some(&(n, last, key))) = (some_current, recorded.last()) {
         out.push(Refusal {
-            key: Some(format!("critiques[{n}].plan_revision")),
+            key: Some(format!("critiques[{n}].{key}")),
             ..refusal(
                 issue,
                 "critique_stale",
@@ -485,7 +487,7 @@ fn preflight_intent(plan: &Plan, intent: &Intent, issue: Option<&str>, out: &mut
                     short(&current)
                 ),
                 &format!(
-                    "review the intent again and record a critique with plan_revision {current} (`gate plan validate` prints it)"
+                    "review the intent again and record a critique with intent_revision {current} (`gate plan critique {id}` prints the entry)"
                 ),
             )
         });
@@ -495,6 +497,13 @@ fn preflight_intent(plan: &Plan, intent: &Intent, issue: Option<&str>, out: &mut
 /// The first 12 digits of a hex digest or object id, as people are shown them.
 pub fn short(hex: &str) -> &str {
     &hex[..hex.len().min(12)]
+}
+
+/// The intent revision of `id`: the digest a critique records as
+/// `intent_revision` — [`plan_revision`] of the intent without its
+/// critiques, so recording a critique does not move it (docs/plan.md).
+pub fn intent_revision(plan: &Plan, id: &str) -> String {
+    plan_revision(plan, &[id], false)
 }
 
 /// `plan_revision` of `intents` (SPEC §4.4): SHA-256 over a canonical
@@ -568,7 +577,9 @@ fn intent_value(plan: &Plan, id: &str, with_critiques: bool) -> Value {
                     .map(|f| json!({ "id": f.id, "blocking": f.blocking, "text": f.text, "resolution": f.resolution }))
                     .collect();
                 findings.sort_by_key(|v| v["id"].as_str().unwrap_or_default().to_string());
-                json!({ "reviewed_at": c.reviewed_at, "plan_revision": c.plan_revision, "findings": findings })
+                // Under the key it always had, so renaming the critique's
+                // key in the plan does not move the pin.
+                json!({ "reviewed_at": c.reviewed_at, "plan_revision": c.revision(), "findings": findings })
             })
             .collect();
         critiques.sort_by_key(digest::canonical_json);

@@ -375,4 +375,21 @@ pub enum PlanCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Print the critique entry an intent's review records (its intent_revision, today)
+    Critique(CritiqueArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CritiqueArgs {
+    /// The intent reviewed
+    pub intent: String,
+    /// Add the entry to .gate/plan.yaml (refused when the intent has a critique)
+    #[arg(long)]
+    pub write: bool,
+    /// The review's date (default: today, UTC)
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub today: Option<String>,
+    /// Print one JSON document (schema gate.critique/1)
+    #[arg(long)]
+    pub json: bool,
 }

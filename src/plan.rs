@@ -22,8 +22,9 @@
 //!   maintenance issue) and `serves` (criterion ids of that intent, default
 //!   empty).
 //! - critique: `intent`, `reviewed_at` (a date `YYYY-MM-DD` or a commit id of
-//!   7–64 lowercase hex digits); optional `plan_revision` (64 lowercase hex
-//!   digits) and `findings` (default empty).
+//!   7–64 lowercase hex digits); optional `intent_revision` (64 lowercase
+//!   hex digits; `plan_revision` is its deprecated old name, one or the
+//!   other) and `findings` (default empty).
 //! - finding: `id`, `blocking`, `text`; optional `resolution` (absent or
 //!   blank: the finding is open).
 //!
@@ -37,7 +38,7 @@
 //! findings within a critique); a blank statement, criterion, command, title
 //! or finding text; a bad `sources` entry (see [`check_source`]); an issue
 //! path that is not a valid glob (see [`compile_glob`]); a bad `reviewed_at`
-//! or `plan_revision`.
+//! or `intent_revision`, or both it and `plan_revision`.
 //!
 //! A reference that resolves to nothing is *not* a load error: the plan still
 //! loads, and [`Plan::reference_faults`] lists each with a stable cause so
@@ -223,10 +224,28 @@ pub enum IssueStatus {
 }
 
 /// A review of an intent's plan.
+impl Critique {
+    /// The intent revision the critique recorded, under either name.
+    pub fn revision(&self) -> Option<&str> {
+        self.intent_revision
+            .as_deref()
+            .or(self.plan_revision.as_deref())
+    }
+
+    /// The key the critique recorded its revision under.
+    pub fn revision_key(&self) -> &'static str {
+        if self.intent_revision.is_none() && self.plan_revision.is_some() {
+            "plan_revision"
+        } else {
+            "intent_revision"
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a critique mapping (intent, reviewed_at, plan_revision, findings)"
+    expecting = "a critique mapping (intent, reviewed_at, intent_revision, findings)"
 )]
 pub struct Critique {
     #[serde(deserialize_with = "yaml::string")]
@@ -234,7 +253,12 @@ pub struct Critique {
     /// When it was written: `YYYY-MM-DD` or a commit id.
     #[serde(deserialize_with = "yaml::string")]
     pub reviewed_at: String,
-    /// The intent's plan revision it reviewed (64 hex digits).
+    /// The intent revision it reviewed (64 hex digits, as `gate plan
+    /// validate` and `gate plan critique` print it).
+    #[serde(default, deserialize_with = "yaml::opt_string")]
+    pub intent_revision: Option<String>,
+    /// The deprecated name of `intent_revision` (docs/plan.md): read, never
+    /// written; a critique gives one or the other.
     #[serde(default, deserialize_with = "yaml::opt_string")]
     pub plan_revision: Option<String>,
     #[serde(default)]
@@ -743,11 +767,16 @@ fn validate(plan: &Plan) -> Result<(), (String, String)> {
     for (i, critique) in plan.critiques.iter().enumerate() {
         let at = |field: &str| format!("critiques[{i}].{field}");
         reviewed_at(&critique.reviewed_at).map_err(|message| (at("reviewed_at"), message))?;
-        if let Some(revision) = &critique.plan_revision {
+        ensure(
+            critique.intent_revision.is_none() || critique.plan_revision.is_none(),
+            || at("plan_revision"),
+            "plan_revision is the old name of intent_revision: give intent_revision only",
+        )?;
+        if let Some(revision) = critique.revision() {
             ensure(
                 revision.len() == 64 && crate::digest::is_lower_hex(revision),
-                || at("plan_revision"),
-                "a plan revision is 64 lowercase hex digits, as `gate plan validate` prints it",
+                || at(critique.revision_key()),
+                "an intent revision is 64 lowercase hex digits, as `gate plan critique` prints it",
             )?;
         }
         let mut seen = std::collections::HashMap::new();
@@ -1026,7 +1055,7 @@ critiques:
         );
         assert!(plan.checks[0].purpose.is_none() && plan.checks[0].environment.is_none());
         assert!(plan.issues[0].intent.is_none() && plan.issues[0].serves.is_empty());
-        assert!(plan.critiques[0].plan_revision.is_none() && plan.critiques[0].findings.is_empty());
+        assert!(plan.critiques[0].revision().is_none() && plan.critiques[0].findings.is_empty());
         assert_eq!(parse_text("{}").unwrap(), Plan::default());
         assert_eq!(parse_text("intents: []\n").unwrap(), Plan::default());
     }
@@ -1293,6 +1322,27 @@ critiques:
                 (Some(4), "critiques[0].plan_revision")
             );
         }
+        // The new name, and never both.
+        let good = format!("    intent_revision: {}\n", "ab".repeat(32));
+        let plan = parse_text(&critique("2026-01-01", &good)).unwrap();
+        assert_eq!(plan.critiques[0].revision(), Some("ab".repeat(32).as_str()));
+        let (line, key, _) = invalid(&critique(
+            "2026-01-01",
+            &format!(
+                "    intent_revision: {}\n    plan_revision: {}\n",
+                "ab".repeat(32),
+                "ab".repeat(32)
+            ),
+        ));
+        assert_eq!(
+            (line, key.as_str()),
+            (Some(5), "critiques[0].plan_revision")
+        );
+        let (line, key, _) = invalid(&critique("2026-01-01", "    intent_revision: abc\n"));
+        assert_eq!(
+            (line, key.as_str()),
+            (Some(4), "critiques[0].intent_revision")
+        );
     }
 
     #[test]

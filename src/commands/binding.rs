@@ -214,10 +214,24 @@ pub struct RefusalWire<'a> {
     pub decide: &'a str,
 }
 
+/// The pins as JSON shows them (docs/json.md): `plan_pin`, and the same
+/// value under its deprecated old name `plan_revision` — which a critique's
+/// `intent_revision`, a different digest, was also once called.
 #[derive(Serialize)]
 pub struct PinsWire<'a> {
+    pub plan_pin: &'a str,
     pub plan_revision: &'a str,
     pub evidence_standing: &'a str,
+}
+
+impl<'a> PinsWire<'a> {
+    pub fn new(plan_pin: &'a str, evidence_standing: &'a str) -> PinsWire<'a> {
+        PinsWire {
+            plan_pin,
+            plan_revision: plan_pin,
+            evidence_standing,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -259,10 +273,7 @@ pub fn wire(d: &Derived) -> BindingWire<'_> {
                 decide: &r.decide,
             })
             .collect(),
-        pins: PinsWire {
-            plan_revision: &d.pins.plan_revision,
-            evidence_standing: &d.pins.evidence_standing,
-        },
+        pins: PinsWire::new(&d.pins.plan_revision, &d.pins.evidence_standing),
         criteria: d
             .served
             .iter()
@@ -341,7 +352,7 @@ pub fn render(d: &Derived) -> String {
     if !d.pins.plan_revision.is_empty() {
         let _ = writeln!(
             s,
-            "  pins: plan_revision {} · evidence_standing {}",
+            "  pins: plan_pin {} · evidence_standing {}",
             d.pins.plan_revision, d.pins.evidence_standing
         );
     }

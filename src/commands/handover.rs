@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::binding::{Derived, derive, evidence_key, naming_of};
+use super::binding::{Derived, PinsWire, derive, evidence_key, naming_of};
 use super::{Ctx, Failure, err, out};
 use crate::binding::{Standing, short};
 use crate::cli::HandoverArgs;
@@ -62,10 +62,7 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
                 class: &e.class,
                 because: &e.because,
             }),
-            pins: PinsWire {
-                plan_revision: &pins.plan_revision,
-                evidence_standing: &pins.evidence_standing,
-            },
+            pins: PinsWire::new(&pins.plan_revision, &pins.evidence_standing),
             brief: task.body.brief.as_ref().map(|b| b.text.as_str()),
             addenda: task.body.addenda.as_ref().map_or("", |a| a.text.as_str()),
             commit,
@@ -124,12 +121,6 @@ struct HandoverWire<'a> {
 struct ExemptionWire<'a> {
     class: &'a str,
     because: &'a str,
-}
-
-#[derive(Serialize)]
-struct PinsWire<'a> {
-    plan_revision: &'a str,
-    evidence_standing: &'a str,
 }
 
 /// A quoted string for the handover's header; what JSON quoting leaves
@@ -242,16 +233,15 @@ fn resolve(task: &Task, asked: Result<Derived, Failure>, as_json: bool) -> Resul
             };
             if recorded.plan_revision != d.pins.plan_revision {
                 let why = if recorded.plan_revision.is_empty() {
-                    "no plan_revision was recorded (run `gate handover` to record the pins)"
-                        .to_string()
+                    "no plan pin was recorded (run `gate handover` to record the pins)".to_string()
                 } else if d.pins.plan_revision.is_empty() {
                     format!(
-                        "the work reached an intent when the pins were recorded (plan_revision {}), and reaches none now",
+                        "the work reached an intent when the pins were recorded (plan_pin {}), and reaches none now",
                         short(&recorded.plan_revision)
                     )
                 } else {
                     format!(
-                        "what the work is for changed: plan_revision {} → {}",
+                        "what the work is for changed: plan_pin {} → {}",
                         short(&recorded.plan_revision),
                         short(&d.pins.plan_revision)
                     )
@@ -301,14 +291,11 @@ fn resolve(task: &Task, asked: Result<Derived, Failure>, as_json: bool) -> Resul
             intents,
             standing: asked.as_ref().ok().map(|d| d.judgement.standing.as_str()),
             message: message.clone(),
-            recorded: PinsWire {
-                plan_revision: &recorded.plan_revision,
-                evidence_standing: &recorded.evidence_standing,
-            },
-            current: asked.as_ref().ok().map(|d| PinsWire {
-                plan_revision: &d.pins.plan_revision,
-                evidence_standing: &d.pins.evidence_standing,
-            }),
+            recorded: PinsWire::new(&recorded.plan_revision, &recorded.evidence_standing),
+            current: asked
+                .as_ref()
+                .ok()
+                .map(|d| PinsWire::new(&d.pins.plan_revision, &d.pins.evidence_standing)),
         }));
     } else {
         let mut text = crate::report::human::task_lines(&super::task_ref(task));

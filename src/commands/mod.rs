@@ -179,6 +179,7 @@ pub fn wants_json(command: &Command) -> bool {
         Command::Task(TaskCommand::Finish { json, .. }) => *json,
         Command::Task(TaskCommand::Abandon { json, .. }) => *json,
         Command::Plan(PlanCommand::Validate { json }) => *json,
+        Command::Plan(PlanCommand::Critique(a)) => a.json,
         _ => false,
     }
 }

@@ -1,10 +1,14 @@
 //! `gate plan validate`: every fault of `.gate/plan.yaml` the later checks
-//! would trip on, as a `gate.report/1` with one `plan` check.
+//! would trip on, as a `gate.report/1` with one `plan` check. `gate plan
+//! critique`: the critique entry an intent's review records, printed to
+//! paste or added to the plan (docs/plan.md).
 
 use std::path::Path;
 
 use super::{Ctx, Failure, out, policy_origin};
-use crate::cli::PlanCommand;
+use serde::Serialize;
+
+use crate::cli::{CritiqueArgs, PlanCommand};
 use crate::load::LoadError;
 use crate::policy::Mode;
 use crate::report::{CheckReport, Finding, Report, Severity, Subject, human, json};
@@ -14,7 +18,202 @@ pub const CHECK: &str = "plan";
 pub fn run(dir: Option<&Path>, cmd: &PlanCommand) -> Result<i32, Failure> {
     match cmd {
         PlanCommand::Validate { json } => validate(dir, *json),
+        PlanCommand::Critique(args) => critique(dir, args),
     }
+}
+
+/// `gate plan critique INTENT [--write] [--today DATE] [--json]`.
+fn critique(dir: Option<&Path>, args: &CritiqueArgs) -> Result<i32, Failure> {
+    let ctx = Ctx::open(dir)?;
+    let today = super::brief::today(args.today.as_deref())?;
+    let Some(loaded) = ctx.plan()? else {
+        return Err(
+            Failure::refused("there is no .gate/plan.yaml: no intent to critique")
+                .hint("`gate init` writes an example plan"),
+        );
+    };
+    let plan = &loaded.plan;
+    let intent = args.intent.trim();
+    if plan.intent(intent).is_none() {
+        let ids: Vec<&str> = plan.intents.iter().map(|i| i.id.as_str()).collect();
+        return Err(Failure::refused(format!(
+            "the plan has no intent `{intent}` (intents: {})",
+            if ids.is_empty() {
+                "none".to_string()
+            } else {
+                ids.join(", ")
+            }
+        )));
+    }
+    let revision = crate::binding::intent_revision(plan, intent);
+    let entry = format!(
+        "  - intent: {}\n    reviewed_at: {today}\n    intent_revision: {revision}\n    findings: []\n",
+        serde_json::to_string(intent).expect("a string serialises")
+    );
+    let written = if args.write {
+        write_critique(&ctx, loaded, intent, &revision, &entry)?;
+        true
+    } else {
+        false
+    };
+    out(&if args.json {
+        json::to_string(&CritiqueWire {
+            schema: "gate.critique/1",
+            intent,
+            reviewed_at: today.to_string(),
+            intent_revision: &revision,
+            entry: &entry,
+            written,
+            file: written.then(|| loaded.file.display().to_string()),
+        })
+    } else if written {
+        format!(
+            "added to {} under critiques:\n{entry}record the review's findings there; an open blocking one stops work on {intent}\n",
+            loaded.file.display()
+        )
+    } else {
+        format!(
+            "# paste under `critiques:` in {}\n{entry}",
+            loaded.file.display()
+        )
+    });
+    Ok(0)
+}
+
+#[derive(Serialize)]
+struct CritiqueWire<'a> {
+    schema: &'static str,
+    intent: &'a str,
+    reviewed_at: String,
+    intent_revision: &'a str,
+    entry: &'a str,
+    written: bool,
+    file: Option<String>,
+}
+
+/// Add `entry` (a list item indented two spaces) to the plan's
+/// `critiques`, atomically, and only when the result parses to exactly the
+/// plan with that one critique more; anything else is refused with the
+/// entry to paste by hand. An intent that has a critique is refused: which
+/// one the review replaces is the reviewer's call.
+fn write_critique(
+    ctx: &Ctx,
+    loaded: &crate::plan::LoadedPlan,
+    intent: &str,
+    revision: &str,
+    entry: &str,
+) -> Result<(), Failure> {
+    let by_hand = |why: String| {
+        Failure::refused(format!("{why}; nothing was written")).hint(format!(
+            "paste the entry `gate plan critique {intent}` prints into {}",
+            loaded.file.display()
+        ))
+    };
+    if let Some(n) = loaded
+        .plan
+        .critiques
+        .iter()
+        .position(|c| c.intent == intent)
+    {
+        return Err(Failure::refused(format!(
+            "intent {intent} already has a critique (critiques[{n}]); nothing was written"
+        ))
+        .hint(format!(
+            "a new review replaces or joins it by hand: `gate plan critique {intent}` prints the entry, with the intent_revision it must carry"
+        )));
+    }
+    let Some(text) = with_critique(&loaded.text, entry) else {
+        return Err(by_hand(
+            "the plan's `critiques` is not a block list gate can add to".to_string(),
+        ));
+    };
+    let mut expected = loaded.plan.clone();
+    let parsed = crate::plan::parse(&loaded.file, &text).ok();
+    let added = parsed.as_ref().and_then(|p| {
+        let n = p.critiques.iter().position(|c| c.intent == intent)?;
+        let mut p = p.clone();
+        let c = p.critiques.remove(n);
+        Some((p, c))
+    });
+    match added {
+        Some((rest, c)) if c.revision() == Some(revision) && c.findings.is_empty() => {
+            expected.critiques.sort_by(|a, b| a.intent.cmp(&b.intent));
+            let mut rest = rest;
+            rest.critiques.sort_by(|a, b| a.intent.cmp(&b.intent));
+            if rest != expected {
+                return Err(by_hand(
+                    "adding the entry would change more of the plan".into(),
+                ));
+            }
+        }
+        _ => {
+            return Err(by_hand(
+                "the plan with the entry added does not read back as expected".into(),
+            ));
+        }
+    }
+    crate::fsutil::write_within(
+        ctx.root(),
+        &loaded.file,
+        text.as_bytes(),
+        None,
+        Some(&ctx.state_dir().join("tmp")),
+    )?;
+    Ok(())
+}
+
+/// `text` with `entry` added as the first item of its top-level
+/// `critiques` block list (re-indented to the list's own indentation), or a
+/// new `critiques:` at the end; `None` for a flow list with items.
+fn with_critique(text: &str, entry: &str) -> Option<String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let key = lines.iter().position(|l| {
+        l.strip_prefix("critiques:").is_some_and(|rest| {
+            rest.trim().is_empty() || rest.trim_start().starts_with('#') || rest.trim() == "[]"
+        })
+    });
+    let Some(key) = key else {
+        if text.lines().any(|l| l.starts_with("critiques")) {
+            return None;
+        }
+        let sep = if text.is_empty() || text.ends_with('\n') {
+            ""
+        } else {
+            "\n"
+        };
+        return Some(format!("{text}{sep}critiques:\n{entry}"));
+    };
+    // The indentation of the list's first item; two spaces when it has none.
+    let indent = lines[key + 1..]
+        .iter()
+        .map(|l| l.trim_end_matches(['\n', '\r']))
+        .take_while(|l| l.is_empty() || l.starts_with([' ', '-', '#']))
+        .find_map(|l| {
+            let body = l.trim_start_matches(' ');
+            body.starts_with('-').then(|| l.len() - body.len())
+        })
+        .unwrap_or(2);
+    let entry: String = entry
+        .lines()
+        .map(|l| format!("{}{}\n", " ".repeat(indent), &l[2..]))
+        .collect();
+    let mut out = String::with_capacity(text.len() + entry.len());
+    for (n, line) in lines.iter().enumerate() {
+        if n == key {
+            if line.trim_end().ends_with("[]") {
+                out.push_str("critiques:\n");
+            } else {
+                out.push_str(line);
+                if !line.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            out.push_str(&entry);
+        } else {
+            out.push_str(line);
+        }
+    }
+    Some(out)
 }
 
 fn validate(dir: Option<&Path>, as_json: bool) -> Result<i32, Failure> {
@@ -131,9 +330,10 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<i32, Failure> {
             // The revision a new critique should record, per intent.
             for intent in &p.intents {
                 notes.push(format!(
-                    "intent {}: plan_revision {} (record it in a new critique)",
+                    "intent {}: intent_revision {} (a new critique records it: `gate plan critique {}` prints the entry)",
                     intent.id,
-                    crate::binding::plan_revision(p, &[intent.id.as_str()], false)
+                    crate::binding::intent_revision(p, &intent.id),
+                    intent.id
                 ));
             }
             (summary, findings)

@@ -186,7 +186,7 @@ fn assert_nothing_written(repo: &TestRepo, context: &str) {
 /// critique records).
 fn printed_revision(repo: &TestRepo, intent: &str) -> String {
     let out = gate(repo, &["plan", "validate"]);
-    let want = format!("note: intent {intent}: plan_revision ");
+    let want = format!("note: intent {intent}: intent_revision ");
     let line = stdout(&out)
         .lines()
         .find(|l| l.starts_with(&want))
@@ -374,10 +374,7 @@ fn every_standing() {
             assert!(!a.human.contains("pins:"), "{args:?}\n{}", a.human);
         } else {
             assert_eq!((rev.len(), ev.len()), (64, 64), "{args:?}");
-            assert!(
-                a.human.contains(&format!("plan_revision {rev}")),
-                "{args:?}"
-            );
+            assert!(a.human.contains(&format!("plan_pin {rev}")), "{args:?}");
         }
     }
     // What was named comes back as named.
@@ -1471,11 +1468,14 @@ fn resolve_answers_unchanged_evidence_moved_plan_changed_and_unknown() {
     let (answer, code, message, doc) = resolve(&repo);
     assert_eq!((answer.as_str(), code), ("plan_changed", 1), "{message}");
     assert!(message.contains("intent I-a"), "{message}");
-    assert!(message.contains("plan_revision"), "{message}");
-    assert_ne!(
+    assert!(message.contains("plan_pin"), "{message}");
+    assert_ne!(doc["recorded"]["plan_pin"], doc["current"]["plan_pin"]);
+    // The deprecated alias carries the same values.
+    assert_eq!(
         doc["recorded"]["plan_revision"],
-        doc["current"]["plan_revision"]
+        doc["recorded"]["plan_pin"]
     );
+    assert_eq!(doc["current"]["plan_revision"], doc["current"]["plan_pin"]);
 
     // Resolving writes nothing.
     assert_eq!(task_text(&repo, "T-1"), file);
@@ -1548,7 +1548,7 @@ fn plan_validate_reports_what_the_binding_would_trip_on() {
             notes.iter().any(|n| n
                 .as_str()
                 .unwrap()
-                .starts_with(&format!("intent {intent}: plan_revision "))),
+                .starts_with(&format!("intent {intent}: intent_revision "))),
             "{intent}: {notes:?}"
         );
     }

@@ -381,6 +381,7 @@ mod binding_documents {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Pins {
+        plan_pin: String,
         plan_revision: String,
         evidence_standing: String,
     }

@@ -1,5 +1,6 @@
 //! `gate plan validate` warns about check commands whose receipts could not
-//! be reproduced (docs/plan.md): a moving ref, several lines.
+//! be reproduced (docs/plan.md): a moving ref, several lines. `gate plan
+//! critique` prints (or adds) the entry a review records.
 
 use crate::fixture::{plan_repo, show};
 
@@ -65,4 +66,151 @@ fn plan_validate_warns_about_commands_that_cannot_mean_the_same_thing_twice() {
         text.contains("! command_names_moving_ref the command of check drift names `origin/main`"),
         "{text}"
     );
+}
+
+/// The fixture plan without its critiques section.
+fn plan_without_critiques() -> String {
+    let plan = crate::fixture::PLAN;
+    plan[..plan.find("critiques:").unwrap()].to_string()
+}
+
+fn binding_causes(repo: &crate::support::TestRepo) -> (Option<i32>, serde_json::Value) {
+    let out = repo
+        .gate()
+        .args(["binding", "--issue", "42", "--json"])
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", show(&out))),
+    )
+}
+
+#[test]
+fn plan_critique_prints_the_entry_a_review_records() {
+    let repo = plan_repo("required");
+    let out = repo
+        .gate()
+        .args(["plan", "critique", "I-export", "--today", "2026-12-01"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    crate::golden::assert_golden(
+        "plan/critique.txt",
+        &crate::golden::transcript(Some(&repo), &out),
+    );
+    let json = repo
+        .gate()
+        .args([
+            "plan",
+            "critique",
+            "I-export",
+            "--today",
+            "2026-12-01",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(json.status.code(), Some(0), "{}", show(&json));
+    crate::golden::assert_golden(
+        "plan/critique.json",
+        &crate::golden::transcript(Some(&repo), &json),
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let revision = doc["intent_revision"].as_str().unwrap().to_string();
+    // It is the digest `gate plan validate` names for a new critique.
+    let validate = repo.gate().args(["plan", "validate"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&validate.stdout).contains(&format!("intent_revision {revision}")),
+        "{}",
+        show(&validate)
+    );
+    // Pasted under `critiques:`, the review is current: bound.
+    let entry = String::from_utf8_lossy(&out.stdout).to_string();
+    repo.write(
+        ".gate/plan.yaml",
+        format!("{}critiques:\n{entry}", plan_without_critiques()),
+    );
+    let (code, doc) = binding_causes(&repo);
+    assert_eq!(
+        (code, doc["standing"].as_str()),
+        (Some(0), Some("bound")),
+        "{doc}"
+    );
+    // The pin is another digest, under its own name (and its old one).
+    let pins = &doc["pins"];
+    assert_eq!(pins["plan_pin"], pins["plan_revision"]);
+    assert_ne!(pins["plan_pin"].as_str(), Some(revision.as_str()));
+    // The intent changes: the critique is stale, and the refusal says how
+    // to get the entry a new review records.
+    repo.write(
+        ".gate/plan.yaml",
+        format!("{}critiques:\n{entry}", plan_without_critiques()).replace(
+            "Reports can be exported.",
+            "Reports can be exported as CSV.",
+        ),
+    );
+    let (code, doc) = binding_causes(&repo);
+    assert_eq!(code, Some(1), "{doc}");
+    let refusal = &doc["refusals"][0];
+    assert_eq!(refusal["cause"], "critique_stale");
+    assert!(
+        refusal["decide"]
+            .as_str()
+            .unwrap()
+            .contains("gate plan critique I-export"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn plan_critique_write_adds_the_entry_or_refuses_writing_nothing() {
+    let repo = plan_repo("required");
+    let lists = [
+        format!("{}critiques: []\n", plan_without_critiques()),
+        plan_without_critiques(),
+        format!(
+            "{}critiques:\n- intent: Other\n  reviewed_at: 2026-01-01\n",
+            plan_without_critiques()
+        ),
+    ];
+    for before in lists {
+        repo.write(".gate/plan.yaml", &before);
+        let (code, doc) = binding_causes(&repo);
+        assert_eq!(code, Some(1), "not yet critiqued: {doc}");
+        let out = repo
+            .gate()
+            .args(["plan", "critique", "I-export", "--write"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{before}\n{}", show(&out));
+        let after = std::fs::read_to_string(repo.path().join(".gate/plan.yaml")).unwrap();
+        assert!(after.starts_with(&plan_without_critiques()), "{after}");
+        let (code, doc) = binding_causes(&repo);
+        assert_eq!(code, Some(0), "{after}\n{doc}");
+        // A second review is the reviewer's to place: refused, nothing written.
+        let out = repo
+            .gate()
+            .args(["plan", "critique", "I-export", "--write"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("already has a critique"),
+            "{}",
+            show(&out)
+        );
+        assert_eq!(
+            std::fs::read_to_string(repo.path().join(".gate/plan.yaml")).unwrap(),
+            after
+        );
+    }
+    // An unknown intent is refused, naming the plan's.
+    let out = repo
+        .gate()
+        .args(["plan", "critique", "I-nope", "--write"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("intents: I-export"));
 }
