@@ -314,7 +314,24 @@ pub fn loaded<'t>(check: &'static str, task: &'t TaskState) -> Result<&'t Task, 
 fn scope_check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Finding>) {
     let task = match loaded(scope::CHECK, task) {
         Ok(task) => task,
-        Err(f) => return ("no task".into(), vec![*f]),
+        Err(f) => {
+            // A commit of closed (or other) tasks' own files only, each
+            // changed as its task may, is theirs: no active task needed
+            // (docs/tasks.md#closing-a-task).
+            if let (TaskState::None, Target::Staged) = (task, target)
+                && let Ok(changes) = staged_own_changes(ctx)
+                && !changes.is_empty()
+                && own_task_changes(ctx, &changes).len() == changes.len()
+            {
+                let n = changes.len();
+                let s = if n == 1 { "" } else { "s" };
+                return (
+                    format!("no task · {n} staged task file{s}, each changed as its own task may"),
+                    vec![],
+                );
+            }
+            return ("no task".into(), vec![*f]);
+        }
     };
     let id = &task.record.id;
     let scope = match Scope::new(&task.record.scope, id) {
@@ -336,8 +353,14 @@ fn scope_check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Fin
         _ => current_changes(ctx).map(|c| (c, "changed")),
     };
     match changes {
-        Ok((changes, what)) => {
+        Ok((mut changes, what)) => {
             let n: usize = changes.iter().map(|c| c.paths().count()).sum();
+            // Another task's file, staged as that task may change it (a
+            // closing, an appended entry), is that task's.
+            if let Target::Staged = target {
+                let theirs = own_task_changes(ctx, &changes);
+                changes.retain(|c| !theirs.contains(&c.path));
+            }
             let findings = scope::check_changes(&scope, id, &changes, None);
             (
                 format!(
@@ -357,6 +380,29 @@ fn scope_check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Fin
             )],
         ),
     }
+}
+
+/// The paths of `changes` that are task files staged as their own task may
+/// change them ([`super::recorded::own_change`]): modified or added, the
+/// index's version read.
+fn own_task_changes(ctx: &Ctx, changes: &[Change]) -> Vec<crate::path::RepoPath> {
+    let Ok(index) = ctx.index() else {
+        return Vec::new();
+    };
+    changes
+        .iter()
+        .filter(|c| matches!(c.kind, ChangeKind::Modified | ChangeKind::Added) && c.from.is_none())
+        .filter(|c| {
+            let Some(id) = provenance::task_of_path(&c.path) else {
+                return false;
+            };
+            ctx.repo
+                .index_blob(index, &c.path)
+                .and_then(|(blob, _)| ctx.repo.read_blob(blob).ok())
+                .is_some_and(|bytes| super::recorded::own_change(ctx, &id, &bytes))
+        })
+        .map(|c| c.path.clone())
+        .collect()
 }
 
 /// The staged changes the next commit makes itself. When a merge is being

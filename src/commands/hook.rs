@@ -318,10 +318,6 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
         notes: p.notes.clone(),
     };
     report.notes.append(&mut policy_notes);
-    let default_task = match &task {
-        TaskState::Loaded(t) => Some(t.as_ref()),
-        _ => None,
-    };
     // What each pushed ref sends, decided once for provenance and the brief.
     let ranges: Vec<Result<(Oid, Base), NoRange>> = if p.provenance.mode == Mode::Off
         && p.brief.mode == Mode::Off
@@ -344,6 +340,27 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
             .iter()
             .map(|line| push_range(&ctx, &target, line, &mut report.notes))
             .collect()
+    };
+    // No task active (it was finished, say): the receipts, the brief and
+    // the binding judge the one task whose file the push changes, if there
+    // is one; provenance attributes commits as always, by trailer or task
+    // file (docs/tasks.md#closing-a-task).
+    let fallback = match &task {
+        TaskState::None => single_changed_task(&ctx, &ranges).map(|id| {
+            report.notes.push(format!(
+                "no task is active: the push is judged with task {id}, the one task whose file it changes"
+            ));
+            check::task_state(&ctx, Some(&id))
+        }),
+        _ => None,
+    };
+    if let Some(TaskState::Loaded(t)) = &fallback {
+        report.task = Some(task_ref(t));
+    }
+    let judged = fallback.as_ref().unwrap_or(&task);
+    let default_task = match &task {
+        TaskState::Loaded(t) => Some(t.as_ref()),
+        _ => None,
     };
     // A rewrite of the active task's frozen fields is provenance's to
     // report here: it judges the pushed paths with them (decision 0014).
@@ -391,8 +408,8 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
         (summaries.join("; "), findings)
     });
     report.run(super::status::CHECK, p.receipts.mode, Ok(()), || {
-        let (summary, mut findings) = check::receipts_with_plan(&ctx, p, &task);
-        if let TaskState::Loaded(t) = &task {
+        let (summary, mut findings) = check::receipts_with_plan(&ctx, p, judged);
+        if let TaskState::Loaded(t) = judged {
             // What cannot be told (no plan, an unreadable one, a task whose
             // plan entry is gone) counts as depending: the receipts check
             // above is unknown then, and the pushed code is judged too.
@@ -430,16 +447,37 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
             ranges: &ranges,
             with_task: true,
         };
-        let (summary, mut findings) = super::brief::check(&ctx, p, &task, scope, today);
+        let (summary, mut findings) = super::brief::check(&ctx, p, judged, scope, today);
         findings.extend(uncommitted_task_files(&ctx));
         (summary, findings)
     });
     report.run(crate::binding::CHECK, p.binding, Ok(()), || {
-        check::binding_check(&ctx, p, &task)
+        check::binding_check(&ctx, p, judged)
     });
     report.attach(loosened);
     print(&report);
     Ok(report.exit_code())
+}
+
+/// The one task whose file the pushed commits change, if exactly one is;
+/// `None` when none or several are, or what they change cannot be read
+/// (the checks then meet no task, as before).
+fn single_changed_task(ctx: &Ctx, ranges: &[Result<(Oid, Base), NoRange>]) -> Option<String> {
+    let mut ids = std::collections::BTreeSet::new();
+    for (tip, base) in ranges.iter().flatten() {
+        for commit in ctx.repo.walk(&[*tip], &base.hidden()).ok()? {
+            for diff in ctx.repo.changes(commit, crate::git::Renames::Off).ok()? {
+                for change in &diff.changes {
+                    ids.extend(change.paths().filter_map(crate::provenance::task_of_path));
+                }
+            }
+        }
+    }
+    let mut ids = ids.into_iter();
+    match (ids.next(), ids.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
+    }
 }
 
 /// Task files with changes the push does not send: a push sends each task

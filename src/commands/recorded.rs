@@ -85,6 +85,54 @@ pub fn recorded(ctx: &Ctx, id: &str) -> Result<Option<Recorded>, String> {
     }))
 }
 
+/// Whether `staged`, a version of task `id`'s file about to be committed,
+/// changes it only as the task itself may: against the last version the
+/// task stands by — HEAD's file, else the `gate start` record — its record
+/// is the same but for `status` and `pins`, the status stays or closes an
+/// active task, the brief is unchanged and the addenda only grow (the
+/// append-only rule of docs/brief.md). Such a commit is accounted for by
+/// that task whether or not a task is active (docs/tasks.md#closing-a-task).
+/// Anything that cannot be read or told is not accounted for.
+pub fn own_change(ctx: &Ctx, id: &str, staged: &[u8]) -> bool {
+    let file = tasks::task_file(id);
+    let path = RepoPath::from(file.to_string_lossy().as_ref());
+    let Ok(head) = ctx.repo.head().map(|h| h.id()) else {
+        return false;
+    };
+    let at_head = match head.map(|head| ctx.repo.entry_at(head, &path)) {
+        Some(Ok(Some((blob, _)))) => match ctx.repo.read_blob(blob) {
+            Ok(bytes) => Some(bytes),
+            Err(_) => return false,
+        },
+        Some(Err(_)) => return false,
+        _ => None,
+    };
+    let base = match at_head {
+        Some(bytes) => bytes,
+        None => {
+            let kept = start_record_path(&ctx.repo.common_dir(), id);
+            match load::read_bytes_optional_as(&kept, &kept) {
+                Ok(Some(bytes)) => bytes,
+                _ => return false,
+            }
+        }
+    };
+    let (Ok(base), Ok(new)) = (String::from_utf8(base), std::str::from_utf8(staged)) else {
+        return false;
+    };
+    let (Ok(before), Ok(after)) = (
+        tasks::parse(&file, base.clone()),
+        tasks::parse(&file, new.to_string()),
+    ) else {
+        return false;
+    };
+    let (from, to) = (before.record.status, after.record.status);
+    let transition = from == to || from == tasks::TaskStatus::Active;
+    transition
+        && after.record.rewritten_keys(&before.record).is_empty()
+        && crate::brief::compare(&file, &base, new).is_empty()
+}
+
 fn parsed(file: &Path, bytes: Vec<u8>) -> Option<TaskRecord> {
     let text = String::from_utf8(bytes).ok()?;
     tasks::parse(file, text).ok().map(|t| t.record)

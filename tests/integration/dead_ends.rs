@@ -47,6 +47,15 @@ fn with_brief(repo: &TestRepo, mode: &str) {
     repo.commit_all("brief checked");
 }
 
+/// Every check `required` but the receipts (which need `gate verify` runs).
+fn all_required(repo: &TestRepo) {
+    let policy = fixture::policy("required")
+        .replace("brief:\n  mode: off", "brief:\n  mode: required")
+        .replace("binding: off", "binding: required");
+    repo.write(".gate/policy.yaml", policy);
+    repo.commit_all("all required");
+}
+
 // 5. commit reminders
 
 #[test]
@@ -149,4 +158,83 @@ fn under_advisory_an_uncommitted_task_file_is_a_warning_at_push() {
         "{}",
         show(&out)
     );
+}
+
+// 1. finish / abandon, then commit
+
+/// The `commit.command` of a `--json` task verb's document.
+fn commit_command(out: &Output) -> String {
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", show(out)));
+    doc["commit"]["command"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no commit command:\n{}", show(out)))
+        .to_string()
+}
+
+/// Regression (issue 13): after `gate task finish` (or `abandon`) the task
+/// file changed and no task was active, so committing it under `scope:
+/// required` was `no_active_task` — only `--no-verify` got through. The
+/// commit of a closed task's own file is accounted for by that task, and
+/// pushes.
+#[test]
+fn finish_then_commit_and_push_the_task_file_under_required() {
+    let repo = plan_repo("required");
+    all_required(&repo);
+    let remote = TestRepo::bare();
+    repo.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
+    repo.git(&["push", "-q", "origin", "main"]);
+    install(&repo);
+    fixture::start_42(&repo);
+    repo.write("src/export/csv.rs", "// csv\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "csv"]);
+    let finish = gate_ok(&repo, &["task", "finish", "--json"]);
+    let out = run_command(repo.path(), &commit_command(&finish));
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    let out = repo.git_may_fail(&["push", "-q", "origin", "main"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+
+    // A task abandoned before its file was ever committed: the same.
+    let out = fixture::start(&repo, &["--issue", "7"], "Fix the typos.\n");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let abandon = gate_ok(
+        &repo,
+        &["task", "abandon", "--because", "Done elsewhere.", "--json"],
+    );
+    let out = run_command(repo.path(), &commit_command(&abandon));
+    assert!(out.status.success(), "{}", show(&out));
+    let out = repo.git_may_fail(&["push", "-q", "origin", "main"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+}
+
+/// What the rule lets through is the closed task's own file, changed as
+/// the append-only log allows — nothing else: another path beside it, or
+/// a frozen field rewritten, is still refused.
+#[test]
+fn a_closed_task_commit_takes_nothing_else_along() {
+    let repo = plan_repo("required");
+    install(&repo);
+    fixture::start_42(&repo);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "task"]);
+    gate_ok(&repo, &["task", "finish"]);
+    repo.write("README.md", "# sneaked in\n");
+    repo.git(&["add", "-A"]);
+    let out = repo.git_may_fail(&["commit", "-q", "-m", "closing"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(said(&out).contains("no_active_task"), "{}", show(&out));
+    repo.git(&["reset", "-q", "README.md"]);
+    repo.git(&["checkout", "-q", "README.md"]);
+    let file = repo.path().join(".gate/tasks/T-42.md");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("\"src/export/**\"", "\"**\"")).unwrap();
+    repo.git(&["add", "-A"]);
+    let out = repo.git_may_fail(&["commit", "-q", "-m", "closing"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    std::fs::write(&file, text).unwrap();
+    repo.git(&["add", "-A"]);
+    let out = repo.git_may_fail(&["commit", "-q", "-m", "closing"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 }
