@@ -37,7 +37,18 @@
 //! `````
 //!
 //! An `amendment` is its heading and one fenced block with the operator's
-//! words. Every verbatim text is fenced as the brief is (see
+//! words. A `scope` entry widens the task's scope by one glob
+//! (`gate task scope add`; docs/tasks.md#widening-the-scope), its two
+//! values JSON-quoted so they round-trip exactly:
+//!
+//! ```text
+//! ### 2026-11-30T11:00:00Z · scope · Ada Lovelace
+//!
+//! - add: "docs/export/**"
+//! - because: "the export is documented beside the code"
+//! ```
+//!
+//! Every verbatim text is fenced as the brief is (see
 //! [`crate::task::format`]), so it round-trips byte for byte.
 
 use crate::clock::{Date, Timestamp};
@@ -136,6 +147,71 @@ pub fn render_note(time: &str, kind: &str, author: &str, text: &str) -> String {
     }
     s.push('\n');
     s
+}
+
+/// A `scope` entry: a glob added to the task's scope, by whom, when, why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeAddition {
+    pub time: String,
+    pub author: String,
+    pub glob: String,
+    pub because: String,
+}
+
+/// A `scope` entry widening the task's scope by `glob`.
+pub fn render_scope(time: &str, author: &str, glob: &str, because: &str) -> String {
+    let q = |v: &str| serde_json::to_string(v).expect("a string serialises");
+    format!(
+        "{}\n- add: {}\n- because: {}\n\n",
+        heading(time, "scope", author),
+        q(glob),
+        q(because)
+    )
+}
+
+/// The `scope` entries of an addenda section, in order; one that does not
+/// read (the validator names it) adds nothing.
+pub fn scope_additions(section: &str) -> Vec<ScopeAddition> {
+    let (_, entries) = entries(section, 0);
+    entries
+        .iter()
+        .filter_map(|e| {
+            let parts: Vec<&str> = e
+                .heading
+                .trim_start_matches("### ")
+                .splitn(3, SEP)
+                .collect();
+            let [time, "scope", author] = parts.as_slice() else {
+                return None;
+            };
+            let (glob, because) = scope_fields(e).ok()?;
+            Some(ScopeAddition {
+                time: time.to_string(),
+                author: author.to_string(),
+                glob,
+                because,
+            })
+        })
+        .collect()
+}
+
+/// A `scope` entry's glob and reason, or what is wrong with them.
+fn scope_fields(e: &Entry) -> Result<(String, String), String> {
+    let field = |name: &str| -> Result<String, String> {
+        let prefix = format!("- {name}: ");
+        let raw = e
+            .body
+            .lines()
+            .find_map(|l| l.strip_prefix(prefix.as_str()))
+            .ok_or_else(|| format!("the scope entry has no `{name}`"))?;
+        serde_json::from_str::<String>(raw.trim_end_matches('\r'))
+            .map_err(|_| format!("the scope entry's `{name}` is not a quoted string"))
+    };
+    let glob = field("add")?;
+    crate::scope::compile_glob(&glob).map_err(|m| format!("the scope entry's glob: {m}"))?;
+    let because = field("because")?;
+    one_line("because", &because)?;
+    Ok((glob, because))
 }
 
 /// Why a one-line field cannot be recorded as given.
@@ -335,10 +411,15 @@ pub fn validate_addenda(section: &str, heading_line: usize) -> Vec<Fault> {
                 }
             }
             "qa" => out.extend(validate_qa(e, &blocks)),
+            "scope" => {
+                if let Err(m) = scope_fields(e) {
+                    out.push(fault("addendum_malformed", Some(e.line), m));
+                }
+            }
             other => out.push(fault(
                 "addendum_malformed",
                 Some(e.line),
-                format!("entry kind `{other}` is neither `amendment` nor `qa`"),
+                format!("entry kind `{other}` is not `amendment`, `qa` or `scope`"),
             )),
         }
     }
@@ -483,6 +564,16 @@ pub fn compare(file: &std::path::Path, old: &str, new: &str) -> Vec<Fault> {
             "addenda_rewritten",
             new_body.addenda.as_ref().map(|a| a.line),
             "the addenda were edited or shortened: the log only grows",
+        ));
+    }
+    // The scope additions are the record's too: removing or rewriting one
+    // narrows or moves the scope without a command.
+    let (old_added, new_added) = (scope_additions(old_addenda), scope_additions(new_addenda));
+    if !new_added.starts_with(&old_added) {
+        out.push(fault(
+            "record_rewritten",
+            new_body.addenda.as_ref().map(|a| a.line),
+            "a scope addition was removed or rewritten: additions only grow (`gate task scope add`)",
         ));
     }
     if let (Ok(old_record), Ok(new_record)) =

@@ -267,6 +267,34 @@ pub enum TaskCommand {
     },
     /// Validate task files: record, brief, addenda and qa entries
     Validate(ValidateArgs),
+    /// Widen a task's scope by an appended, signed addendum
+    #[command(subcommand)]
+    Scope(ScopeCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ScopeCommand {
+    /// Add a glob to the task's scope, saying why (append-only)
+    Add(ScopeAddArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ScopeAddArgs {
+    /// The glob to add, relative to the current directory (`:/` for the root)
+    #[arg(value_name = "GLOB")]
+    pub glob: String,
+    /// Why the task needs it
+    #[arg(long, value_name = "REASON")]
+    pub because: String,
+    /// The task (default: the active task)
+    #[arg(long, value_name = "ID")]
+    pub task: Option<String>,
+    /// Who adds it (default: git user.name)
+    #[arg(long, value_name = "A")]
+    pub author: Option<String>,
+    /// Print one JSON document (schema gate.task-change/1)
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

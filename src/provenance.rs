@@ -210,6 +210,8 @@ pub struct TaskView {
     pub scope: Result<Scope, String>,
     /// The task's recorded baseline (absent when the task is unreadable).
     pub baseline: Option<String>,
+    /// The scope additions its scope includes (`gate task scope add`).
+    pub added: Vec<crate::brief::ScopeAddition>,
 }
 
 /// The tasks commits can belong to.
@@ -253,6 +255,7 @@ impl TaskSet {
                         Err(e) => TaskView {
                             scope: Err(e.to_string()),
                             baseline: None,
+                            added: Vec::new(),
                         },
                     };
                     set.tasks.insert(id.to_string(), view);
@@ -277,6 +280,7 @@ impl TaskSet {
                             Err(e) => TaskView {
                                 scope: Err(e.to_string()),
                                 baseline: None,
+                                added: Vec::new(),
                             },
                         };
                         set.tasks.insert(id, view);
@@ -312,7 +316,8 @@ impl TaskSet {
 
 fn view_of(task: &Task) -> TaskView {
     TaskView {
-        scope: Scope::new(&task.record.scope, &task.record.id),
+        scope: Scope::new(&task.scope(), &task.record.id),
+        added: task.scope_added.clone(),
         baseline: Some(task.record.baseline.clone()),
     }
 }
@@ -323,6 +328,7 @@ fn view_from_text(text: Result<String, String>, file: &Path) -> TaskView {
         Err(e) => TaskView {
             scope: Err(e),
             baseline: None,
+            added: Vec::new(),
         },
     }
 }
@@ -798,6 +804,29 @@ pub fn check(
     }
     out.sort_by_key(|(i, _)| *i);
     findings.extend(out.into_iter().map(|(_, f)| f));
+    // A widened scope judged these commits: shown wherever the range
+    // changes the task's file (docs/tasks.md#widening-the-scope).
+    for task in &touched_tasks {
+        for added in tasks.get(task).map_or(&[][..], |v| &v.added) {
+            findings.push(Finding {
+                check: CHECK,
+                cause: "scope_widened",
+                severity: crate::report::Severity::Info,
+                unknown: false,
+                message: format!(
+                    "task {task}'s scope adds {} ({}, {}): {}",
+                    added.glob, added.author, added.time, added.because
+                ),
+                decide:
+                    "review the addition with the task's file; it is judged as part of the scope"
+                        .into(),
+                subject: Subject {
+                    task: Some(task.clone()),
+                    ..base_subject.clone()
+                },
+            });
+        }
+    }
 
     let mut summary = format!(
         "{} commit{} in {}",
@@ -921,11 +950,11 @@ fn scope_findings(
     let mut found = scope::check_changes(scope, task_id, changes, Some(&id.to_hex()));
     let decide = if merge {
         format!(
-            "widen task {task_id}'s scope, or redo the merge without this change (a merge may change only what its task may)"
+            "add the path to task {task_id}'s scope (`gate task scope add PATH --because \"…\"`, then commit the task file), or redo the merge without this change (a merge may change only what its task may)"
         )
     } else {
         format!(
-            "widen task {task_id}'s scope, or split the commit (git rebase -i) and give this change to a task whose scope covers it — start one for the issue that owns the path"
+            "add the path to task {task_id}'s scope (`gate task scope add PATH --because \"…\"`, then commit the task file), or split the commit (git rebase -i) and give this change to a task whose scope covers it — start one for the issue that owns the path"
         )
     };
     for f in &mut found {

@@ -80,6 +80,15 @@ fn outside<'a>(scope: &Scope, change: &'a Change) -> Vec<(&'a RepoPath, &'static
     out
 }
 
+/// `path` as `gate task scope add` takes it from any directory (`':/PATH'`),
+/// or `':/PATH'` itself when the path would not survive the shell's quotes.
+pub fn scope_add_arg(path: &RepoPath) -> String {
+    match path.to_str() {
+        Some(p) if !p.contains('\'') && !p.chars().any(char::is_control) => format!("':/{p}'"),
+        _ => "':/PATH'".to_string(),
+    }
+}
+
 /// Findings for changes outside the scope of task `task_id`. `commit` is
 /// attached when the changes come from a commit (provenance reuses this).
 pub fn check_changes(
@@ -101,7 +110,10 @@ pub fn check_changes(
                 severity: Severity::Blocker,
                 unknown: false,
                 message: format!("{path} ({}){place} is outside the scope of task {task_id}", role.replace('_', " ")),
-                decide: "widen the task's scope, move this change to a task whose scope covers it, or leave it out of the commit".into(),
+                decide: format!(
+                    "add it to the task's scope (`gate task scope add {} --because \"…\"`), move this change to a task whose scope covers it, or leave it out of the commit",
+                    scope_add_arg(path)
+                ),
                 subject: Subject {
                     commit: commit.map(str::to_string),
                     path: Some(path.clone()),

@@ -334,7 +334,7 @@ fn scope_check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Fin
         }
     };
     let id = &task.record.id;
-    let scope = match Scope::new(&task.record.scope, id) {
+    let scope = match Scope::new(&task.scope(), id) {
         Ok(s) => s,
         Err(m) => {
             return (

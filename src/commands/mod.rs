@@ -178,6 +178,7 @@ pub fn wants_json(command: &Command) -> bool {
         Command::Task(TaskCommand::Note(a)) => a.json,
         Command::Task(TaskCommand::Finish { json, .. }) => *json,
         Command::Task(TaskCommand::Abandon { json, .. }) => *json,
+        Command::Task(TaskCommand::Scope(crate::cli::ScopeCommand::Add(a))) => a.json,
         Command::Plan(PlanCommand::Validate { json }) => *json,
         Command::Plan(PlanCommand::Critique(a)) => a.json,
         _ => false,

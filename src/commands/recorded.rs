@@ -13,6 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Ctx;
+use crate::brief::ScopeAddition;
 use crate::fsutil;
 use crate::git::Oid;
 use crate::load;
@@ -133,18 +134,82 @@ pub fn own_change(ctx: &Ctx, id: &str, staged: &[u8]) -> bool {
         && crate::brief::compare(&file, &base, new).is_empty()
 }
 
+fn parsed_task(file: &Path, bytes: Vec<u8>) -> Option<Task> {
+    let text = String::from_utf8(bytes).ok()?;
+    tasks::parse(file, text).ok()
+}
+
 fn parsed(file: &Path, bytes: Vec<u8>) -> Option<TaskRecord> {
     let text = String::from_utf8(bytes).ok()?;
     tasks::parse(file, text).ok().map(|t| t.record)
 }
 
 /// `task` as the doors judge it: its frozen fields from the recorded
-/// version when there is one. An unreadable recorded version is an error.
+/// version when there is one, and only the scope additions recorded where
+/// the change cannot reach them ([`trusted_additions`]). An unreadable
+/// recorded version is an error.
 pub fn judged(ctx: &Ctx, mut task: Task) -> Result<Task, String> {
     if let Some(recorded) = recorded(ctx, &task.record.id)? {
         task.record = task.record.with_frozen_of(&recorded.record);
     }
+    task.scope_added = trusted_additions(ctx, &task.record.id)?;
     Ok(task)
+}
+
+/// Where `gate task scope add` keeps the entries it appended to task `id`,
+/// in this clone (local state, never committed; docs/trust.md#scope-additions).
+pub fn scope_log_path(common_dir: &Path, id: &str) -> PathBuf {
+    common_dir
+        .join("gate")
+        .join("recorded")
+        .join(format!("{id}.scope"))
+}
+
+/// Keep an entry `gate task scope add` appended: the log is re-read and
+/// rewritten whole under the lock `lock`, atomically.
+pub fn record_scope_entry(common_dir: &Path, id: &str, entry: &str) -> Result<(), String> {
+    let path = scope_log_path(common_dir, id);
+    let kept = load::read_bytes_optional_as(&path, &path).map_err(|e| e.to_string())?;
+    let mut text = kept
+        .map(|b| String::from_utf8(b).map_err(|_| format!("{} is not UTF-8", path.display())))
+        .transpose()?
+        .unwrap_or_default();
+    text.push_str(entry);
+    fsutil::write_atomic(&path, text.as_bytes(), None).map_err(|e| e.to_string())
+}
+
+/// The scope additions of task `id` a door may judge with: those of the
+/// task file committed at HEAD, then those `gate task scope add` recorded
+/// in this clone — never one only the work tree's (or the index's) file
+/// holds, which a hand edit could have put there (docs/trust.md#scope-additions).
+/// What cannot be read is an error (unknown), never "no additions".
+pub fn trusted_additions(ctx: &Ctx, id: &str) -> Result<Vec<ScopeAddition>, String> {
+    let file = tasks::task_file(id);
+    let path = RepoPath::from(file.to_string_lossy().as_ref());
+    let mut out: Vec<ScopeAddition> = Vec::new();
+    let head = ctx.repo.head().map_err(|e| e.to_string())?.id();
+    if let Some(head) = head
+        && let Some((blob, _)) = ctx.repo.entry_at(head, &path).map_err(|e| e.to_string())?
+    {
+        let bytes = ctx.repo.read_blob(blob).map_err(|e| e.to_string())?;
+        if let Some(task) = String::from_utf8(bytes)
+            .ok()
+            .and_then(|t| tasks::parse(&file, t).ok())
+        {
+            out = task.scope_added;
+        }
+    }
+    let log = scope_log_path(&ctx.repo.common_dir(), id);
+    if let Some(bytes) = load::read_bytes_optional_as(&log, &log).map_err(|e| e.to_string())? {
+        let text =
+            String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8", log.display()))?;
+        for added in crate::brief::scope_additions(&text) {
+            if !out.iter().any(|a| a.glob == added.glob) {
+                out.push(added);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The task `id`'s uncommitted versions — the work tree's, and with
@@ -181,7 +246,11 @@ pub fn rewrite_findings(
         }
         Err(m) => return (vec![unreadable(m)], None),
     };
-    let mut versions: Vec<(&str, Option<TaskRecord>)> = Vec::new();
+    let trusted = match trusted_additions(ctx, id) {
+        Ok(trusted) => trusted,
+        Err(m) => return (vec![unreadable(m)], None),
+    };
+    let mut versions: Vec<(&str, Option<Task>)> = Vec::new();
     if staged {
         let path = RepoPath::from(file.to_string_lossy().as_ref());
         let index = match ctx.index() {
@@ -190,21 +259,42 @@ pub fn rewrite_findings(
         };
         if let Some((blob, _)) = ctx.repo.index_blob(index, &path) {
             match ctx.repo.read_blob(blob) {
-                Ok(bytes) => versions.push(("the staged version of", parsed(&file, bytes))),
+                Ok(bytes) => versions.push(("the staged version of", parsed_task(&file, bytes))),
                 Err(e) => return (vec![unreadable(e.to_string())], None),
             }
         }
     }
     // The work tree's version; one that does not load is the brief
     // check's and the task loader's to report.
-    versions.push((
-        "the work tree's",
-        tasks::load(ctx.root(), id).ok().map(|t| t.record),
-    ));
+    versions.push(("the work tree's", tasks::load(ctx.root(), id).ok()));
     let mut findings: Vec<Finding> = Vec::new();
     let mut said: Vec<Vec<&str>> = Vec::new();
+    let mut forged_said: Vec<String> = Vec::new();
     for (place, version) in versions {
         let Some(version) = version else { continue };
+        // An addition no command recorded widens nothing, and is said.
+        for added in &version.scope_added {
+            if trusted.iter().any(|t| t.glob == added.glob) || forged_said.contains(&added.glob) {
+                continue;
+            }
+            forged_said.push(added.glob.clone());
+            findings.push(rewritten_finding(
+                check,
+                id,
+                &file,
+                format!(
+                    "{place} {} adds {} to the scope, which neither HEAD's file nor `gate task scope add` in this clone recorded: task {id} is judged without it",
+                    file.display(),
+                    added.glob
+                ),
+                format!(
+                    "record it with `gate task scope add {} --because \"…\"` (and take the hand-written entry out of {}), or take it out",
+                    added.glob,
+                    file.display()
+                ),
+            ));
+        }
+        let version = version.record;
         let keys = version.rewritten_keys(&recorded.record);
         // The work tree repeating what the index already rewrote is one finding.
         if keys.is_empty() || said.contains(&keys) {
@@ -226,22 +316,33 @@ pub fn rewrite_findings(
             recorded.source.describe()
         );
         said.push(keys);
-        findings.push(Finding {
-            check,
-            cause: "record_rewritten",
-            severity: Severity::Blocker,
-            unknown: false,
-            message,
-            decide: format!(
-                "put the recorded values back in {} (only `status` and `pins` change, and addenda are appended); for work outside the task, start another with `gate start`",
-                file.display()
-            ),
-            subject: Subject {
-                task: Some(id.to_string()),
-                file: Some(file.display().to_string()),
-                ..Subject::default()
-            },
-        });
+        let decide = format!(
+            "put the recorded values back in {} (only `status` and `pins` change, and addenda are appended); to widen the scope, `gate task scope add GLOB --because \"…\"`; for other work, start another task with `gate start`",
+            file.display()
+        );
+        findings.push(rewritten_finding(check, id, &file, message, decide));
     }
     (findings, None)
+}
+
+fn rewritten_finding(
+    check: &'static str,
+    id: &str,
+    file: &Path,
+    message: String,
+    decide: String,
+) -> Finding {
+    Finding {
+        check,
+        cause: "record_rewritten",
+        severity: Severity::Blocker,
+        unknown: false,
+        message,
+        decide,
+        subject: Subject {
+            task: Some(id.to_string()),
+            file: Some(file.display().to_string()),
+            ..Subject::default()
+        },
+    }
 }

@@ -7,7 +7,9 @@ use serde::Serialize;
 use super::start::{read_input, started_dir, started_path};
 use super::{Ctx, Failure, out, task_ref};
 use crate::brief::{self, Decider, Qa};
-use crate::cli::{AmendArgs, AskArgs, DecidedBy, NoteArgs, TaskCommand};
+use crate::cli::{
+    AmendArgs, AskArgs, DecidedBy, NoteArgs, ScopeAddArgs, ScopeCommand, TaskCommand,
+};
 use crate::clock::Timestamp;
 use crate::git::Head;
 use crate::report::text::{shown, shown_line};
@@ -27,6 +29,7 @@ pub fn run(dir: Option<&Path>, cmd: &TaskCommand) -> Result<i32, Failure> {
         TaskCommand::Finish { id, json } => finish(&ctx, id.as_deref(), *json),
         TaskCommand::Abandon { id, because, json } => abandon(&ctx, id.as_deref(), because, *json),
         TaskCommand::Validate(args) => super::brief::validate(&ctx, args),
+        TaskCommand::Scope(ScopeCommand::Add(args)) => scope_add(&ctx, args),
     }
 }
 
@@ -171,6 +174,26 @@ fn show(ctx: &Ctx, id: Option<&str>) -> Result<i32, Failure> {
         shown_line(r.baseline.get(..12).unwrap_or(&r.baseline)),
         shown_line(&r.scope.join(", "))
     ));
+    // Additions as the doors judge them, and any the file holds that no
+    // command recorded (docs/trust.md#scope-additions).
+    let trusted = super::recorded::trusted_additions(ctx, &r.id).map_err(Failure::unknown)?;
+    for added in &trusted {
+        text.push_str(&format!(
+            "  scope added: {} ({}, {}): {}\n",
+            shown_line(&added.glob),
+            shown_line(&added.author),
+            shown_line(&added.time),
+            shown_line(&added.because)
+        ));
+    }
+    for added in &task.scope_added {
+        if !trusted.iter().any(|t| t.glob == added.glob) {
+            text.push_str(&format!(
+                "  ! scope entry not recorded by `gate task scope add`, so not judged with: {}\n",
+                shown_line(&added.glob)
+            ));
+        }
+    }
     if let Some(e) = &r.exemption {
         text.push_str(&format!(
             "  exemption: {} because {}\n",
@@ -566,4 +589,207 @@ fn abandon(ctx: &Ctx, id: Option<&str>, because: &str, as_json: bool) -> Result<
         return Err(Failure::usage("--because must say why"));
     }
     close(ctx, id, TaskStatus::Abandoned, because, as_json)
+}
+
+/// `gate task scope add GLOB --because TEXT`: widen an active task's scope
+/// by a signed `scope` entry appended to its addenda, also kept in this
+/// clone's local state so the doors judge with it before it is committed
+/// (docs/tasks.md#widening-the-scope, docs/trust.md#scope-additions).
+/// Under `binding: required` the glob must lie in the paths of the issues
+/// the task names; a refusal names the issue that covers it, if one does.
+fn scope_add(ctx: &Ctx, args: &ScopeAddArgs) -> Result<i32, Failure> {
+    let glob = ctx.from_cwd("GLOB", &args.glob)?;
+    crate::scope::compile_glob(&glob).map_err(|m| Failure::usage(format!("GLOB: {m}")))?;
+    brief::one_line("--because", &args.because).map_err(Failure::usage)?;
+    let author = author(ctx, args.author.as_deref())?;
+    let task = ctx.require_task(args.task.as_deref())?;
+    let id = task.record.id.clone();
+    if task.record.status != TaskStatus::Active {
+        return Err(Failure::refused(format!(
+            "task {id} is {}; only an active task's scope widens",
+            task.record.status.as_str()
+        ))
+        .hint("start a task for the work with `gate start`"));
+    }
+    let judged = super::recorded::judged(ctx, task.clone()).map_err(Failure::unknown)?;
+    if judged.scope().contains(&glob) {
+        out(&format!(
+            "task {id}: {glob} is in its scope already; nothing written\n"
+        ));
+        return Ok(0);
+    }
+    let (policy, _) = super::trusted::local(ctx, false)?;
+    if policy.policy.binding == crate::policy::Mode::Required {
+        within_named_paths(ctx, &judged, &glob)?;
+    }
+    if !args.json {
+        out(&human::task_lines(&task_ref(&task)));
+    }
+    let time = std::cell::RefCell::new(String::new());
+    let entry = || {
+        let now = Timestamp::now().to_string();
+        time.replace(now.clone());
+        brief::render_scope(&now, &author, &glob, &args.because)
+    };
+    let task = tasks::append(ctx.root(), &ctx.state_dir(), &id, Log::Addenda, entry, None)?;
+    let kept = brief::render_scope(&time.borrow(), &author, &glob, &args.because);
+    let mut said = format!(
+        "task {id}: scope adds {glob} (appended to {})\n",
+        task.file.display()
+    );
+    if let Err(m) = scope_log_lock(ctx, &id).and_then(|_lock| {
+        super::recorded::record_scope_entry(&ctx.repo.common_dir(), &id, &kept)
+            .map_err(Failure::unknown)
+    }) {
+        said.push_str(&format!(
+            "  warning: not recorded in this clone ({}): the doors count the addition once the task file is committed\n",
+            shown_line(&m.message)
+        ));
+    }
+    Ok(report_change(ctx, &task, "scope", &said, args.json))
+}
+
+/// The lock the writers of task `id`'s local scope log hold.
+fn scope_log_lock(ctx: &Ctx, id: &str) -> Result<crate::fsutil::Lock, Failure> {
+    crate::fsutil::lock(
+        &ctx.state_dir()
+            .join("locks")
+            .join(format!("scope-{id}.lock")),
+        tasks::LOCK_TIMEOUT,
+    )
+    .map_err(|e| Failure::unknown(e.to_string()))
+}
+
+/// Under `binding: required`: `glob` lies within the paths of the issues
+/// `task` names (its issue; an intent's open issues), as the committed plan
+/// (HEAD's, else the work tree's) says. A task naming no issue or intent
+/// (an exemption) is not bound to issue paths. A glob is within when every
+/// path it can match is: a literal path the paths cover, or a glob whose
+/// directory before its first wildcard they cover as a whole.
+fn within_named_paths(ctx: &Ctx, task: &Task, glob: &str) -> Result<(), Failure> {
+    let r = &task.record;
+    if r.issue.is_none() && r.intent.is_none() {
+        return Ok(());
+    }
+    let plan = committed_plan(ctx)?.ok_or_else(|| {
+        Failure::unknown(format!(
+            "task {} names {}, and there is no plan to say which paths that covers",
+            r.id,
+            r.issue.as_ref().map_or_else(
+                || format!("intent {}", r.intent.as_deref().unwrap_or_default()),
+                |i| format!("issue {i}")
+            )
+        ))
+        .hint("commit .gate/plan.yaml, then add the scope again")
+    })?;
+    let named: Vec<&crate::plan::Issue> = plan
+        .issues
+        .iter()
+        .filter(|i| match (&r.issue, &r.intent) {
+            (Some(issue), _) => &i.id == issue,
+            (None, Some(intent)) => {
+                i.intent.as_ref() == Some(intent) && i.status == crate::plan::IssueStatus::Open
+            }
+            (None, None) => false,
+        })
+        .collect();
+    let paths: Vec<String> = named.iter().flat_map(|i| i.paths.clone()).collect();
+    if covers(&paths, glob) {
+        return Ok(());
+    }
+    let others: Vec<String> = plan
+        .issues
+        .iter()
+        .filter(|i| i.status == crate::plan::IssueStatus::Open && covers(&i.paths, glob))
+        .map(|i| format!("issue {}", i.id))
+        .collect();
+    let named = named
+        .iter()
+        .map(|i| format!("issue {}", i.id))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (message, hint) = if others.is_empty() {
+        (
+            format!(
+                "{glob} lies outside the paths of {} ({}), and no open issue of the plan covers it; nothing was written",
+                r.id,
+                if named.is_empty() { "no open issue".to_string() } else { named }
+            ),
+            "add the paths to an issue in .gate/plan.yaml (governance work: docs/policy.md#governance), or leave the change out".to_string(),
+        )
+    } else {
+        (
+            format!(
+                "{glob} lies outside the paths of {} ({named}); {} covers it; nothing was written",
+                r.id,
+                others.join(", ")
+            ),
+            format!(
+                "do that work in a task of its own: `gate start --issue {} --brief FILE`",
+                others[0].trim_start_matches("issue ")
+            ),
+        )
+    };
+    Err(Failure::refused(message).hint(hint))
+}
+
+/// Whether every path `glob` can match lies in `paths` (conservative: see
+/// [`within_named_paths`]).
+fn covers(paths: &[String], glob: &str) -> bool {
+    if paths.iter().any(|p| p == glob) {
+        return true;
+    }
+    let Ok(scope) = crate::scope::Scope::new(paths, "-") else {
+        return false;
+    };
+    let literal = match glob.find(['*', '?', '[', '{']) {
+        None => glob,
+        Some(at) => match glob[..at].rfind('/') {
+            Some(slash) => &glob[..slash],
+            None => return false,
+        },
+    };
+    !literal.is_empty() && scope.contains(&crate::path::RepoPath::from(literal))
+}
+
+/// The plan the binding is asked with here: HEAD's `.gate/plan.yaml` when
+/// HEAD holds one (an uncommitted edit cannot widen an issue's paths), else
+/// the work tree's.
+fn committed_plan(ctx: &Ctx) -> Result<Option<crate::plan::Plan>, Failure> {
+    let path = crate::path::RepoPath::from(crate::plan::PLAN_PATH);
+    if let Some(head) = ctx.repo.head()?.id()
+        && let Some((blob, _)) = ctx.repo.entry_at(head, &path)?
+    {
+        let bytes = ctx.repo.read_blob(blob)?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            Failure::unknown(format!("HEAD's {} is not UTF-8", crate::plan::PLAN_PATH))
+        })?;
+        return Ok(Some(crate::plan::parse(
+            Path::new(crate::plan::PLAN_PATH),
+            &text,
+        )?));
+    }
+    Ok(ctx.plan()?.map(|p| p.plan.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::covers;
+
+    #[test]
+    fn a_glob_is_covered_only_when_every_path_it_matches_is() {
+        let paths = vec!["src/export/**".to_string(), "docs/export.md".to_string()];
+        assert!(covers(&paths, "src/export/**"));
+        assert!(covers(&paths, "src/export/csv/*.rs"));
+        assert!(covers(&paths, "src/export/a.rs"));
+        assert!(covers(&paths, "docs/export.md"));
+        assert!(!covers(&paths, "docs/**"));
+        assert!(!covers(&paths, "**/*.rs"));
+        assert!(!covers(&paths, "src/*.rs"));
+        assert!(!covers(&paths, "docs/export.md.bak"));
+        let files = vec!["src/export/*.rs".to_string()];
+        assert!(covers(&files, "src/export/*.rs"));
+        assert!(covers(&files, "src/export/a.rs"));
+        assert!(!covers(&files, "src/export/**"));
+    }
 }

@@ -137,6 +137,23 @@ pub struct Task {
     pub text: String,
     /// The body's sections.
     pub body: format::Body,
+    /// The globs `gate task scope add` appended to the addenda, in order;
+    /// where a door judges, only those recorded where the change cannot
+    /// reach them (docs/trust.md#scope-additions).
+    pub scope_added: Vec<crate::brief::ScopeAddition>,
+}
+
+impl Task {
+    /// The effective scope: the recorded `scope` and then the additions.
+    pub fn scope(&self) -> Vec<String> {
+        let mut globs = self.record.scope.clone();
+        for added in &self.scope_added {
+            if !globs.contains(&added.glob) {
+                globs.push(added.glob.clone());
+            }
+        }
+        globs
+    }
 }
 
 /// Why a task could not be read or written.
@@ -242,11 +259,17 @@ pub fn parse(file: &Path, text: String) -> Result<Task, TaskError> {
     let split = split_file(file, &text)?;
     let record = parse_record(file, &text, &split)?;
     let body = split.parse_body();
+    let scope_added = body
+        .addenda
+        .as_ref()
+        .map(|a| crate::brief::scope_additions(&a.text))
+        .unwrap_or_default();
     Ok(Task {
         record,
         file: file.to_path_buf(),
         text: text.clone(),
         body,
+        scope_added,
     })
 }
 

@@ -238,3 +238,236 @@ fn a_closed_task_commit_takes_nothing_else_along() {
     let out = repo.git_may_fail(&["commit", "-q", "-m", "closing"]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 }
+
+// 2. widening the scope: `gate task scope add`
+
+fn gate_in(repo: &TestRepo, dir: &str, args: &[&str]) -> Output {
+    repo.gate()
+        .current_dir(repo.path().join(dir))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Regression (issue 13): the advice "widen the task's scope" had no
+/// command — editing the scope was `record_rewritten`. `gate task scope
+/// add` widens it at every door: pre-commit, `gate check`, pre-push, and
+/// CI's `gate check --range` (which shows the addition).
+#[test]
+fn scope_add_widens_the_scope_at_every_door() {
+    let repo = plan_repo("required");
+    with_brief(&repo, "required");
+    let remote = TestRepo::bare();
+    repo.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
+    repo.git(&["push", "-q", "origin", "main"]);
+    let base = repo.head();
+    install(&repo);
+    fixture::start_42(&repo);
+    repo.write("src/export/csv.rs", "// csv\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "csv"]);
+
+    repo.write("README.md", "# demo\n\nExports CSV.\n");
+    repo.git(&["add", "-A"]);
+    let out = repo.git_may_fail(&["commit", "-q", "-m", "readme"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        said(&out).contains("gate task scope add ':/README.md' --because"),
+        "{}",
+        show(&out)
+    );
+    // Relative to the current directory, as git pathspecs are.
+    let out = gate_in(
+        &repo,
+        "src",
+        &[
+            "task",
+            "scope",
+            "add",
+            "../README.md",
+            "--because",
+            "the README lists the export formats",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_golden("task/scope-add.txt", &transcript(Some(&repo), &out));
+    let shown = gate_ok(&repo, &["task", "show"]);
+    assert!(
+        said(&shown).contains("scope added: README.md (Test Operator,"),
+        "{}",
+        show(&shown)
+    );
+    let check = repo
+        .gate()
+        .args(["check", "--staged", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(check.status.code(), Some(0), "{}", show(&check));
+    // The reminder's command commits the task file with the work.
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "readme"]);
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    let out = repo.git_may_fail(&["push", "-q", "origin", "main"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    // CI sees the addition, and judges with it.
+    let ci = repo
+        .gate()
+        .args(["check", "--range", &format!("{base}..HEAD"), "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(ci.status.code(), Some(0), "{}", show(&ci));
+    let doc: serde_json::Value = serde_json::from_slice(&ci.stdout).unwrap();
+    let widened: Vec<&serde_json::Value> = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["findings"].as_array().unwrap())
+        .filter(|f| f["cause"] == "scope_widened")
+        .collect();
+    assert_eq!(widened.len(), 1, "{}", show(&ci));
+    assert!(
+        widened[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("adds README.md"),
+        "{}",
+        show(&ci)
+    );
+    let human = repo
+        .gate()
+        .args(["check", "--range", &format!("{base}..HEAD")])
+        .output()
+        .unwrap();
+    assert!(said(&human).contains("scope_widened"), "{}", show(&human));
+}
+
+/// An addition written into the task file by hand, not by the command,
+/// widens nothing and is said (docs/trust.md#scope-additions).
+#[test]
+fn a_hand_written_scope_addition_widens_nothing() {
+    let repo = plan_repo("required");
+    install(&repo);
+    fixture::start_42(&repo);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "task"]);
+    let file = repo.path().join(".gate/tasks/T-42.md");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let forged = gate::brief::render_scope(
+        "2026-01-01T00:00:00Z",
+        "Nobody",
+        "README.md",
+        "because I say so",
+    );
+    std::fs::write(
+        &file,
+        text.replace(
+            "## Implementation notes",
+            &format!("{forged}## Implementation notes"),
+        ),
+    )
+    .unwrap();
+    repo.write("README.md", "# changed\n");
+    repo.git(&["add", "-A"]);
+    let out = repo.git_may_fail(&["commit", "-q", "-m", "readme"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let text = said(&out);
+    assert!(text.contains("path_outside_scope"), "{text}");
+    assert!(text.contains("record_rewritten"), "{text}");
+    assert!(
+        text.contains("neither HEAD's file nor `gate task scope add` in this clone recorded"),
+        "{text}"
+    );
+}
+
+/// Additions are append-only: removing one is `record_rewritten`, at the
+/// commit and in CI.
+#[test]
+fn removing_a_scope_addition_is_record_rewritten() {
+    let repo = plan_repo("required");
+    with_brief(&repo, "required");
+    let base = repo.head();
+    install(&repo);
+    fixture::start_42(&repo);
+    gate_ok(
+        &repo,
+        &[
+            "task",
+            "scope",
+            "add",
+            "README.md",
+            "--because",
+            "it lists the formats",
+        ],
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "task"]);
+    let file = repo.path().join(".gate/tasks/T-42.md");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let start = text.find("### ").unwrap();
+    let end = text.find("## Implementation notes").unwrap();
+    std::fs::write(&file, format!("{}{}", &text[..start], &text[end..])).unwrap();
+    repo.git(&["add", "-A"]);
+    let out = repo.git_may_fail(&["commit", "-q", "-m", "narrow"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        said(&out).contains("a scope addition was removed or rewritten"),
+        "{}",
+        show(&out)
+    );
+    repo.git(&["commit", "-q", "--no-verify", "-m", "narrow"]);
+    let ci = repo
+        .gate()
+        .args(["check", "--range", &format!("{base}..HEAD")])
+        .output()
+        .unwrap();
+    assert_eq!(ci.status.code(), Some(1), "{}", show(&ci));
+    assert!(said(&ci).contains("record_rewritten"), "{}", show(&ci));
+}
+
+/// Under `binding: required` the glob must lie in the task's issue's
+/// paths; a refusal names the issue that covers it, or says none does.
+#[test]
+fn under_required_binding_scope_add_stays_within_the_issue() {
+    let repo = plan_repo("required");
+    all_required(&repo);
+    fixture::start_42(&repo);
+    let out = repo
+        .gate()
+        .args(["task", "scope", "add", "docs/guide.md", "--because", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(said(&out).contains("issue 7 covers it"), "{}", show(&out));
+    assert!(
+        said(&out).contains("gate start --issue 7"),
+        "{}",
+        show(&out)
+    );
+    let out = repo
+        .gate()
+        .args(["task", "scope", "add", "README.md", "--because", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        said(&out).contains("no open issue of the plan covers it"),
+        "{}",
+        show(&out)
+    );
+    let before = std::fs::read(repo.path().join(".gate/tasks/T-42.md")).unwrap();
+    assert_eq!(
+        std::fs::read(repo.path().join(".gate/tasks/T-42.md")).unwrap(),
+        before
+    );
+    gate_ok(
+        &repo,
+        &[
+            "task",
+            "scope",
+            "add",
+            "src/export/csv/**",
+            "--because",
+            "the CSV writer gets its own module",
+        ],
+    );
+}
