@@ -174,26 +174,24 @@ fn plan_critique_write_adds_the_entry_or_refuses_writing_nothing() {
             plan_without_critiques()
         ),
     ];
+    let write = || {
+        repo.gate()
+            .args(["plan", "critique", "I-export", "--write"])
+            .output()
+            .unwrap()
+    };
     for before in lists {
         repo.write(".gate/plan.yaml", &before);
         let (code, doc) = binding_causes(&repo);
         assert_eq!(code, Some(1), "not yet critiqued: {doc}");
-        let out = repo
-            .gate()
-            .args(["plan", "critique", "I-export", "--write"])
-            .output()
-            .unwrap();
+        let out = write();
         assert_eq!(out.status.code(), Some(0), "{before}\n{}", show(&out));
         let after = std::fs::read_to_string(repo.path().join(".gate/plan.yaml")).unwrap();
         assert!(after.starts_with(&plan_without_critiques()), "{after}");
         let (code, doc) = binding_causes(&repo);
         assert_eq!(code, Some(0), "{after}\n{doc}");
         // A second review is the reviewer's to place: refused, nothing written.
-        let out = repo
-            .gate()
-            .args(["plan", "critique", "I-export", "--write"])
-            .output()
-            .unwrap();
+        let out = write();
         assert_eq!(out.status.code(), Some(1), "{}", show(&out));
         assert!(
             String::from_utf8_lossy(&out.stderr).contains("already has a critique"),

@@ -636,17 +636,21 @@ fn an_empty_range_proves_nothing() {
     expect_range_finding(&repo, "..HEAD", "empty_range", 1);
 }
 
+/// `gate check --only provenance --json`: the active task's own range.
+fn check_task_range(repo: &TestRepo) -> Output {
+    repo.gate()
+        .args(["check", "--only", "provenance", "--json"])
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn a_task_with_no_commits_yet_is_info_not_an_empty_range() {
     let (repo, _) = task_repo("required", "refuse", &[]);
     // A task started at HEAD: its own range, baseline..HEAD, is empty.
     write_task(&repo, "T-2", &["src/**"], &repo.head());
     activate(&repo, "T-2");
-    let out = repo
-        .gate()
-        .args(["check", "--only", "provenance", "--json"])
-        .output()
-        .unwrap();
+    let out = check_task_range(&repo);
     assert_exit(&out, 0);
     let doc = json(&out);
     assert_eq!(causes(&doc), vec!["no_commits_yet"]);
@@ -662,19 +666,11 @@ fn a_detached_head_is_proved_like_a_branch() {
     repo.write("src/b.rs", "b\n");
     repo.commit_all("in scope");
     repo.git(&["checkout", "-q", "--detach"]);
-    let out = repo
-        .gate()
-        .args(["check", "--only", "provenance", "--json"])
-        .output()
-        .unwrap();
+    let out = check_task_range(&repo);
     assert_exit(&out, 0);
     repo.write("docs/x.md", "out of scope\n");
     let bad = repo.commit_all("out of scope, detached");
-    let out = repo
-        .gate()
-        .args(["check", "--only", "provenance", "--json"])
-        .output()
-        .unwrap();
+    let out = check_task_range(&repo);
     assert_exit(&out, 1);
     let doc = json(&out);
     assert_eq!(causes(&doc), vec!["path_outside_scope"]);

@@ -158,37 +158,33 @@ fn the_readme_flow_calls_no_hook_skipping() {
     assert!(!flow.contains("--no-verify"), "{flow}");
 }
 
-#[test]
-fn the_readme_flow_works_under_the_default_policy() {
+/// The flow in a fresh clone, checked by [`assert_flow_worked`], with
+/// `policy` (else none: `gate init` writes the default); returns its output
+/// and the policy origin's main holds after it.
+fn flow_in_a_fresh_clone(policy: Option<&str>) -> (Output, String) {
     let tmp = tempfile::tempdir().unwrap();
     let base = tmp.path().canonicalize().unwrap();
-    let repo = scenery(&base, None);
+    let repo = scenery(&base, policy);
     let out = run_flow(&base);
     assert_flow_worked(&base, &repo, &out);
-    // `gate init` wrote the embedded default, and that is what was committed.
-    assert_eq!(
-        git_text(
-            &base.join("origin.git"),
-            &["show", "main:.gate/policy.yaml"]
-        ),
-        gate::policy::DEFAULT_POLICY_YAML.trim()
+    let committed = git_text(
+        &base.join("origin.git"),
+        &["show", "main:.gate/policy.yaml"],
     );
+    (out, committed)
+}
+
+#[test]
+fn the_readme_flow_works_under_the_default_policy() {
+    let (_, committed) = flow_in_a_fresh_clone(None);
+    // `gate init` wrote the embedded default, and that is what was committed.
+    assert_eq!(committed, gate::policy::DEFAULT_POLICY_YAML.trim());
 }
 
 #[test]
 fn the_readme_flow_works_with_every_check_required() {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = tmp.path().canonicalize().unwrap();
-    let repo = scenery(&base, Some(ALL_REQUIRED));
-    let out = run_flow(&base);
-    assert_flow_worked(&base, &repo, &out);
-    assert_eq!(
-        git_text(
-            &base.join("origin.git"),
-            &["show", "main:.gate/policy.yaml"]
-        ),
-        ALL_REQUIRED.trim()
-    );
+    let (out, committed) = flow_in_a_fresh_clone(Some(ALL_REQUIRED));
+    assert_eq!(committed, ALL_REQUIRED.trim());
     // Each gate verb judged under `required` and passed.
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("binding     pass"), "{}", show(&out));
