@@ -46,6 +46,15 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Show each check the task depends on: passed, failed, stale, running, missing
     Status(StatusArgs),
+    /// Check that gate is installed and its files are sound here, with the remedy for each fault
+    Doctor(DoctorArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Print one JSON document (schema gate.doctor/1)
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// What the work serves, as `gate binding` and `gate start` take it.

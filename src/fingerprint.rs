@@ -73,6 +73,13 @@ mod walk;
 
 pub use monitor::timeouts as monitor_timeouts;
 
+/// Whether this machine's configuration turns the file-system monitor on
+/// (`gate.fsmonitor`: `watchman`, or off); another value is an error naming
+/// the key (docs/receipts.md).
+pub fn monitor_enabled(repo: &Repo) -> Result<bool, GitError> {
+    monitor::enabled(repo)
+}
+
 /// What to fingerprint, and the limits.
 #[derive(Clone, Copy, Debug)]
 pub struct Inputs<'a> {

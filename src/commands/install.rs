@@ -95,12 +95,7 @@ pub fn render_hook(template: &str, binary: &str) -> String {
 }
 
 fn chained_path(hook: &Path) -> PathBuf {
-    let mut name = hook
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    name.push(CHAINED_SUFFIX);
-    hook.with_file_name(name)
+    with_suffix(hook, CHAINED_SUFFIX)
 }
 
 fn binary_path(args: &InstallArgs) -> Result<String, Failure> {
@@ -198,6 +193,11 @@ pub const FRAMEWORK_HOOKS: [&str; 2] = ["pre-commit", "prepare-commit-msg"];
 /// The pre-commit framework's configuration files (prek reads the same).
 const PRE_COMMIT_CONFIGS: [&str; 2] = [".pre-commit-config.yaml", ".pre-commit-config.yml"];
 
+/// The pre-commit framework's configuration files of the work tree at `root`.
+pub fn pre_commit_configs(root: &Path) -> Vec<PathBuf> {
+    PRE_COMMIT_CONFIGS.iter().map(|c| root.join(c)).collect()
+}
+
 /// The manager running this repository's hooks, if gate knows it.
 pub fn manager(root: &Path, hooks_dir: &Path) -> Option<Manager> {
     // husky 9 writes `_/h` and points core.hooksPath at `_`.
@@ -235,7 +235,7 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 }
 
 /// Whether a manager's configuration runs gate's `name` hook.
-fn configured(configs: &[PathBuf], name: &str) -> bool {
+pub fn configured(configs: &[PathBuf], name: &str) -> bool {
     let wanted = format!("gate hook {name}");
     let id = format!("id: gate-{name}");
     configs.iter().any(|c| {
@@ -404,7 +404,7 @@ fn install_hooks(root: &Path, hooks_dir: &Path, binary: &str, force: bool) -> Re
             && let Some(tool) = framework_script(&bytes)
         {
             let legacy = legacy_path(&path);
-            let configs: Vec<PathBuf> = PRE_COMMIT_CONFIGS.iter().map(|c| root.join(c)).collect();
+            let configs = pre_commit_configs(root);
             // The framework passes git's arguments and stdin on to hooks of
             // its configuration only for these two: gate's pre-push and
             // post-checkout take the legacy slot (.pre-commit-hooks.yaml).
@@ -573,7 +573,8 @@ fn own(
     })
 }
 
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+/// `path` with `suffix` added to its file name (`pre-commit.legacy`).
+pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path
         .file_name()
         .map(|n| n.to_os_string())

@@ -5,6 +5,7 @@
 pub mod binding;
 pub mod brief;
 pub mod check;
+pub mod doctor;
 pub mod handover;
 pub mod hook;
 pub mod init;
@@ -171,6 +172,7 @@ pub fn wants_json(command: &Command) -> bool {
         Command::Binding(a) => a.json,
         Command::Handover(a) => a.json,
         Command::Status(a) => a.json,
+        Command::Doctor(a) => a.json,
         Command::Task(TaskCommand::List { json }) => *json,
         Command::Task(TaskCommand::Validate(a)) => a.json,
         Command::Task(TaskCommand::Amend(a)) => a.json,
@@ -238,6 +240,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Handover(args) => handover::run(dir.as_deref(), &args),
         Command::Verify(args) => verify::run(dir.as_deref(), &args),
         Command::Status(args) => status::run(dir.as_deref(), &args),
+        Command::Doctor(args) => doctor::run(dir.as_deref(), &args),
     };
     match result {
         Ok(code) => code,

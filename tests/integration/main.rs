@@ -7,6 +7,7 @@ mod brief;
 mod check_scope;
 mod coexist;
 mod dead_ends;
+mod doctor;
 mod fingerprint;
 mod fixture;
 mod fsmonitor;

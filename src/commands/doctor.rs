@@ -1,0 +1,566 @@
+//! `gate doctor [--json]`: is gate installed and fed as it should be here?
+//!
+//! It looks, and changes nothing: the hooks (present, executable, running
+//! this binary, what they chain runnable, or run by a hook manager's
+//! configuration), the hooks directory (another manager's, or shared), the
+//! policy against HEAD's, the plan, the task files and the active pointer,
+//! and the file-system monitor setting. Each fault comes with the command
+//! that repairs it (docs/doctor.md). Exit 0 healthy, 1 with a fault, 3 when
+//! something could not be told and nothing is wrong otherwise.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::install::{self, HOOKS, Manager, with_suffix};
+use super::{Ctx, Failure, out};
+use crate::cli::DoctorArgs;
+use crate::fsutil;
+
+/// The schema of `gate doctor --json` (docs/json.md).
+pub const DOCTOR_SCHEMA: &str = "gate.doctor/1";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Fault,
+    Unknown,
+}
+
+impl Status {
+    fn word(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Fault => "fault",
+            Status::Unknown => "unknown",
+        }
+    }
+}
+
+/// One thing looked at.
+#[derive(Debug, Serialize)]
+pub struct Item {
+    /// `hook`, `hooks_path`, `policy`, `plan`, `task`, `active_task`, `fsmonitor`.
+    pub check: &'static str,
+    /// The hook's or task's name; empty for the others.
+    pub subject: String,
+    pub status: Status,
+    pub detail: String,
+    /// The command or edit that repairs a fault, or decides an unknown.
+    pub remedy: Option<String>,
+}
+
+fn item(check: &'static str, subject: &str, status: Status, detail: impl Into<String>) -> Item {
+    Item {
+        check,
+        subject: subject.to_string(),
+        status,
+        detail: detail.into(),
+        remedy: None,
+    }
+}
+
+impl Item {
+    fn remedy(mut self, remedy: impl Into<String>) -> Item {
+        self.remedy = Some(remedy.into());
+        self
+    }
+}
+
+#[derive(Serialize)]
+struct DoctorWire<'a> {
+    schema: &'static str,
+    outcome: &'static str,
+    exit_code: i32,
+    hooks_dir: String,
+    manager: Option<&'static str>,
+    checks: &'a [Item],
+}
+
+pub fn run(dir: Option<&Path>, args: &DoctorArgs) -> Result<i32, Failure> {
+    let ctx = Ctx::open(dir)?;
+    let hooks_dir = ctx.repo.hooks_dir()?;
+    let manager = install::manager(ctx.root(), &hooks_dir);
+    let this = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| Failure::unknown(format!("cannot find the running gate binary: {e}")))?;
+    let mut items = Vec::new();
+    items.push(hooks_path(&ctx, &hooks_dir, manager.as_ref()));
+    for (name, _) in HOOKS {
+        items.push(hook(&ctx, &hooks_dir, manager.as_ref(), name, &this));
+    }
+    items.extend(gate_files(&ctx));
+    items.push(fsmonitor(&ctx));
+    let code = if items.iter().any(|i| i.status == Status::Fault) {
+        1
+    } else if items.iter().any(|i| i.status == Status::Unknown) {
+        3
+    } else {
+        0
+    };
+    let manager_name = manager.as_ref().map(|m| match m {
+        Manager::Husky { .. } => "husky",
+        Manager::Lefthook { .. } => "lefthook",
+    });
+    if args.json {
+        out(&crate::report::json::to_string(&DoctorWire {
+            schema: DOCTOR_SCHEMA,
+            outcome: match code {
+                0 => "healthy",
+                1 => "faults",
+                _ => "unknown",
+            },
+            exit_code: code,
+            hooks_dir: hooks_dir.display().to_string(),
+            manager: manager_name,
+            checks: &items,
+        }));
+    } else {
+        out(&render(&hooks_dir, &items, code));
+    }
+    Ok(code)
+}
+
+fn render(hooks_dir: &Path, items: &[Item], code: i32) -> String {
+    use crate::report::text::shown_line;
+    let mut text = format!("gate doctor · hooks directory: {}\n", hooks_dir.display());
+    for i in items {
+        let what = if i.subject.is_empty() {
+            i.check.to_string()
+        } else {
+            format!("{} {}", i.check, i.subject)
+        };
+        text.push_str(&format!(
+            "{:<8}{:<24} {}\n",
+            i.status.word(),
+            what,
+            shown_line(&i.detail)
+        ));
+        if let Some(r) = &i.remedy {
+            text.push_str(&format!("{:<8}remedy: {}\n", "", shown_line(r)));
+        }
+    }
+    let faults = items.iter().filter(|i| i.status == Status::Fault).count();
+    let unknown = items.iter().filter(|i| i.status == Status::Unknown).count();
+    let result = match code {
+        0 => "healthy".to_string(),
+        _ => {
+            let mut parts = Vec::new();
+            if faults > 0 {
+                parts.push(format!(
+                    "{faults} fault{}",
+                    if faults == 1 { "" } else { "s" }
+                ));
+            }
+            if unknown > 0 {
+                parts.push(format!("{unknown} unknown"));
+            }
+            parts.join(", ")
+        }
+    };
+    text.push_str(&format!("result: {result} (exit {code})\n"));
+    text
+}
+
+/// Where the hooks are, and whose directory it is.
+fn hooks_path(ctx: &Ctx, hooks_dir: &Path, manager: Option<&Manager>) -> Item {
+    let detail = match manager {
+        Some(Manager::Husky { .. }) => {
+            format!("{} is husky's (core.hooksPath)", hooks_dir.display())
+        }
+        Some(Manager::Lefthook { .. }) => {
+            format!("{}: lefthook runs the hooks", hooks_dir.display())
+        }
+        None if !install::hooks_dir_is_the_repository_s(ctx, hooks_dir) => format!(
+            "{} is outside the repository: shared with every repository that uses it",
+            hooks_dir.display()
+        ),
+        None => match ctx.repo.config_string("core.hooksPath") {
+            Some(set) => format!("{} (core.hooksPath {set})", hooks_dir.display()),
+            None => format!("{} (git's default)", hooks_dir.display()),
+        },
+    };
+    item("hooks_path", "", Status::Ok, detail)
+}
+
+/// The gate binary a hook script records (`recorded='…'`).
+fn recorded(script: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(script);
+    let line = text.lines().find(|l| l.starts_with("recorded='"))?;
+    let body = line.strip_prefix("recorded='")?.strip_suffix('\'')?;
+    Some(body.replace(r"'\''", "'"))
+}
+
+/// `gate` as the shell would find it on PATH.
+fn gate_on_path() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("gate"))
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// A hook whose line runs `gate` from PATH (a manager's configuration).
+fn via_path(name: &str, how: String, this: &Path) -> Item {
+    match gate_on_path() {
+        None => item(
+            "hook",
+            name,
+            Status::Fault,
+            format!("{how}, but no `gate` is on PATH"),
+        )
+        .remedy("put gate on PATH (./install.sh)"),
+        Some(found) => {
+            let found = std::fs::canonicalize(&found).unwrap_or(found);
+            let which = if found == this {
+                "this gate".to_string()
+            } else {
+                found.display().to_string()
+            };
+            item(
+                "hook",
+                name,
+                Status::Ok,
+                format!("{how}; `gate` on PATH is {which}"),
+            )
+        }
+    }
+}
+
+fn hook(ctx: &Ctx, hooks_dir: &Path, manager: Option<&Manager>, name: &str, this: &Path) -> Item {
+    match manager {
+        Some(Manager::Husky { scripts }) => {
+            let script = scripts.join(name);
+            let line = install::husky_line(name);
+            return match fsutil::read_file(&script, fsutil::Kind::HOOK) {
+                Ok(Some(b))
+                    if String::from_utf8_lossy(&b)
+                        .lines()
+                        .any(|l| l.trim() == line) =>
+                {
+                    via_path(
+                        name,
+                        format!("husky runs `{line}` from {}", script.display()),
+                        this,
+                    )
+                }
+                Ok(_) => item(
+                    "hook",
+                    name,
+                    Status::Fault,
+                    format!("{} does not run gate", script.display()),
+                )
+                .remedy("gate install (adds the line)"),
+                Err(e) => item("hook", name, Status::Unknown, e.to_string())
+                    .remedy(format!("make {} readable", script.display())),
+            };
+        }
+        Some(Manager::Lefthook { configs }) => {
+            return if install::configured(configs, name) {
+                via_path(
+                    name,
+                    "lefthook runs `gate hook` from its configuration".into(),
+                    this,
+                )
+            } else {
+                item(
+                    "hook",
+                    name,
+                    Status::Fault,
+                    "lefthook's configuration does not run gate",
+                )
+                .remedy("add the commands `gate install` prints to lefthook-local.yml, then `lefthook install`")
+            };
+        }
+        None => {}
+    }
+    let path = hooks_dir.join(name);
+    let bytes = match fsutil::read_file(&path, fsutil::Kind::HOOK) {
+        Ok(b) => b,
+        Err(e) => {
+            return item("hook", name, Status::Unknown, e.to_string()).remedy(format!(
+                "make {} readable, then run gate doctor again",
+                path.display()
+            ));
+        }
+    };
+    let Some(bytes) = bytes else {
+        return item("hook", name, Status::Fault, "not installed").remedy("gate install");
+    };
+    if let Some(tool) = install::framework_script(&bytes) {
+        let legacy = with_suffix(&path, ".legacy");
+        return match fsutil::read_file(&legacy, fsutil::Kind::HOOK) {
+            Ok(Some(b)) if install::is_gate_hook(&b) => {
+                own(&legacy, &b, name, this, &format!("{tool} runs {name}.legacy first, gate's"))
+            }
+            _ if install::configured(&install::pre_commit_configs(ctx.root()), name) => via_path(
+                name,
+                format!("{tool} runs `gate hook {name}` from .pre-commit-config.yaml"),
+                this,
+            ),
+            _ => item(
+                "hook",
+                name,
+                Status::Fault,
+                format!("{tool}'s script is here and runs no gate"),
+            )
+            .remedy("gate install (prints the entry for .pre-commit-config.yaml), or gate install --force"),
+        };
+    }
+    if !install::is_gate_hook(&bytes) {
+        let chained = with_suffix(&path, ".gate-chained");
+        let remedy = if std::fs::symlink_metadata(&chained).is_ok() {
+            "gate install --force (another tool wrote over gate's hook; the new one is chained)"
+        } else {
+            "gate install (keeps this hook as the chained one)"
+        };
+        return item(
+            "hook",
+            name,
+            Status::Fault,
+            "another hook is here; gate does not run",
+        )
+        .remedy(remedy);
+    }
+    own(&path, &bytes, name, this, "gate's")
+}
+
+/// gate's own script at `path`: executable, running this binary, chaining
+/// a hook that runs.
+fn own(path: &Path, bytes: &[u8], name: &str, this: &Path, whose: &str) -> Item {
+    if !is_executable(path) {
+        return item(
+            "hook",
+            name,
+            Status::Fault,
+            format!("{whose}, but not executable: git does not run it"),
+        )
+        .remedy("gate install (rewrites it executable)");
+    }
+    let Some(binary) = recorded(bytes) else {
+        return item(
+            "hook",
+            name,
+            Status::Fault,
+            format!("{whose}, but it names no binary"),
+        )
+        .remedy("gate install");
+    };
+    let binary = PathBuf::from(binary);
+    if binary != this {
+        let detail = if is_executable(&binary) {
+            format!("{whose}, but it runs another gate: {}", binary.display())
+        } else {
+            format!(
+                "{whose}, but the gate it records is missing: {} (it falls back to `gate` on PATH)",
+                binary.display()
+            )
+        };
+        return item("hook", name, Status::Fault, detail)
+            .remedy("gate install (records this gate), or gate install --binary PATH");
+    }
+    let chained = with_suffix(path, ".gate-chained");
+    if std::fs::symlink_metadata(&chained).is_ok() && !is_executable(&chained) {
+        return item(
+            "hook",
+            name,
+            Status::Fault,
+            format!("{whose}; the hook it chains is not executable (or a dangling link), so it does not run"),
+        )
+        .remedy(format!("chmod +x {} (or remove it)", chained.display()));
+    }
+    let chain = if std::fs::symlink_metadata(&chained).is_ok() {
+        format!("; runs {name}.gate-chained first")
+    } else {
+        String::new()
+    };
+    item(
+        "hook",
+        name,
+        Status::Ok,
+        format!("{whose}, executable, runs this gate{chain}"),
+    )
+}
+
+/// The policy against HEAD's, the plan, the task files, the active pointer.
+fn gate_files(ctx: &Ctx) -> Vec<Item> {
+    let root = ctx.root();
+    if std::fs::symlink_metadata(root.join(".gate")).is_err() {
+        return vec![
+            item(
+                "policy",
+                "",
+                Status::Fault,
+                "no .gate/ here: gate does not govern this repository, and its hooks stay silent",
+            )
+            .remedy("gate init, then commit .gate/"),
+        ];
+    }
+    let mut items = vec![policy(ctx)];
+    items.push(match crate::plan::load(root) {
+        Ok(None) => item("plan", "", Status::Ok, "no .gate/plan.yaml"),
+        Ok(Some(loaded)) => {
+            let faults = loaded.reference_faults();
+            if faults.is_empty() {
+                item("plan", "", Status::Ok, ".gate/plan.yaml is valid")
+            } else {
+                item(
+                    "plan",
+                    "",
+                    Status::Fault,
+                    format!(
+                        "{} fault{} in .gate/plan.yaml",
+                        faults.len(),
+                        if faults.len() == 1 { "" } else { "s" }
+                    ),
+                )
+                .remedy("gate plan validate (names each), then fix the file")
+            }
+        }
+        Err(e) => item("plan", "", Status::Fault, e.to_string())
+            .remedy("fix .gate/plan.yaml where the error says"),
+    });
+    match crate::task::ids(root) {
+        Err(e) => items.push(
+            item("task", "", Status::Unknown, e.to_string())
+                .remedy("make .gate/tasks readable, then run gate doctor again"),
+        ),
+        Ok(ids) => {
+            let mut bad = 0;
+            for id in &ids {
+                if let Err(e) = crate::task::load(root, id) {
+                    bad += 1;
+                    items.push(
+                        item("task", id, Status::Fault, e.to_string()).remedy(format!(
+                            "gate task validate --task {id} (names each fault), then fix the file"
+                        )),
+                    );
+                }
+            }
+            if bad == 0 {
+                items.push(item(
+                    "task",
+                    "",
+                    Status::Ok,
+                    match ids.len() {
+                        0 => "no task files".to_string(),
+                        1 => "1 task file, valid".to_string(),
+                        n => format!("{n} task files, all valid"),
+                    },
+                ));
+            }
+            items.push(match ctx.active_id() {
+                Ok(None) => item("active_task", "", Status::Ok, "none"),
+                Ok(Some(id)) if ids.contains(&id) => {
+                    item("active_task", &id, Status::Ok, "its file is here")
+                }
+                Ok(Some(id)) => item(
+                    "active_task",
+                    &id,
+                    Status::Fault,
+                    "no task file has this id",
+                )
+                .remedy("gate task switch ID (gate task list shows them)"),
+                Err(f) => item("active_task", "", Status::Fault, f.message)
+                    .remedy("gate task switch ID (gate task list shows them)"),
+            });
+        }
+    }
+    items
+}
+
+fn policy(ctx: &Ctx) -> Item {
+    use crate::policy::POLICY_PATH;
+    if let Err(f) = ctx.policy() {
+        return item("policy", "", Status::Fault, f.message)
+            .remedy(format!("fix {POLICY_PATH} where the error says"));
+    }
+    let work = match fsutil::read_file(&ctx.root().join(POLICY_PATH), fsutil::Kind::GATE_FILE) {
+        Ok(w) => w,
+        Err(e) => return item("policy", "", Status::Unknown, e.to_string()),
+    };
+    let head = match ctx.repo.head().map(|h| h.id()) {
+        Ok(Some(head)) => head,
+        Ok(None) => {
+            return item(
+                "policy",
+                "",
+                Status::Ok,
+                "no commit yet: the hooks judge by the work tree's policy",
+            );
+        }
+        Err(e) => {
+            return item("policy", "", Status::Unknown, e.to_string())
+                .remedy("repair HEAD (git status says how)");
+        }
+    };
+    let committed = match ctx
+        .repo
+        .entry_at(head, &crate::path::RepoPath::from(POLICY_PATH))
+        .and_then(|e| e.map(|(blob, _)| ctx.repo.read_blob(blob)).transpose())
+    {
+        Ok(c) => c,
+        Err(e) => {
+            return item("policy", "", Status::Unknown, e.to_string()).remedy(
+                "fetch or repair the missing objects (git fsck), then run gate doctor again",
+            );
+        }
+    };
+    let commit_it = format!(
+        "commit it (git add {POLICY_PATH} && git commit), or restore HEAD's (git checkout HEAD -- {POLICY_PATH})"
+    );
+    match (work, committed) {
+        (None, None) => item("policy", "", Status::Ok, "none: the embedded default (every check advisory)"),
+        (Some(w), Some(c)) if w == c => item("policy", "", Status::Ok, format!("{POLICY_PATH} is HEAD's")),
+        (Some(_), None) => item(
+            "policy",
+            "",
+            Status::Fault,
+            format!("{POLICY_PATH} is not committed: the hooks judge by HEAD's (none: the default), CI by the range's base"),
+        )
+        .remedy(format!("commit it (git add {POLICY_PATH} && git commit)")),
+        (None, Some(_)) => item(
+            "policy",
+            "",
+            Status::Fault,
+            format!("{POLICY_PATH} is deleted from the work tree: the hooks still judge by HEAD's"),
+        )
+        .remedy(format!("restore it (git checkout HEAD -- {POLICY_PATH})")),
+        (Some(_), Some(_)) => item(
+            "policy",
+            "",
+            Status::Fault,
+            format!("{POLICY_PATH} differs from HEAD's: the hooks judge by HEAD's, tightened by it (docs/trust.md)"),
+        )
+        .remedy(commit_it),
+    }
+}
+
+fn fsmonitor(ctx: &Ctx) -> Item {
+    match crate::fingerprint::monitor_enabled(&ctx.repo) {
+        Ok(false) => item("fsmonitor", "", Status::Ok, "off (gate.fsmonitor unset)"),
+        Ok(true) => {
+            let found = std::env::var_os("PATH").is_some_and(|p| {
+                std::env::split_paths(&p).any(|d| is_executable(&d.join("watchman")))
+            });
+            if found {
+                item(
+                    "fsmonitor",
+                    "",
+                    Status::Ok,
+                    "watchman (gate.fsmonitor), on PATH",
+                )
+            } else {
+                item("fsmonitor", "", Status::Fault, "gate.fsmonitor is watchman, but no watchman is on PATH: every run stats every file")
+                    .remedy("install watchman, or git config --unset gate.fsmonitor")
+            }
+        }
+        Err(e) => item("fsmonitor", "", Status::Fault, e.to_string())
+            .remedy("git config gate.fsmonitor watchman, or git config --unset gate.fsmonitor"),
+    }
+}

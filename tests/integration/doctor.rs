@@ -1,0 +1,317 @@
+//! `gate doctor`: healthy after `gate install` in a repository with its
+//! files committed; each kind of broken install is a fault naming its
+//! remedy — and running that remedy makes the install healthy again; what
+//! cannot be read is unknown (exit 3). The JSON is decoded into structs that
+//! deny unknown fields.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Output;
+
+use serde::Deserialize;
+
+use crate::fixture::{plan_repo, show, start_42};
+use crate::golden::{assert_golden, transcript};
+use crate::support::TestRepo;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Doctor {
+    schema: String,
+    outcome: String,
+    exit_code: i32,
+    hooks_dir: String,
+    manager: Option<String>,
+    checks: Vec<Item>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Item {
+    check: String,
+    subject: String,
+    status: String,
+    detail: String,
+    remedy: Option<String>,
+}
+
+fn doctor(repo: &TestRepo) -> Doctor {
+    let out = repo.gate().args(["doctor", "--json"]).output().unwrap();
+    let doc: Doctor =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", show(&out)));
+    assert_eq!(doc.schema, "gate.doctor/1");
+    assert_eq!(out.status.code(), Some(doc.exit_code), "{}", show(&out));
+    doc
+}
+
+/// The faults (check, subject, remedy) a doctor found.
+fn faults(doc: &Doctor) -> Vec<(String, String, String)> {
+    doc.checks
+        .iter()
+        .filter(|i| i.status == "fault")
+        .map(|i| {
+            (
+                i.check.clone(),
+                i.subject.clone(),
+                i.remedy.clone().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+fn assert_healthy(repo: &TestRepo) {
+    let doc = doctor(repo);
+    assert_eq!(
+        (doc.exit_code, doc.outcome.as_str()),
+        (0, "healthy"),
+        "{doc:#?}"
+    );
+}
+
+/// A repository with gate installed, a task started and its file committed.
+fn healthy_repo() -> TestRepo {
+    let repo = plan_repo("required");
+    start_42(&repo);
+    repo.git(&["add", ".gate/tasks"]);
+    repo.git(&["commit", "-q", "-m", "start T-42\n\nTask: T-42"]);
+    gate(&repo, &["install"]);
+    repo
+}
+
+fn gate(repo: &TestRepo, args: &[&str]) -> Output {
+    let out = repo.gate().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", show(&out));
+    out
+}
+
+fn hook(repo: &TestRepo, name: &str) -> std::path::PathBuf {
+    repo.path().join(".git/hooks").join(name)
+}
+
+fn chmod(path: &Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[test]
+fn a_healthy_install_is_healthy_in_both_renderings() {
+    let repo = healthy_repo();
+    let out = repo.gate().arg("doctor").output().unwrap();
+    assert_golden("doctor/healthy.txt", &transcript(Some(&repo), &out));
+    let out = repo.gate().args(["doctor", "--json"]).output().unwrap();
+    assert_golden("doctor/healthy.json", &transcript(Some(&repo), &out));
+    let doc = doctor(&repo);
+    assert_eq!(doc.manager, None);
+    assert!(doc.hooks_dir.ends_with(".git/hooks"), "{}", doc.hooks_dir);
+    assert!(doc.checks.iter().all(|i| !i.detail.is_empty()));
+}
+
+#[test]
+fn hooks_not_installed_are_faults_that_gate_install_repairs() {
+    let repo = plan_repo("required");
+    let out = repo.gate().arg("doctor").output().unwrap();
+    assert_golden("doctor/not-installed.txt", &transcript(Some(&repo), &out));
+    let doc = doctor(&repo);
+    assert_eq!(doc.exit_code, 1);
+    assert_eq!(faults(&doc).len(), 4, "{doc:#?}");
+    assert!(
+        faults(&doc)
+            .iter()
+            .all(|(c, _, r)| c == "hook" && r == "gate install")
+    );
+    gate(&repo, &["install"]);
+    assert_healthy(&repo);
+}
+
+#[test]
+fn a_hook_that_is_not_executable_is_a_fault_gate_install_repairs() {
+    let repo = healthy_repo();
+    chmod(&hook(&repo, "pre-push"), 0o644);
+    let doc = doctor(&repo);
+    assert_eq!(
+        faults(&doc),
+        [(
+            "hook".into(),
+            "pre-push".into(),
+            "gate install (rewrites it executable)".into()
+        )]
+    );
+    gate(&repo, &["install"]);
+    assert_healthy(&repo);
+}
+
+#[test]
+fn a_hook_running_another_gate_is_a_fault_gate_install_repairs() {
+    let repo = healthy_repo();
+    let other = repo.scratch("other-gate");
+    std::fs::write(&other, "#!/bin/sh\nexit 0\n").unwrap();
+    chmod(&other, 0o755);
+    gate(&repo, &["install", "--binary", other.to_str().unwrap()]);
+    let doc = doctor(&repo);
+    assert_eq!(faults(&doc).len(), 4, "{doc:#?}");
+    assert!(
+        doc.checks
+            .iter()
+            .any(|i| i.detail.contains("runs another gate")),
+        "{doc:#?}"
+    );
+    std::fs::remove_file(&other).unwrap();
+    let doc = doctor(&repo);
+    assert!(
+        doc.checks
+            .iter()
+            .any(|i| i.detail.contains("the gate it records is missing")),
+        "{doc:#?}"
+    );
+    gate(&repo, &["install"]);
+    assert_healthy(&repo);
+}
+
+#[test]
+fn a_chained_hook_that_does_not_run_is_a_fault_chmod_repairs() {
+    let repo = plan_repo("required");
+    std::fs::write(hook(&repo, "pre-commit"), "#!/bin/sh\nexit 0\n").unwrap();
+    chmod(&hook(&repo, "pre-commit"), 0o644);
+    gate(&repo, &["install"]);
+    let doc = doctor(&repo);
+    let chained = hook(&repo, "pre-commit.gate-chained");
+    assert_eq!(
+        faults(&doc),
+        [(
+            "hook".into(),
+            "pre-commit".into(),
+            format!("chmod +x {} (or remove it)", chained.display())
+        )]
+    );
+    chmod(&chained, 0o755);
+    assert_healthy(&repo);
+}
+
+#[test]
+fn another_tool_s_hook_over_gate_s_is_a_fault_install_force_repairs() {
+    let repo = healthy_repo();
+    std::fs::write(
+        hook(&repo, "pre-commit.gate-chained"),
+        "#!/bin/sh\nexit 0\n",
+    )
+    .unwrap();
+    chmod(&hook(&repo, "pre-commit.gate-chained"), 0o755);
+    std::fs::write(hook(&repo, "pre-commit"), "#!/bin/sh\necho tool\n").unwrap();
+    chmod(&hook(&repo, "pre-commit"), 0o755);
+    let doc = doctor(&repo);
+    assert_eq!(faults(&doc).len(), 1, "{doc:#?}");
+    assert!(
+        faults(&doc)[0].2.starts_with("gate install --force"),
+        "{doc:#?}"
+    );
+    gate(&repo, &["install", "--force"]);
+    assert_healthy(&repo);
+}
+
+#[test]
+fn a_policy_unlike_head_s_is_a_fault_a_commit_repairs() {
+    let repo = healthy_repo();
+    let policy = std::fs::read_to_string(repo.path().join(".gate/policy.yaml")).unwrap();
+    repo.write(
+        ".gate/policy.yaml",
+        policy.replace("scope: required", "scope: advisory"),
+    );
+    let doc = doctor(&repo);
+    assert_eq!(faults(&doc).len(), 1, "{doc:#?}");
+    assert_eq!(faults(&doc)[0].0, "policy");
+    assert!(
+        faults(&doc)[0]
+            .2
+            .contains("git checkout HEAD -- .gate/policy.yaml")
+    );
+    repo.git(&["checkout", "HEAD", "--", ".gate/policy.yaml"]);
+    assert_healthy(&repo);
+    repo.write(".gate/policy.yaml", "version: [\n");
+    let doc = doctor(&repo);
+    assert_eq!(faults(&doc)[0].0, "policy", "{doc:#?}");
+}
+
+#[test]
+fn a_broken_plan_and_a_broken_task_file_are_faults() {
+    let repo = healthy_repo();
+    let plan = std::fs::read_to_string(repo.path().join(".gate/plan.yaml")).unwrap();
+    repo.write(
+        ".gate/plan.yaml",
+        plan.replace("intent: I-export", "intent: I-nowhere"),
+    );
+    repo.write(".gate/tasks/T-9.md", "---\nnot: a task\n---\n");
+    let doc = doctor(&repo);
+    let found: Vec<(String, String)> = faults(&doc).into_iter().map(|(c, s, _)| (c, s)).collect();
+    assert_eq!(
+        found,
+        [
+            ("plan".into(), String::new()),
+            ("task".into(), "T-9".into())
+        ],
+        "{doc:#?}"
+    );
+    let out = repo.gate().arg("doctor").output().unwrap();
+    assert_golden("doctor/broken-files.txt", &transcript(Some(&repo), &out));
+}
+
+#[test]
+fn an_active_pointer_to_no_task_is_a_fault_task_switch_repairs() {
+    let repo = healthy_repo();
+    std::fs::write(repo.path().join(".git/gate/active"), "T-77\n").unwrap();
+    let doc = doctor(&repo);
+    assert_eq!(faults(&doc).len(), 1, "{doc:#?}");
+    assert_eq!(faults(&doc)[0].0, "active_task");
+    gate(&repo, &["task", "switch", "T-42"]);
+    assert_healthy(&repo);
+}
+
+#[test]
+fn an_fsmonitor_setting_gate_cannot_use_is_a_fault() {
+    let repo = healthy_repo();
+    repo.git(&["config", "gate.fsmonitor", "sometimes"]);
+    let doc = doctor(&repo);
+    assert_eq!(faults(&doc).len(), 1, "{doc:#?}");
+    assert_eq!(faults(&doc)[0].0, "fsmonitor");
+    repo.git(&["config", "--unset", "gate.fsmonitor"]);
+    assert_healthy(&repo);
+}
+
+#[test]
+fn husky_s_hooks_path_is_noticed_and_a_missing_line_is_a_fault() {
+    let repo = healthy_repo();
+    // husky's layout (core.hooksPath .husky/_ and its `h`), as husky 9 writes it.
+    repo.write(".husky/_/h", "#!/usr/bin/env sh\n");
+    repo.git(&["config", "core.hooksPath", ".husky/_"]);
+    let doc = doctor(&repo);
+    assert_eq!(doc.manager.as_deref(), Some("husky"));
+    assert!(doc.checks[0].detail.contains("husky's"), "{doc:#?}");
+    assert_eq!(faults(&doc).len(), 4, "{doc:#?}");
+    assert!(
+        faults(&doc)
+            .iter()
+            .all(|(_, _, r)| r == "gate install (adds the line)")
+    );
+}
+
+#[test]
+fn a_hook_that_cannot_be_read_is_unknown() {
+    let repo = healthy_repo();
+    std::fs::remove_file(hook(&repo, "pre-push")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(hook(&repo, "pre-push"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let doc = doctor(&repo);
+    assert_eq!(
+        (doc.exit_code, doc.outcome.as_str()),
+        (3, "unknown"),
+        "{doc:#?}"
+    );
+    let unknown: Vec<&Item> = doc
+        .checks
+        .iter()
+        .filter(|i| i.status == "unknown")
+        .collect();
+    assert_eq!(unknown.len(), 1, "{doc:#?}");
+    assert!(unknown[0].remedy.is_some());
+}
