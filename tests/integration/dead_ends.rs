@@ -471,3 +471,119 @@ fn under_required_binding_scope_add_stays_within_the_issue() {
         ],
     );
 }
+
+// 3. governance: changing .gate/policy.yaml and .gate/plan.yaml
+
+/// The policy `gate init` writes, with every check `required` (receipts
+/// and the binding too).
+fn governed() -> String {
+    gate::policy::DEFAULT_POLICY_YAML
+        .replace("binding: off", "binding: required")
+        .replace("advisory", "required")
+}
+
+/// Regression (issue 13): changing the policy or the plan under `required`
+/// had no path but `--no-verify`. The declared `governance` class is the
+/// path: a task exempt as governance, scoped to the two files, commits and
+/// pushes the change; a loosening in it is still reported at the commit
+/// and refused in CI, where the policy is owned.
+#[test]
+fn governance_work_changes_the_rules_under_an_all_required_policy() {
+    let repo = plan_repo("required");
+    repo.write(".gate/policy.yaml", governed());
+    repo.commit_all("governed");
+    let remote = TestRepo::bare();
+    repo.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
+    repo.git(&["push", "-q", "origin", "main"]);
+    let base = repo.head();
+    install(&repo);
+    let out = repo
+        .gate()
+        .current_dir(repo.path().join("src"))
+        .args([
+            "start",
+            "--exempt",
+            "governance",
+            "--because",
+            "Issue 8: the CSV import",
+            "--scope",
+            ":/.gate/plan.yaml",
+            "--scope",
+            ":/.gate/policy.yaml",
+            "--brief",
+            "-",
+        ])
+        .write_stdin("Open issue 8 for the CSV import, and date the brief rule.\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let plan = std::fs::read_to_string(repo.path().join(".gate/plan.yaml")).unwrap();
+    repo.write(
+        ".gate/plan.yaml",
+        plan.replace("critiques:", "  - id: \"8\"\n    title: CSV import\n    paths: [\"src/import/**\"]\n    status: open\ncritiques:"),
+    );
+    // A tightening: briefs are required from a date on.
+    repo.write(
+        ".gate/policy.yaml",
+        governed().replace("# required_since: 2026-11-29", "required_since: 2026-01-01"),
+    );
+    repo.git(&["add", "-A"]);
+    let out = repo.git_may_fail(&["commit", "-q", "-m", "Open issue 8"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let finish = gate_ok(&repo, &["task", "finish", "--json"]);
+    let out = run_command(repo.path(), &commit_command(&finish));
+    assert!(out.status.success(), "{}", show(&out));
+    let out = repo.git_may_fail(&["push", "-q", "origin", "main"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let ci = repo
+        .gate()
+        .args(["check", "--range", &format!("{base}..HEAD")])
+        .output()
+        .unwrap();
+    assert_eq!(ci.status.code(), Some(0), "{}", show(&ci));
+
+    // A loosening in governance work is reported, never obeyed silently.
+    let base = repo.head();
+    let out = fixture::start(
+        &repo,
+        &[
+            "--exempt",
+            "governance",
+            "--because",
+            "Relax scope",
+            "--scope",
+            ":/.gate/policy.yaml",
+        ],
+        "Make scope advisory.\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let policy = std::fs::read_to_string(repo.path().join(".gate/policy.yaml")).unwrap();
+    repo.write(
+        ".gate/policy.yaml",
+        policy.replace("scope: required", "scope: advisory"),
+    );
+    repo.git(&["add", "-A"]);
+    let out = repo.git_may_fail(&["commit", "-q", "-m", "Relax scope"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(said(&out).contains("policy_loosened"), "{}", show(&out));
+    let ci = repo
+        .gate()
+        .args(["check", "--range", &format!("{base}..HEAD")])
+        .output()
+        .unwrap();
+    assert_eq!(ci.status.code(), Some(1), "{}", show(&ci));
+    assert!(said(&ci).contains("policy_changed"), "{}", show(&ci));
+}
+
+/// `gate init` declares the governance class.
+#[test]
+fn gate_init_declares_the_governance_class() {
+    let repo = TestRepo::new();
+    gate_ok(&repo, &["init"]);
+    let policy = std::fs::read_to_string(repo.path().join(".gate/policy.yaml")).unwrap();
+    let parsed = gate::policy::parse(std::path::Path::new(".gate/policy.yaml"), &policy).unwrap();
+    assert!(
+        parsed.exemptions.iter().any(|e| e.id == "governance"),
+        "{policy}"
+    );
+}
