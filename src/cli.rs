@@ -423,6 +423,9 @@ pub struct CritiqueArgs {
     /// Add the entry to .gate/plan.yaml (refused when the intent has a critique)
     #[arg(long)]
     pub write: bool,
+    /// With --write: put the entry in place of the intent's one critique
+    #[arg(long, requires = "write")]
+    pub replace: bool,
     /// The review's date (default: today, UTC)
     #[arg(long, value_name = "YYYY-MM-DD")]
     pub today: Option<String>,

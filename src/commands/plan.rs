@@ -51,7 +51,7 @@ fn critique(dir: Option<&Path>, args: &CritiqueArgs) -> Result<i32, Failure> {
         serde_json::to_string(intent).expect("a string serialises")
     );
     let written = if args.write {
-        write_critique(&ctx, loaded, intent, &revision, &entry)?;
+        write_critique(&ctx, loaded, intent, &revision, &entry, args.replace)?;
         true
     } else {
         false
@@ -68,7 +68,7 @@ fn critique(dir: Option<&Path>, args: &CritiqueArgs) -> Result<i32, Failure> {
         })
     } else if written {
         format!(
-            "added to {} under critiques:\n{entry}record the review's findings there; an open blocking one stops work on {intent}\n",
+            "wrote into {} under critiques:\n{entry}record the review's findings there; an open blocking one stops work on {intent}\n",
             loaded.file.display()
         )
     } else {
@@ -92,16 +92,19 @@ struct CritiqueWire<'a> {
 }
 
 /// Add `entry` (a list item indented two spaces) to the plan's
-/// `critiques`, atomically, and only when the result parses to exactly the
-/// plan with that one critique more; anything else is refused with the
-/// entry to paste by hand. An intent that has a critique is refused: which
-/// one the review replaces is the reviewer's call.
+/// `critiques` — or, with `replace`, put it in place of the intent's one
+/// critique — atomically, and only when the result parses to exactly the
+/// plan with that one critique more (or swapped); anything else is refused
+/// with the entry to paste by hand. An intent that has a critique is
+/// refused without `replace`, and one with several always: which one a
+/// review replaces is the reviewer's call.
 fn write_critique(
     ctx: &Ctx,
     loaded: &crate::plan::LoadedPlan,
     intent: &str,
     revision: &str,
     entry: &str,
+    replace: bool,
 ) -> Result<(), Failure> {
     let by_hand = |why: String| {
         Failure::refused(format!("{why}; nothing was written")).hint(format!(
@@ -109,25 +112,38 @@ fn write_critique(
             loaded.file.display()
         ))
     };
-    if let Some(n) = loaded
-        .plan
-        .critiques
-        .iter()
-        .position(|c| c.intent == intent)
-    {
-        return Err(Failure::refused(format!(
-            "intent {intent} already has a critique (critiques[{n}]); nothing was written"
-        ))
-        .hint(format!(
-            "a new review replaces or joins it by hand: `gate plan critique {intent}` prints the entry, with the intent_revision it must carry"
-        )));
-    }
-    let Some(text) = with_critique(&loaded.text, entry) else {
-        return Err(by_hand(
-            "the plan's `critiques` is not a block list gate can add to".to_string(),
-        ));
-    };
+    let existing: Vec<usize> = (loaded.plan.critiques.iter().enumerate())
+        .filter(|(_, c)| c.intent == intent)
+        .map(|(n, _)| n)
+        .collect();
     let mut expected = loaded.plan.clone();
+    let text = match (existing.as_slice(), replace) {
+        ([], _) => with_critique(&loaded.text, entry).ok_or_else(|| {
+            by_hand("the plan's `critiques` is not a block list gate can add to".into())
+        })?,
+        ([n], true) => {
+            expected.critiques.remove(*n);
+            replacing_critique(&loaded.text, *n, entry).ok_or_else(|| {
+                by_hand(format!(
+                    "critiques[{n}] is not a block list item gate can replace"
+                ))
+            })?
+        }
+        ([n], false) => {
+            return Err(Failure::refused(format!(
+                "intent {intent} already has a critique (critiques[{n}]); nothing was written"
+            ))
+            .hint(format!(
+                "--replace puts the new review in its place (its findings go with it); to keep both, paste the entry `gate plan critique {intent}` prints"
+            )));
+        }
+        (several, _) => {
+            return Err(by_hand(format!(
+                "intent {intent} has {} critiques: which one a review replaces is the reviewer's edit",
+                several.len()
+            )));
+        }
+    };
     let parsed = crate::plan::parse(&loaded.file, &text).ok();
     let added = parsed.as_ref().and_then(|p| {
         let n = p.critiques.iter().position(|c| c.intent == intent)?;
@@ -162,6 +178,44 @@ fn write_critique(
     Ok(())
 }
 
+/// `entry`, a list item indented two spaces, indented `indent` instead.
+fn reindented(entry: &str, indent: usize) -> String {
+    entry
+        .lines()
+        .map(|l| format!("{}{}\n", " ".repeat(indent), &l[2..]))
+        .collect()
+}
+
+/// `text` with the block list item `critiques[n]` (its dash line through the
+/// line before the next one indented no deeper) replaced by `entry`,
+/// re-indented to its dash; `None` when that item is not a block one.
+fn replacing_critique(text: &str, n: usize, entry: &str) -> Option<String> {
+    let (line, _) = crate::yaml::locate(text, &format!("critiques[{n}]"))?;
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let first = line.checked_sub(1)?;
+    let dash_line = lines.get(first)?;
+    let body = dash_line.trim_start_matches(' ');
+    if !body.starts_with("- ") {
+        return None;
+    }
+    let indent = dash_line.len() - body.len();
+    let blank = |l: &str| l.trim().is_empty();
+    // A comment no deeper than the dash belongs to what follows: it ends
+    // the item too; blank lines before the next line stay where they are.
+    let mut end = lines[first + 1..]
+        .iter()
+        .position(|l| {
+            let t = l.trim_end_matches(['\n', '\r']);
+            !blank(t) && t.len() - t.trim_start_matches(' ').len() <= indent
+        })
+        .map_or(lines.len(), |k| first + 1 + k);
+    while end > first + 1 && blank(lines[end - 1]) {
+        end -= 1;
+    }
+    let entry = reindented(entry, indent);
+    Some([lines[..first].concat(), entry, lines[end..].concat()].concat())
+}
+
 /// `text` with `entry` added as the first item of its top-level
 /// `critiques` block list (re-indented to the list's own indentation), or a
 /// new `critiques:` at the end; `None` for a flow list with items.
@@ -193,10 +247,7 @@ fn with_critique(text: &str, entry: &str) -> Option<String> {
             body.starts_with('-').then(|| l.len() - body.len())
         })
         .unwrap_or(2);
-    let entry: String = entry
-        .lines()
-        .map(|l| format!("{}{}\n", " ".repeat(indent), &l[2..]))
-        .collect();
+    let entry = reindented(entry, indent);
     let mut out = String::with_capacity(text.len() + entry.len());
     for (n, line) in lines.iter().enumerate() {
         if n == key {

@@ -203,6 +203,38 @@ fn plan_critique_write_adds_the_entry_or_refuses_writing_nothing() {
             after
         );
     }
+    // --replace puts a new review in place of the one there (the fixture's,
+    // with its findings), changing nothing else.
+    repo.write(".gate/plan.yaml", crate::fixture::PLAN);
+    let out = repo
+        .gate()
+        .args(["plan", "critique", "I-export", "--write", "--replace"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let after = std::fs::read_to_string(repo.path().join(".gate/plan.yaml")).unwrap();
+    assert!(after.starts_with(&plan_without_critiques()), "{after}");
+    assert!(after.contains("intent_revision: "), "{after}");
+    assert!(!after.contains("findings: []\n    findings"), "{after}");
+    let plan = gate::plan::parse(std::path::Path::new("p"), &after).unwrap();
+    assert_eq!(plan.critiques.len(), 1);
+    assert!(plan.critiques[0].findings.is_empty());
+    assert_eq!(binding_causes(&repo).0, Some(0));
+    // Two critiques of the intent: which one a review replaces is not
+    // gate's to guess.
+    let two = format!("{after}  - intent: I-export\n    reviewed_at: 2026-01-02\n");
+    repo.write(".gate/plan.yaml", &two);
+    let out = repo
+        .gate()
+        .args(["plan", "critique", "I-export", "--write", "--replace"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has 2 critiques"));
+    assert_eq!(
+        std::fs::read_to_string(repo.path().join(".gate/plan.yaml")).unwrap(),
+        two
+    );
     // An unknown intent is refused, naming the plan's.
     let out = repo
         .gate()
