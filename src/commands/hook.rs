@@ -24,12 +24,15 @@ pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<i32, Failure> {
     // A repository without gate's files is not gate's business: a hooks
     // directory shared by many repositories (`gate install --global`) runs
     // these hooks everywhere, and they stay silent there (docs/hooks.md).
-    match Ctx::open(dir) {
-        Ok(ctx) if !governed(&ctx) => return Ok(0),
-        _ => {}
+    // The repository is opened once: these run on every commit and push.
+    let opened = Ctx::open(dir);
+    if let Ok(ctx) = &opened
+        && !governed(ctx)
+    {
+        return Ok(0);
     }
     match hook {
-        HookCommand::PreCommit => pre_commit(dir),
+        HookCommand::PreCommit => pre_commit(&opened?),
         HookCommand::PrepareCommitMsg {
             file,
             source,
@@ -37,7 +40,9 @@ pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<i32, Failure> {
         } => {
             // Never fail a commit over its attribution: pre-commit and CI
             // judge; this only saves remembering the trailer.
-            if let Err(f) = prepare_commit_msg(dir, file, source.as_deref()) {
+            let added =
+                opened.and_then(|ctx| prepare_commit_msg(&ctx, dir, file, source.as_deref()));
+            if let Err(f) = added {
                 err(&format!(
                     "gate: prepare-commit-msg: {}; the message is left as it was\n",
                     shown_line(&f.message)
@@ -45,7 +50,7 @@ pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<i32, Failure> {
             }
             Ok(0)
         }
-        HookCommand::PrePush { remote, url: _ } => pre_push(dir, remote),
+        HookCommand::PrePush { remote, url: _ } => pre_push(&opened?, remote),
         HookCommand::PostCheckout { old, new, flag } => {
             // Never fail a checkout: report and exit 0 whatever happens.
             if let Err(f) = post_checkout(dir, old == new, flag) {
@@ -79,11 +84,10 @@ fn print(report: &Report) {
     }
 }
 
-fn pre_commit(dir: Option<&Path>) -> Result<i32, Failure> {
-    let ctx = Ctx::open(dir)?;
-    let (policy, loosened) = super::trusted::local(&ctx, true)?;
+fn pre_commit(ctx: &Ctx) -> Result<i32, Failure> {
+    let (policy, loosened) = super::trusted::local(ctx, true)?;
     let mut report = check::build(
-        &ctx,
+        ctx,
         &policy,
         None,
         &Target::Staged,
@@ -124,6 +128,7 @@ const DEFAULT_TRAILER: &str = "Task";
 /// every commit, so it reads only the active pointer and the policy's
 /// trailer token: no plan, no task file, no fingerprint.
 fn prepare_commit_msg(
+    ctx: &Ctx,
     dir: Option<&Path>,
     file: &Path,
     source: Option<&str>,
@@ -135,7 +140,6 @@ fn prepare_commit_msg(
     if source.or(from_env.as_deref()) == Some("merge") {
         return Ok(());
     }
-    let ctx = Ctx::open(dir)?;
     let Some(id) = ctx.active_id()? else {
         return Ok(());
     };
@@ -287,9 +291,8 @@ enum NoRange {
     Unknown(Box<Finding>),
 }
 
-fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
-    let ctx = Ctx::open(dir)?;
-    let (local, loosened) = super::trusted::local(&ctx, false)?;
+fn pre_push(ctx: &Ctx, remote: &str) -> Result<i32, Failure> {
+    let (local, loosened) = super::trusted::local(ctx, false)?;
     let mut input = Vec::new();
     std::io::stdin()
         .read_to_end(&mut input)
@@ -304,7 +307,7 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
         .map(|l| l.remote_ref.as_str())
         .collect();
     let policy = super::trusted::for_push(&ctx.repo, remote, &pushed, local, &mut policy_notes)?;
-    let task = check::task_state(&ctx, None);
+    let task = check::task_state(ctx, None);
     let p = &policy.policy;
     let mut report = Report {
         verb: "hook pre-push".into(),
@@ -338,7 +341,7 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
         let target = PushTarget { remote, tips };
         lines
             .iter()
-            .map(|line| push_range(&ctx, &target, line, &mut report.notes))
+            .map(|line| push_range(ctx, &target, line, &mut report.notes))
             .collect()
     };
     // No task active (it was finished, say): the receipts, the brief and
@@ -346,11 +349,11 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
     // is one; provenance attributes commits as always, by trailer or task
     // file (docs/tasks.md#closing-a-task).
     let fallback = match &task {
-        TaskState::None => single_changed_task(&ctx, &ranges).map(|id| {
+        TaskState::None => single_changed_task(ctx, &ranges).map(|id| {
             report.notes.push(format!(
                 "no task is active: the push is judged with task {id}, the one task whose file it changes"
             ));
-            check::task_state(&ctx, Some(&id))
+            check::task_state(ctx, Some(&id))
         }),
         _ => None,
     };
@@ -367,7 +370,7 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
     let rewrites = match &task {
         TaskState::Loaded(t) if p.provenance.mode.runs() => {
             let (findings, note) =
-                super::recorded::rewrite_findings(&ctx, &t.record.id, provenance::CHECK, false);
+                super::recorded::rewrite_findings(ctx, &t.record.id, provenance::CHECK, false);
             report.notes.extend(note);
             findings
         }
@@ -380,7 +383,7 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
             .collect();
         let mut summaries = Vec::new();
         for (line, range) in lines.iter().zip(&ranges) {
-            let (summary, mut f) = prove_push_line(&ctx, p, default_task, remote, line, range);
+            let (summary, mut f) = prove_push_line(ctx, p, default_task, remote, line, range);
             summaries.push(summary);
             findings.append(&mut f);
             // A policy change rides in reported, never as the rule.
@@ -408,7 +411,7 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
         (summaries.join("; "), findings)
     });
     report.run(super::status::CHECK, p.receipts.mode, Ok(()), || {
-        let (summary, mut findings) = check::receipts_with_plan(&ctx, p, judged);
+        let (summary, mut findings) = check::receipts_with_plan(ctx, p, judged);
         if let TaskState::Loaded(t) = judged {
             // What cannot be told (no plan, an unreadable one, a task whose
             // plan entry is gone) counts as depending: the receipts check
@@ -427,7 +430,7 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
                 Err(_) => true,
             };
             if depends {
-                findings.extend(pushed_code_findings(&ctx, &lines));
+                findings.extend(pushed_code_findings(ctx, &lines));
             }
         }
         (summary, findings)
@@ -447,12 +450,12 @@ fn pre_push(dir: Option<&Path>, remote: &str) -> Result<i32, Failure> {
             ranges: &ranges,
             with_task: true,
         };
-        let (summary, mut findings) = super::brief::check(&ctx, p, judged, scope, today);
-        findings.extend(uncommitted_task_files(&ctx));
+        let (summary, mut findings) = super::brief::check(ctx, p, judged, scope, today);
+        findings.extend(uncommitted_task_files(ctx));
         (summary, findings)
     });
     report.run(crate::binding::CHECK, p.binding, Ok(()), || {
-        check::binding_check(&ctx, p, judged)
+        check::binding_check(ctx, p, judged)
     });
     report.attach(loosened);
     print(&report);
