@@ -27,6 +27,29 @@ fn install(repo: &TestRepo) {
     gate_ok(repo, &["install"]);
 }
 
+/// A bare `origin` holding `main` as it is now (the history before gate
+/// is on the remote already).
+fn with_origin(repo: &TestRepo) -> TestRepo {
+    let remote = TestRepo::bare();
+    repo.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
+    repo.git(&["push", "-q", "origin", "main"]);
+    remote
+}
+
+/// `git push origin main` through the hooks.
+fn push(repo: &TestRepo) -> Output {
+    repo.git_may_fail(&["push", "-q", "origin", "main"])
+}
+
+/// What CI runs: `gate check --range BASE..HEAD`, with `extra` flags.
+fn check_range(repo: &TestRepo, base: &str, extra: &[&str]) -> Output {
+    repo.gate()
+        .args(["check", "--range", &format!("{base}..HEAD")])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
 /// Run the command a reminder names, through `sh` (it is one line of
 /// shell), in `dir` with the tests' isolated git environment.
 fn run_command(dir: &std::path::Path, command: &str) -> Output {
@@ -112,17 +135,14 @@ fn every_verb_that_changes_the_task_file_says_to_commit_it() {
 fn pre_push_reports_a_task_file_with_uncommitted_addenda() {
     let repo = plan_repo("required");
     with_brief(&repo, "required");
-    let remote = TestRepo::bare();
-    repo.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
-    // The history before gate is on the remote already.
-    repo.git(&["push", "-q", "origin", "main"]);
+    let _origin = with_origin(&repo);
     fixture::start_42(&repo);
     install(&repo);
     repo.write("src/export/csv.rs", "// csv\n");
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "csv"]);
     gate_ok(&repo, &["task", "note", "--text", "CSV first."]);
-    let out = repo.git_may_fail(&["push", "-q", "origin", "main"]);
+    let out = push(&repo);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     let text = said(&out);
     assert!(text.contains("task_uncommitted"), "{text}");
@@ -139,7 +159,7 @@ fn pre_push_reports_a_task_file_with_uncommitted_addenda() {
         .to_string();
     let out = run_command(repo.path(), &command);
     assert!(out.status.success(), "{}", show(&out));
-    let out = repo.git_may_fail(&["push", "-q", "origin", "main"]);
+    let out = push(&repo);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 }
 
@@ -151,7 +171,7 @@ fn under_advisory_an_uncommitted_task_file_is_a_warning_at_push() {
     repo.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
     fixture::start_42(&repo);
     install(&repo);
-    let out = repo.git_may_fail(&["push", "-q", "origin", "main"]);
+    let out = push(&repo);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(
         said(&out).contains(".gate/tasks/T-42.md is not committed"),
@@ -181,9 +201,7 @@ fn commit_command(out: &Output) -> String {
 fn finish_then_commit_and_push_the_task_file_under_required() {
     let repo = plan_repo("required");
     all_required(&repo);
-    let remote = TestRepo::bare();
-    repo.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
-    repo.git(&["push", "-q", "origin", "main"]);
+    let _origin = with_origin(&repo);
     install(&repo);
     fixture::start_42(&repo);
     repo.write("src/export/csv.rs", "// csv\n");
@@ -193,7 +211,7 @@ fn finish_then_commit_and_push_the_task_file_under_required() {
     let out = run_command(repo.path(), &commit_command(&finish));
     assert!(out.status.success(), "{}", show(&out));
     assert_eq!(repo.git(&["status", "--porcelain"]), "");
-    let out = repo.git_may_fail(&["push", "-q", "origin", "main"]);
+    let out = push(&repo);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 
     // A task abandoned before its file was ever committed: the same.
@@ -205,7 +223,7 @@ fn finish_then_commit_and_push_the_task_file_under_required() {
     );
     let out = run_command(repo.path(), &commit_command(&abandon));
     assert!(out.status.success(), "{}", show(&out));
-    let out = repo.git_may_fail(&["push", "-q", "origin", "main"]);
+    let out = push(&repo);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 }
 
@@ -257,9 +275,7 @@ fn gate_in(repo: &TestRepo, dir: &str, args: &[&str]) -> Output {
 fn scope_add_widens_the_scope_at_every_door() {
     let repo = plan_repo("required");
     with_brief(&repo, "required");
-    let remote = TestRepo::bare();
-    repo.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
-    repo.git(&["push", "-q", "origin", "main"]);
+    let _origin = with_origin(&repo);
     let base = repo.head();
     install(&repo);
     fixture::start_42(&repo);
@@ -307,14 +323,10 @@ fn scope_add_widens_the_scope_at_every_door() {
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "readme"]);
     assert_eq!(repo.git(&["status", "--porcelain"]), "");
-    let out = repo.git_may_fail(&["push", "-q", "origin", "main"]);
+    let out = push(&repo);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     // CI sees the addition, and judges with it.
-    let ci = repo
-        .gate()
-        .args(["check", "--range", &format!("{base}..HEAD"), "--json"])
-        .output()
-        .unwrap();
+    let ci = check_range(&repo, &base, &["--json"]);
     assert_eq!(ci.status.code(), Some(0), "{}", show(&ci));
     let doc: serde_json::Value = serde_json::from_slice(&ci.stdout).unwrap();
     let widened: Vec<&serde_json::Value> = doc["checks"]
@@ -333,11 +345,7 @@ fn scope_add_widens_the_scope_at_every_door() {
         "{}",
         show(&ci)
     );
-    let human = repo
-        .gate()
-        .args(["check", "--range", &format!("{base}..HEAD")])
-        .output()
-        .unwrap();
+    let human = check_range(&repo, &base, &[]);
     assert!(said(&human).contains("scope_widened"), "{}", show(&human));
 }
 
@@ -415,11 +423,7 @@ fn removing_a_scope_addition_is_record_rewritten() {
         show(&out)
     );
     repo.git(&["commit", "-q", "--no-verify", "-m", "narrow"]);
-    let ci = repo
-        .gate()
-        .args(["check", "--range", &format!("{base}..HEAD")])
-        .output()
-        .unwrap();
+    let ci = check_range(&repo, &base, &[]);
     assert_eq!(ci.status.code(), Some(1), "{}", show(&ci));
     assert!(said(&ci).contains("record_rewritten"), "{}", show(&ci));
 }
@@ -492,9 +496,7 @@ fn governance_work_changes_the_rules_under_an_all_required_policy() {
     let repo = plan_repo("required");
     repo.write(".gate/policy.yaml", governed());
     repo.commit_all("governed");
-    let remote = TestRepo::bare();
-    repo.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
-    repo.git(&["push", "-q", "origin", "main"]);
+    let _origin = with_origin(&repo);
     let base = repo.head();
     install(&repo);
     let out = repo
@@ -533,13 +535,9 @@ fn governance_work_changes_the_rules_under_an_all_required_policy() {
     let finish = gate_ok(&repo, &["task", "finish", "--json"]);
     let out = run_command(repo.path(), &commit_command(&finish));
     assert!(out.status.success(), "{}", show(&out));
-    let out = repo.git_may_fail(&["push", "-q", "origin", "main"]);
+    let out = push(&repo);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let ci = repo
-        .gate()
-        .args(["check", "--range", &format!("{base}..HEAD")])
-        .output()
-        .unwrap();
+    let ci = check_range(&repo, &base, &[]);
     assert_eq!(ci.status.code(), Some(0), "{}", show(&ci));
 
     // A loosening in governance work is reported, never obeyed silently.
@@ -566,11 +564,7 @@ fn governance_work_changes_the_rules_under_an_all_required_policy() {
     let out = repo.git_may_fail(&["commit", "-q", "-m", "Relax scope"]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(said(&out).contains("policy_loosened"), "{}", show(&out));
-    let ci = repo
-        .gate()
-        .args(["check", "--range", &format!("{base}..HEAD")])
-        .output()
-        .unwrap();
+    let ci = check_range(&repo, &base, &[]);
     assert_eq!(ci.status.code(), Some(1), "{}", show(&ci));
     assert!(said(&ci).contains("policy_changed"), "{}", show(&ci));
 }

@@ -38,6 +38,15 @@ const VERBS: &[&[&str]] = &[
         "--json",
     ],
     &["task", "note", "--text", "A note.", "--json"],
+    &[
+        "task",
+        "scope",
+        "add",
+        "docs/**",
+        "--because",
+        "The docs too.",
+        "--json",
+    ],
     // Last: it closes the task.
     &["task", "finish", "--json"],
 ];
