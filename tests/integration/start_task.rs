@@ -345,14 +345,37 @@ fn scope_and_paths_given_in_a_subdirectory_are_relative_to_it() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    // --path names the issue covering src/export/csv.rs.
-    let out = gate_in(&repo, "src/export", &["binding", "--path", "csv.rs"], "");
-    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("42"),
-        "{}",
-        show(&out)
-    );
+    // --path names the issue covering src/export/csv.rs, from the current
+    // directory or from the one -C names, as git -C reads paths.
+    let src = repo.path().join("src");
+    for out in [
+        gate_in(&repo, "src/export", &["binding", "--path", "csv.rs"], ""),
+        gate_in(
+            &repo,
+            "docs",
+            &["-C", "../src", "binding", "--path", "export/csv.rs"],
+            "",
+        ),
+        gate_in(
+            &repo,
+            ".",
+            &[
+                "-C",
+                src.to_str().unwrap(),
+                "binding",
+                "--path",
+                "export/csv.rs",
+            ],
+            "",
+        ),
+    ] {
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("issues: 42"),
+            "{}",
+            show(&out)
+        );
+    }
 }
 
 #[test]
