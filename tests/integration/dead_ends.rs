@@ -62,6 +62,41 @@ fn run_command(dir: &std::path::Path, command: &str) -> Output {
         .unwrap()
 }
 
+/// A transcript for a golden file, with every commit id (7, 12 or 40 hex
+/// digits standing alone) as `[ID]` — task files carry the time they were
+/// made, so the commits that hold them differ from run to run — and the
+/// temporary remote as `[REMOTE]`.
+fn golden_text(repo: &TestRepo, out: &Output) -> String {
+    let mut text = transcript(Some(repo), out);
+    while let Some(at) = text.find("'/tmp/") {
+        let end = text[at + 1..].find('\'').map_or(text.len(), |e| at + 2 + e);
+        text.replace_range(at..end, "[REMOTE]");
+    }
+    let mut redacted = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, redacted: &mut String| {
+        let hex = word
+            .chars()
+            .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c));
+        if hex && [7, 12, 40].contains(&word.len()) {
+            redacted.push_str("[ID]");
+        } else {
+            redacted.push_str(word);
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut redacted);
+            redacted.push(c);
+        }
+    }
+    flush(&mut word, &mut redacted);
+    redacted
+}
+
 /// A policy with every check at `mode` and the brief check too.
 fn with_brief(repo: &TestRepo, mode: &str) {
     let policy =
@@ -144,6 +179,10 @@ fn pre_push_reports_a_task_file_with_uncommitted_addenda() {
     gate_ok(&repo, &["task", "note", "--text", "CSV first."]);
     let out = push(&repo);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert_golden(
+        "dead_ends/push-task-uncommitted.txt",
+        &golden_text(&repo, &out),
+    );
     let text = said(&out);
     assert!(text.contains("task_uncommitted"), "{text}");
     assert!(
@@ -210,6 +249,10 @@ fn finish_then_commit_and_push_the_task_file_under_required() {
     let finish = gate_ok(&repo, &["task", "finish", "--json"]);
     let out = run_command(repo.path(), &commit_command(&finish));
     assert!(out.status.success(), "{}", show(&out));
+    assert_golden(
+        "dead_ends/commit-closed-task.txt",
+        &golden_text(&repo, &out),
+    );
     assert_eq!(repo.git(&["status", "--porcelain"]), "");
     let out = push(&repo);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
@@ -328,6 +371,10 @@ fn scope_add_widens_the_scope_at_every_door() {
     // CI sees the addition, and judges with it.
     let ci = check_range(&repo, &base, &["--json"]);
     assert_eq!(ci.status.code(), Some(0), "{}", show(&ci));
+    assert_golden(
+        "dead_ends/range-scope-widened.json",
+        &golden_text(&repo, &ci),
+    );
     let doc: serde_json::Value = serde_json::from_slice(&ci.stdout).unwrap();
     let widened: Vec<&serde_json::Value> = doc["checks"]
         .as_array()
