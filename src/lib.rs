@@ -12,6 +12,7 @@ pub mod cli;
 pub mod clock;
 pub mod commands;
 pub mod digest;
+pub mod error;
 pub mod fingerprint;
 pub mod fsutil;
 pub mod git;

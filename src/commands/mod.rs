@@ -1,5 +1,5 @@
 //! One module per verb. Each loads its inputs, calls the core, and returns
-//! an exit code or a [`Failure`]; printing goes through [`out`] and errors are
+//! an exit code or a [`Failure`] (`crate::error`); printing goes through [`out`] and errors are
 //! printed in one place, [`run`].
 
 pub mod binding;
@@ -21,120 +21,15 @@ pub mod verify;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+pub use crate::error::Failure;
+
 use crate::cli::{Cli, Command};
 use crate::git::{GitError, Repo};
-use crate::load::LoadError;
 use crate::plan::LoadedPlan;
 use crate::policy::LoadedPolicy;
 use crate::report::text::shown_line;
 use crate::report::{BriefDigest, PolicyOrigin, TaskRef};
-use crate::task::{self as tasks, Task, TaskError};
-
-/// A verb that could not do its work: the message, a hint, and the exit code
-/// (`1` refused, `2` usage, `3` could not read or decide).
-#[derive(Debug)]
-pub struct Failure {
-    pub code: i32,
-    pub message: String,
-    pub hint: Option<String>,
-}
-
-impl Failure {
-    pub fn refused(message: impl Into<String>) -> Failure {
-        Failure {
-            code: 1,
-            message: message.into(),
-            hint: None,
-        }
-    }
-
-    pub fn usage(message: impl Into<String>) -> Failure {
-        Failure {
-            code: 2,
-            message: message.into(),
-            hint: None,
-        }
-    }
-
-    pub fn unknown(message: impl Into<String>) -> Failure {
-        Failure {
-            code: 3,
-            message: message.into(),
-            hint: None,
-        }
-    }
-
-    pub fn hint(mut self, hint: impl Into<String>) -> Failure {
-        self.hint = Some(hint.into());
-        self
-    }
-}
-
-impl From<GitError> for Failure {
-    fn from(e: GitError) -> Failure {
-        let hint = match &e {
-            GitError::NotARepository { .. } => {
-                Some("run gate inside a git work tree, or pass -C DIR")
-            }
-            GitError::NoWorkTree { .. } => {
-                Some("this verb needs a work tree; a bare repository has none")
-            }
-            GitError::NotADirectory { .. } => {
-                Some("run gate in a directory of a git work tree, or pass -C with one")
-            }
-            GitError::UnsupportedObjectFormat { .. } => Some(
-                "gate reads SHA-1 repositories only; use it in a repository made with git's default object format",
-            ),
-            _ => None,
-        };
-        Failure {
-            code: 3,
-            message: e.to_string(),
-            hint: hint.map(str::to_string),
-        }
-    }
-}
-
-impl From<LoadError> for Failure {
-    fn from(e: LoadError) -> Failure {
-        Failure::unknown(e.to_string()).hint("fix the file, then run the command again")
-    }
-}
-
-impl From<TaskError> for Failure {
-    fn from(e: TaskError) -> Failure {
-        match e {
-            TaskError::NotFound { .. } => {
-                Failure::refused(e.to_string()).hint("`gate task list` shows the tasks")
-            }
-            TaskError::Exists { .. } => {
-                Failure::refused(e.to_string()).hint("choose another id with --id")
-            }
-            TaskError::BadId { .. } => Failure::usage(e.to_string()),
-            // Another run changed the task's status first: a refusal, not an unknown.
-            TaskError::Status { .. } => Failure::refused(e.to_string()),
-            _ => Failure::unknown(e.to_string()),
-        }
-    }
-}
-
-impl From<crate::policy::CommittedError> for Failure {
-    fn from(e: crate::policy::CommittedError) -> Failure {
-        match e {
-            crate::policy::CommittedError::Git(e) => e.into(),
-            crate::policy::CommittedError::Load(e) => e.into(),
-            e @ crate::policy::CommittedError::NotAFile { .. } => {
-                Failure::unknown(e.to_string()).hint("commit .gate/policy.yaml as a regular file")
-            }
-        }
-    }
-}
-
-impl From<crate::fsutil::FsError> for Failure {
-    fn from(e: crate::fsutil::FsError) -> Failure {
-        Failure::unknown(e.to_string())
-    }
-}
+use crate::task::{self as tasks, Task};
 
 /// Set once stdout's reader has gone away.
 static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);

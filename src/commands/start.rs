@@ -69,14 +69,11 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
         match judge(&ctx, &policy, &naming) {
             Ok(j) => Some(j),
             Err(f) if asks || policy.binding == Mode::Required => {
-                return Err(Failure {
-                    code: 3,
-                    message: format!(
-                        "the binding could not be asked, so the task was not started: {}",
-                        f.message
-                    ),
-                    hint: f.hint,
-                });
+                let message = format!(
+                    "the binding could not be asked, so the task was not started: {}",
+                    f.message
+                );
+                return Err(Failure { code: 3, ..f }.reworded(message));
             }
             Err(f) => {
                 warnings.push(format!("binding unknown (advisory): {}", f.message));
@@ -165,13 +162,12 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
                 &recorded_naming,
                 Some((id.as_str(), baseline)),
             )
-            .map_err(|f| Failure {
-                code: 3,
-                message: format!(
+            .map_err(|f| {
+                let message = format!(
                     "the binding could not be asked for the pins, so the task was not started: {}",
                     f.message
-                ),
-                hint: f.hint,
+                );
+                Failure { code: 3, ..f }.reworded(message)
             })?
             .pins,
             _ => Default::default(),

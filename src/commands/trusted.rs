@@ -143,10 +143,8 @@ pub fn at_revision(repo: &Repo, spec: &str, named: &str) -> Result<LoadedPolicy,
 pub fn at(repo: &Repo, commit: Oid, named: &str) -> Result<LoadedPolicy, Failure> {
     policy::at_commit(repo, commit, named).map_err(|e| {
         let f: Failure = e.into();
-        Failure {
-            message: format!("the policy at {named} cannot be read: {}", f.message),
-            ..f
-        }
+        let message = format!("the policy at {named} cannot be read: {}", f.message);
+        f.reworded(message)
     })
 }
 

@@ -229,7 +229,7 @@ pub struct ErrorWire<'a> {
     pub hint: Option<&'a str>,
 }
 
-pub fn error(f: &crate::commands::Failure) -> ErrorWire<'_> {
+pub fn error(f: &crate::error::Failure) -> ErrorWire<'_> {
     ErrorWire {
         schema: "gate.error/1",
         exit_code: f.code,
