@@ -476,3 +476,53 @@ fn force_repairs_a_hook_another_tool_wrote_over_gate_s() {
     assert!(hooks.join("pre-commit.gate-chained.old").exists());
     assert_gate_judges_commits(&repo);
 }
+
+#[test]
+fn a_missing_gate_is_silent_in_a_repository_without_gate_files() {
+    let repo = plan_repo("required");
+    let shared = repo.scratch("shared-hooks");
+    let copy = repo.scratch("gate-copy");
+    std::fs::copy(assert_cmd::cargo::cargo_bin!("gate"), &copy).unwrap();
+    repo.git(&["config", "core.hooksPath", shared.to_str().unwrap()]);
+    let out = repo
+        .gate()
+        .args(["install", "--global", "--binary", copy.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    std::fs::remove_file(&copy).unwrap();
+    // PATH without any gate: the recorded one is gone too.
+    let path: Vec<PathBuf> = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .filter(|d| !d.join("gate").exists())
+        .collect();
+    let path = std::env::join_paths(path).unwrap();
+    let other = TestRepo::new();
+    other.git(&["config", "core.hooksPath", shared.to_str().unwrap()]);
+    other.write("a", "a\n");
+    other.git(&["add", "a"]);
+    for args in [
+        &["commit", "-qm", "a"][..],
+        &["checkout", "-q", "-b", "side"][..],
+    ] {
+        let out = support::git_command(other.path())
+            .args(args)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", show(&out));
+        assert_eq!(said(&out), "", "{args:?}");
+    }
+    // Where gate governs, the same hooks still refuse the commit.
+    repo.write("src/lib.rs", "// changed\n");
+    let out = support::git_command(repo.path())
+        .args(["commit", "-qam", "x"])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(
+        said(&out).contains("the gate binary is missing"),
+        "{}",
+        show(&out)
+    );
+}
