@@ -173,6 +173,14 @@ fn husky_gets_a_line_in_each_hook_script_and_runs_gate() {
     // `npm install` runs husky again: gate's lines stay.
     run_ok(&repo, &husky, &[]);
     assert_gate_judges_commits(&repo);
+    // husky hands pre-push git's refs on stdin: gate proves what is pushed.
+    let remote = TestRepo::bare();
+    let out = git(&repo, &["push", remote.path().to_str().unwrap(), "main"]);
+    assert!(
+        said(&out).contains("gate hook pre-push") && said(&out).contains("commits in main"),
+        "{}",
+        show(&out)
+    );
     // Twice changes nothing.
     let out = gate_install(&repo, &[]);
     assert_eq!(
@@ -414,6 +422,14 @@ fn lefthook_gets_the_commands_to_add_and_runs_gate_with_them() {
         show(&out)
     );
     assert_gate_judges_commits(&repo);
+    // `use_stdin: true` hands pre-push git's refs: gate proves what is pushed.
+    let remote = TestRepo::bare();
+    let out = git(&repo, &["push", remote.path().to_str().unwrap(), "main"]);
+    assert!(
+        said(&out).contains("gate hook pre-push") && said(&out).contains("commits in main"),
+        "{}",
+        show(&out)
+    );
 }
 
 #[test]
