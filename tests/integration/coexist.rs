@@ -542,3 +542,69 @@ fn a_missing_gate_is_silent_in_a_repository_without_gate_files() {
         show(&out)
     );
 }
+
+#[test]
+fn force_puts_gate_in_the_legacy_slots_pre_commit_runs_first() {
+    let test = "force_puts_gate_in_the_legacy_slots_pre_commit_runs_first";
+    let Some(framework) = tool("pre-commit", test) else {
+        return;
+    };
+    let repo = plan_repo("required");
+    start_42(&repo);
+    repo.write(".pre-commit-config.yaml", format!("repos:\n{NOOP}"));
+    run_ok(
+        &repo,
+        &framework,
+        &[
+            "install",
+            "--hook-type",
+            "pre-commit",
+            "--hook-type",
+            "pre-push",
+        ],
+    );
+    let hooks = repo.path().join(".git/hooks");
+    // Without --force: the config entry is asked for, and nothing is written.
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(!hooks.join("pre-push.legacy").exists());
+    let out = gate_install(&repo, &["--force"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    for name in ["pre-commit", "pre-push"] {
+        assert!(
+            said(&out).contains(&format!(
+                "{name}: installed as {name}.legacy, which pre-commit runs first"
+            )),
+            "{}",
+            show(&out)
+        );
+        let legacy = std::fs::read(hooks.join(format!("{name}.legacy"))).unwrap();
+        assert!(gate::commands::install::is_gate_hook(&legacy), "{name}");
+        assert!(
+            gate::commands::install::framework_script(&std::fs::read(hooks.join(name)).unwrap())
+                .is_some()
+        );
+    }
+    repo.git(&["add", ".pre-commit-config.yaml"]);
+    let out = git(
+        &repo,
+        &["commit", "-q", "--no-verify", "-m", "config\n\nTask: T-42"],
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    assert_gate_judges_commits(&repo);
+    // pre-commit hands its legacy pre-push git's refs: gate proves the push.
+    let remote = TestRepo::bare();
+    let out = git(&repo, &["push", remote.path().to_str().unwrap(), "main"]);
+    assert!(
+        said(&out).contains("gate hook pre-push") && said(&out).contains("commits in main"),
+        "{}",
+        show(&out)
+    );
+    let doc = repo.gate().args(["doctor"]).output().unwrap();
+    assert!(
+        said(&doc)
+            .contains("pre-commit runs pre-push.legacy first, gate's, executable, runs this gate"),
+        "{}",
+        show(&doc)
+    );
+}
