@@ -8,14 +8,17 @@
 
 pub mod binding;
 pub mod brief;
+pub mod checks;
 pub mod cli;
 pub mod clock;
 pub mod commands;
+pub mod context;
 pub mod digest;
 pub mod error;
 pub mod fingerprint;
 pub mod fsutil;
 pub mod git;
+pub mod hooks;
 pub mod ids;
 pub mod load;
 pub mod path;
@@ -25,5 +28,6 @@ pub mod provenance;
 pub mod receipts;
 pub mod report;
 pub mod scope;
+pub mod started;
 pub mod task;
 pub mod yaml;

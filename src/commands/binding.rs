@@ -8,175 +8,14 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{Ctx, Failure, out};
-use crate::binding::{self, Judgement, Naming, Pins, Standing};
-use crate::cli::{BindingArgs, NamingArgs};
-use crate::plan::Plan;
-use crate::policy::Policy;
-use crate::receipts::{self, Served, Store};
+use crate::binding::Standing;
+use crate::checks::binding::{Derived, derive, evidence_key, given_naming};
+use crate::cli::BindingArgs;
+use crate::context::{Ctx, out};
+use crate::error::Failure;
+use crate::report::json;
 use crate::report::style::{self, Out};
 use crate::report::text::shown_line;
-use crate::report::{Finding, Severity, Subject, json};
-use crate::task::Task;
-
-/// A judgement with its pins, as every door sees it.
-pub struct Derived {
-    pub judgement: Judgement,
-    pub served: Vec<Served>,
-    pub states: Vec<&'static str>,
-    pub pins: Pins,
-}
-
-/// Judge `naming` against the plan, without evidence: what the binding
-/// check at each door asks. A plan that cannot be read is an error
-/// (unknown); an absent plan judges against an empty one, which is returned
-/// with the judgement.
-pub fn judge(ctx: &Ctx, policy: &Policy, naming: &Naming) -> Result<(Plan, Judgement), Failure> {
-    let loaded = ctx.plan()?;
-    let absent = loaded.is_none();
-    let plan = loaded.map(|p| p.plan.clone()).unwrap_or_default();
-    let mut judgement = binding::judge(&plan, policy, naming);
-    if absent && (naming.issue.is_some() || naming.intent.is_some() || !naming.paths.is_empty()) {
-        judgement
-            .notes
-            .push("there is no .gate/plan.yaml: nothing can be named in it".into());
-    }
-    Ok((plan, judgement))
-}
-
-/// [`judge`], then the pins, with evidence read now for `task_id` in this
-/// worktree (only when the judgement serves criteria: a maintenance or
-/// exempt task walks nothing).
-pub fn derive(
-    ctx: &Ctx,
-    policy: &Policy,
-    naming: &Naming,
-    evidence_for: Option<(&str, crate::git::Oid)>,
-) -> Result<Derived, Failure> {
-    let (plan, judgement) = judge(ctx, policy, naming)?;
-    let served = binding::served(&plan, &judgement);
-    let states = evidence_states(ctx, policy, &plan, evidence_for, &served)?;
-    let pins = binding::pins(&plan, &judgement, &served, &states);
-    Ok(Derived {
-        judgement,
-        served,
-        states,
-        pins,
-    })
-}
-
-/// The evidence state of each served criterion, from the receipts now.
-fn evidence_states(
-    ctx: &Ctx,
-    policy: &Policy,
-    plan: &Plan,
-    evidence_for: Option<(&str, crate::git::Oid)>,
-    served: &[Served],
-) -> Result<Vec<&'static str>, Failure> {
-    if served.is_empty() {
-        return Ok(Vec::new());
-    }
-    let touched = match evidence_for {
-        Some((_, baseline)) => crate::fingerprint::Touched::of_task(&ctx.repo, baseline)?,
-        None => crate::fingerprint::Touched::none(),
-    };
-    let store = Store::new(&ctx.repo.common_dir());
-    let worktree = super::verify::worktree_key(ctx);
-    // Receipts count for this task only, not an earlier one of the same id.
-    // A task being started (no file yet) has no receipt at all: it is
-    // created now.
-    let created_at = match evidence_for {
-        Some((id, _)) => match crate::task::load(ctx.root(), id) {
-            Ok(task) => Some(task.record.created_at),
-            Err(crate::task::TaskError::NotFound { .. }) => {
-                Some(crate::clock::Timestamp::now().to_string())
-            }
-            Err(e) => return Err(e.into()),
-        },
-        None => None,
-    };
-    let rctx = receipts::Context {
-        repo: &ctx.repo,
-        store: &store,
-        plan,
-        policy,
-        worktree: &worktree,
-        task: evidence_for.map(|(id, _)| id),
-        task_created_at: created_at.as_deref(),
-        touched: &touched,
-        index: None,
-        prefetch: None,
-    };
-    let checks = receipts::evaluate(&rctx, &receipts::dependent_checks(served));
-    Ok(served
-        .iter()
-        .map(|s| receipts::criterion_state(s, &checks))
-        .collect())
-}
-
-/// Whose receipts count as evidence: the task's id and baseline.
-pub fn evidence_key(task: &Task) -> Option<(String, crate::git::Oid)> {
-    crate::git::Oid::from_hex(&task.record.baseline).map(|b| (task.record.id.clone(), b))
-}
-
-/// The naming a task records.
-pub fn naming_of(task: &Task) -> Naming {
-    let r = &task.record;
-    recorded_naming(r.issue.as_ref(), r.intent.as_ref(), r.exemption.as_ref())
-}
-
-/// The question a task record's names ask (never paths: the record keeps
-/// names), for a record being written or one read back.
-pub fn recorded_naming(
-    issue: Option<&String>,
-    intent: Option<&String>,
-    exemption: Option<&crate::task::Exemption>,
-) -> Naming {
-    Naming {
-        issue: issue.cloned(),
-        intent: intent.cloned(),
-        paths: vec![],
-        exempt: exemption.map(|e| e.class.clone()),
-        because: exemption.map(|e| e.because.clone()),
-    }
-}
-
-/// What the command line names: each name trimmed (a blank one names
-/// nothing), each `--path` made repository-relative from the directory gate
-/// runs in (docs/binding.md).
-pub fn given_naming(ctx: &Ctx, args: &NamingArgs) -> Result<Naming, Failure> {
-    Ok(Naming {
-        issue: binding::given_name(args.issue.as_deref()),
-        intent: binding::given_name(args.intent.as_deref()),
-        paths: args
-            .paths
-            .iter()
-            .map(|p| ctx.from_cwd("--path", p))
-            .collect::<Result<_, _>>()?,
-        exempt: binding::given_name(args.exempt.as_deref()),
-        because: args.because.clone(),
-    })
-}
-
-/// The refusals of a judgement as findings of the `binding` check.
-pub fn findings(j: &Judgement) -> Vec<Finding> {
-    j.refusals
-        .iter()
-        .map(|r| Finding {
-            check: binding::CHECK,
-            cause: r.cause,
-            severity: Severity::Blocker,
-            unknown: false,
-            message: r.message.clone(),
-            decide: r.decide.clone(),
-            subject: Subject {
-                task: None,
-                key: r.issue.as_ref().map(|i| format!("issue {i}")),
-                ..Subject::default()
-            },
-        })
-        .collect()
-}
 
 #[derive(Serialize)]
 pub struct BindingWire<'a> {
@@ -188,7 +27,7 @@ pub struct BindingWire<'a> {
     pub intents: &'a [String],
     pub notes: &'a [String],
     pub refusals: Vec<RefusalWire<'a>>,
-    pub pins: PinsWire<'a>,
+    pub pins: crate::report::json::PinsWire<'a>,
     pub criteria: Vec<CriterionWire<'a>>,
 }
 
@@ -212,26 +51,6 @@ pub struct RefusalWire<'a> {
     pub cause: &'static str,
     pub message: &'a str,
     pub decide: &'a str,
-}
-
-/// The pins as JSON shows them (docs/json.md): `plan_pin`, and the same
-/// value under its deprecated old name `plan_revision` — which a critique's
-/// `intent_revision`, a different digest, was also once called.
-#[derive(Serialize)]
-pub struct PinsWire<'a> {
-    pub plan_pin: &'a str,
-    pub plan_revision: &'a str,
-    pub evidence_standing: &'a str,
-}
-
-impl<'a> PinsWire<'a> {
-    pub fn new(plan_pin: &'a str, evidence_standing: &'a str) -> PinsWire<'a> {
-        PinsWire {
-            plan_pin,
-            plan_revision: plan_pin,
-            evidence_standing,
-        }
-    }
 }
 
 #[derive(Serialize)]
@@ -273,7 +92,7 @@ pub fn wire(d: &Derived) -> BindingWire<'_> {
                 decide: &r.decide,
             })
             .collect(),
-        pins: PinsWire::new(&d.pins.plan_revision, &d.pins.evidence_standing),
+        pins: crate::report::json::PinsWire::new(&d.pins.plan_revision, &d.pins.evidence_standing),
         criteria: d
             .served
             .iter()

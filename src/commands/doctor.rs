@@ -12,10 +12,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::install::{self, HOOKS, Manager, with_suffix};
-use super::{Ctx, Failure, out};
 use crate::cli::DoctorArgs;
+use crate::context::{Ctx, out};
+use crate::error::Failure;
 use crate::fsutil;
+use crate::hooks::{self as install, HOOKS, Manager, with_suffix};
 
 /// The schema of `gate doctor --json` (docs/json.md).
 pub const DOCTOR_SCHEMA: &str = "gate.doctor/1";

@@ -14,10 +14,12 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::binding::{Derived, PinsWire, derive, evidence_key, naming_of};
-use super::{Ctx, Failure, err, out};
 use crate::binding::{Standing, short};
+use crate::checks::binding::{Derived, derive, evidence_key, naming_of};
 use crate::cli::HandoverArgs;
+use crate::context::{Ctx, err, out, task_ref};
+use crate::error::Failure;
+use crate::report::json::PinsWire;
 use crate::report::style::{self, Out};
 use crate::report::text::shown_line;
 use crate::report::{human, json};
@@ -49,8 +51,8 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
     let head = ctx.head_hex()?;
     // A task file the pins changed, or one with changes not committed
     // yet, is committed to travel: the next worker reads the committed one.
-    let changed = task.text != before || !super::task::committed_as_is(&ctx, &task);
-    let commit = changed.then(|| super::task::commit_of(&ctx, &task.record.id, "handover"));
+    let changed = task.text != before || !crate::context::committed_as_is(&ctx, &task);
+    let commit = changed.then(|| crate::context::commit_of(&ctx, &task.record.id, "handover"));
     if args.json {
         out(&json::to_string(&HandoverWire {
             schema: "gate.handover/1",
@@ -72,7 +74,7 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
         // The handover on stdout is the document to pass on; this is for
         // whoever ran it.
         if let Some(commit) = &commit {
-            err(&super::task::commit_line(commit));
+            err(&crate::context::commit_line(commit));
         }
     }
     // Under `off` a task that names nothing was never asked anything: no
@@ -114,7 +116,7 @@ struct HandoverWire<'a> {
     /// How to commit the task file when it differs from HEAD's (the pins
     /// changed it, or earlier entries are not committed); `null` when HEAD
     /// holds it as it is.
-    commit: Option<super::task::CommitWire>,
+    commit: Option<crate::context::CommitWire>,
 }
 
 #[derive(Serialize)]
@@ -298,7 +300,7 @@ fn resolve(task: &Task, asked: Result<Derived, Failure>, as_json: bool) -> Resul
                 .map(|d| PinsWire::new(&d.pins.plan_revision, &d.pins.evidence_standing)),
         }));
     } else {
-        let mut text = crate::report::human::task_lines(&super::task_ref(task));
+        let mut text = crate::report::human::task_lines(&task_ref(task));
         text.push_str(&format!(
             "handover {}: {answer}\n  {}\n",
             task.record.id,

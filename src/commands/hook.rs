@@ -9,15 +9,16 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::check::{self, Target, TaskState};
-use super::start::started_dir;
-use super::{Ctx, Failure, err, out, policy_origin, task_ref};
+use crate::checks::{self, Target, TaskState};
 use crate::cli::HookCommand;
+use crate::context::{Ctx, err, out, policy_origin, task_ref};
+use crate::error::Failure;
 use crate::git::{GitError, Head, Oid};
 use crate::policy::Mode;
 use crate::provenance::{self, Base, Options, RangeSpec, TaskSet};
 use crate::report::text::shown_line;
 use crate::report::{Finding, Report, human};
+use crate::started::started_dir;
 use crate::task::{self as tasks, TaskStatus};
 
 pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<i32, Failure> {
@@ -85,8 +86,8 @@ fn print(report: &Report) {
 }
 
 fn pre_commit(ctx: &Ctx) -> Result<i32, Failure> {
-    let (policy, loosened) = super::trusted::local(ctx, true)?;
-    let mut report = check::build(
+    let (policy, loosened) = crate::checks::trusted::local(ctx, true)?;
+    let mut report = checks::build(
         ctx,
         &policy,
         None,
@@ -292,7 +293,7 @@ enum NoRange {
 }
 
 fn pre_push(ctx: &Ctx, remote: &str) -> Result<i32, Failure> {
-    let (local, loosened) = super::trusted::local(ctx, false)?;
+    let (local, loosened) = crate::checks::trusted::local(ctx, false)?;
     let mut input = Vec::new();
     std::io::stdin()
         .read_to_end(&mut input)
@@ -306,8 +307,9 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<i32, Failure> {
         .filter(|l| !is_zero_id(&l.local))
         .map(|l| l.remote_ref.as_str())
         .collect();
-    let policy = super::trusted::for_push(&ctx.repo, remote, &pushed, local, &mut policy_notes)?;
-    let task = check::task_state(ctx, None);
+    let policy =
+        crate::checks::trusted::for_push(&ctx.repo, remote, &pushed, local, &mut policy_notes)?;
+    let task = checks::task_state(ctx, None);
     let p = &policy.policy;
     let mut report = Report {
         verb: "hook pre-push".into(),
@@ -353,7 +355,7 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<i32, Failure> {
             report.notes.push(format!(
                 "no task is active: the push is judged with task {id}, the one task whose file it changes"
             ));
-            check::task_state(ctx, Some(&id))
+            checks::task_state(ctx, Some(&id))
         }),
         _ => None,
     };
@@ -369,15 +371,19 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<i32, Failure> {
     // report here: it judges the pushed paths with them (decision 0014).
     let rewrites = match &task {
         TaskState::Loaded(t) if p.provenance.mode.runs() => {
-            let (findings, note) =
-                super::recorded::rewrite_findings(ctx, &t.record.id, provenance::CHECK, false);
+            let (findings, note) = crate::checks::recorded::rewrite_findings(
+                ctx,
+                &t.record.id,
+                provenance::CHECK,
+                false,
+            );
             report.notes.extend(note);
             findings
         }
         _ => Vec::new(),
     };
     report.run(provenance::CHECK, p.provenance.mode, Ok(()), || {
-        let mut findings: Vec<_> = check::unreadable_task(provenance::CHECK, &task)
+        let mut findings: Vec<_> = checks::unreadable_task(provenance::CHECK, &task)
             .into_iter()
             .chain(rewrites)
             .collect();
@@ -389,7 +395,7 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<i32, Failure> {
             // A policy change rides in reported, never as the rule.
             if let Ok((tip, base)) = range {
                 findings.extend(
-                    super::trusted::changed_findings(
+                    crate::checks::trusted::changed_findings(
                         &ctx.repo,
                         &policy,
                         &base.hidden(),
@@ -410,31 +416,36 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<i32, Failure> {
         }
         (summaries.join("; "), findings)
     });
-    report.run(super::status::CHECK, p.receipts.mode, Ok(()), || {
-        let (summary, mut findings) = check::receipts_with_plan(ctx, p, judged);
-        if let TaskState::Loaded(t) = judged {
-            // What cannot be told (no plan, an unreadable one, a task whose
-            // plan entry is gone) counts as depending: the receipts check
-            // above is unknown then, and the pushed code is judged too.
-            let names = t.record.issue.is_some() || t.record.intent.is_some();
-            let depends = match ctx.plan() {
-                Ok(Some(plan)) => crate::receipts::resolve_served(
-                    &plan.plan,
-                    t.record.issue.as_deref(),
-                    t.record.intent.as_deref(),
-                )
-                .map_or(true, |served| {
-                    !crate::receipts::dependent_checks(&served).is_empty()
-                }),
-                Ok(None) => names,
-                Err(_) => true,
-            };
-            if depends {
-                findings.extend(pushed_code_findings(ctx, &lines));
+    report.run(
+        crate::checks::receipts::CHECK,
+        p.receipts.mode,
+        Ok(()),
+        || {
+            let (summary, mut findings) = checks::receipts_with_plan(ctx, p, judged);
+            if let TaskState::Loaded(t) = judged {
+                // What cannot be told (no plan, an unreadable one, a task whose
+                // plan entry is gone) counts as depending: the receipts check
+                // above is unknown then, and the pushed code is judged too.
+                let names = t.record.issue.is_some() || t.record.intent.is_some();
+                let depends = match ctx.plan() {
+                    Ok(Some(plan)) => crate::receipts::resolve_served(
+                        &plan.plan,
+                        t.record.issue.as_deref(),
+                        t.record.intent.as_deref(),
+                    )
+                    .map_or(true, |served| {
+                        !crate::receipts::dependent_checks(&served).is_empty()
+                    }),
+                    Ok(None) => names,
+                    Err(_) => true,
+                };
+                if depends {
+                    findings.extend(pushed_code_findings(ctx, &lines));
+                }
             }
-        }
-        (summary, findings)
-    });
+            (summary, findings)
+        },
+    );
     report.run(crate::brief::CHECK, p.brief.mode, Ok(()), || {
         let ranges: Vec<(Oid, Vec<Oid>, Option<String>)> = lines
             .iter()
@@ -446,16 +457,16 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<i32, Failure> {
             })
             .collect();
         let today = crate::clock::Timestamp::now().date();
-        let scope = super::brief::Scope::Ranges {
+        let scope = crate::checks::brief::Scope::Ranges {
             ranges: &ranges,
             with_task: true,
         };
-        let (summary, mut findings) = super::brief::check(ctx, p, judged, scope, today);
+        let (summary, mut findings) = crate::checks::brief::check(ctx, p, judged, scope, today);
         findings.extend(uncommitted_task_files(ctx));
         (summary, findings)
     });
     report.run(crate::binding::CHECK, p.binding, Ok(()), || {
-        check::binding_check(ctx, p, judged)
+        checks::binding_check(ctx, p, judged)
     });
     report.attach(loosened);
     print(&report);
@@ -515,7 +526,7 @@ fn uncommitted_task_files(ctx: &Ctx) -> Vec<Finding> {
         .into_iter()
         .map(|(path, new)| {
             let id = crate::provenance::task_of_path(&path).expect("kept for being a task file");
-            let commit = super::task::commit_of(ctx, &id, "task file");
+            let commit = crate::context::commit_of(ctx, &id, "task file");
             Finding {
                 check: crate::brief::CHECK,
                 cause: "task_uncommitted",
@@ -559,7 +570,7 @@ fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::report::Fin
         // Which commit the receipts were made on cannot be told.
         Err(e) => {
             out.push(Finding::unknown(
-                super::status::CHECK,
+                crate::checks::receipts::CHECK,
                 "input_unreadable",
                 format!("HEAD cannot be read, so what the receipts were made on is unknown: {e}"),
                 "repair HEAD (`git status` says what is wrong)".into(),
@@ -572,7 +583,7 @@ fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::report::Fin
             && !line.local_ref.starts_with("refs/tags/")
         {
             out.push(Finding {
-                check: super::status::CHECK,
+                check: crate::checks::receipts::CHECK,
                 cause: "receipt_stale",
                 severity: Severity::Blocker,
                 unknown: false,
@@ -613,7 +624,7 @@ fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::report::Fin
             paths.dedup();
             if let Some(first) = paths.first() {
                 out.push(Finding {
-                    check: super::status::CHECK,
+                    check: crate::checks::receipts::CHECK,
                     cause: "receipt_stale",
                     severity: Severity::Blocker,
                     unknown: false,
@@ -628,7 +639,7 @@ fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::report::Fin
             }
         }
         Err(e) => out.push(Finding::unknown(
-            super::status::CHECK,
+            crate::checks::receipts::CHECK,
             "input_unreadable",
             format!("the work tree's state could not be read: {e}"),
             "repair the repository, then push again".into(),
@@ -882,7 +893,7 @@ fn follow_new_branch(ctx: &Ctx, id: &str, branch: &str, where_: &str) -> Option<
         Ok(task) if task.record.status == TaskStatus::Active => {}
         _ => return None,
     }
-    Some(match super::task::tie_to_branch(ctx, id, branch) {
+    Some(match crate::started::tie_to_branch(ctx, id, branch) {
         Ok(()) => format!("gate: active task {id} (follows HEAD onto the new branch {where_})\n"),
         Err(f) => format!(
             "gate: active task {id} (follows HEAD onto the new branch {where_}; not recorded for it: {} — `gate task switch {id}` records it)\n",

@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
-use super::{Ctx, Failure, out};
 use crate::cli::InitArgs;
+use crate::context::{Ctx, out};
+use crate::error::Failure;
 use crate::fsutil;
 
 /// The example plan `gate init` writes.

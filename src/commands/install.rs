@@ -1,4 +1,4 @@
-//! `gate install` and `gate uninstall` (SPEC §5).
+//! `gate install` and `gate uninstall` (docs/hooks.md).
 //!
 //! Hooks go into the directory git really uses (`core.hooksPath`, else the
 //! common dir's `hooks/`). A hook already there that is not gate's is moved
@@ -17,23 +17,17 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::{Ctx, Failure, out};
 use crate::cli::InstallArgs;
+use crate::context::{Ctx, out};
+use crate::error::Failure;
 use crate::fsutil::{self, FsError};
-
-/// The hooks gate manages and their templates (POSIX sh, LF endings).
-pub const HOOKS: [(&str, &str); 4] = [
-    ("pre-commit", include_str!("../../hooks/pre-commit")),
-    (
-        "prepare-commit-msg",
-        include_str!("../../hooks/prepare-commit-msg"),
-    ),
-    ("pre-push", include_str!("../../hooks/pre-push")),
-    ("post-checkout", include_str!("../../hooks/post-checkout")),
-];
-
-/// The line that marks a hook as gate's.
-pub const MARKER: &str = "# gate-managed-hook";
+// What an installation looks like is `crate::hooks`, shared with `gate doctor`;
+// its items are re-exported here, where they were first.
+pub use crate::hooks::{
+    FRAMEWORK_HOOKS, HOOKS, MARKER, Manager, configured, framework_script,
+    hooks_dir_is_the_repository_s, husky_line, is_gate_hook, manager, pre_commit_configs,
+    with_suffix,
+};
 
 const CHAINED_SUFFIX: &str = ".gate-chained";
 
@@ -60,14 +54,6 @@ fn existing(path: &Path) -> Result<Existing, FsError> {
             Err(_) => Ok(Existing::Foreign),
         },
     }
-}
-
-/// Whether a hook file is one gate wrote (its marker is among the first lines).
-pub fn is_gate_hook(bytes: &[u8]) -> bool {
-    bytes
-        .split(|&b| b == b'\n')
-        .take(3)
-        .any(|l| l.starts_with(MARKER.as_bytes()))
 }
 
 /// Why a kept hook is silent: the scripts run it only when `[ -x ]` holds.
@@ -116,17 +102,6 @@ fn binary_path(args: &InstallArgs) -> Result<String, Failure> {
     })
 }
 
-/// The line a husky hook script (`.husky/<name>`) runs gate with.
-/// Like gate's own scripts, the two that never fail git's operation do not
-/// fail it when gate is missing either (the shell still says so).
-pub fn husky_line(name: &str) -> String {
-    match name {
-        "pre-commit" => "gate hook pre-commit".to_string(),
-        "pre-push" => "gate hook pre-push \"$@\"".to_string(),
-        _ => format!("gate hook {name} \"$@\" || :"),
-    }
-}
-
 /// What lefthook's configuration needs for gate: one command per hook.
 pub fn lefthook_snippet(names: &[&str]) -> String {
     let mut text = String::new();
@@ -155,114 +130,6 @@ pub fn pre_commit_snippet(names: &[&str]) -> String {
         ));
     }
     text
-}
-
-/// The hook managers gate installs beside in its own way.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Manager {
-    /// husky 9: `core.hooksPath` is `.husky/_`, whose stubs run `.husky/<name>`.
-    Husky { scripts: PathBuf },
-    /// lefthook: its configuration at the root names the commands each hook runs.
-    Lefthook { configs: Vec<PathBuf> },
-}
-
-/// lefthook's configuration files, as lefthook looks for them at the root.
-const LEFTHOOK_CONFIGS: [&str; 16] = [
-    "lefthook.yml",
-    ".lefthook.yml",
-    "lefthook.yaml",
-    ".lefthook.yaml",
-    "lefthook.toml",
-    ".lefthook.toml",
-    "lefthook.json",
-    ".lefthook.json",
-    "lefthook-local.yml",
-    ".lefthook-local.yml",
-    "lefthook-local.yaml",
-    ".lefthook-local.yaml",
-    "lefthook-local.toml",
-    ".lefthook-local.toml",
-    "lefthook-local.json",
-    ".lefthook-local.json",
-];
-
-/// The hooks gate offers the pre-commit framework and prek
-/// (`.pre-commit-hooks.yaml`).
-pub const FRAMEWORK_HOOKS: [&str; 2] = ["pre-commit", "prepare-commit-msg"];
-
-/// The pre-commit framework's configuration files (prek reads the same).
-const PRE_COMMIT_CONFIGS: [&str; 2] = [".pre-commit-config.yaml", ".pre-commit-config.yml"];
-
-/// The pre-commit framework's configuration files of the work tree at `root`.
-pub fn pre_commit_configs(root: &Path) -> Vec<PathBuf> {
-    PRE_COMMIT_CONFIGS.iter().map(|c| root.join(c)).collect()
-}
-
-/// The manager running this repository's hooks, if gate knows it.
-pub fn manager(root: &Path, hooks_dir: &Path) -> Option<Manager> {
-    // husky 9 writes `_/h` and points core.hooksPath at `_`.
-    if hooks_dir.file_name().is_some_and(|n| n == "_") && hooks_dir.join("h").is_file() {
-        let scripts = hooks_dir.parent()?.to_path_buf();
-        return Some(Manager::Husky { scripts });
-    }
-    let configs: Vec<PathBuf> = LEFTHOOK_CONFIGS
-        .iter()
-        .map(|c| root.join(c))
-        .filter(|p| p.is_file())
-        .collect();
-    let lefthook_script = HOOKS.iter().any(|(name, _)| {
-        matches!(
-            fsutil::read_file(&hooks_dir.join(name), fsutil::Kind::HOOK),
-            Ok(Some(b)) if contains(&b, b"call_lefthook")
-        )
-    });
-    (!configs.is_empty() || lefthook_script).then_some(Manager::Lefthook { configs })
-}
-
-/// Which of the pre-commit framework and prek wrote a hook script, if either.
-pub fn framework_script(bytes: &[u8]) -> Option<&'static str> {
-    if contains(bytes, b"File generated by pre-commit") {
-        Some("pre-commit")
-    } else if contains(bytes, b"File generated by prek") {
-        Some("prek")
-    } else {
-        None
-    }
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
-}
-
-/// Whether a manager's configuration runs gate's `name` hook.
-pub fn configured(configs: &[PathBuf], name: &str) -> bool {
-    let wanted = format!("gate hook {name}");
-    let id = format!("id: gate-{name}");
-    configs.iter().any(|c| {
-        matches!(
-            fsutil::read_file(c, fsutil::Kind::GATE_FILE),
-            Ok(Some(b)) if contains(&b, wanted.as_bytes()) || contains(&b, id.as_bytes())
-        )
-    })
-}
-
-/// The path as it is on disk (its existing ancestors' links resolved).
-fn real(path: &Path) -> PathBuf {
-    if let Ok(p) = fs::canonicalize(path) {
-        return p;
-    }
-    match (path.parent(), path.file_name()) {
-        (Some(parent), Some(name)) => real(parent).join(name),
-        _ => path.to_path_buf(),
-    }
-}
-
-/// Whether the hooks directory belongs to this repository: inside its work
-/// tree or its git directory. Another one (`~/.githooks`, set globally) is
-/// shared with every repository that uses it.
-pub fn hooks_dir_is_the_repository_s(ctx: &Ctx, hooks_dir: &Path) -> bool {
-    let dir = real(hooks_dir);
-    dir.starts_with(real(ctx.root())) || dir.starts_with(real(&ctx.repo.common_dir()))
 }
 
 fn refuse_global(hooks_dir: &Path) -> Failure {
@@ -571,16 +438,6 @@ fn own(
             }
         }
     })
-}
-
-/// `path` with `suffix` added to its file name (`pre-commit.legacy`).
-pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    name.push(suffix);
-    path.with_file_name(name)
 }
 
 /// The pre-commit framework's (and prek's) slot for the hook it replaced.

@@ -5,11 +5,13 @@
 
 use std::path::Path;
 
-use super::{Ctx, Failure, out, policy_origin};
+use crate::checks::unreadable;
+use crate::context::today;
+use crate::context::{Ctx, out, policy_origin};
+use crate::error::Failure;
 use serde::Serialize;
 
 use crate::cli::{CritiqueArgs, PlanCommand};
-use crate::load::LoadError;
 use crate::policy::Mode;
 use crate::report::{CheckReport, Finding, Report, Severity, Subject, human, json};
 
@@ -25,7 +27,7 @@ pub fn run(dir: Option<&Path>, cmd: &PlanCommand) -> Result<i32, Failure> {
 /// `gate plan critique INTENT [--write] [--today DATE] [--json]`.
 fn critique(dir: Option<&Path>, args: &CritiqueArgs) -> Result<i32, Failure> {
     let ctx = Ctx::open(dir)?;
-    let today = super::brief::today(args.today.as_deref())?;
+    let today = today(args.today.as_deref())?;
     let Some(loaded) = ctx.plan()? else {
         return Err(
             Failure::refused("there is no .gate/plan.yaml: no intent to critique")
@@ -408,21 +410,4 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<i32, Failure> {
         human::render(&report)
     });
     Ok(report.exit_code())
-}
-
-/// An unreadable input file as an unknown finding naming file, line and key.
-pub fn unreadable(check: &'static str, e: &LoadError) -> Finding {
-    let key = Some(e.key().to_string()).filter(|k| !k.is_empty());
-    Finding::unknown(
-        check,
-        "input_unreadable",
-        e.to_string(),
-        "fix the file, then run gate again".into(),
-    )
-    .with_subject(Subject {
-        file: Some(e.file().display().to_string()),
-        line: e.line(),
-        key,
-        ..Subject::default()
-    })
 }

@@ -8,14 +8,15 @@
 //! is written unless the start goes on. The task records the names and the
 //! two pins — never a standing.
 
-use std::io::{IsTerminal, Read};
 use std::path::Path;
 
-use super::binding::{derive, judge};
-use super::{Ctx, Failure, out, task_ref};
 use crate::binding::{Judgement, Naming, Standing};
+use crate::checks::binding::{derive, judge};
 use crate::cli::StartArgs;
 use crate::clock::Timestamp;
+use crate::context::read_input;
+use crate::context::{Ctx, out, task_ref};
+use crate::error::Failure;
 use crate::fsutil;
 use crate::git::Head;
 use crate::plan::{IssueStatus, Plan};
@@ -23,10 +24,8 @@ use crate::policy::Mode;
 use crate::report::human;
 use crate::report::text::shown_line;
 use crate::scope::Scope;
+use crate::started::started_path;
 use crate::task::{self as tasks, Exemption, Pins, TASK_SCHEMA, TaskRecord, TaskStatus};
-
-/// Inputs longer than this are refused (SPEC: briefs and addenda up to 100 KiB).
-pub const MAX_INPUT_BYTES: usize = 100 * 1024;
 
 /// What the task names, once checked.
 struct Named {
@@ -51,7 +50,7 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
         Head::Detached { id } => (*id, None),
         Head::Branch { id, branch } => (*id, Some(branch)),
     };
-    let naming = super::binding::given_naming(&ctx, &args.naming)?;
+    let naming = crate::checks::binding::given_naming(&ctx, &args.naming)?;
     // Everything is judged before anything is written.
     let id_hint = match &args.id {
         Some(id) => {
@@ -149,7 +148,7 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
     // compare with later, and they ask with the names the record keeps (not
     // the paths): ask that question now, under this task's id, whose
     // receipts are its evidence.
-    let recorded_naming = super::binding::recorded_naming(
+    let recorded_naming = crate::checks::binding::recorded_naming(
         recorded.issue.as_ref(),
         recorded.intent.as_ref(),
         recorded.exemption.as_ref(),
@@ -206,7 +205,7 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
     let task = tasks::load(ctx.root(), &id)?;
     // The version the doors judge the task's frozen fields by until its
     // file is committed (docs/trust.md).
-    if let Err(e) = super::recorded::record_start(&ctx.repo.common_dir(), &id, &task.text) {
+    if let Err(e) = crate::checks::recorded::record_start(&ctx.repo.common_dir(), &id, &task.text) {
         warnings.push(format!(
             "the task's fields were not recorded ({e}): until its file is committed, the doors read them from the work tree"
         ));
@@ -348,36 +347,6 @@ fn read_brief(spec: Option<&str>) -> Result<String, Failure> {
     Ok(text)
 }
 
-/// Read a verbatim input from a file or stdin (`-`), refusing more than
-/// [`MAX_INPUT_BYTES`] without reading further.
-pub fn read_input(spec: &str, flag: &str) -> Result<Vec<u8>, Failure> {
-    let mut bytes = Vec::new();
-    let limit = MAX_INPUT_BYTES as u64 + 1;
-    let read = if spec == "-" {
-        // A terminal would wait for typing nobody meant to do: `-` is for a
-        // pipe or a here-doc (README.md).
-        if std::io::stdin().is_terminal() {
-            return Err(Failure::usage(format!(
-                "{flag} -: stdin is a terminal, not the text to read"
-            ))
-            .hint(format!(
-                "pipe it in or use a here-doc (`{flag} - <<'EOF'` … `EOF`), or give {flag} FILE"
-            )));
-        }
-        std::io::stdin().lock().take(limit).read_to_end(&mut bytes)
-    } else {
-        std::fs::File::open(spec).and_then(|f| f.take(limit).read_to_end(&mut bytes))
-    };
-    read.map_err(|e| Failure::refused(format!("{flag} {spec}: {e}")))?;
-    if bytes.len() > MAX_INPUT_BYTES {
-        return Err(Failure::refused(format!(
-            "{flag} {spec}: over the {} KiB limit",
-            MAX_INPUT_BYTES / 1024
-        )));
-    }
-    Ok(bytes)
-}
-
 fn default_id(named: &Named) -> String {
     let base = if let Some(i) = &named.issue {
         format!("T-{i}")
@@ -422,14 +391,4 @@ fn record_branch(ctx: &Ctx, id: &str, branch: &str) -> Result<(), Failure> {
     let path = started_path(&ctx.repo.common_dir(), id);
     fsutil::write_atomic(&path, format!("{branch}\n").as_bytes(), None)?;
     Ok(())
-}
-
-/// Where the start branches of tasks are recorded, one file per task id.
-pub fn started_dir(common_dir: &Path) -> std::path::PathBuf {
-    common_dir.join("gate").join("started")
-}
-
-/// Where the start branch of a task is recorded.
-pub fn started_path(common_dir: &Path, id: &str) -> std::path::PathBuf {
-    started_dir(common_dir).join(id)
 }

@@ -4,16 +4,24 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::start::{read_input, started_dir, started_path};
-use super::{Ctx, Failure, out, task_ref};
 use crate::brief::{self, Decider, Qa};
+use crate::checks::brief::{CHECK, schema_findings, validate_task};
+use crate::cli::ValidateArgs;
 use crate::cli::{
     AmendArgs, AskArgs, DecidedBy, NoteArgs, ScopeAddArgs, ScopeCommand, TaskCommand,
 };
 use crate::clock::Timestamp;
+use crate::context::read_input;
+use crate::context::{CommitWire, commit_line, commit_of, policy_origin, today};
+use crate::context::{Ctx, out, task_ref};
+use crate::error::Failure;
 use crate::git::Head;
+use crate::load::LoadError;
+use crate::policy::Mode;
 use crate::report::text::{shown, shown_line};
+use crate::report::{CheckReport, Report};
 use crate::report::{human, json};
+use crate::started::tie_to_branch;
 use crate::task::{self as tasks, TaskStatus};
 use crate::task::{Log, Task, TaskError, Transition};
 
@@ -28,7 +36,7 @@ pub fn run(dir: Option<&Path>, cmd: &TaskCommand) -> Result<i32, Failure> {
         TaskCommand::Note(args) => note(&ctx, args),
         TaskCommand::Finish { id, json } => finish(&ctx, id.as_deref(), *json),
         TaskCommand::Abandon { id, because, json } => abandon(&ctx, id.as_deref(), because, *json),
-        TaskCommand::Validate(args) => super::brief::validate(&ctx, args),
+        TaskCommand::Validate(args) => validate(&ctx, args),
         TaskCommand::Scope(ScopeCommand::Add(args)) => scope_add(&ctx, args),
     }
 }
@@ -176,7 +184,8 @@ fn show(ctx: &Ctx, id: Option<&str>) -> Result<i32, Failure> {
     ));
     // Additions as the doors judge them, and any the file holds that no
     // command recorded (docs/trust.md#scope-additions).
-    let trusted = super::recorded::trusted_additions(ctx, &r.id).map_err(Failure::unknown)?;
+    let trusted =
+        crate::checks::recorded::trusted_additions(ctx, &r.id).map_err(Failure::unknown)?;
     for added in &trusted {
         text.push_str(&format!(
             "  scope added: {} ({}, {}): {}\n",
@@ -249,43 +258,6 @@ fn switch(ctx: &Ctx, id: &str) -> Result<i32, Failure> {
     Ok(0)
 }
 
-/// Record `branch` (a full ref name) for task `id`: a line added to its
-/// start record (`<common-dir>/gate/started/<ID>`, one branch a line), so
-/// that post-checkout makes the task active when the branch is checked out
-/// (decision 0007). Under a lock, re-reading the record inside it; atomic.
-pub fn tie_to_branch(ctx: &Ctx, id: &str, branch: &str) -> Result<(), Failure> {
-    let common = ctx.repo.common_dir();
-    let _lock = crate::fsutil::lock(
-        &ctx.state_dir()
-            .join("locks")
-            .join(format!("started-{id}.lock")),
-        tasks::LOCK_TIMEOUT,
-    )
-    .map_err(|e| Failure::unknown(e.to_string()))?;
-    let dir = started_dir(&common);
-    let kept = crate::fsutil::read_within(&dir, Path::new(id), crate::fsutil::Kind::START_RECORD)
-        .map_err(|e| Failure::unknown(e.to_string()))?
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
-    if kept.lines().any(|l| l.trim() == branch) {
-        return Ok(());
-    }
-    let mut text = kept;
-    if !text.is_empty() && !text.ends_with('\n') {
-        text.push('\n');
-    }
-    text.push_str(branch);
-    text.push('\n');
-    if text.len() as u64 > crate::fsutil::Kind::START_RECORD.max {
-        return Err(Failure::refused(format!(
-            "the start record of task {id} would exceed {} bytes",
-            crate::fsutil::Kind::START_RECORD.max
-        )));
-    }
-    crate::fsutil::write_atomic(&started_path(&common, id), text.as_bytes(), None)?;
-    Ok(())
-}
-
 /// Read a verbatim input (file or `-`) as UTF-8 text.
 fn read_text(spec: &str, flag: &str) -> Result<String, Failure> {
     let bytes = read_input(spec, flag)?;
@@ -321,61 +293,6 @@ fn acted_on(ctx: &Ctx, id: Option<&str>, as_json: bool) -> Result<Task, Failure>
         out(&human::task_lines(&task_ref(&task)));
     }
     Ok(task)
-}
-
-/// How to commit a task file a verb just changed: a push sends the task as
-/// it is committed, so an addendum left in the work tree is lost to CI and
-/// to the next worker (docs/tasks.md#committing-the-task-file).
-#[derive(Serialize)]
-pub struct CommitWire {
-    /// The task file, repository-relative.
-    pub path: String,
-    /// A command that commits it from any directory of the work tree.
-    pub command: String,
-}
-
-/// The commit that records `change` of task `id`'s file. The trailer is the
-/// policy's (`Task` by default), so the commit is attributed to the task
-/// even when no task is active any more.
-pub fn commit_of(ctx: &Ctx, id: &str, change: &str) -> CommitWire {
-    // Advice only: an unreadable policy is the doors' to report.
-    let key = ctx
-        .policy()
-        .ok()
-        .and_then(|p| p.policy.provenance.trailer)
-        .unwrap_or_else(|| "Task".to_string());
-    let path = tasks::task_file(id).display().to_string();
-    CommitWire {
-        command: format!(
-            "git add -- ':/{path}' && git commit -m '{id}: {change}' -m '{key}: {id}'"
-        ),
-        path,
-    }
-}
-
-/// Whether HEAD holds `task`'s file exactly as the work tree does. One
-/// that cannot be read there counts as not committed: the advice to commit
-/// it is then still right.
-pub fn committed_as_is(ctx: &Ctx, task: &Task) -> bool {
-    let path = crate::path::RepoPath::from(task.file.to_string_lossy().as_ref());
-    let Ok(Some(head)) = ctx.repo.head().map(|h| h.id()) else {
-        return false;
-    };
-    match ctx.repo.entry_at(head, &path) {
-        Ok(Some((blob, _))) => ctx
-            .repo
-            .read_blob(blob)
-            .is_ok_and(|bytes| bytes == task.text.as_bytes()),
-        _ => false,
-    }
-}
-
-/// The human line that says to commit a changed task file.
-pub fn commit_line(commit: &CommitWire) -> String {
-    format!(
-        "the task file changed: commit {} with the work, or alone: {}\n",
-        commit.path, commit.command
-    )
 }
 
 #[derive(Serialize)]
@@ -433,10 +350,10 @@ fn append_entry(
 
 /// An inline `--text` within the size every verbatim input is held to.
 fn inline_text(text: &str) -> Result<(), Failure> {
-    if text.len() > super::start::MAX_INPUT_BYTES {
+    if text.len() > crate::context::MAX_INPUT_BYTES {
         return Err(Failure::refused(format!(
             "--text: over the {} KiB limit",
-            super::start::MAX_INPUT_BYTES / 1024
+            crate::context::MAX_INPUT_BYTES / 1024
         )));
     }
     Ok(())
@@ -611,14 +528,14 @@ fn scope_add(ctx: &Ctx, args: &ScopeAddArgs) -> Result<i32, Failure> {
         ))
         .hint("start a task for the work with `gate start`"));
     }
-    let judged = super::recorded::judged(ctx, task.clone()).map_err(Failure::unknown)?;
+    let judged = crate::checks::recorded::judged(ctx, task.clone()).map_err(Failure::unknown)?;
     if judged.scope().contains(&glob) {
         out(&format!(
             "task {id}: {glob} is in its scope already; nothing written\n"
         ));
         return Ok(0);
     }
-    let (policy, _) = super::trusted::local(ctx, false)?;
+    let (policy, _) = crate::checks::trusted::local(ctx, false)?;
     if policy.policy.binding == crate::policy::Mode::Required {
         within_named_paths(ctx, &judged, &glob)?;
     }
@@ -638,7 +555,7 @@ fn scope_add(ctx: &Ctx, args: &ScopeAddArgs) -> Result<i32, Failure> {
         task.file.display()
     );
     if let Err(m) = scope_log_lock(ctx, &id).and_then(|_lock| {
-        super::recorded::record_scope_entry(&ctx.repo.common_dir(), &id, &kept)
+        crate::checks::recorded::record_scope_entry(&ctx.repo.common_dir(), &id, &kept)
             .map_err(Failure::unknown)
     }) {
         said.push_str(&format!(
@@ -770,6 +687,65 @@ fn committed_plan(ctx: &Ctx) -> Result<Option<crate::plan::Plan>, Failure> {
         )?));
     }
     Ok(ctx.plan()?.map(|p| p.plan.clone()))
+}
+
+/// `gate task validate (--task ID | --all) [--today DATE] [--json]`.
+pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<i32, Failure> {
+    let policy = ctx.policy()?;
+    let today = today(args.today.as_deref())?;
+    let root = ctx.root();
+    let ids = match &args.task {
+        Some(id) => {
+            crate::ids::task_id(id)
+                .map_err(|m| Failure::usage(format!("invalid task id `{id}`: {m}")))?;
+            vec![id.clone()]
+        }
+        None => tasks::ids(root)?,
+    };
+    let mut findings = Vec::new();
+    let mut count = 0;
+    for id in &ids {
+        let file = tasks::task_file(id);
+        // Each file is read and parsed once, by the loader `gate task list` uses.
+        match tasks::load(root, id) {
+            Ok(task) => {
+                // --all covers every active task (and any file too broken to tell).
+                if args.all && task.record.status != TaskStatus::Active {
+                    continue;
+                }
+                count += 1;
+                findings.extend(validate_task(&task, &policy.policy, today));
+            }
+            Err(e @ TaskError::NotFound { .. }) => return Err(e.into()),
+            Err(TaskError::Load(
+                e @ (LoadError::Read { .. }
+                | LoadError::TooLarge { .. }
+                | LoadError::NotUtf8 { .. }),
+            )) => findings.push(crate::checks::unreadable(CHECK, &e)),
+            Err(e) => {
+                count += 1;
+                findings.extend(schema_findings(&file, &e, &policy.policy, today));
+            }
+        }
+    }
+    let summary = format!(
+        "{count} task file{} validated on {today}",
+        if count == 1 { "" } else { "s" }
+    );
+    let report = Report {
+        verb: "task validate".into(),
+        policy: policy_origin(&policy),
+        task: None,
+        checks: vec![CheckReport::new(CHECK, Mode::Required, summary, findings)],
+        skipped: vec![],
+        notes: policy.policy.notes.clone(),
+    };
+    out(&if args.json {
+        json::to_string(&json::report(&report))
+    } else {
+        human::render(&report)
+    });
+    Ok(report.exit_code())
 }
 
 #[cfg(test)]

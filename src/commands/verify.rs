@@ -16,9 +16,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::{Ctx, Failure, err, out, task_ref};
 use crate::cli::VerifyArgs;
 use crate::clock::Timestamp;
+use crate::context::worktree_key;
+use crate::context::{Ctx, err, out, task_ref};
+use crate::error::Failure;
 use crate::fingerprint::{self, Fingerprint};
 use crate::receipts::{self, PrintRecord, RECEIPT_SCHEMA, Receipt, RunMarker, Store};
 use crate::report::human;
@@ -61,7 +63,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     let fingerprint_now = || -> Result<Fingerprint, Failure> {
         // One reading of the index for the staged paths and the fingerprint.
         let index = ctx.repo.read_index()?;
-        let touched = super::status::touched(&ctx, task.as_ref(), Some(&index))?;
+        let touched = crate::checks::receipts::touched(&ctx, task.as_ref(), Some(&index))?;
         let rctx = receipts::Context {
             repo: &ctx.repo,
             store: &store,
@@ -324,10 +326,4 @@ fn nonce(started_ns: u128) -> String {
         COUNTER.fetch_add(1, Ordering::Relaxed)
     );
     crate::digest::sha256_hex(seed.as_bytes())[..12].to_string()
-}
-
-/// The work tree's key in receipts and running markers: `gate verify`
-/// records it, `gate status` (and the binding's evidence) match it.
-pub fn worktree_key(ctx: &Ctx) -> String {
-    ctx.root().to_string_lossy().into_owned()
 }

@@ -229,6 +229,26 @@ pub struct ErrorWire<'a> {
     pub hint: Option<&'a str>,
 }
 
+/// The pins as JSON shows them (docs/json.md): `plan_pin`, and the same
+/// value under its deprecated old name `plan_revision` — which a critique's
+/// `intent_revision`, a different digest, was also once called.
+#[derive(Serialize)]
+pub struct PinsWire<'a> {
+    pub plan_pin: &'a str,
+    pub plan_revision: &'a str,
+    pub evidence_standing: &'a str,
+}
+
+impl<'a> PinsWire<'a> {
+    pub fn new(plan_pin: &'a str, evidence_standing: &'a str) -> PinsWire<'a> {
+        PinsWire {
+            plan_pin,
+            plan_revision: plan_pin,
+            evidence_standing,
+        }
+    }
+}
+
 pub fn error(f: &crate::error::Failure) -> ErrorWire<'_> {
     ErrorWire {
         schema: "gate.error/1",

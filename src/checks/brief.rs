@@ -1,5 +1,6 @@
-//! The brief at the doors: `gate task validate`, and the `brief` check that
-//! `gate check`, pre-commit and pre-push run (SPEC §4.5).
+//! The brief at the doors (docs/brief.md): the `brief` check that
+//! `gate check`, pre-commit and pre-push run, and the validation of one task
+//! file that `gate task validate` reports.
 //!
 //! Validation weighs by age: a task created on or after
 //! `brief.required_since` must have a valid brief (blocker); an older task is
@@ -11,16 +12,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::{Ctx, Failure, out, policy_origin};
 use crate::brief::{self, Weight};
-use crate::cli::ValidateArgs;
 use crate::clock::{Date, Timestamp};
+use crate::context::Ctx;
 use crate::git::{ChangeKind, Oid, Repo};
 use crate::load::{self, LoadError};
 use crate::path::RepoPath;
-use crate::policy::{Mode, Policy};
-use crate::report::{CheckReport, Finding, Report, Severity, Subject, human, json};
-use crate::task::{self as tasks, TASKS_DIR, Task, TaskError, TaskStatus};
+use crate::policy::Policy;
+use crate::report::{Finding, Severity, Subject};
+use crate::task::{TASKS_DIR, Task, TaskError};
 
 pub const CHECK: &str = brief::CHECK;
 
@@ -68,7 +68,7 @@ pub fn validate_task(task: &Task, policy: &Policy, today: Date) -> Vec<Finding> 
 }
 
 /// The findings for a task file that was read but does not load as a task.
-fn schema_findings(file: &Path, e: &TaskError, policy: &Policy, today: Date) -> Vec<Finding> {
+pub fn schema_findings(file: &Path, e: &TaskError, policy: &Policy, today: Date) -> Vec<Finding> {
     weigh(file, vec![brief::schema_invalid(e)], None, policy, today)
 }
 
@@ -351,7 +351,7 @@ fn worktree_findings(ctx: &Ctx, head: Oid) -> Vec<Finding> {
         let (new, is_file) = match worktree_version(ctx, &path) {
             Ok(b) => b,
             Err(e) => {
-                out.push(super::plan::unreadable(CHECK, &e));
+                out.push(super::unreadable(CHECK, &e));
                 continue;
             }
         };
@@ -426,11 +426,11 @@ pub enum Scope<'a> {
 pub fn check(
     ctx: &Ctx,
     policy: &Policy,
-    task: &super::check::TaskState,
+    task: &super::TaskState,
     scope: Scope,
     today: Date,
 ) -> (String, Vec<Finding>) {
-    use super::check::TaskState;
+    use super::TaskState;
     let mut findings = Vec::new();
     let mut parts = Vec::new();
     if !matches!(
@@ -446,7 +446,7 @@ pub fn check(
                 parts.push(format!("task {} validated", t.record.id));
             }
             TaskState::Unreadable(_) => {
-                findings.extend(super::check::loaded(CHECK, task).err().map(|f| *f))
+                findings.extend(super::loaded(CHECK, task).err().map(|f| *f))
             }
             TaskState::None => parts.push("no active task".into()),
         }
@@ -493,71 +493,4 @@ pub fn check(
         }
     }
     (parts.join(" · "), findings)
-}
-
-/// Today's date, or `--today`.
-pub fn today(given: Option<&str>) -> Result<Date, Failure> {
-    match given {
-        Some(d) => Date::parse(d).map_err(|m| Failure::usage(format!("--today {d}: {m}"))),
-        None => Ok(Timestamp::now().date()),
-    }
-}
-
-/// `gate task validate (--task ID | --all) [--today DATE] [--json]`.
-pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<i32, Failure> {
-    let policy = ctx.policy()?;
-    let today = today(args.today.as_deref())?;
-    let root = ctx.root();
-    let ids = match &args.task {
-        Some(id) => {
-            crate::ids::task_id(id)
-                .map_err(|m| Failure::usage(format!("invalid task id `{id}`: {m}")))?;
-            vec![id.clone()]
-        }
-        None => tasks::ids(root)?,
-    };
-    let mut findings = Vec::new();
-    let mut count = 0;
-    for id in &ids {
-        let file = tasks::task_file(id);
-        // Each file is read and parsed once, by the loader `gate task list` uses.
-        match tasks::load(root, id) {
-            Ok(task) => {
-                // --all covers every active task (and any file too broken to tell).
-                if args.all && task.record.status != TaskStatus::Active {
-                    continue;
-                }
-                count += 1;
-                findings.extend(validate_task(&task, &policy.policy, today));
-            }
-            Err(e @ TaskError::NotFound { .. }) => return Err(e.into()),
-            Err(TaskError::Load(
-                e @ (LoadError::Read { .. }
-                | LoadError::TooLarge { .. }
-                | LoadError::NotUtf8 { .. }),
-            )) => findings.push(super::plan::unreadable(CHECK, &e)),
-            Err(e) => {
-                count += 1;
-                findings.extend(schema_findings(&file, &e, &policy.policy, today));
-            }
-        }
-    }
-    let summary = format!(
-        "{count} task file{} validated on {today}",
-        if count == 1 { "" } else { "s" }
-    );
-    let report = Report {
-        verb: "task validate".into(),
-        policy: policy_origin(&policy),
-        task: None,
-        checks: vec![CheckReport::new(CHECK, Mode::Required, summary, findings)],
-        skipped: vec![],
-        notes: policy.policy.notes.clone(),
-    };
-    out(&if args.json {
-        json::to_string(&json::report(&report))
-    } else {
-        human::render(&report)
-    });
-    Ok(report.exit_code())
 }

@@ -12,8 +12,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::Ctx;
 use crate::brief::ScopeAddition;
+use crate::context::Ctx;
 use crate::fsutil;
 use crate::git::Oid;
 use crate::load;

@@ -11,7 +11,8 @@
 //! A revision that does not resolve, or a policy that cannot be read at it,
 //! is unknown — never the embedded default.
 
-use super::{Ctx, Failure};
+use crate::context::Ctx;
+use crate::error::Failure;
 use crate::git::{Oid, Repo};
 use crate::path::RepoPath;
 use crate::policy::{self, LoadedPolicy, Loosening, POLICY_PATH, Policy, PolicySource};

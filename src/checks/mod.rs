@@ -1,0 +1,304 @@
+//! gate's five checks, one module each — [`scope`], [`provenance`],
+//! [`receipts`], [`binding`], [`brief`] — each gathering its inputs from the
+//! repository and turning the decision of its pure core (`crate::scope`,
+//! `crate::provenance`, `crate::receipts`, `crate::binding`, `crate::brief`)
+//! into findings; [`trusted`] the policy each door judges with
+//! (docs/trust.md) and [`recorded`] the task's recorded version its frozen
+//! fields are judged from.
+//!
+//! Here: what a run looks at ([`Target`]), the task it is about
+//! ([`TaskState`]), and [`build`], the one function that runs the selected
+//! checks under the policy modes into a [`Report`]. Verbs (`commands/`) call
+//! it; nothing here prints or exits.
+
+pub mod binding;
+pub mod brief;
+pub mod provenance;
+pub mod receipts;
+pub mod recorded;
+pub mod scope;
+pub mod trusted;
+
+use crate::cli::CheckName;
+use crate::context::{Ctx, policy_origin, task_ref};
+use crate::error::Failure;
+use crate::load::LoadError;
+use crate::policy::LoadedPolicy;
+use crate::report::Subject;
+use crate::report::{Finding, Report};
+use crate::task::Task;
+
+/// What a run looks at.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// Staged changes (pre-commit).
+    Staged,
+    /// A revision range given as `A..B`.
+    Range(String),
+    /// The task's baseline..HEAD and its current state.
+    Task,
+}
+
+/// The task a run is about: named, active, or none; an unreadable task is
+/// kept as its error so each check can report it as unknown.
+pub enum TaskState {
+    None,
+    Loaded(Box<Task>),
+    Unreadable(String),
+}
+
+/// A loaded task carries its recorded frozen fields (docs/trust.md).
+pub fn task_state(ctx: &Ctx, id: Option<&str>) -> TaskState {
+    match ctx.task(id) {
+        Ok(Some(t)) => match recorded::judged(ctx, t) {
+            Ok(t) => TaskState::Loaded(Box::new(t)),
+            Err(m) => TaskState::Unreadable(format!("its recorded version: {m}")),
+        },
+        Ok(None) => TaskState::None,
+        Err(f) => TaskState::Unreadable(f.message),
+    }
+}
+
+/// Run the checks for `target` and gather them into a report.
+pub fn build(
+    ctx: &Ctx,
+    policy: &LoadedPolicy,
+    task_id: Option<&str>,
+    target: &Target,
+    only: &[CheckName],
+    verb: String,
+) -> Result<Report, Failure> {
+    let task = task_state(ctx, task_id);
+    let p = &policy.policy;
+    let wants = |c: CheckName| only.is_empty() || only.contains(&c);
+    let mut report = Report {
+        verb,
+        policy: policy_origin(policy),
+        task: match &task {
+            TaskState::Loaded(t) => Some(task_ref(t)),
+            _ => None,
+        },
+        checks: vec![],
+        skipped: vec![],
+        notes: p.notes.clone(),
+    };
+    let scope_applies = match target {
+        Target::Range(_) => Err("a range is proved by provenance, commit by commit"),
+        _ => Ok(()),
+    };
+    // A rewrite of the task's frozen fields is reported by the check that
+    // judges the work's paths with them: scope, else provenance
+    // (decision 0014). A range in CI judges commits only.
+    let scope_runs = wants(CheckName::Scope) && p.scope.runs();
+    let mut rewritten = |check| match (&task, target) {
+        (TaskState::Loaded(t), Target::Staged | Target::Task) => {
+            let staged = matches!(target, Target::Staged);
+            let (findings, note) = recorded::rewrite_findings(ctx, &t.record.id, check, staged);
+            report.notes.extend(note);
+            findings
+        }
+        _ => Vec::new(),
+    };
+    let rewrites = rewritten(if scope_runs {
+        crate::scope::CHECK
+    } else {
+        crate::provenance::CHECK
+    });
+    let (scope_rewrites, prov_rewrites) = if scope_runs {
+        (rewrites, Vec::new())
+    } else {
+        (Vec::new(), rewrites)
+    };
+    if wants(CheckName::Scope) {
+        report.run(crate::scope::CHECK, p.scope, scope_applies, || {
+            let (summary, mut findings) = scope::scope_check(ctx, &task, target);
+            findings.extend(scope_rewrites);
+            (summary, findings)
+        });
+    }
+    let prov_applies = match target {
+        Target::Staged => Err("staged changes have no commits yet"),
+        _ => Ok(()),
+    };
+    if wants(CheckName::Provenance) {
+        report.run(
+            crate::provenance::CHECK,
+            p.provenance.mode,
+            prov_applies,
+            || {
+                let (summary, mut findings) =
+                    provenance::provenance_check(ctx, policy, &task, target);
+                findings.extend(prov_rewrites);
+                (summary, findings)
+            },
+        );
+    }
+    let receipts_applies = match target {
+        Target::Staged => Err("pre-commit runs scope (and brief) only"),
+        Target::Range(_) => Err(
+            "receipts are local to a clone: `gate check` without --range, and pre-push, prove them",
+        ),
+        Target::Task => Ok(()),
+    };
+    if wants(CheckName::Receipts) {
+        report.run(receipts::CHECK, p.receipts.mode, receipts_applies, || {
+            receipts_with_plan(ctx, &policy.policy, &task)
+        });
+    }
+    if wants(CheckName::Brief) {
+        report.run(crate::brief::CHECK, p.brief.mode, Ok(()), || {
+            brief_check(ctx, &policy.policy, &task, target)
+        });
+    }
+    let binding_applies = match target {
+        Target::Staged => Err("pre-commit runs scope (and brief) only"),
+        Target::Range(_) => Err(
+            "a range is proved by provenance; `gate check` without --range, and pre-push, ask the binding",
+        ),
+        Target::Task => Ok(()),
+    };
+    if wants(CheckName::Binding) {
+        report.run(crate::binding::CHECK, p.binding, binding_applies, || {
+            binding_check(ctx, &policy.policy, &task)
+        });
+    }
+    Ok(report)
+}
+
+/// The brief check for a target: the task's brief, and the append-only rule
+/// over what the target holds.
+fn brief_check(
+    ctx: &Ctx,
+    policy: &crate::policy::Policy,
+    task: &TaskState,
+    target: &Target,
+) -> (String, Vec<Finding>) {
+    use self::brief::Scope;
+    let today = crate::clock::Timestamp::now().date();
+    match target {
+        Target::Staged => brief::check(ctx, policy, task, Scope::Staged, today),
+        Target::Task => brief::check(ctx, policy, task, Scope::Task, today),
+        Target::Range(spec) => match crate::provenance::parse_range(&ctx.repo, spec) {
+            Ok(range) => {
+                let hidden = range.base.hidden();
+                let ranges = [(range.tip, hidden, None)];
+                brief::check(
+                    ctx,
+                    policy,
+                    task,
+                    Scope::Ranges {
+                        ranges: &ranges,
+                        with_task: false,
+                    },
+                    today,
+                )
+            }
+            Err(f) => (
+                "range unreadable".into(),
+                vec![Finding {
+                    check: crate::brief::CHECK,
+                    ..*f
+                }],
+            ),
+        },
+    }
+}
+
+/// The binding check: ask the binding again for the task's names.
+pub fn binding_check(
+    ctx: &Ctx,
+    policy: &crate::policy::Policy,
+    task: &TaskState,
+) -> (String, Vec<Finding>) {
+    let t = match loaded(crate::binding::CHECK, task) {
+        Ok(task) => task,
+        Err(f) => return ("no task".into(), vec![*f]),
+    };
+    // The standing and its refusals need no evidence: the pins are
+    // `handover`'s business, and the receipts check reads the receipts.
+    match binding::judge(ctx, policy, &binding::naming_of(t)) {
+        Ok((_, judgement)) => (
+            format!("task {} is {}", t.record.id, judgement.standing.as_str()),
+            binding::findings(&judgement),
+        ),
+        Err(f) => (
+            "the binding could not be asked".into(),
+            vec![Finding::unknown(
+                crate::binding::CHECK,
+                "input_unreadable",
+                f.message,
+                "fix .gate/plan.yaml or .gate/policy.yaml, then check again".into(),
+            )],
+        ),
+    }
+}
+
+/// The receipts check, reading the plan; an unreadable plan is unknown.
+pub fn receipts_with_plan(
+    ctx: &Ctx,
+    policy: &crate::policy::Policy,
+    task: &TaskState,
+) -> (String, Vec<Finding>) {
+    match ctx.plan() {
+        Ok(plan) => receipts::receipts_check(ctx, policy, plan.map(|p| &p.plan), task),
+        Err(f) => (
+            "the plan could not be read".into(),
+            vec![Finding::unknown(
+                receipts::CHECK,
+                "input_unreadable",
+                f.message,
+                "fix .gate/plan.yaml, then check again".into(),
+            )],
+        ),
+    }
+}
+
+/// The task a check needs, or the finding that there is none
+/// (`no_active_task`) or that it cannot be read (`task_unreadable`, unknown).
+pub fn loaded<'t>(check: &'static str, task: &'t TaskState) -> Result<&'t Task, Box<Finding>> {
+    match task {
+        TaskState::Loaded(task) => Ok(task),
+        TaskState::None => Err(Box::new(Finding {
+            check,
+            cause: "no_active_task",
+            severity: crate::report::Severity::Blocker,
+            unknown: false,
+            message: "no task is active in this worktree, so nothing says what this work may touch".into(),
+            decide: "start a task for the issue (`gate start --issue ID --brief FILE`) or switch to one (`gate task switch ID`)".into(),
+            subject: Default::default(),
+        })),
+        TaskState::Unreadable(m) => Err(Box::new(Finding::unknown(
+            check,
+            "task_unreadable",
+            format!("the task could not be read: {m}"),
+            "fix the task file, or switch to another task with `gate task switch ID`".into(),
+        ))),
+    }
+}
+
+/// A named or active task that could not be read, for the range proofs:
+/// its commits were attributed without it, so the range is not proved as
+/// asked (unknown). No task at all is fine there: trailers attribute.
+pub fn unreadable_task(check: &'static str, task: &TaskState) -> Option<Finding> {
+    match task {
+        TaskState::Unreadable(_) => loaded(check, task).err().map(|f| *f),
+        _ => None,
+    }
+}
+
+/// An unreadable input file as an unknown finding naming file, line and key.
+pub fn unreadable(check: &'static str, e: &LoadError) -> Finding {
+    let key = Some(e.key().to_string()).filter(|k| !k.is_empty());
+    Finding::unknown(
+        check,
+        "input_unreadable",
+        e.to_string(),
+        "fix the file, then run gate again".into(),
+    )
+    .with_subject(Subject {
+        file: Some(e.file().display().to_string()),
+        line: e.line(),
+        key,
+        ..Subject::default()
+    })
+}

@@ -1,0 +1,160 @@
+//! The scope check's inputs: the changes a target holds (staged, or the
+//! task's staged, unstaged and untracked ones), judged by the pure
+//! [`crate::scope::check_changes`] against the task's scope (docs/tasks.md).
+
+use crate::checks::Target;
+use crate::checks::TaskState;
+use crate::checks::loaded;
+use crate::context::Ctx;
+use crate::git::{Change, ChangeKind, Renames, WorktreeState};
+use crate::provenance;
+use crate::report::Finding;
+use crate::scope::{self, Scope};
+
+pub fn scope_check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Finding>) {
+    let task = match loaded(scope::CHECK, task) {
+        Ok(task) => task,
+        Err(f) => {
+            // A commit of closed (or other) tasks' own files only, each
+            // changed as its task may, is theirs: no active task needed
+            // (docs/tasks.md#closing-a-task).
+            if let (TaskState::None, Target::Staged) = (task, target)
+                && let Ok(changes) = staged_own_changes(ctx)
+                && !changes.is_empty()
+                && own_task_changes(ctx, &changes).len() == changes.len()
+            {
+                let n = changes.len();
+                let s = if n == 1 { "" } else { "s" };
+                return (
+                    format!("no task · {n} staged task file{s}, each changed as its own task may"),
+                    vec![],
+                );
+            }
+            return ("no task".into(), vec![*f]);
+        }
+    };
+    let id = &task.record.id;
+    let scope = match Scope::new(&task.scope(), id) {
+        Ok(s) => s,
+        Err(m) => {
+            return (
+                "scope unreadable".into(),
+                vec![Finding::unknown(
+                    scope::CHECK,
+                    "task_unreadable",
+                    format!("task {id}: scope: {m}"),
+                    "fix the task's scope globs".into(),
+                )],
+            );
+        }
+    };
+    let changes = match target {
+        Target::Staged => staged_own_changes(ctx).map(|c| (c, "staged")),
+        _ => current_changes(ctx).map(|c| (c, "changed")),
+    };
+    match changes {
+        Ok((mut changes, what)) => {
+            let n: usize = changes.iter().map(|c| c.paths().count()).sum();
+            // Another task's file, staged as that task may change it (a
+            // closing, an appended entry), is that task's.
+            if let Target::Staged = target {
+                let theirs = own_task_changes(ctx, &changes);
+                changes.retain(|c| !theirs.contains(&c.path));
+            }
+            let findings = scope::check_changes(&scope, id, &changes, None);
+            (
+                format!(
+                    "{n} {what} path{} against task {id}",
+                    if n == 1 { "" } else { "s" }
+                ),
+                findings,
+            )
+        }
+        Err(e) => (
+            "changes unreadable".into(),
+            vec![Finding::unknown(
+                scope::CHECK,
+                "input_unreadable",
+                e.to_string(),
+                "repair the repository (git fsck), then check again".into(),
+            )],
+        ),
+    }
+}
+
+/// The paths of `changes` that are task files staged as their own task may
+/// change them ([`crate::checks::recorded::own_change`]): modified or added, the
+/// index's version read.
+fn own_task_changes(ctx: &Ctx, changes: &[Change]) -> Vec<crate::path::RepoPath> {
+    let Ok(index) = ctx.index() else {
+        return Vec::new();
+    };
+    changes
+        .iter()
+        .filter(|c| matches!(c.kind, ChangeKind::Modified | ChangeKind::Added) && c.from.is_none())
+        .filter(|c| {
+            let Some(id) = provenance::task_of_path(&c.path) else {
+                return false;
+            };
+            ctx.repo
+                .index_blob(index, &c.path)
+                .and_then(|(blob, _)| ctx.repo.read_blob(blob).ok())
+                .is_some_and(|bytes| crate::checks::recorded::own_change(ctx, &id, &bytes))
+        })
+        .map(|c| c.path.clone())
+        .collect()
+}
+
+/// The staged changes the next commit makes itself. When a merge is being
+/// concluded (`MERGE_HEAD`), that is the paths that differ from every parent —
+/// what the other side brought in unchanged was proved on that side
+/// (decision 0009) and is provenance's business at push.
+fn staged_own_changes(ctx: &Ctx) -> Result<Vec<Change>, crate::git::GitError> {
+    let changes = ctx.staged_changes()?.to_vec();
+    let merging = ctx.repo.merge_heads()?;
+    if merging.is_empty() {
+        return Ok(changes);
+    }
+    let mut others = Vec::new();
+    for head in merging {
+        let against: std::collections::HashSet<_> = ctx
+            .repo
+            .index_changes_against(ctx.index()?, head, Renames::Off)?
+            .into_iter()
+            .map(|c| c.path)
+            .collect();
+        others.push(against);
+    }
+    Ok(changes
+        .into_iter()
+        .filter(|c| c.paths().any(|p| others.iter().all(|o| o.contains(p))))
+        .collect())
+}
+
+/// Staged, unstaged and untracked changes: everything the next commit could hold.
+fn current_changes(ctx: &Ctx) -> Result<Vec<Change>, crate::git::GitError> {
+    let staged = ctx.staged_changes()?;
+    let seen: std::collections::HashSet<&crate::path::RepoPath> =
+        staged.iter().flat_map(Change::paths).collect();
+    let mut changes = staged.to_vec();
+    for entry in ctx.worktree_status()? {
+        if seen.contains(&entry.path) {
+            continue;
+        }
+        let kind = match entry.state {
+            WorktreeState::Deleted => ChangeKind::Deleted,
+            WorktreeState::TypeChanged => ChangeKind::TypeChanged,
+            WorktreeState::Untracked => ChangeKind::Added,
+            WorktreeState::Modified | WorktreeState::Conflicted => ChangeKind::Modified,
+            WorktreeState::Ignored => continue,
+        };
+        changes.push(Change {
+            kind,
+            path: entry.path,
+            from: None,
+            old: None,
+            new: None,
+        });
+    }
+    Ok(changes)
+}

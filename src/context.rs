@@ -1,0 +1,364 @@
+//! What every verb shares and none owns: the open repository and the
+//! places gate uses in it ([`Ctx`]), stdout and stderr ([`out`], [`err`]),
+//! the task and policy as reports show them, a verbatim input read from a
+//! file or stdin, today's date, this worktree's receipt key, and the advice
+//! to commit a changed task file (docs/tasks.md#committing-the-task-file).
+
+use std::io::{self, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::clock::{Date, Timestamp};
+use crate::error::Failure;
+use crate::git::{GitError, Repo};
+use crate::plan::LoadedPlan;
+use crate::policy::LoadedPolicy;
+use crate::report::{BriefDigest, PolicyOrigin, TaskRef};
+use crate::task::{self as tasks, Task};
+
+/// Set once stdout's reader has gone away.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Write to stdout. A closed pipe (`gate check --range A..B | head`) stops
+/// the output quietly but not the verb: it still exits with its own code, so
+/// a refused range piped into `head` is still refused.
+pub fn out(text: &str) {
+    use std::sync::atomic::Ordering;
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut stdout = io::stdout().lock();
+    if let Err(e) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        && e.kind() == io::ErrorKind::BrokenPipe
+    {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Write a diagnostic line to stderr.
+pub fn err(text: &str) {
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// An open repository with a work tree, and the places gate uses in it.
+pub struct Ctx {
+    pub repo: Repo,
+    root: PathBuf,
+    /// The directory gate runs in (`-C DIR`, else the current directory):
+    /// paths given on the command line are relative to it.
+    start: PathBuf,
+    /// The staged changes, once asked for: scope and the brief both read
+    /// them in one pre-commit, and the index does not change under a run.
+    staged: std::cell::OnceCell<Vec<crate::git::Change>>,
+    /// The plan, once read: every check of a run judges the same plan, and
+    /// it is parsed once.
+    plan: std::cell::OnceCell<Option<LoadedPlan>>,
+    /// The index, once read: the staged changes, the work tree's status and
+    /// the receipts of one run read the same index state, once. (Not for
+    /// `gate verify`'s after-run fingerprint, which reads it again.)
+    index: std::cell::OnceCell<crate::git::IndexSnapshot>,
+}
+
+impl Ctx {
+    /// Open the repository containing `dir` (default: the current directory).
+    pub fn open(dir: Option<&Path>) -> Result<Ctx, Failure> {
+        let start = match dir {
+            Some(d) => d.to_path_buf(),
+            None => std::env::current_dir()
+                .map_err(|e| Failure::unknown(format!("cannot read the current directory: {e}")))?,
+        };
+        let repo = Repo::discover(&start)?;
+        let root = repo
+            .workdir()
+            .map(Path::to_path_buf)
+            .ok_or_else(|| GitError::NoWorkTree {
+                path: repo.git_dir(),
+            })?;
+        Ok(Ctx {
+            repo,
+            root,
+            start,
+            staged: std::cell::OnceCell::new(),
+            plan: std::cell::OnceCell::new(),
+            index: std::cell::OnceCell::new(),
+        })
+    }
+
+    /// The work tree root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// A path or glob given with `flag`, made repository-relative as git
+    /// reads a pathspec: from the directory gate runs in, or from the root
+    /// after `:/` ([`crate::path::from_cwd`]). One that leaves the
+    /// repository is a usage error.
+    pub fn from_cwd(&self, flag: &str, given: &str) -> Result<String, Failure> {
+        let prefix = if given.starts_with(":/") {
+            String::new()
+        } else {
+            self.cwd_prefix().map_err(|m| {
+                Failure::usage(format!("{flag} {given}: {m}"))
+                    .hint("give the path from the repository root as :/PATH")
+            })?
+        };
+        crate::path::from_cwd(&prefix, given).map_err(|m| Failure::usage(format!("{flag}: {m}")))
+    }
+
+    /// The directory gate runs in, from the work tree's root (`""` at the root).
+    fn cwd_prefix(&self) -> Result<String, String> {
+        let real = |p: &Path| {
+            std::fs::canonicalize(p).map_err(|e| format!("cannot resolve {}: {e}", p.display()))
+        };
+        let (start, root) = (real(&self.start)?, real(&self.root)?);
+        let below = start.strip_prefix(&root).map_err(|_| {
+            format!(
+                "the current directory {} is not in the work tree {}",
+                start.display(),
+                root.display()
+            )
+        })?;
+        let prefix = below
+            .to_str()
+            .ok_or_else(|| format!("the current directory {} is not UTF-8", start.display()))?;
+        Ok(prefix.to_string())
+    }
+
+    /// The index against HEAD, exact renames paired: computed once per run.
+    pub fn staged_changes(&self) -> Result<&[crate::git::Change], GitError> {
+        if let Some(changes) = self.staged.get() {
+            return Ok(changes);
+        }
+        let changes = self
+            .repo
+            .staged_changes_in(self.index()?, crate::git::Renames::Exact)?;
+        Ok(self.staged.get_or_init(|| changes))
+    }
+
+    /// HEAD's commit id as hex, `None` on an unborn branch; an unreadable
+    /// HEAD is an error, never "no commit".
+    pub fn head_hex(&self) -> Result<Option<String>, GitError> {
+        Ok(self.repo.head()?.id().map(|o| o.to_hex()))
+    }
+
+    /// The index, read once per run.
+    pub fn index(&self) -> Result<&crate::git::IndexSnapshot, GitError> {
+        if let Some(index) = self.index.get() {
+            return Ok(index);
+        }
+        let index = self.repo.read_index()?;
+        Ok(self.index.get_or_init(|| index))
+    }
+
+    /// The work tree against the index: modified, deleted and untracked
+    /// paths (ignored ones left out), from the run's one index reading.
+    pub fn worktree_status(&self) -> Result<Vec<crate::git::StatusEntry>, GitError> {
+        self.repo
+            .worktree_status_excluding(self.index()?, false, &[])
+    }
+
+    /// gate's local state shared by the worktrees, `<common-dir>/gate`:
+    /// writers of task files take their locks in `locks/` and keep their
+    /// temporary files in `tmp/` there.
+    pub fn state_dir(&self) -> std::path::PathBuf {
+        self.repo.common_dir().join("gate")
+    }
+
+    pub fn policy(&self) -> Result<LoadedPolicy, Failure> {
+        Ok(crate::policy::load(&self.root)?)
+    }
+
+    /// The plan (`None` when there is no `.gate/plan.yaml`), read once per
+    /// run; an unreadable one is an error each time it is asked for.
+    pub fn plan(&self) -> Result<Option<&LoadedPlan>, Failure> {
+        if let Some(plan) = self.plan.get() {
+            return Ok(plan.as_ref());
+        }
+        let loaded = crate::plan::load(&self.root)?;
+        Ok(self.plan.get_or_init(|| loaded).as_ref())
+    }
+
+    /// The active task id of this worktree.
+    pub fn active_id(&self) -> Result<Option<String>, Failure> {
+        Ok(tasks::active::read(&self.repo.git_dir())?)
+    }
+
+    /// The task named by `id`, else the active one; `Ok(None)` when neither.
+    pub fn task(&self, id: Option<&str>) -> Result<Option<Task>, Failure> {
+        let id = match id {
+            Some(id) => id.to_string(),
+            None => match self.active_id()? {
+                Some(id) => id,
+                None => return Ok(None),
+            },
+        };
+        Ok(Some(tasks::load(&self.root, &id)?))
+    }
+
+    /// Like [`task`](Self::task) but a task is required.
+    pub fn require_task(&self, id: Option<&str>) -> Result<Task, Failure> {
+        self.task(id)?.ok_or_else(|| {
+            Failure::refused("no task named and no active task in this worktree")
+                .hint("name one with an ID, `gate task switch ID`, or start one with `gate start`")
+        })
+    }
+}
+
+pub fn policy_origin(p: &LoadedPolicy) -> PolicyOrigin {
+    PolicyOrigin {
+        file: match &p.source {
+            crate::policy::PolicySource::Embedded => None,
+            crate::policy::PolicySource::File(f) => Some(f.display().to_string()),
+        },
+        revision: p.revision.clone(),
+    }
+}
+
+/// The task as reports show it, with its brief digest.
+pub fn task_ref(task: &Task) -> TaskRef {
+    let r = &task.record;
+    TaskRef {
+        id: r.id.clone(),
+        issue: r.issue.clone(),
+        intent: r.intent.clone(),
+        exemption: r
+            .exemption
+            .as_ref()
+            .map(|e| format!("{} ({})", e.class, e.because)),
+        brief: task.body.brief.as_ref().map(|b| digest(&b.text, task)),
+    }
+}
+
+/// The first lines of a brief (three at most, each cut at 100 characters),
+/// the number of addenda and the latest one's heading.
+fn digest(brief: &str, task: &Task) -> BriefDigest {
+    let lines: Vec<&str> = brief.lines().filter(|l| !l.trim().is_empty()).collect();
+    let head = lines
+        .iter()
+        .take(3)
+        .map(|l| {
+            let l = l.trim_end();
+            match l.char_indices().nth(100) {
+                Some((i, _)) => format!("{}…", &l[..i]),
+                None => l.to_string(),
+            }
+        })
+        .collect();
+    let headings = task
+        .body
+        .addenda
+        .as_ref()
+        .map(|a| tasks::format::entry_headings(&a.text))
+        .unwrap_or_default();
+    BriefDigest {
+        head,
+        more: lines.len() > 3 || lines.iter().take(3).any(|l| l.chars().count() > 100),
+        addenda: headings.len(),
+        latest: headings.last().cloned(),
+    }
+}
+
+/// Inputs longer than this are refused (docs/brief.md: briefs and addenda up to 100 KiB).
+pub const MAX_INPUT_BYTES: usize = 100 * 1024;
+
+/// Read a verbatim input from a file or stdin (`-`), refusing more than
+/// [`MAX_INPUT_BYTES`] without reading further.
+pub fn read_input(spec: &str, flag: &str) -> Result<Vec<u8>, Failure> {
+    let mut bytes = Vec::new();
+    let limit = MAX_INPUT_BYTES as u64 + 1;
+    let read = if spec == "-" {
+        // A terminal would wait for typing nobody meant to do: `-` is for a
+        // pipe or a here-doc (README.md).
+        if std::io::stdin().is_terminal() {
+            return Err(Failure::usage(format!(
+                "{flag} -: stdin is a terminal, not the text to read"
+            ))
+            .hint(format!(
+                "pipe it in or use a here-doc (`{flag} - <<'EOF'` … `EOF`), or give {flag} FILE"
+            )));
+        }
+        std::io::stdin().lock().take(limit).read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(spec).and_then(|f| f.take(limit).read_to_end(&mut bytes))
+    };
+    read.map_err(|e| Failure::refused(format!("{flag} {spec}: {e}")))?;
+    if bytes.len() > MAX_INPUT_BYTES {
+        return Err(Failure::refused(format!(
+            "{flag} {spec}: over the {} KiB limit",
+            MAX_INPUT_BYTES / 1024
+        )));
+    }
+    Ok(bytes)
+}
+
+/// The work tree's key in receipts and running markers: `gate verify`
+/// records it, `gate status` (and the binding's evidence) match it.
+pub fn worktree_key(ctx: &Ctx) -> String {
+    ctx.root().to_string_lossy().into_owned()
+}
+
+/// Today's date, or `--today`.
+pub fn today(given: Option<&str>) -> Result<Date, Failure> {
+    match given {
+        Some(d) => Date::parse(d).map_err(|m| Failure::usage(format!("--today {d}: {m}"))),
+        None => Ok(Timestamp::now().date()),
+    }
+}
+
+/// How to commit a task file a verb just changed: a push sends the task as
+/// it is committed, so an addendum left in the work tree is lost to CI and
+/// to the next worker (docs/tasks.md#committing-the-task-file).
+#[derive(Serialize)]
+pub struct CommitWire {
+    /// The task file, repository-relative.
+    pub path: String,
+    /// A command that commits it from any directory of the work tree.
+    pub command: String,
+}
+
+/// The commit that records `change` of task `id`'s file. The trailer is the
+/// policy's (`Task` by default), so the commit is attributed to the task
+/// even when no task is active any more.
+pub fn commit_of(ctx: &Ctx, id: &str, change: &str) -> CommitWire {
+    // Advice only: an unreadable policy is the doors' to report.
+    let key = ctx
+        .policy()
+        .ok()
+        .and_then(|p| p.policy.provenance.trailer)
+        .unwrap_or_else(|| "Task".to_string());
+    let path = tasks::task_file(id).display().to_string();
+    CommitWire {
+        command: format!(
+            "git add -- ':/{path}' && git commit -m '{id}: {change}' -m '{key}: {id}'"
+        ),
+        path,
+    }
+}
+
+/// Whether HEAD holds `task`'s file exactly as the work tree does. One
+/// that cannot be read there counts as not committed: the advice to commit
+/// it is then still right.
+pub fn committed_as_is(ctx: &Ctx, task: &Task) -> bool {
+    let path = crate::path::RepoPath::from(task.file.to_string_lossy().as_ref());
+    let Ok(Some(head)) = ctx.repo.head().map(|h| h.id()) else {
+        return false;
+    };
+    match ctx.repo.entry_at(head, &path) {
+        Ok(Some((blob, _))) => ctx
+            .repo
+            .read_blob(blob)
+            .is_ok_and(|bytes| bytes == task.text.as_bytes()),
+        _ => false,
+    }
+}
+
+/// The human line that says to commit a changed task file.
+pub fn commit_line(commit: &CommitWire) -> String {
+    format!(
+        "the task file changed: commit {} with the work, or alone: {}\n",
+        commit.path, commit.command
+    )
+}

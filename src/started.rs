@@ -1,0 +1,57 @@
+//! The branches each task is tied to (`<common-dir>/gate/started/<ID>`,
+//! one full ref name a line): `gate start` and `gate task switch` write
+//! them, post-checkout reads them to make the task active when its branch
+//! is checked out (decision 0007).
+
+use std::path::Path;
+
+use crate::context::Ctx;
+use crate::error::Failure;
+use crate::task as tasks;
+
+/// Where the start branches of tasks are recorded, one file per task id.
+pub fn started_dir(common_dir: &Path) -> std::path::PathBuf {
+    common_dir.join("gate").join("started")
+}
+
+/// Where the start branch of a task is recorded.
+pub fn started_path(common_dir: &Path, id: &str) -> std::path::PathBuf {
+    started_dir(common_dir).join(id)
+}
+
+/// Record `branch` (a full ref name) for task `id`: a line added to its
+/// start record (`<common-dir>/gate/started/<ID>`, one branch a line), so
+/// that post-checkout makes the task active when the branch is checked out
+/// (decision 0007). Under a lock, re-reading the record inside it; atomic.
+pub fn tie_to_branch(ctx: &Ctx, id: &str, branch: &str) -> Result<(), Failure> {
+    let common = ctx.repo.common_dir();
+    let _lock = crate::fsutil::lock(
+        &ctx.state_dir()
+            .join("locks")
+            .join(format!("started-{id}.lock")),
+        tasks::LOCK_TIMEOUT,
+    )
+    .map_err(|e| Failure::unknown(e.to_string()))?;
+    let dir = started_dir(&common);
+    let kept = crate::fsutil::read_within(&dir, Path::new(id), crate::fsutil::Kind::START_RECORD)
+        .map_err(|e| Failure::unknown(e.to_string()))?
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    if kept.lines().any(|l| l.trim() == branch) {
+        return Ok(());
+    }
+    let mut text = kept;
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(branch);
+    text.push('\n');
+    if text.len() as u64 > crate::fsutil::Kind::START_RECORD.max {
+        return Err(Failure::refused(format!(
+            "the start record of task {id} would exceed {} bytes",
+            crate::fsutil::Kind::START_RECORD.max
+        )));
+    }
+    crate::fsutil::write_atomic(&started_path(&common, id), text.as_bytes(), None)?;
+    Ok(())
+}
