@@ -1,6 +1,7 @@
 //! The integration test binary: one module per area, sharing `support`,
 //! `fixture` and `golden`.
 
+mod architecture;
 mod bad_input;
 mod binding;
 mod brief;

@@ -1,0 +1,138 @@
+//! The direction of dependencies (docs/architecture.md): `main` → `commands`
+//! → `checks` and the shared modules → the pure cores → `git`,
+//! `fingerprint`, `yaml`. A verb never names another verb, and nothing
+//! below the verbs names `commands`. Read from the source, so a new edge
+//! fails here rather than in review.
+
+use std::path::{Path, PathBuf};
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The `.rs` files under `dir`, recursively.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("a source directory") {
+        let path = entry.expect("an entry").path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The code of a file, its `//` comments left out: a comment may name a
+/// module without depending on it.
+fn code(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).expect("a readable source file");
+    text.lines()
+        .map(|l| l.find("//").map_or(l, |i| &l[..i]))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The verbs: one module each in `src/commands/`.
+fn verbs() -> Vec<String> {
+    let verbs: Vec<String> = rust_files(&src().join("commands"))
+        .iter()
+        .filter_map(|p| p.file_stem()?.to_str().map(str::to_string))
+        .filter(|v| v != "mod")
+        .collect();
+    assert!(
+        ["check", "hook", "status", "task"]
+            .iter()
+            .all(|v| verbs.iter().any(|x| x == v)),
+        "src/commands/ holds the verbs: {verbs:?}"
+    );
+    verbs
+}
+
+/// Where `code` (of the verb `own`) names another verb: `super::VERB`,
+/// `super::{.., VERB, ..}`, or any path through `commands::`.
+fn verb_edges(own: &str, code: &str, verbs: &[String]) -> Vec<String> {
+    let mut edges = Vec::new();
+    if code.contains("commands::") {
+        edges.push("commands::".to_string());
+    }
+    let mut rest = code;
+    while let Some(i) = rest.find("super::") {
+        rest = &rest[i + "super::".len()..];
+        let named: Vec<&str> = match rest.strip_prefix('{') {
+            Some(group) => group[..group.find('}').unwrap_or(group.len())]
+                .split(',')
+                .map(|n| n.trim().split("::").next().unwrap_or("").trim())
+                .collect(),
+            None => vec![
+                rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap_or(""),
+            ],
+        };
+        for name in named {
+            if name != own && verbs.iter().any(|v| v == name) {
+                edges.push(format!("super::{name}"));
+            }
+        }
+    }
+    edges
+}
+
+#[test]
+fn no_verb_names_another_verb() {
+    let verbs = verbs();
+    let mut found = Vec::new();
+    for verb in &verbs {
+        let path = src().join("commands").join(format!("{verb}.rs"));
+        for edge in verb_edges(verb, &code(&path), &verbs) {
+            found.push(format!("src/commands/{verb}.rs names {edge}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a verb depends on the library only; move what verbs share out of \
+         src/commands/ (docs/architecture.md):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn nothing_below_the_verbs_names_commands() {
+    let root = src();
+    let mut found = Vec::new();
+    let mut scanned = 0;
+    for path in rust_files(&root) {
+        let rel = path.strip_prefix(&root).expect("under src/");
+        // `main` and `lib` sit above the verbs; the verbs are the test above.
+        if rel.starts_with("commands") || rel == Path::new("main.rs") || rel == Path::new("lib.rs")
+        {
+            continue;
+        }
+        scanned += 1;
+        if code(&path).contains("commands::") {
+            found.push(format!("src/{} names commands::", rel.display()));
+        }
+    }
+    assert!(scanned > 20, "only {scanned} files read under src/");
+    assert!(
+        found.is_empty(),
+        "report, checks and the cores never depend on a verb (docs/architecture.md):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_edge_finder_sees_each_way_of_naming_a_verb() {
+    let verbs: Vec<String> = ["check", "hook", "status"].map(String::from).to_vec();
+    let edges = |code| verb_edges("hook", code, &verbs);
+    assert_eq!(edges("use super::check::Target;"), ["super::check"]);
+    assert_eq!(
+        edges("use super::{Ctx, status, check::build};"),
+        ["super::status", "super::check"]
+    );
+    assert_eq!(edges("crate::commands::status::CHECK"), ["commands::"]);
+    assert!(edges("use super::*; super::hook_helper(); super::hook::x").is_empty());
+}
