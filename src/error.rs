@@ -158,13 +158,17 @@ mod tests {
     use super::*;
     use std::error::Error as _;
 
-    #[test]
-    fn a_failure_from_a_module_error_keeps_it_as_its_source() {
-        let e = crate::fsutil::FsError::new(
+    fn disk_gone() -> crate::fsutil::FsError {
+        crate::fsutil::FsError::new(
             std::path::Path::new("x"),
             "read",
             std::io::Error::other("disk gone"),
-        );
+        )
+    }
+
+    #[test]
+    fn a_failure_from_a_module_error_keeps_it_as_its_source() {
+        let e = disk_gone();
         let text = e.to_string();
         let f: Failure = e.into();
         assert_eq!(f.code, 3);
@@ -181,11 +185,7 @@ mod tests {
 
     #[test]
     fn a_reworded_failure_keeps_its_code_hint_and_source() {
-        let e = crate::fsutil::FsError::new(
-            std::path::Path::new("x"),
-            "read",
-            std::io::Error::other("disk gone"),
-        );
+        let e = disk_gone();
         let f = Failure::from(e).hint("h").reworded("could not: x");
         assert_eq!((f.code, f.message.as_str()), (3, "could not: x"));
         assert_eq!(f.hint.as_deref(), Some("h"));
