@@ -126,6 +126,43 @@ fn assert_gate_judges_commits(repo: &TestRepo) {
     );
 }
 
+/// A push of main to a new remote reaches gate's pre-push with git's refs:
+/// gate proves the commits it sends.
+fn assert_push_is_proved(repo: &TestRepo) {
+    let remote = TestRepo::bare();
+    let out = git(repo, &["push", remote.path().to_str().unwrap(), "main"]);
+    assert!(
+        said(&out).contains("gate hook pre-push") && said(&out).contains("commits in main"),
+        "{}",
+        show(&out)
+    );
+}
+
+/// A repository with task 42 started, a pre-commit configuration, and the
+/// framework's scripts installed for `hook_types`.
+fn framework_repo(framework: &Path, hook_types: [&str; 2]) -> TestRepo {
+    let repo = plan_repo("required");
+    start_42(&repo);
+    repo.write(".pre-commit-config.yaml", format!("repos:\n{NOOP}"));
+    let [a, b] = hook_types;
+    run_ok(
+        &repo,
+        framework,
+        &["install", "--hook-type", a, "--hook-type", b],
+    );
+    repo
+}
+
+/// A repository with task 42 started and husky installed (`husky`, as its
+/// package's `prepare` script runs it), and where husky is.
+fn husky_repo(test: &str) -> Option<(TestRepo, PathBuf)> {
+    let husky = tool("husky", test)?;
+    let repo = plan_repo("required");
+    start_42(&repo);
+    run_ok(&repo, &husky, &[]);
+    Some((repo, husky))
+}
+
 /// The text between a refusal's blank lines: the snippet it asks for.
 fn snippet(out: &Output) -> String {
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -134,15 +171,10 @@ fn snippet(out: &Output) -> String {
 
 #[test]
 fn husky_gets_a_line_in_each_hook_script_and_runs_gate() {
-    let Some(husky) = tool(
-        "husky",
-        "husky_gets_a_line_in_each_hook_script_and_runs_gate",
-    ) else {
+    let Some((repo, husky)) = husky_repo("husky_gets_a_line_in_each_hook_script_and_runs_gate")
+    else {
         return;
     };
-    let repo = plan_repo("required");
-    start_42(&repo);
-    run_ok(&repo, &husky, &[]);
     assert_eq!(repo.git(&["config", "core.hooksPath"]).trim(), ".husky/_");
     let stub = std::fs::read(repo.path().join(".husky/_/pre-commit")).unwrap();
     let out = gate_install(&repo, &[]);
@@ -173,14 +205,8 @@ fn husky_gets_a_line_in_each_hook_script_and_runs_gate() {
     // `npm install` runs husky again: gate's lines stay.
     run_ok(&repo, &husky, &[]);
     assert_gate_judges_commits(&repo);
-    // husky hands pre-push git's refs on stdin: gate proves what is pushed.
-    let remote = TestRepo::bare();
-    let out = git(&repo, &["push", remote.path().to_str().unwrap(), "main"]);
-    assert!(
-        said(&out).contains("gate hook pre-push") && said(&out).contains("commits in main"),
-        "{}",
-        show(&out)
-    );
+    // husky hands pre-push git's refs on stdin.
+    assert_push_is_proved(&repo);
     // Twice changes nothing.
     let out = gate_install(&repo, &[]);
     assert_eq!(
@@ -198,15 +224,10 @@ fn husky_gets_a_line_in_each_hook_script_and_runs_gate() {
 
 #[test]
 fn husky_stubs_an_older_gate_install_replaced_are_restored() {
-    let Some(husky) = tool(
-        "husky",
-        "husky_stubs_an_older_gate_install_replaced_are_restored",
-    ) else {
+    let Some((repo, _)) = husky_repo("husky_stubs_an_older_gate_install_replaced_are_restored")
+    else {
         return;
     };
-    let repo = plan_repo("required");
-    start_42(&repo);
-    run_ok(&repo, &husky, &[]);
     // What gate did before it knew husky: its own script in husky's place.
     let stub_path = repo.path().join(".husky/_/pre-commit");
     let stub = std::fs::read(&stub_path).unwrap();
@@ -279,20 +300,7 @@ fn gate_after_framework(tool_name: &str, test: &str) {
     let Some(framework) = tool(tool_name, test) else {
         return;
     };
-    let repo = plan_repo("required");
-    start_42(&repo);
-    repo.write(".pre-commit-config.yaml", format!("repos:\n{NOOP}"));
-    run_ok(
-        &repo,
-        &framework,
-        &[
-            "install",
-            "--hook-type",
-            "pre-commit",
-            "--hook-type",
-            "prepare-commit-msg",
-        ],
-    );
+    let repo = framework_repo(&framework, ["pre-commit", "prepare-commit-msg"]);
     let hooks = repo.path().join(".git/hooks");
     let before = std::fs::read(hooks.join("pre-commit")).unwrap();
     let out = gate_install(&repo, &[]);
@@ -422,14 +430,8 @@ fn lefthook_gets_the_commands_to_add_and_runs_gate_with_them() {
         show(&out)
     );
     assert_gate_judges_commits(&repo);
-    // `use_stdin: true` hands pre-push git's refs: gate proves what is pushed.
-    let remote = TestRepo::bare();
-    let out = git(&repo, &["push", remote.path().to_str().unwrap(), "main"]);
-    assert!(
-        said(&out).contains("gate hook pre-push") && said(&out).contains("commits in main"),
-        "{}",
-        show(&out)
-    );
+    // `use_stdin: true` hands pre-push git's refs.
+    assert_push_is_proved(&repo);
 }
 
 #[test]
@@ -549,20 +551,7 @@ fn force_puts_gate_in_the_legacy_slots_pre_commit_runs_first() {
     let Some(framework) = tool("pre-commit", test) else {
         return;
     };
-    let repo = plan_repo("required");
-    start_42(&repo);
-    repo.write(".pre-commit-config.yaml", format!("repos:\n{NOOP}"));
-    run_ok(
-        &repo,
-        &framework,
-        &[
-            "install",
-            "--hook-type",
-            "pre-commit",
-            "--hook-type",
-            "pre-push",
-        ],
-    );
+    let repo = framework_repo(&framework, ["pre-commit", "pre-push"]);
     let hooks = repo.path().join(".git/hooks");
     // Without --force: the config entry is asked for, and nothing is written.
     let out = gate_install(&repo, &[]);
@@ -592,14 +581,8 @@ fn force_puts_gate_in_the_legacy_slots_pre_commit_runs_first() {
     );
     assert!(out.status.success(), "{}", show(&out));
     assert_gate_judges_commits(&repo);
-    // pre-commit hands its legacy pre-push git's refs: gate proves the push.
-    let remote = TestRepo::bare();
-    let out = git(&repo, &["push", remote.path().to_str().unwrap(), "main"]);
-    assert!(
-        said(&out).contains("gate hook pre-push") && said(&out).contains("commits in main"),
-        "{}",
-        show(&out)
-    );
+    // pre-commit hands its legacy pre-push git's refs.
+    assert_push_is_proved(&repo);
     let doc = repo.gate().args(["doctor"]).output().unwrap();
     assert!(
         said(&doc)
