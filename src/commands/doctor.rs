@@ -236,6 +236,22 @@ fn via_path(name: &str, how: String, this: &Path) -> Item {
 fn hook(ctx: &Ctx, hooks_dir: &Path, manager: Option<&Manager>, name: &str, this: &Path) -> Item {
     match manager {
         Some(Manager::Husky { scripts }) => {
+            // An older `gate install` put its own script where husky's stub
+            // belongs: husky's hook no longer runs.
+            if let Ok(Some(b)) = fsutil::read_file(&hooks_dir.join(name), fsutil::Kind::HOOK)
+                && install::is_gate_hook(&b)
+            {
+                return item(
+                    "hook",
+                    name,
+                    Status::Fault,
+                    format!(
+                        "gate's script is in husky's place in {}",
+                        hooks_dir.display()
+                    ),
+                )
+                .remedy("gate install (restores husky's stub and adds gate's line)");
+            }
             let script = scripts.join(name);
             let line = install::husky_line(name);
             return match fsutil::read_file(&script, fsutil::Kind::HOOK) {

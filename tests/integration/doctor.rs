@@ -315,3 +315,48 @@ fn a_hook_that_cannot_be_read_is_unknown() {
     assert_eq!(unknown.len(), 1, "{doc:#?}");
     assert!(unknown[0].remedy.is_some());
 }
+
+#[test]
+fn gate_s_script_in_husky_s_place_is_a_fault_gate_install_repairs() {
+    let repo = healthy_repo();
+    // husky's layout, with gate's script where an older install put it.
+    repo.write(".husky/_/h", "#!/usr/bin/env sh\n");
+    repo.write(
+        ".husky/_/pre-commit",
+        "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"",
+    );
+    repo.git(&["config", "core.hooksPath", ".husky/_"]);
+    gate(&repo, &["install"]);
+    std::fs::copy(
+        hook(&repo, "pre-commit"),
+        repo.path().join(".husky/_/pre-commit"),
+    )
+    .unwrap();
+    let with_gate = |repo: &TestRepo| {
+        let bin = assert_cmd::cargo::cargo_bin!("gate");
+        let mut dirs = vec![bin.parent().unwrap().to_path_buf()];
+        dirs.extend(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        ));
+        let out = repo
+            .gate()
+            .args(["doctor", "--json"])
+            .env("PATH", std::env::join_paths(dirs).unwrap())
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Doctor>(&out.stdout).unwrap()
+    };
+    let doc = with_gate(&repo);
+    assert_eq!(
+        faults(&doc),
+        [(
+            "hook".into(),
+            "pre-commit".into(),
+            "gate install (restores husky's stub and adds gate's line)".into()
+        )],
+        "{doc:#?}"
+    );
+    gate(&repo, &["install"]);
+    let doc = with_gate(&repo);
+    assert_eq!(doc.exit_code, 0, "{doc:#?}");
+}
