@@ -1,4 +1,4 @@
-//! `gate hook …`: the entry points the installed hooks call (SPEC §5).
+//! `gate hook …`: the entry points the installed hooks call (docs/hooks.md).
 //!
 //! - `pre-commit`: the scope of the staged changes;
 //! - `prepare-commit-msg FILE [SOURCE [SHA]]`: the active task's trailer;

@@ -1,7 +1,7 @@
 //! `gate start`: create a task that names what it serves, keep the
 //! operator's brief byte for byte, and make it this worktree's active task.
 //!
-//! The binding (SPEC §4.4) is asked when a naming flag is given, and at
+//! The binding (docs/binding.md) is asked when a naming flag is given, and at
 //! every start under `binding: advisory` or `required`. A naming flag is a
 //! question: a refused or unreadable answer never starts a task, whatever the
 //! policy; without a flag, `advisory` warns and `required` refuses. Nothing

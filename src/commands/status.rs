@@ -1,7 +1,8 @@
 //! `gate status [--task ID] [--json]`: each check the task depends on as
 //! passed, failed, stale (and why), running, missing or unknown, and the
 //! acceptance coverage — every criterion served and the state of its
-//! evidence. Also the receipts check that `gate check` and pre-push run.
+//! evidence, as the receipts check (`crate::checks::receipts`, which
+//! `gate check` and pre-push also run) finds them.
 //!
 //! Exit: 0 every check passed (or there is none), 1 any check is failed,
 //! stale, running or missing, 3 any is unknown and none of those.

@@ -1,4 +1,6 @@
-//! `gate task list | show | switch`.
+//! `gate task list | show | switch | amend | ask | note | finish | abandon |
+//! validate | scope add` (docs/tasks.md); `validate` reports the brief
+//! check's validation of each task file (`crate::checks::brief`).
 
 use std::path::Path;
 
