@@ -3,6 +3,7 @@
 //! findings, and the pins and evidence standing `gate start`, `gate binding`
 //! and `gate handover` derive ([`derive`]).
 
+use super::{TaskState, loaded};
 use crate::binding::{self, Judgement, Naming, Pins};
 use crate::cli::NamingArgs;
 use crate::context::Ctx;
@@ -170,4 +171,33 @@ pub fn findings(j: &Judgement) -> Vec<Finding> {
             },
         })
         .collect()
+}
+
+/// The binding check: ask the binding again for the task's names.
+pub fn binding_check(
+    ctx: &Ctx,
+    policy: &crate::policy::Policy,
+    task: &TaskState,
+) -> (String, Vec<Finding>) {
+    let t = match loaded(crate::binding::CHECK, task) {
+        Ok(task) => task,
+        Err(f) => return ("no task".into(), vec![*f]),
+    };
+    // The standing and its refusals need no evidence: the pins are
+    // `handover`'s business, and the receipts check reads the receipts.
+    match judge(ctx, policy, &naming_of(t)) {
+        Ok((_, judgement)) => (
+            format!("task {} is {}", t.record.id, judgement.standing.as_str()),
+            findings(&judgement),
+        ),
+        Err(f) => (
+            "the binding could not be asked".into(),
+            vec![Finding::unknown(
+                crate::binding::CHECK,
+                "input_unreadable",
+                f.message,
+                "fix .gate/plan.yaml or .gate/policy.yaml, then check again".into(),
+            )],
+        ),
+    }
 }

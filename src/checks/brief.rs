@@ -12,6 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use super::{Target, TaskState};
 use crate::brief::{self, Weight};
 use crate::clock::{Date, Timestamp};
 use crate::context::Ctx;
@@ -426,11 +427,10 @@ pub enum Scope<'a> {
 pub fn check(
     ctx: &Ctx,
     policy: &Policy,
-    task: &super::TaskState,
+    task: &TaskState,
     scope: Scope,
     today: Date,
 ) -> (String, Vec<Finding>) {
-    use super::TaskState;
     let mut findings = Vec::new();
     let mut parts = Vec::new();
     if !matches!(
@@ -493,4 +493,42 @@ pub fn check(
         }
     }
     (parts.join(" · "), findings)
+}
+
+/// The brief check for a target: the task's brief, and the append-only rule
+/// over what the target holds.
+pub fn brief_check(
+    ctx: &Ctx,
+    policy: &crate::policy::Policy,
+    task: &TaskState,
+    target: &Target,
+) -> (String, Vec<Finding>) {
+    let today = crate::clock::Timestamp::now().date();
+    match target {
+        Target::Staged => check(ctx, policy, task, Scope::Staged, today),
+        Target::Task => check(ctx, policy, task, Scope::Task, today),
+        Target::Range(spec) => match crate::provenance::parse_range(&ctx.repo, spec) {
+            Ok(range) => {
+                let hidden = range.base.hidden();
+                let ranges = [(range.tip, hidden, None)];
+                check(
+                    ctx,
+                    policy,
+                    task,
+                    Scope::Ranges {
+                        ranges: &ranges,
+                        with_task: false,
+                    },
+                    today,
+                )
+            }
+            Err(f) => (
+                "range unreadable".into(),
+                vec![Finding {
+                    check: crate::brief::CHECK,
+                    ..*f
+                }],
+            ),
+        },
+    }
 }

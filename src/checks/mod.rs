@@ -142,12 +142,12 @@ pub fn build(
     };
     if wants(CheckName::Receipts) {
         report.run(receipts::CHECK, p.receipts.mode, receipts_applies, || {
-            receipts_with_plan(ctx, &policy.policy, &task)
+            receipts::receipts_with_plan(ctx, &policy.policy, &task)
         });
     }
     if wants(CheckName::Brief) {
         report.run(crate::brief::CHECK, p.brief.mode, Ok(()), || {
-            brief_check(ctx, &policy.policy, &task, target)
+            brief::brief_check(ctx, &policy.policy, &task, target)
         });
     }
     let binding_applies = match target {
@@ -159,98 +159,10 @@ pub fn build(
     };
     if wants(CheckName::Binding) {
         report.run(crate::binding::CHECK, p.binding, binding_applies, || {
-            binding_check(ctx, &policy.policy, &task)
+            binding::binding_check(ctx, &policy.policy, &task)
         });
     }
     Ok(report)
-}
-
-/// The brief check for a target: the task's brief, and the append-only rule
-/// over what the target holds.
-fn brief_check(
-    ctx: &Ctx,
-    policy: &crate::policy::Policy,
-    task: &TaskState,
-    target: &Target,
-) -> (String, Vec<Finding>) {
-    use self::brief::Scope;
-    let today = crate::clock::Timestamp::now().date();
-    match target {
-        Target::Staged => brief::check(ctx, policy, task, Scope::Staged, today),
-        Target::Task => brief::check(ctx, policy, task, Scope::Task, today),
-        Target::Range(spec) => match crate::provenance::parse_range(&ctx.repo, spec) {
-            Ok(range) => {
-                let hidden = range.base.hidden();
-                let ranges = [(range.tip, hidden, None)];
-                brief::check(
-                    ctx,
-                    policy,
-                    task,
-                    Scope::Ranges {
-                        ranges: &ranges,
-                        with_task: false,
-                    },
-                    today,
-                )
-            }
-            Err(f) => (
-                "range unreadable".into(),
-                vec![Finding {
-                    check: crate::brief::CHECK,
-                    ..*f
-                }],
-            ),
-        },
-    }
-}
-
-/// The binding check: ask the binding again for the task's names.
-pub fn binding_check(
-    ctx: &Ctx,
-    policy: &crate::policy::Policy,
-    task: &TaskState,
-) -> (String, Vec<Finding>) {
-    let t = match loaded(crate::binding::CHECK, task) {
-        Ok(task) => task,
-        Err(f) => return ("no task".into(), vec![*f]),
-    };
-    // The standing and its refusals need no evidence: the pins are
-    // `handover`'s business, and the receipts check reads the receipts.
-    match binding::judge(ctx, policy, &binding::naming_of(t)) {
-        Ok((_, judgement)) => (
-            format!("task {} is {}", t.record.id, judgement.standing.as_str()),
-            binding::findings(&judgement),
-        ),
-        Err(f) => (
-            "the binding could not be asked".into(),
-            vec![Finding::unknown(
-                crate::binding::CHECK,
-                "input_unreadable",
-                f.message,
-                "fix .gate/plan.yaml or .gate/policy.yaml, then check again".into(),
-            )],
-        ),
-    }
-}
-
-/// The receipts check, reading the plan; an unreadable plan is unknown.
-pub fn receipts_with_plan(
-    ctx: &Ctx,
-    policy: &crate::policy::Policy,
-    task: &TaskState,
-) -> (String, Vec<Finding>) {
-    match ctx.plan() {
-        Ok(plan) => receipts::receipts_check(ctx, policy, plan.map(|p| &p.plan), task),
-        Err(f) => (
-            "the plan could not be read".into(),
-            vec![Finding::unknown(
-                receipts::CHECK,
-                "input_unreadable",
-                f.message,
-                "fix .gate/plan.yaml, then check again".into(),
-            )],
-        ),
-    }
 }
 
 /// The task a check needs, or the finding that there is none

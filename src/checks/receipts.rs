@@ -285,3 +285,23 @@ fn finding(s: &CheckStatus) -> Option<Finding> {
         subject,
     })
 }
+
+/// The receipts check, reading the plan; an unreadable plan is unknown.
+pub fn receipts_with_plan(
+    ctx: &Ctx,
+    policy: &crate::policy::Policy,
+    task: &TaskState,
+) -> (String, Vec<Finding>) {
+    match ctx.plan() {
+        Ok(plan) => receipts_check(ctx, policy, plan.map(|p| &p.plan), task),
+        Err(f) => (
+            "the plan could not be read".into(),
+            vec![Finding::unknown(
+                CHECK,
+                "input_unreadable",
+                f.message,
+                "fix .gate/plan.yaml, then check again".into(),
+            )],
+        ),
+    }
+}

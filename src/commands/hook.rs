@@ -421,7 +421,7 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<i32, Failure> {
         p.receipts.mode,
         Ok(()),
         || {
-            let (summary, mut findings) = checks::receipts_with_plan(ctx, p, judged);
+            let (summary, mut findings) = checks::receipts::receipts_with_plan(ctx, p, judged);
             if let TaskState::Loaded(t) = judged {
                 // What cannot be told (no plan, an unreadable one, a task whose
                 // plan entry is gone) counts as depending: the receipts check
@@ -466,7 +466,7 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<i32, Failure> {
         (summary, findings)
     });
     report.run(crate::binding::CHECK, p.binding, Ok(()), || {
-        checks::binding_check(ctx, p, judged)
+        checks::binding::binding_check(ctx, p, judged)
     });
     report.attach(loosened);
     print(&report);
