@@ -131,6 +131,40 @@ pub fn configured(configs: &[PathBuf], name: &str) -> bool {
     })
 }
 
+/// Whether lefthook's configuration runs gate's `name` hook as gate needs
+/// it: for `pre-push`, with `use_stdin: true` beside the command, since
+/// without it lefthook hands the command a terminal or an empty stdin
+/// instead of git's pushed refs (docs/hooks.md, "lefthook").
+pub fn lefthook_configured(configs: &[PathBuf], name: &str) -> bool {
+    configured(configs, name) && (name != "pre-push" || lefthook_passes_stdin(configs))
+}
+
+/// Whether a lefthook configuration gives gate's `pre-push` command git's
+/// stdin: a `use_stdin: true` key in the same mapping as the `run:` that
+/// names `gate hook pre-push` (the lines around it at its indentation).
+pub fn lefthook_passes_stdin(configs: &[PathBuf]) -> bool {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    configs.iter().any(|c| {
+        let Ok(Some(bytes)) = fsutil::read_file(c, fsutil::Kind::GATE_FILE) else {
+            return false;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let lines: Vec<&str> = text.lines().collect();
+        lines.iter().enumerate().any(|(at, line)| {
+            if !line.contains("gate hook pre-push") {
+                return false;
+            }
+            let depth = indent(line);
+            let mapping = |l: &&&str| l.trim().is_empty() || indent(l) >= depth;
+            let before = lines[..at].iter().rev().take_while(mapping);
+            let after = lines[at + 1..].iter().take_while(mapping);
+            before
+                .chain(after)
+                .any(|l| indent(l) == depth && l.trim() == "use_stdin: true")
+        })
+    })
+}
+
 /// The path as it is on disk (its existing ancestors' links resolved).
 fn real(path: &Path) -> PathBuf {
     if let Ok(p) = fs::canonicalize(path) {

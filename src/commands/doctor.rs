@@ -278,7 +278,7 @@ fn hook(ctx: &Ctx, hooks_dir: &Path, manager: Option<&Manager>, name: &str, this
             };
         }
         Some(Manager::Lefthook { configs }) => {
-            return if install::configured(configs, name) {
+            return if install::lefthook_configured(configs, name) {
                 via_path(
                     name,
                     "lefthook runs `gate hook` from its configuration".into(),
@@ -289,7 +289,11 @@ fn hook(ctx: &Ctx, hooks_dir: &Path, manager: Option<&Manager>, name: &str, this
                     "hook",
                     name,
                     Status::Fault,
-                    "lefthook's configuration does not run gate",
+                    if install::configured(configs, name) {
+                        "lefthook runs gate's pre-push without `use_stdin: true`: the pushed refs never reach gate"
+                    } else {
+                        "lefthook's configuration does not run gate"
+                    },
                 )
                 .remedy("add the commands `gate install` prints to lefthook-local.yml, then `lefthook install`")
             };

@@ -294,6 +294,16 @@ enum NoRange {
 
 fn pre_push(ctx: &Ctx, remote: &str) -> Result<i32, Failure> {
     let (local, loosened) = crate::checks::trusted::local(ctx, false)?;
+    // git hands pre-push the pushed refs on a pipe; a terminal there means
+    // whatever ran the hook kept them (docs/hooks.md, "lefthook"): waiting
+    // would hang the push, and reading nothing would prove nothing.
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        return Err(Failure::unknown(
+            "pre-push: stdin is a terminal, not the refs git hands this hook: whatever ran it \
+             did not pass them on (under lefthook, give gate's pre-push command \
+             `use_stdin: true`; docs/hooks.md)",
+        ));
+    }
     let mut input = Vec::new();
     std::io::stdin()
         .read_to_end(&mut input)

@@ -25,8 +25,8 @@ use crate::fsutil::{self, FsError};
 // its items are re-exported here, where they were first.
 pub use crate::hooks::{
     FRAMEWORK_HOOKS, HOOKS, MARKER, Manager, configured, framework_script,
-    hooks_dir_is_the_repository_s, husky_line, is_gate_hook, manager, pre_commit_configs,
-    with_suffix,
+    hooks_dir_is_the_repository_s, husky_line, is_gate_hook, lefthook_configured,
+    lefthook_passes_stdin, manager, pre_commit_configs, with_suffix,
 };
 
 const CHAINED_SUFFIX: &str = ".gate-chained";
@@ -229,7 +229,7 @@ fn install_lefthook(root: &Path, hooks_dir: &Path, configs: &[PathBuf]) -> Resul
     let missing: Vec<&str> = HOOKS
         .iter()
         .map(|(name, _)| *name)
-        .filter(|name| !configured(configs, name))
+        .filter(|name| !lefthook_configured(configs, name))
         .collect();
     if missing.is_empty() {
         let mut text = format!(
@@ -248,8 +248,13 @@ fn install_lefthook(root: &Path, hooks_dir: &Path, configs: &[PathBuf]) -> Resul
     } else {
         "lefthook-local.yml (yours alone) or lefthook.yml (the team's)".to_string()
     };
+    let stdin = if configured(configs, "pre-push") && !lefthook_passes_stdin(configs) {
+        "gate's pre-push command there lacks `use_stdin: true`: without it the push's refs never reach gate.\n"
+    } else {
+        ""
+    };
     out(&format!(
-        "lefthook runs the hooks ({}), and it renames hooks that are not its own: gate installs none there.\nAdd to {file}:\n\n{}\nthen run `lefthook install` and `gate install` again.\n",
+        "lefthook runs the hooks ({}), and it renames hooks that are not its own: gate installs none there.\n{stdin}Add to {file}:\n\n{}\nthen run `lefthook install` and `gate install` again.\n",
         hooks_dir.display(),
         lefthook_snippet(&missing)
     ));

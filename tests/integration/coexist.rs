@@ -591,3 +591,66 @@ fn force_puts_gate_in_the_legacy_slots_pre_commit_runs_first() {
         show(&doc)
     );
 }
+
+/// Without `use_stdin: true` lefthook hands gate's pre-push a terminal or
+/// an empty stdin instead of git's refs: `gate install` and `gate doctor`
+/// say so, and the hook itself refuses a terminal instead of waiting on it.
+#[test]
+fn lefthook_s_pre_push_without_use_stdin_is_a_fault_not_a_hang() {
+    let repo = plan_repo("required");
+    let bare = |stdin: bool| {
+        let mut text = [
+            "pre-commit:\n  commands:\n    gate:\n      run: gate hook pre-commit\n",
+            "prepare-commit-msg:\n  commands:\n    gate:\n      run: gate hook prepare-commit-msg {1} {2} {3}\n",
+            "post-checkout:\n  commands:\n    gate:\n      run: gate hook post-checkout {1} {2} {3}\n",
+            "pre-push:\n  commands:\n    gate:\n",
+        ]
+        .concat();
+        if stdin {
+            text.push_str("      use_stdin: true\n");
+        }
+        text.push_str("      run: gate hook pre-push {1} {2}\n");
+        text
+    };
+    repo.write("lefthook-local.yml", bare(false));
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        said(&out).contains("lacks `use_stdin: true`"),
+        "{}",
+        show(&out)
+    );
+    let out = repo.gate().args(["doctor", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        said(&out).contains("without `use_stdin: true`"),
+        "{}",
+        show(&out)
+    );
+    // Before the `run:` line or after it, the key counts.
+    repo.write("lefthook-local.yml", bare(true));
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+
+    if Command::new("script").arg("--version").output().is_err() {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: the terminal half of lefthook_s_pre_push_without_use_stdin_is_a_fault_not_a_hang: \
+             `script` (util-linux) is not installed"
+        );
+        return;
+    }
+    let gate = assert_cmd::cargo::cargo_bin!("gate");
+    let out = Command::new("script")
+        .current_dir(repo.path())
+        .envs(support::git_env())
+        .args(["-q", "-e", "-c"])
+        .arg(format!("{} hook pre-push origin /nowhere", gate.display()))
+        .arg("/dev/null")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(said(&out).contains("stdin is a terminal"), "{}", show(&out));
+}
