@@ -13,6 +13,7 @@ use crate::checks::binding::{Derived, derive, evidence_key, given_naming};
 use crate::cli::BindingArgs;
 use crate::context::{Ctx, out};
 use crate::error::Failure;
+use crate::report::ExitCode;
 use crate::report::json;
 use crate::report::style::{self, Out};
 use crate::report::text::shown_line;
@@ -65,11 +66,7 @@ pub fn wire(d: &Derived) -> BindingWire<'_> {
     BindingWire {
         schema: "gate.binding/1",
         standing: j.standing.as_str(),
-        exit_code: if j.standing == Standing::Refused {
-            1
-        } else {
-            0
-        },
+        exit_code: exit_code(j.standing).code(),
         named: NamedWire {
             issue: j.named.issue.as_deref(),
             intent: j.named.intent.as_deref(),
@@ -178,7 +175,7 @@ pub fn render(d: &Derived) -> String {
     s
 }
 
-pub fn run(dir: Option<&Path>, args: &BindingArgs) -> Result<i32, Failure> {
+pub fn run(dir: Option<&Path>, args: &BindingArgs) -> Result<ExitCode, Failure> {
     let result = (|| {
         let ctx = Ctx::open(dir)?;
         let policy = ctx.policy()?.policy;
@@ -203,9 +200,14 @@ pub fn run(dir: Option<&Path>, args: &BindingArgs) -> Result<i32, Failure> {
     } else {
         render(&d)
     });
-    Ok(if d.judgement.standing == Standing::Refused {
-        1
+    Ok(exit_code(d.judgement.standing))
+}
+
+/// A refused binding refuses; every other standing lets the change through.
+fn exit_code(standing: Standing) -> ExitCode {
+    if standing == Standing::Refused {
+        ExitCode::Refused
     } else {
-        0
-    })
+        ExitCode::Pass
+    }
 }

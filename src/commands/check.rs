@@ -15,10 +15,11 @@ use crate::error::Failure;
 use crate::git::Repo;
 use crate::policy::LoadedPolicy;
 use crate::provenance;
+use crate::report::ExitCode;
 use crate::report::{Finding, Report, human, json};
 use crate::scope::{self};
 
-pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<i32, Failure> {
+pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
     let result = (|| {
         let target = match (&args.range, args.staged) {
             (Some(r), _) => Target::Range(r.clone()),

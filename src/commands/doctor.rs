@@ -17,6 +17,7 @@ use crate::context::{Ctx, out};
 use crate::error::Failure;
 use crate::fsutil;
 use crate::hooks::{self as install, HOOKS, Manager, with_suffix};
+use crate::report::{ExitCode, Outcome};
 
 /// The schema of `gate doctor --json` (docs/json.md).
 pub const DOCTOR_SCHEMA: &str = "gate.doctor/1";
@@ -79,7 +80,7 @@ struct DoctorWire<'a> {
     checks: &'a [Item],
 }
 
-pub fn run(dir: Option<&Path>, args: &DoctorArgs) -> Result<i32, Failure> {
+pub fn run(dir: Option<&Path>, args: &DoctorArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
     let hooks_dir = ctx.repo.hooks_dir()?;
     let manager = install::manager(ctx.root(), &hooks_dir);
@@ -93,13 +94,11 @@ pub fn run(dir: Option<&Path>, args: &DoctorArgs) -> Result<i32, Failure> {
     }
     items.extend(gate_files(&ctx));
     items.push(fsmonitor(&ctx));
-    let code = if items.iter().any(|i| i.status == Status::Fault) {
-        1
-    } else if items.iter().any(|i| i.status == Status::Unknown) {
-        3
-    } else {
-        0
-    };
+    let code = ExitCode::of(items.iter().map(|i| match i.status {
+        Status::Fault => Outcome::Refused,
+        Status::Unknown => Outcome::Unknown,
+        Status::Ok => Outcome::Pass,
+    }));
     let manager_name = manager.as_ref().map(|m| match m {
         Manager::Husky { .. } => "husky",
         Manager::Lefthook { .. } => "lefthook",
@@ -108,11 +107,11 @@ pub fn run(dir: Option<&Path>, args: &DoctorArgs) -> Result<i32, Failure> {
         out(&crate::report::json::to_string(&DoctorWire {
             schema: DOCTOR_SCHEMA,
             outcome: match code {
-                0 => "healthy",
-                1 => "faults",
-                _ => "unknown",
+                ExitCode::Pass => "healthy",
+                ExitCode::Refused => "faults",
+                ExitCode::Usage | ExitCode::Unknown => "unknown",
             },
-            exit_code: code,
+            exit_code: code.code(),
             hooks_dir: hooks_dir.display().to_string(),
             manager: manager_name,
             checks: &items,
@@ -123,7 +122,7 @@ pub fn run(dir: Option<&Path>, args: &DoctorArgs) -> Result<i32, Failure> {
     Ok(code)
 }
 
-fn render(hooks_dir: &Path, items: &[Item], code: i32) -> String {
+fn render(hooks_dir: &Path, items: &[Item], code: ExitCode) -> String {
     use crate::report::text::shown_line;
     let mut text = format!("gate doctor · hooks directory: {}\n", hooks_dir.display());
     for i in items {
@@ -145,7 +144,7 @@ fn render(hooks_dir: &Path, items: &[Item], code: i32) -> String {
     let faults = items.iter().filter(|i| i.status == Status::Fault).count();
     let unknown = items.iter().filter(|i| i.status == Status::Unknown).count();
     let result = match code {
-        0 => "healthy".to_string(),
+        ExitCode::Pass => "healthy".to_string(),
         _ => {
             let mut parts = Vec::new();
             if faults > 0 {

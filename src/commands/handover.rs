@@ -19,6 +19,7 @@ use crate::checks::binding::{Derived, derive, evidence_key, naming_of};
 use crate::cli::HandoverArgs;
 use crate::context::{Ctx, err, out, task_ref};
 use crate::error::Failure;
+use crate::report::ExitCode;
 use crate::report::json::PinsWire;
 use crate::report::style::{self, Out};
 use crate::report::text::shown_line;
@@ -26,7 +27,7 @@ use crate::report::{human, json};
 use crate::task::{self as tasks, Task};
 
 /// An error under --json is printed as gate.error/1 by commands::run.
-pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
+pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
     let policy = ctx.policy()?.policy;
     let task = ctx.require_task(args.task.as_deref())?;
@@ -97,7 +98,7 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<i32, Failure> {
         }
         err(&text);
     }
-    Ok(0)
+    Ok(ExitCode::Pass)
 }
 
 #[derive(Serialize)]
@@ -203,12 +204,16 @@ fn named(task: &Task) -> String {
 }
 
 /// Compare the recorded pins with the binding asked now.
-fn resolve(task: &Task, asked: Result<Derived, Failure>, as_json: bool) -> Result<i32, Failure> {
+fn resolve(
+    task: &Task,
+    asked: Result<Derived, Failure>,
+    as_json: bool,
+) -> Result<ExitCode, Failure> {
     let recorded = &task.record.pins;
     let (answer, code, message, intents) = match &asked {
         Err(f) => (
             "unknown",
-            3,
+            ExitCode::Unknown,
             format!(
                 "task {} names {}; the binding could not be asked: {}; {}",
                 task.record.id,
@@ -250,7 +255,7 @@ fn resolve(task: &Task, asked: Result<Derived, Failure>, as_json: bool) -> Resul
                 };
                 (
                     "plan_changed",
-                    1,
+                    ExitCode::Refused,
                     format!(
                         "{which}: {why}{now}; re-read the intent, its criteria and critiques (`gate binding --json`), then `gate handover` records the new pins"
                     ),
@@ -265,7 +270,7 @@ fn resolve(task: &Task, asked: Result<Derived, Failure>, as_json: bool) -> Resul
                     .collect();
                 (
                     "evidence_moved",
-                    1,
+                    ExitCode::Refused,
                     format!(
                         "{which}: the evidence moved (evidence_standing {} → {}); now {}{now}",
                         short(&recorded.evidence_standing),
@@ -277,7 +282,7 @@ fn resolve(task: &Task, asked: Result<Derived, Failure>, as_json: bool) -> Resul
             } else {
                 (
                     "unchanged",
-                    0,
+                    ExitCode::Pass,
                     format!("{which}: the plan and the evidence are as recorded{now}"),
                     intents,
                 )
@@ -289,7 +294,7 @@ fn resolve(task: &Task, asked: Result<Derived, Failure>, as_json: bool) -> Resul
             schema: "gate.resolve/1",
             task: &task.record.id,
             answer,
-            exit_code: code,
+            exit_code: code.code(),
             intents,
             standing: asked.as_ref().ok().map(|d| d.judgement.standing.as_str()),
             message: message.clone(),

@@ -16,12 +16,13 @@ use crate::error::Failure;
 use crate::git::{GitError, Head, Oid};
 use crate::policy::Mode;
 use crate::provenance::{self, Base, Options, RangeSpec, TaskSet};
+use crate::report::ExitCode;
 use crate::report::text::shown_line;
 use crate::report::{Finding, Report, human};
 use crate::started::started_dir;
 use crate::task::{self as tasks, TaskStatus};
 
-pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<i32, Failure> {
+pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<ExitCode, Failure> {
     // A repository without gate's files is not gate's business: a hooks
     // directory shared by many repositories (`gate install --global`) runs
     // these hooks everywhere, and they stay silent there (docs/hooks.md).
@@ -30,7 +31,7 @@ pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<i32, Failure> {
     if let Ok(ctx) = &opened
         && !governed(ctx)
     {
-        return Ok(0);
+        return Ok(ExitCode::Pass);
     }
     match hook {
         HookCommand::PreCommit => pre_commit(&opened?),
@@ -49,7 +50,7 @@ pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<i32, Failure> {
                     shown_line(&f.message)
                 ));
             }
-            Ok(0)
+            Ok(ExitCode::Pass)
         }
         HookCommand::PrePush { remote, url: _ } => pre_push(&opened?, remote),
         HookCommand::PostCheckout { old, new, flag } => {
@@ -57,7 +58,7 @@ pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<i32, Failure> {
             if let Err(f) = post_checkout(dir, old == new, flag) {
                 err(&format!("gate: post-checkout: {}\n", f.message));
             }
-            Ok(0)
+            Ok(ExitCode::Pass)
         }
     }
 }
@@ -78,14 +79,14 @@ fn print(report: &Report) {
             parts.join(" · ")
         };
         out(&format!("gate {}: pass · {what}\n", report.verb));
-    } else if report.exit_code() == 0 {
+    } else if report.exit_code() == ExitCode::Pass {
         out(&human::render_compact(report));
     } else {
         out(&human::render(report));
     }
 }
 
-fn pre_commit(ctx: &Ctx) -> Result<i32, Failure> {
+fn pre_commit(ctx: &Ctx) -> Result<ExitCode, Failure> {
     let (policy, loosened) = crate::checks::trusted::local(ctx, true)?;
     let mut report = checks::build(
         ctx,
@@ -292,7 +293,7 @@ enum NoRange {
     Unknown(Box<Finding>),
 }
 
-fn pre_push(ctx: &Ctx, remote: &str) -> Result<i32, Failure> {
+fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
     let (local, loosened) = crate::checks::trusted::local(ctx, false)?;
     // git hands pre-push the pushed refs on a pipe; a terminal there means
     // whatever ran the hook kept them (docs/hooks.md, "lefthook"): waiting

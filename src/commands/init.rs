@@ -8,11 +8,12 @@ use crate::cli::InitArgs;
 use crate::context::{Ctx, out};
 use crate::error::Failure;
 use crate::fsutil;
+use crate::report::ExitCode;
 
 /// The example plan `gate init` writes.
 pub const EXAMPLE_PLAN: &str = include_str!("../../policy/plan.example.yaml");
 
-pub fn run(dir: Option<&Path>, args: &InitArgs) -> Result<i32, Failure> {
+pub fn run(dir: Option<&Path>, args: &InitArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
     let files = [
         (
@@ -43,5 +44,5 @@ pub fn run(dir: Option<&Path>, args: &InitArgs) -> Result<i32, Failure> {
         "next: edit .gate/plan.yaml, `gate plan validate`, commit .gate/ (before `gate install`), then on the work's branch `gate start --issue ID --brief -`\n",
     );
     out(&text);
-    Ok(0)
+    Ok(ExitCode::Pass)
 }

@@ -21,6 +21,7 @@ use crate::cli::InstallArgs;
 use crate::context::{Ctx, out};
 use crate::error::Failure;
 use crate::fsutil::{self, FsError};
+use crate::report::ExitCode;
 // What an installation looks like is `crate::hooks`, shared with `gate doctor`;
 // its items are re-exported here, where they were first.
 pub use crate::hooks::{
@@ -140,7 +141,7 @@ fn refuse_global(hooks_dir: &Path) -> Failure {
     .hint("pass --global to install there (the hooks stay silent in repositories without .gate/), or unset it: `git config --unset-all core.hooksPath` (and --global)")
 }
 
-pub fn install(dir: Option<&Path>, args: &InstallArgs) -> Result<i32, Failure> {
+pub fn install(dir: Option<&Path>, args: &InstallArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
     let hooks_dir = ctx.repo.hooks_dir()?;
     let binary = binary_path(args)?;
@@ -162,7 +163,7 @@ pub fn install(dir: Option<&Path>, args: &InstallArgs) -> Result<i32, Failure> {
 /// husky 9: a line in `.husky/<name>` for each hook, the way husky's own
 /// hooks are written; gate's scripts in `.husky/_` (an older install's) give
 /// way to husky's stubs again.
-fn install_husky(hooks_dir: &Path, scripts: &Path) -> Result<i32, Failure> {
+fn install_husky(hooks_dir: &Path, scripts: &Path) -> Result<ExitCode, Failure> {
     let mut text = format!(
         "husky runs the hooks (core.hooksPath {}): gate's lines go in {}/<hook>\n",
         hooks_dir.display(),
@@ -207,7 +208,7 @@ fn install_husky(hooks_dir: &Path, scripts: &Path) -> Result<i32, Failure> {
         scripts.display()
     ));
     out(&text);
-    Ok(0)
+    Ok(ExitCode::Pass)
 }
 
 /// husky 9's stub for a hook (husky's index.js writes the same).
@@ -221,7 +222,11 @@ fn has_line(bytes: &[u8], line: &str) -> bool {
 
 /// lefthook: its configuration must run gate's hooks; gate writes nothing
 /// (lefthook rewrites the hooks directory, renaming what is not its own).
-fn install_lefthook(root: &Path, hooks_dir: &Path, configs: &[PathBuf]) -> Result<i32, Failure> {
+fn install_lefthook(
+    root: &Path,
+    hooks_dir: &Path,
+    configs: &[PathBuf],
+) -> Result<ExitCode, Failure> {
     let shown: Vec<String> = configs
         .iter()
         .map(|c| c.strip_prefix(root).unwrap_or(c).display().to_string())
@@ -241,7 +246,7 @@ fn install_lefthook(root: &Path, hooks_dir: &Path, configs: &[PathBuf]) -> Resul
             text.push_str(&format!("  {name}: run by lefthook\n"));
         }
         out(&text);
-        return Ok(0);
+        return Ok(ExitCode::Pass);
     }
     let file = if configs.is_empty() {
         "lefthook.yml".to_string()
@@ -258,11 +263,16 @@ fn install_lefthook(root: &Path, hooks_dir: &Path, configs: &[PathBuf]) -> Resul
         hooks_dir.display(),
         lefthook_snippet(&missing)
     ));
-    Ok(1)
+    Ok(ExitCode::Refused)
 }
 
 /// gate's own scripts in the hooks directory, chaining what was there.
-fn install_hooks(root: &Path, hooks_dir: &Path, binary: &str, force: bool) -> Result<i32, Failure> {
+fn install_hooks(
+    root: &Path,
+    hooks_dir: &Path,
+    binary: &str,
+    force: bool,
+) -> Result<ExitCode, Failure> {
     // Look first, write after: a conflict leaves everything as it was.
     let mut plans = Vec::new();
     let mut framework: Vec<(&str, &str)> = Vec::new();
@@ -338,7 +348,7 @@ fn install_hooks(root: &Path, hooks_dir: &Path, binary: &str, force: bool) -> Re
             hooks_dir.display(),
             pre_commit_snippet(&names)
         ));
-        return Ok(1);
+        return Ok(ExitCode::Refused);
     }
     fs::create_dir_all(hooks_dir).map_err(|e| FsError::new(hooks_dir, "create directory", e))?;
     let mut text = format!("hooks directory: {}\n", hooks_dir.display());
@@ -382,7 +392,7 @@ fn install_hooks(root: &Path, hooks_dir: &Path, binary: &str, force: bool) -> Re
     }
     text.push_str(&format!("the hooks run {binary}, else `gate` on PATH\n"));
     out(&text);
-    Ok(0)
+    Ok(ExitCode::Pass)
 }
 
 /// What install does for one hook.
@@ -450,7 +460,7 @@ fn legacy_path(hook: &Path) -> PathBuf {
     with_suffix(hook, ".legacy")
 }
 
-pub fn uninstall(dir: Option<&Path>) -> Result<i32, Failure> {
+pub fn uninstall(dir: Option<&Path>) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
     let hooks_dir = ctx.repo.hooks_dir()?;
     let mut text = format!("hooks directory: {}\n", hooks_dir.display());
@@ -478,7 +488,7 @@ pub fn uninstall(dir: Option<&Path>) -> Result<i32, Failure> {
             text.push_str(&format!("  {name}: {state}\n"));
         }
         out(&text);
-        return Ok(0);
+        return Ok(ExitCode::Pass);
     }
     for (name, _) in HOOKS {
         let path = hooks_dir.join(name);
@@ -511,7 +521,7 @@ pub fn uninstall(dir: Option<&Path>) -> Result<i32, Failure> {
         text.push_str(&format!("  {name}: {line}\n"));
     }
     out(&text);
-    Ok(0)
+    Ok(ExitCode::Pass)
 }
 
 #[cfg(test)]

@@ -84,7 +84,8 @@ pub fn command_line_error(e: &clap::Error, args: &[std::ffi::OsString]) -> i32 {
     e.exit_code()
 }
 
-/// Run a parsed command line; returns the exit code.
+/// Run a parsed command line; returns the exit code: the verb's
+/// [`ExitCode`](crate::report::ExitCode), or a failure's code.
 pub fn run(cli: Cli) -> i32 {
     let dir = cli.dir.clone();
     let json = wants_json(&cli.command);
@@ -104,7 +105,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Doctor(args) => doctor::run(dir.as_deref(), &args),
     };
     match result {
-        Ok(code) => code,
+        Ok(code) => code.code(),
         Err(f) => {
             if json {
                 out(&crate::report::json::to_string(

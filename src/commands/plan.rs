@@ -9,6 +9,7 @@ use crate::checks::unreadable;
 use crate::context::today;
 use crate::context::{Ctx, out, policy_origin};
 use crate::error::Failure;
+use crate::report::ExitCode;
 use serde::Serialize;
 
 use crate::cli::{CritiqueArgs, PlanCommand};
@@ -17,7 +18,7 @@ use crate::report::{CheckReport, Finding, Report, Severity, Subject, human, json
 
 pub const CHECK: &str = "plan";
 
-pub fn run(dir: Option<&Path>, cmd: &PlanCommand) -> Result<i32, Failure> {
+pub fn run(dir: Option<&Path>, cmd: &PlanCommand) -> Result<ExitCode, Failure> {
     match cmd {
         PlanCommand::Validate { json } => validate(dir, *json),
         PlanCommand::Critique(args) => critique(dir, args),
@@ -25,7 +26,7 @@ pub fn run(dir: Option<&Path>, cmd: &PlanCommand) -> Result<i32, Failure> {
 }
 
 /// `gate plan critique INTENT [--write] [--today DATE] [--json]`.
-fn critique(dir: Option<&Path>, args: &CritiqueArgs) -> Result<i32, Failure> {
+fn critique(dir: Option<&Path>, args: &CritiqueArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
     let today = today(args.today.as_deref())?;
     let Some(loaded) = ctx.plan()? else {
@@ -79,7 +80,7 @@ fn critique(dir: Option<&Path>, args: &CritiqueArgs) -> Result<i32, Failure> {
             loaded.file.display()
         )
     });
-    Ok(0)
+    Ok(ExitCode::Pass)
 }
 
 #[derive(Serialize)]
@@ -269,7 +270,7 @@ fn with_critique(text: &str, entry: &str) -> Option<String> {
     Some(out)
 }
 
-fn validate(dir: Option<&Path>, as_json: bool) -> Result<i32, Failure> {
+fn validate(dir: Option<&Path>, as_json: bool) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
     let policy = ctx.policy()?;
     let mut notes = Vec::new();

@@ -21,6 +21,7 @@ use crate::fsutil;
 use crate::git::Head;
 use crate::plan::{IssueStatus, Plan};
 use crate::policy::Mode;
+use crate::report::ExitCode;
 use crate::report::human;
 use crate::report::text::shown_line;
 use crate::scope::Scope;
@@ -36,7 +37,7 @@ struct Named {
     default_scope: Vec<String>,
 }
 
-pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
+pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
     let policy = ctx.policy()?.policy;
     let head = ctx.repo.head()?;
@@ -228,7 +229,7 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<i32, Failure> {
     text.push_str(&human::task_lines(&task_ref(&task)));
     text.push_str("it is now this worktree's active task; commit its file with the work\n");
     out(&text);
-    Ok(0)
+    Ok(ExitCode::Pass)
 }
 
 /// What the task records: the names (resolved from paths when paths named

@@ -19,6 +19,7 @@ use crate::error::Failure;
 use crate::receipts::{self, CheckStatus, State, UnknownCause};
 use crate::report::style::{self, Out};
 use crate::report::text::shown_line;
+use crate::report::{ExitCode, Outcome};
 use crate::report::{human, json};
 
 #[derive(Serialize)]
@@ -59,25 +60,17 @@ struct CriterionWire<'a> {
     state: &'static str,
 }
 
-fn exit_code(checks: &[CheckStatus]) -> i32 {
-    if checks.iter().any(|c| {
-        matches!(
-            c.state,
-            State::Failed { .. } | State::Stale { .. } | State::Running { .. } | State::Missing
-        )
-    }) {
-        1
-    } else if checks
-        .iter()
-        .any(|c| matches!(c.state, State::Unknown { .. }))
-    {
-        3
-    } else {
-        0
-    }
+fn exit_code(checks: &[CheckStatus]) -> ExitCode {
+    ExitCode::of(checks.iter().map(|c| match c.state {
+        State::Failed { .. } | State::Stale { .. } | State::Running { .. } | State::Missing => {
+            Outcome::Refused
+        }
+        State::Unknown { .. } => Outcome::Unknown,
+        State::Passed { .. } => Outcome::Pass,
+    }))
 }
 
-pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<i32, Failure> {
+pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
     let policy = ctx.policy()?.policy;
     let plan = ctx.plan()?.map(|p| p.plan.clone()).unwrap_or_default();
@@ -89,11 +82,11 @@ pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<i32, Failure> {
         let wire = StatusWire {
             schema: "gate.status/1",
             outcome: match code {
-                0 => "pass",
-                1 => "refused",
-                _ => "unknown",
+                ExitCode::Pass => "pass",
+                ExitCode::Refused => "refused",
+                ExitCode::Usage | ExitCode::Unknown => "unknown",
             },
-            exit_code: code,
+            exit_code: code.code(),
             task: task_ref.as_ref().map(json::task),
             worktree: crate::context::worktree_key(&ctx),
             checks: standing.checks.iter().map(check_wire).collect(),
@@ -148,7 +141,7 @@ fn state_word(state: &State) -> String {
     }
 }
 
-fn render(task: Option<&crate::report::TaskRef>, standing: &Standing, code: i32) -> String {
+fn render(task: Option<&crate::report::TaskRef>, standing: &Standing, code: ExitCode) -> String {
     let mut s = String::from("gate status\n");
     match task {
         Some(t) => s.push_str(&human::task_lines(t)),
@@ -216,10 +209,16 @@ fn render(task: Option<&crate::report::TaskRef>, standing: &Standing, code: i32)
         }
     }
     let verdict = match code {
-        0 if standing.checks.is_empty() => style::pass(Out::Stdout, "nothing to verify"),
-        0 => style::pass(Out::Stdout, "every check passed on these sources"),
-        1 => style::refused(Out::Stdout, "not every check has a fresh, passing receipt"),
-        _ => style::unknown(Out::Stdout, "a check's freshness could not be decided"),
+        ExitCode::Pass if standing.checks.is_empty() => {
+            style::pass(Out::Stdout, "nothing to verify")
+        }
+        ExitCode::Pass => style::pass(Out::Stdout, "every check passed on these sources"),
+        ExitCode::Refused => {
+            style::refused(Out::Stdout, "not every check has a fresh, passing receipt")
+        }
+        ExitCode::Usage | ExitCode::Unknown => {
+            style::unknown(Out::Stdout, "a check's freshness could not be decided")
+        }
     };
     let _ = writeln!(s, "\nresult: {verdict} (exit {code})");
     s

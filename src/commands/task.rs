@@ -20,6 +20,7 @@ use crate::error::Failure;
 use crate::git::Head;
 use crate::load::LoadError;
 use crate::policy::Mode;
+use crate::report::ExitCode;
 use crate::report::text::{shown, shown_line};
 use crate::report::{CheckReport, Report};
 use crate::report::{human, json};
@@ -27,7 +28,7 @@ use crate::started::tie_to_branch;
 use crate::task::{self as tasks, TaskStatus};
 use crate::task::{Log, Task, TaskError, Transition};
 
-pub fn run(dir: Option<&Path>, cmd: &TaskCommand) -> Result<i32, Failure> {
+pub fn run(dir: Option<&Path>, cmd: &TaskCommand) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
     match cmd {
         TaskCommand::List { json } => list(&ctx, *json),
@@ -70,7 +71,7 @@ struct ErrorWire {
     message: String,
 }
 
-fn list(ctx: &Ctx, as_json: bool) -> Result<i32, Failure> {
+fn list(ctx: &Ctx, as_json: bool) -> Result<ExitCode, Failure> {
     let active = ctx.active_id()?;
     let all = tasks::list(ctx.root())?;
     let mut found = Vec::new();
@@ -168,10 +169,14 @@ fn list(ctx: &Ctx, as_json: bool) -> Result<i32, Failure> {
         }
         out(&text);
     }
-    Ok(if errors.is_empty() { 0 } else { 3 })
+    Ok(if errors.is_empty() {
+        ExitCode::Pass
+    } else {
+        ExitCode::Unknown
+    })
 }
 
-fn show(ctx: &Ctx, id: Option<&str>) -> Result<i32, Failure> {
+fn show(ctx: &Ctx, id: Option<&str>) -> Result<ExitCode, Failure> {
     let task = ctx.require_task(id)?;
     let r = &task.record;
     let mut text = human::task_lines(&task_ref(&task));
@@ -229,10 +234,10 @@ fn show(ctx: &Ctx, id: Option<&str>) -> Result<i32, Failure> {
         ));
     }
     out(&text);
-    Ok(0)
+    Ok(ExitCode::Pass)
 }
 
-fn switch(ctx: &Ctx, id: &str) -> Result<i32, Failure> {
+fn switch(ctx: &Ctx, id: &str) -> Result<ExitCode, Failure> {
     let task = tasks::load(ctx.root(), id)?;
     if task.record.status != TaskStatus::Active {
         return Err(Failure::refused(format!(
@@ -257,7 +262,7 @@ fn switch(ctx: &Ctx, id: &str) -> Result<i32, Failure> {
     }
     text.push_str(&human::task_lines(&task_ref(&task)));
     out(&text);
-    Ok(0)
+    Ok(ExitCode::Pass)
 }
 
 /// Read a verbatim input (file or `-`) as UTF-8 text.
@@ -310,7 +315,7 @@ struct ChangeWire<'a> {
 
 /// Report a change a verb made to `task`'s file: `said` and the commit to
 /// make, or one `gate.task-change/1` document.
-fn report_change(ctx: &Ctx, task: &Task, change: &str, said: &str, as_json: bool) -> i32 {
+fn report_change(ctx: &Ctx, task: &Task, change: &str, said: &str, as_json: bool) -> ExitCode {
     let commit = commit_of(ctx, &task.record.id, change);
     if as_json {
         out(&json::to_string(&ChangeWire {
@@ -323,7 +328,7 @@ fn report_change(ctx: &Ctx, task: &Task, change: &str, said: &str, as_json: bool
     } else {
         out(&format!("{said}{}", commit_line(&commit)));
     }
-    0
+    ExitCode::Pass
 }
 
 /// Append the entry `entry` renders at a time to `log` of `task` (under its
@@ -337,7 +342,7 @@ fn append_entry(
     entry: impl FnOnce(&str) -> String,
     what: &str,
     as_json: bool,
-) -> Result<i32, Failure> {
+) -> Result<ExitCode, Failure> {
     let task = tasks::append(
         ctx.root(),
         &ctx.state_dir(),
@@ -361,7 +366,7 @@ fn inline_text(text: &str) -> Result<(), Failure> {
     Ok(())
 }
 
-fn amend(ctx: &Ctx, args: &AmendArgs) -> Result<i32, Failure> {
+fn amend(ctx: &Ctx, args: &AmendArgs) -> Result<ExitCode, Failure> {
     brief::one_line("--author", &args.author).map_err(Failure::usage)?;
     let text = match (&args.text, &args.file) {
         (Some(t), _) => {
@@ -383,7 +388,7 @@ fn amend(ctx: &Ctx, args: &AmendArgs) -> Result<i32, Failure> {
     append_entry(ctx, &task, Log::Addenda, entry, "amendment", args.json)
 }
 
-fn ask(ctx: &Ctx, args: &AskArgs) -> Result<i32, Failure> {
+fn ask(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, Failure> {
     // Everything is checked before anything is written.
     brief::one_line("--stage", &args.stage).map_err(Failure::usage)?;
     brief::one_line("--summary", &args.summary).map_err(Failure::usage)?;
@@ -439,7 +444,7 @@ fn ask(ctx: &Ctx, args: &AskArgs) -> Result<i32, Failure> {
     append_entry(ctx, &task, Log::Addenda, entry, "decision", args.json)
 }
 
-fn note(ctx: &Ctx, args: &NoteArgs) -> Result<i32, Failure> {
+fn note(ctx: &Ctx, args: &NoteArgs) -> Result<ExitCode, Failure> {
     if args.text.trim().is_empty() {
         return Err(Failure::usage("the note is empty"));
     }
@@ -460,7 +465,7 @@ fn close(
     status: TaskStatus,
     reason: &str,
     as_json: bool,
-) -> Result<i32, Failure> {
+) -> Result<ExitCode, Failure> {
     let task = acted_on(ctx, id, as_json)?;
     let author = author(ctx, None).unwrap_or_else(|_| task.record.operator.clone());
     // The time is taken under the lock, like every appended entry's.
@@ -499,11 +504,11 @@ fn close(
     Ok(report_change(ctx, &closed, status.as_str(), &said, as_json))
 }
 
-fn finish(ctx: &Ctx, id: Option<&str>, as_json: bool) -> Result<i32, Failure> {
+fn finish(ctx: &Ctx, id: Option<&str>, as_json: bool) -> Result<ExitCode, Failure> {
     close(ctx, id, TaskStatus::Completed, "Finished.", as_json)
 }
 
-fn abandon(ctx: &Ctx, id: Option<&str>, because: &str, as_json: bool) -> Result<i32, Failure> {
+fn abandon(ctx: &Ctx, id: Option<&str>, because: &str, as_json: bool) -> Result<ExitCode, Failure> {
     if because.trim().is_empty() {
         return Err(Failure::usage("--because must say why"));
     }
@@ -516,7 +521,7 @@ fn abandon(ctx: &Ctx, id: Option<&str>, because: &str, as_json: bool) -> Result<
 /// (docs/tasks.md#widening-the-scope, docs/trust.md#scope-additions).
 /// Under `binding: required` the glob must lie in the paths of the issues
 /// the task names; a refusal names the issue that covers it, if one does.
-fn scope_add(ctx: &Ctx, args: &ScopeAddArgs) -> Result<i32, Failure> {
+fn scope_add(ctx: &Ctx, args: &ScopeAddArgs) -> Result<ExitCode, Failure> {
     let glob = ctx.from_cwd("GLOB", &args.glob)?;
     crate::scope::compile_glob(&glob).map_err(|m| Failure::usage(format!("GLOB: {m}")))?;
     brief::one_line("--because", &args.because).map_err(Failure::usage)?;
@@ -535,7 +540,7 @@ fn scope_add(ctx: &Ctx, args: &ScopeAddArgs) -> Result<i32, Failure> {
         out(&format!(
             "task {id}: {glob} is in its scope already; nothing written\n"
         ));
-        return Ok(0);
+        return Ok(ExitCode::Pass);
     }
     let (policy, _) = crate::checks::trusted::local(ctx, false)?;
     if policy.policy.binding == crate::policy::Mode::Required {
@@ -692,7 +697,7 @@ fn committed_plan(ctx: &Ctx) -> Result<Option<crate::plan::Plan>, Failure> {
 }
 
 /// `gate task validate (--task ID | --all) [--today DATE] [--json]`.
-pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<i32, Failure> {
+pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<ExitCode, Failure> {
     let policy = ctx.policy()?;
     let today = today(args.today.as_deref())?;
     let root = ctx.root();

@@ -23,9 +23,10 @@ use crate::context::{Ctx, err, out, task_ref};
 use crate::error::Failure;
 use crate::fingerprint::{self, Fingerprint};
 use crate::receipts::{self, PrintRecord, RECEIPT_SCHEMA, Receipt, RunMarker, Store};
+use crate::report::ExitCode;
 use crate::report::human;
 
-pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
+pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
     let policy = ctx.policy()?.policy;
     let plan = ctx
@@ -187,11 +188,11 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<i32, Failure> {
     }
     out(&text);
     Ok(if changed {
-        3
+        ExitCode::Unknown
     } else if receipt.passed() {
-        0
+        ExitCode::Pass
     } else {
-        1
+        ExitCode::Refused
     })
 }
 

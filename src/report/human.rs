@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::style::{self, Out};
 use super::text::{shown, shown_line};
-use super::{BriefDigest, CheckReport, Finding, Outcome, Report, Severity, TaskRef};
+use super::{BriefDigest, CheckReport, ExitCode, Finding, Outcome, Report, Severity, TaskRef};
 use crate::policy::Mode;
 
 const OUT: Out = Out::Stdout;
@@ -295,10 +295,12 @@ fn result_line(report: &Report) -> String {
     let code = report.exit_code();
     let outcome = report.outcome();
     let verdict = match code {
-        0 if outcome == Outcome::Pass => style::pass(OUT, "pass"),
-        0 => format!("{}, nothing blocks (advisory)", outcome_word(outcome)),
-        1 => style::refused(OUT, "refused: a required check refused"),
-        _ => style::unknown(OUT, "unknown: a required check could not decide"),
+        ExitCode::Pass if outcome == Outcome::Pass => style::pass(OUT, "pass"),
+        ExitCode::Pass => format!("{}, nothing blocks (advisory)", outcome_word(outcome)),
+        ExitCode::Refused => style::refused(OUT, "refused: a required check refused"),
+        ExitCode::Usage | ExitCode::Unknown => {
+            style::unknown(OUT, "unknown: a required check could not decide")
+        }
     };
     format!("result: {verdict} (exit {code})\n")
 }

@@ -189,7 +189,7 @@ fn skipped(s: &Skipped) -> SkippedWire<'_> {
 
 /// The `gate.report/1` document.
 pub fn report(r: &Report) -> ReportWire<'_> {
-    let code = r.exit_code();
+    let code = r.exit_code().code();
     ReportWire {
         schema: REPORT_SCHEMA,
         verb: &r.verb,

@@ -5,10 +5,13 @@
 //! outcome under a mode; a [`Report`] gathers checks and decides the exit
 //! code. Rendering lives in [`human`] and [`json`]; nothing here prints.
 
+mod exit;
 pub mod human;
 pub mod json;
 pub mod style;
 pub mod text;
+
+pub use exit::ExitCode;
 
 use crate::path::RepoPath;
 use crate::policy::Mode;
@@ -130,14 +133,11 @@ impl CheckReport {
         summary: String,
         findings: Vec<Finding>,
     ) -> CheckReport {
-        let blocker = |f: &&Finding| f.severity == Severity::Blocker;
-        let outcome = if findings.iter().filter(blocker).any(|f| !f.unknown) {
-            Outcome::Refused
-        } else if findings.iter().filter(blocker).any(|f| f.unknown) {
-            Outcome::Unknown
-        } else {
-            Outcome::Pass
-        };
+        let outcome = Outcome::worst(findings.iter().map(|f| match f.severity {
+            Severity::Blocker if f.unknown => Outcome::Unknown,
+            Severity::Blocker => Outcome::Refused,
+            _ => Outcome::Pass,
+        }));
         CheckReport {
             check,
             mode,
@@ -274,33 +274,13 @@ impl Report {
     /// The overall outcome: refused if any check refused, else unknown if
     /// any is unknown, else pass. Mode does not enter here; see [`exit_code`](Self::exit_code).
     pub fn outcome(&self) -> Outcome {
-        if self.checks.iter().any(|c| c.outcome == Outcome::Refused) {
-            Outcome::Refused
-        } else if self.checks.iter().any(|c| c.outcome == Outcome::Unknown) {
-            Outcome::Unknown
-        } else {
-            Outcome::Pass
-        }
+        Outcome::worst(self.checks.iter().map(|c| c.outcome))
     }
 
     /// `0` nothing blocks, `1` a required check refused, `3` a required check
     /// could not decide (a refusal outranks an unknown: it is a definite answer).
-    pub fn exit_code(&self) -> i32 {
-        if self
-            .checks
-            .iter()
-            .any(|c| c.blocks() && c.outcome == Outcome::Refused)
-        {
-            1
-        } else if self
-            .checks
-            .iter()
-            .any(|c| c.blocks() && c.outcome == Outcome::Unknown)
-        {
-            3
-        } else {
-            0
-        }
+    pub fn exit_code(&self) -> ExitCode {
+        ExitCode::of(self.checks.iter().filter(|c| c.blocks()).map(|c| c.outcome))
     }
 }
 
