@@ -7,7 +7,7 @@
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use crate::report::wire::CommitWire;
 
 use crate::clock::{Date, Timestamp};
 use crate::error::Failure;
@@ -306,17 +306,6 @@ pub fn today(given: Option<&str>) -> Result<Date, Failure> {
         Some(d) => Date::parse(d).map_err(|m| Failure::usage(format!("--today {d}: {m}"))),
         None => Ok(Timestamp::now().date()),
     }
-}
-
-/// How to commit a task file a verb just changed: a push sends the task as
-/// it is committed, so an addendum left in the work tree is lost to CI and
-/// to the next worker (docs/tasks.md#committing-the-task-file).
-#[derive(Serialize)]
-pub struct CommitWire {
-    /// The task file, repository-relative.
-    pub path: String,
-    /// A command that commits it from any directory of the work tree.
-    pub command: String,
 }
 
 /// The commit that records `change` of task `id`'s file. The trailer is the

@@ -6,8 +6,6 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use serde::Serialize;
-
 use crate::binding::Standing;
 use crate::checks::binding::{Derived, derive, evidence_key, given_naming};
 use crate::cli::BindingArgs;
@@ -17,54 +15,15 @@ use crate::report::ExitCode;
 use crate::report::json;
 use crate::report::style::{self, Out};
 use crate::report::text::shown_line;
-
-#[derive(Serialize)]
-pub struct BindingWire<'a> {
-    pub schema: &'static str,
-    pub standing: &'static str,
-    pub exit_code: i32,
-    pub named: NamedWire<'a>,
-    pub issues: &'a [String],
-    pub intents: &'a [String],
-    pub notes: &'a [String],
-    pub refusals: Vec<RefusalWire<'a>>,
-    pub pins: crate::report::json::PinsWire<'a>,
-    pub criteria: Vec<CriterionWire<'a>>,
-}
-
-#[derive(Serialize)]
-pub struct NamedWire<'a> {
-    pub issue: Option<&'a str>,
-    pub intent: Option<&'a str>,
-    pub paths: &'a [String],
-    pub exemption: Option<ExemptionWire<'a>>,
-}
-
-#[derive(Serialize)]
-pub struct ExemptionWire<'a> {
-    pub class: &'a str,
-    pub because: Option<&'a str>,
-}
-
-#[derive(Serialize)]
-pub struct RefusalWire<'a> {
-    pub issue: Option<&'a str>,
-    pub cause: &'static str,
-    pub message: &'a str,
-    pub decide: &'a str,
-}
-
-#[derive(Serialize)]
-pub struct CriterionWire<'a> {
-    pub intent: &'a str,
-    pub criterion: &'a str,
-    pub state: &'static str,
-}
+use crate::report::wire::PinsWire;
+use crate::report::wire::binding::{
+    BINDING_SCHEMA, BindingWire, CriterionWire, ExemptionWire, NamedWire, RefusalWire,
+};
 
 pub fn wire(d: &Derived) -> BindingWire<'_> {
     let j = &d.judgement;
     BindingWire {
-        schema: "gate.binding/1",
+        schema: BINDING_SCHEMA,
         standing: j.standing.as_str(),
         exit_code: exit_code(j.standing).code(),
         named: NamedWire {
@@ -89,7 +48,7 @@ pub fn wire(d: &Derived) -> BindingWire<'_> {
                 decide: &r.decide,
             })
             .collect(),
-        pins: crate::report::json::PinsWire::new(&d.pins.plan_revision, &d.pins.evidence_standing),
+        pins: PinsWire::new(&d.pins.plan_revision, &d.pins.evidence_standing),
         criteria: d
             .served
             .iter()

@@ -10,25 +10,13 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
 use crate::cli::DoctorArgs;
 use crate::context::{Ctx, out};
 use crate::error::Failure;
 use crate::fsutil;
 use crate::hooks::{self as install, HOOKS, Manager, with_suffix};
+use crate::report::wire::doctor::{DOCTOR_SCHEMA, DoctorWire, Item, Status};
 use crate::report::{ExitCode, Outcome};
-
-/// The schema of `gate doctor --json` (docs/json.md).
-pub const DOCTOR_SCHEMA: &str = "gate.doctor/1";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Ok,
-    Fault,
-    Unknown,
-}
 
 impl Status {
     fn word(self) -> &'static str {
@@ -38,19 +26,6 @@ impl Status {
             Status::Unknown => "unknown",
         }
     }
-}
-
-/// One thing looked at.
-#[derive(Debug, Serialize)]
-pub struct Item {
-    /// `hook`, `hooks_path`, `policy`, `plan`, `task`, `active_task`, `fsmonitor`.
-    pub check: &'static str,
-    /// The hook's or task's name; empty for the others.
-    pub subject: String,
-    pub status: Status,
-    pub detail: String,
-    /// The command or edit that repairs a fault, or decides an unknown.
-    pub remedy: Option<String>,
 }
 
 fn item(check: &'static str, subject: &str, status: Status, detail: impl Into<String>) -> Item {
@@ -68,16 +43,6 @@ impl Item {
         self.remedy = Some(remedy.into());
         self
     }
-}
-
-#[derive(Serialize)]
-struct DoctorWire<'a> {
-    schema: &'static str,
-    outcome: &'static str,
-    exit_code: i32,
-    hooks_dir: String,
-    manager: Option<&'static str>,
-    checks: &'a [Item],
 }
 
 pub fn run(dir: Option<&Path>, args: &DoctorArgs) -> Result<ExitCode, Failure> {

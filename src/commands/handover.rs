@@ -12,17 +12,17 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use serde::Serialize;
-
 use crate::binding::{Standing, short};
 use crate::checks::binding::{Derived, derive, evidence_key, naming_of};
 use crate::cli::HandoverArgs;
 use crate::context::{Ctx, err, out, task_ref};
 use crate::error::Failure;
 use crate::report::ExitCode;
-use crate::report::json::PinsWire;
 use crate::report::style::{self, Out};
 use crate::report::text::shown_line;
+use crate::report::wire::PinsWire;
+use crate::report::wire::handover::{ExemptionWire, HANDOVER_SCHEMA, HandoverWire};
+use crate::report::wire::resolve::{RESOLVE_SCHEMA, ResolveWire};
 use crate::report::{human, json};
 use crate::task::{self as tasks, Task};
 
@@ -56,7 +56,7 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<ExitCode, Failure>
     let commit = changed.then(|| crate::context::commit_of(&ctx, &task.record.id, "handover"));
     if args.json {
         out(&json::to_string(&HandoverWire {
-            schema: "gate.handover/1",
+            schema: HANDOVER_SCHEMA,
             task: &task.record.id,
             head: head.as_deref(),
             issue: task.record.issue.as_deref(),
@@ -101,31 +101,6 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<ExitCode, Failure>
     Ok(ExitCode::Pass)
 }
 
-#[derive(Serialize)]
-struct HandoverWire<'a> {
-    schema: &'static str,
-    task: &'a str,
-    head: Option<&'a str>,
-    issue: Option<&'a str>,
-    intent: Option<&'a str>,
-    exemption: Option<ExemptionWire<'a>>,
-    pins: PinsWire<'a>,
-    /// The brief, verbatim; `null` when the task has none.
-    brief: Option<&'a str>,
-    /// The addenda section, verbatim.
-    addenda: &'a str,
-    /// How to commit the task file when it differs from HEAD's (the pins
-    /// changed it, or earlier entries are not committed); `null` when HEAD
-    /// holds it as it is.
-    commit: Option<crate::context::CommitWire>,
-}
-
-#[derive(Serialize)]
-struct ExemptionWire<'a> {
-    class: &'a str,
-    because: &'a str,
-}
-
 /// A quoted string for the handover's header; what JSON quoting leaves
 /// (C1 controls, bidi overrides) is shown, never obeyed.
 fn yaml_str(s: Option<&str>) -> String {
@@ -164,21 +139,6 @@ fn render(task: &Task, head: Option<&str>, d: &Derived) -> String {
     s.push_str("---\n\n");
     s.push_str(&human::brief_and_addenda(task));
     s
-}
-
-#[derive(Serialize)]
-struct ResolveWire<'a> {
-    schema: &'static str,
-    task: &'a str,
-    answer: &'static str,
-    exit_code: i32,
-    /// The intents the binding reaches now (empty when unknown).
-    intents: Vec<String>,
-    /// The binding's standing now; `null` when it could not be asked.
-    standing: Option<&'static str>,
-    message: String,
-    recorded: PinsWire<'a>,
-    current: Option<PinsWire<'a>>,
 }
 
 /// What a task names, for people: `issue 42`, `intent I-x`, `exemption c`.
@@ -291,7 +251,7 @@ fn resolve(
     };
     if as_json {
         out(&json::to_string(&ResolveWire {
-            schema: "gate.resolve/1",
+            schema: RESOLVE_SCHEMA,
             task: &task.record.id,
             answer,
             exit_code: code.code(),

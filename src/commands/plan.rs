@@ -10,10 +10,10 @@ use crate::context::today;
 use crate::context::{Ctx, out, policy_origin};
 use crate::error::Failure;
 use crate::report::ExitCode;
-use serde::Serialize;
 
 use crate::cli::{CritiqueArgs, PlanCommand};
 use crate::policy::Mode;
+use crate::report::wire::critique::{CRITIQUE_SCHEMA, CritiqueWire};
 use crate::report::{CheckReport, Finding, Report, Severity, Subject, human, json};
 
 pub const CHECK: &str = "plan";
@@ -61,7 +61,7 @@ fn critique(dir: Option<&Path>, args: &CritiqueArgs) -> Result<ExitCode, Failure
     };
     out(&if args.json {
         json::to_string(&CritiqueWire {
-            schema: "gate.critique/1",
+            schema: CRITIQUE_SCHEMA,
             intent,
             reviewed_at: today.to_string(),
             intent_revision: &revision,
@@ -81,17 +81,6 @@ fn critique(dir: Option<&Path>, args: &CritiqueArgs) -> Result<ExitCode, Failure
         )
     });
     Ok(ExitCode::Pass)
-}
-
-#[derive(Serialize)]
-struct CritiqueWire<'a> {
-    schema: &'static str,
-    intent: &'a str,
-    reviewed_at: String,
-    intent_revision: &'a str,
-    entry: &'a str,
-    written: bool,
-    file: Option<String>,
 }
 
 /// Add `entry` (a list item indented two spaces) to the plan's

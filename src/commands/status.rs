@@ -10,8 +10,6 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use serde::Serialize;
-
 use crate::checks::receipts::{Standing, standing};
 use crate::cli::StatusArgs;
 use crate::context::{Ctx, out, task_ref};
@@ -19,46 +17,9 @@ use crate::error::Failure;
 use crate::receipts::{self, CheckStatus, State, UnknownCause};
 use crate::report::style::{self, Out};
 use crate::report::text::shown_line;
+use crate::report::wire::status::{CheckWire, CriterionWire, STATUS_SCHEMA, StatusWire};
 use crate::report::{ExitCode, Outcome};
 use crate::report::{human, json};
-
-#[derive(Serialize)]
-struct StatusWire<'a> {
-    schema: &'static str,
-    outcome: &'static str,
-    exit_code: i32,
-    task: Option<json::TaskWire<'a>>,
-    worktree: String,
-    checks: Vec<CheckWire<'a>>,
-    criteria: Vec<CriterionWire<'a>>,
-}
-
-#[derive(Serialize)]
-struct CheckWire<'a> {
-    check: &'a str,
-    state: &'static str,
-    /// For `stale`: `contract_changed`, `sources_changed`, `sources_changed_during_run`, `no_fingerprint`.
-    why: Option<&'static str>,
-    /// For `unknown`: why the fingerprint is unavailable, and where.
-    reason: Option<&'a str>,
-    path: Option<&'a str>,
-    /// The latest receipt of this worktree and task, whatever the state.
-    evidence: Option<&'a str>,
-    exit_code: Option<i32>,
-    started_at: Option<&'a str>,
-    ended_at: Option<&'a str>,
-    log: Option<&'a str>,
-    unreadable_receipts: &'a [String],
-}
-
-#[derive(Serialize)]
-struct CriterionWire<'a> {
-    intent: &'a str,
-    criterion: &'a str,
-    text: &'a str,
-    evidence: &'a [String],
-    state: &'static str,
-}
 
 fn exit_code(checks: &[CheckStatus]) -> ExitCode {
     ExitCode::of(checks.iter().map(|c| match c.state {
@@ -80,7 +41,7 @@ pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<ExitCode, Failure> {
     let task_ref = task.as_ref().map(task_ref);
     if args.json {
         let wire = StatusWire {
-            schema: "gate.status/1",
+            schema: STATUS_SCHEMA,
             outcome: match code {
                 ExitCode::Pass => "pass",
                 ExitCode::Refused => "refused",

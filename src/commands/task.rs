@@ -4,8 +4,6 @@
 
 use std::path::Path;
 
-use serde::Serialize;
-
 use crate::brief::{self, Decider, Qa};
 use crate::checks::brief::{CHECK, schema_findings, validate_task};
 use crate::cli::ValidateArgs;
@@ -14,14 +12,16 @@ use crate::cli::{
 };
 use crate::clock::Timestamp;
 use crate::context::read_input;
-use crate::context::{CommitWire, commit_line, commit_of, policy_origin, today};
 use crate::context::{Ctx, out, task_ref};
+use crate::context::{commit_line, commit_of, policy_origin, today};
 use crate::error::Failure;
 use crate::git::Head;
 use crate::load::LoadError;
 use crate::policy::Mode;
 use crate::report::ExitCode;
 use crate::report::text::{shown, shown_line};
+use crate::report::wire::task_change::{ChangeWire, TASK_CHANGE_SCHEMA};
+use crate::report::wire::tasks::{ErrorWire, ListWire, TASKS_SCHEMA, TaskWire};
 use crate::report::{CheckReport, Report};
 use crate::report::{human, json};
 use crate::started::tie_to_branch;
@@ -44,33 +44,6 @@ pub fn run(dir: Option<&Path>, cmd: &TaskCommand) -> Result<ExitCode, Failure> {
     }
 }
 
-#[derive(Serialize)]
-struct ListWire<'a> {
-    schema: &'static str,
-    active: Option<&'a str>,
-    tasks: Vec<TaskWire<'a>>,
-    errors: Vec<ErrorWire>,
-}
-
-#[derive(Serialize)]
-struct TaskWire<'a> {
-    id: &'a str,
-    status: &'static str,
-    active: bool,
-    issue: Option<&'a str>,
-    intent: Option<&'a str>,
-    exemption: Option<&'a str>,
-    created_at: &'a str,
-    operator: &'a str,
-    baseline: &'a str,
-    file: String,
-}
-
-#[derive(Serialize)]
-struct ErrorWire {
-    message: String,
-}
-
 fn list(ctx: &Ctx, as_json: bool) -> Result<ExitCode, Failure> {
     let active = ctx.active_id()?;
     let all = tasks::list(ctx.root())?;
@@ -84,7 +57,7 @@ fn list(ctx: &Ctx, as_json: bool) -> Result<ExitCode, Failure> {
     }
     if as_json {
         let wire = ListWire {
-            schema: "gate.tasks/1",
+            schema: TASKS_SCHEMA,
             active: active.as_deref(),
             tasks: found
                 .iter()
@@ -302,24 +275,13 @@ fn acted_on(ctx: &Ctx, id: Option<&str>, as_json: bool) -> Result<Task, Failure>
     Ok(task)
 }
 
-#[derive(Serialize)]
-struct ChangeWire<'a> {
-    schema: &'static str,
-    task: &'a str,
-    /// What was recorded: `amendment`, `decision`, `note`, `completed`,
-    /// `abandoned`.
-    change: &'a str,
-    status: &'static str,
-    commit: CommitWire,
-}
-
 /// Report a change a verb made to `task`'s file: `said` and the commit to
 /// make, or one `gate.task-change/1` document.
 fn report_change(ctx: &Ctx, task: &Task, change: &str, said: &str, as_json: bool) -> ExitCode {
     let commit = commit_of(ctx, &task.record.id, change);
     if as_json {
         out(&json::to_string(&ChangeWire {
-            schema: "gate.task-change/1",
+            schema: TASK_CHANGE_SCHEMA,
             task: &task.record.id,
             change,
             status: task.record.status.as_str(),

@@ -1,123 +1,14 @@
-//! The JSON rendering: wire structs, separate from the model, that only ever
-//! gain fields. Every document carries a `schema` field.
-//!
-//! `gate.report/1` (from `gate check`, the hooks and `gate plan validate`):
-//!
-//! ```json
-//! {
-//!   "schema": "gate.report/1",
-//!   "verb": "check",
-//!   "outcome": "refused",            // pass | refused | unknown, before the mode's cost
-//!   "exit_code": 0,                  // 0 nothing blocks, 1 refused, 3 unknown
-//!   "blocks": false,
-//!   "policy": {"source": "embedded", "file": null, "revision": "the work tree"},
-//!   "task": {"id": "T-1", "issue": "42", "intent": null, "exemption": null,
-//!            "brief": {"head": ["…"], "more": false, "addenda": 0, "latest": null}},
-//!   "checks": [{"check": "scope", "mode": "advisory", "outcome": "refused", "blocks": false,
-//!               "summary": "2 staged paths",
-//!               "findings": [{"check": "scope", "cause": "path_outside_scope", "severity": "blocker",
-//!                             "unknown": false, "message": "…", "decide": "…",
-//!                             "path": "README.md", "change": "modified", "task": "T-1"}]}],
-//!   "skipped": [{"check": "provenance", "reason": "…"}],
-//!   "notes": []
-//! }
-//! ```
-//!
-//! Subject fields (`commit`, `path`, `path_hex`, `change`, `task`,
-//! `check_id`, `ref`, `file`, `line`, `key`) appear only when set. `path` is
-//! exact when the path is UTF-8; otherwise it is a lossy rendering and
-//! `path_hex` holds the exact bytes in hex.
+//! The JSON rendering: builds the wire documents of [`super::wire`] from
+//! the model, and serialises any of them. The structs and schema constants
+//! live in `report/wire/`, one module per document (docs/json.md).
 
 use serde::Serialize;
 
+use super::wire::error::{ERROR_SCHEMA, ErrorWire};
+use super::wire::report::{
+    BriefWire, CheckWire, FindingWire, PolicyWire, REPORT_SCHEMA, ReportWire, SkippedWire, TaskWire,
+};
 use super::{BriefDigest, CheckReport, Finding, Report, Skipped, TaskRef};
-
-pub const REPORT_SCHEMA: &str = "gate.report/1";
-
-#[derive(Serialize)]
-pub struct ReportWire<'a> {
-    pub schema: &'static str,
-    pub verb: &'a str,
-    pub outcome: &'static str,
-    pub exit_code: i32,
-    pub blocks: bool,
-    pub policy: PolicyWire,
-    pub task: Option<TaskWire<'a>>,
-    pub checks: Vec<CheckWire<'a>>,
-    pub skipped: Vec<SkippedWire<'a>>,
-    pub notes: &'a [String],
-}
-
-#[derive(Serialize)]
-pub struct PolicyWire {
-    pub source: &'static str,
-    pub file: Option<String>,
-    /// The revision the policy was read at (docs/trust.md).
-    pub revision: String,
-}
-
-#[derive(Serialize)]
-pub struct TaskWire<'a> {
-    pub id: &'a str,
-    pub issue: Option<&'a str>,
-    pub intent: Option<&'a str>,
-    pub exemption: Option<&'a str>,
-    pub brief: Option<BriefWire<'a>>,
-}
-
-#[derive(Serialize)]
-pub struct BriefWire<'a> {
-    pub head: &'a [String],
-    pub more: bool,
-    pub addenda: usize,
-    pub latest: Option<&'a str>,
-}
-
-#[derive(Serialize)]
-pub struct CheckWire<'a> {
-    pub check: &'static str,
-    pub mode: &'static str,
-    pub outcome: &'static str,
-    pub blocks: bool,
-    pub summary: &'a str,
-    pub findings: Vec<FindingWire<'a>>,
-}
-
-#[derive(Serialize)]
-pub struct FindingWire<'a> {
-    pub check: &'static str,
-    pub cause: &'static str,
-    pub severity: &'static str,
-    pub unknown: bool,
-    pub message: &'a str,
-    pub decide: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub commit: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path_hex: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub change: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub task: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub check_id: Option<&'a str>,
-    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
-    pub ref_name: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub file: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub key: Option<&'a str>,
-}
-
-#[derive(Serialize)]
-pub struct SkippedWire<'a> {
-    pub check: &'static str,
-    pub reason: &'a str,
-}
 
 /// Hex of raw bytes, for paths that are not UTF-8.
 pub fn hex(bytes: &[u8]) -> String {
@@ -219,39 +110,9 @@ pub fn to_string<T: Serialize>(doc: &T) -> String {
     s
 }
 
-/// `gate.error/1`: printed instead of a report when `--json` was asked for
-/// and the verb could not run at all.
-#[derive(Serialize)]
-pub struct ErrorWire<'a> {
-    pub schema: &'static str,
-    pub exit_code: i32,
-    pub message: &'a str,
-    pub hint: Option<&'a str>,
-}
-
-/// The pins as JSON shows them (docs/json.md): `plan_pin`, and the same
-/// value under its deprecated old name `plan_revision` — which a critique's
-/// `intent_revision`, a different digest, was also once called.
-#[derive(Serialize)]
-pub struct PinsWire<'a> {
-    pub plan_pin: &'a str,
-    pub plan_revision: &'a str,
-    pub evidence_standing: &'a str,
-}
-
-impl<'a> PinsWire<'a> {
-    pub fn new(plan_pin: &'a str, evidence_standing: &'a str) -> PinsWire<'a> {
-        PinsWire {
-            plan_pin,
-            plan_revision: plan_pin,
-            evidence_standing,
-        }
-    }
-}
-
 pub fn error(f: &crate::error::Failure) -> ErrorWire<'_> {
     ErrorWire {
-        schema: "gate.error/1",
+        schema: ERROR_SCHEMA,
         exit_code: f.code,
         message: &f.message,
         hint: f.hint.as_deref(),

@@ -10,6 +10,7 @@ pub mod human;
 pub mod json;
 pub mod style;
 pub mod text;
+pub mod wire;
 
 pub use exit::ExitCode;
 

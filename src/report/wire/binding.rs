@@ -1,0 +1,51 @@
+//! `gate.binding/1` (docs/json.md): what `gate binding --json` says a
+//! naming serves and whether it may start.
+
+use serde::Serialize;
+
+use super::PinsWire;
+
+pub const BINDING_SCHEMA: &str = "gate.binding/1";
+
+#[derive(Serialize)]
+pub struct BindingWire<'a> {
+    pub schema: &'static str,
+    pub standing: &'static str,
+    pub exit_code: i32,
+    pub named: NamedWire<'a>,
+    pub issues: &'a [String],
+    pub intents: &'a [String],
+    pub notes: &'a [String],
+    pub refusals: Vec<RefusalWire<'a>>,
+    pub pins: PinsWire<'a>,
+    pub criteria: Vec<CriterionWire<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct NamedWire<'a> {
+    pub issue: Option<&'a str>,
+    pub intent: Option<&'a str>,
+    pub paths: &'a [String],
+    pub exemption: Option<ExemptionWire<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct ExemptionWire<'a> {
+    pub class: &'a str,
+    pub because: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+pub struct RefusalWire<'a> {
+    pub issue: Option<&'a str>,
+    pub cause: &'static str,
+    pub message: &'a str,
+    pub decide: &'a str,
+}
+
+#[derive(Serialize)]
+pub struct CriterionWire<'a> {
+    pub intent: &'a str,
+    pub criterion: &'a str,
+    pub state: &'static str,
+}

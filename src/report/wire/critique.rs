@@ -1,0 +1,17 @@
+//! `gate.critique/1` (docs/json.md): the critique entry `gate plan
+//! critique --json` wrote, or would have written.
+
+use serde::Serialize;
+
+pub const CRITIQUE_SCHEMA: &str = "gate.critique/1";
+
+#[derive(Serialize)]
+pub struct CritiqueWire<'a> {
+    pub schema: &'static str,
+    pub intent: &'a str,
+    pub reviewed_at: String,
+    pub intent_revision: &'a str,
+    pub entry: &'a str,
+    pub written: bool,
+    pub file: Option<String>,
+}

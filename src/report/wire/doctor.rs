@@ -1,0 +1,37 @@
+//! `gate.doctor/1` (docs/json.md): what `gate doctor --json` looked at and
+//! found. Each [`Item`] is printed as it is.
+
+use serde::Serialize;
+
+pub const DOCTOR_SCHEMA: &str = "gate.doctor/1";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Fault,
+    Unknown,
+}
+
+/// One thing looked at.
+#[derive(Debug, Serialize)]
+pub struct Item {
+    /// `hook`, `hooks_path`, `policy`, `plan`, `task`, `active_task`, `fsmonitor`.
+    pub check: &'static str,
+    /// The hook's or task's name; empty for the others.
+    pub subject: String,
+    pub status: Status,
+    pub detail: String,
+    /// The command or edit that repairs a fault, or decides an unknown.
+    pub remedy: Option<String>,
+}
+
+#[derive(Serialize)]
+pub struct DoctorWire<'a> {
+    pub schema: &'static str,
+    pub outcome: &'static str,
+    pub exit_code: i32,
+    pub hooks_dir: String,
+    pub manager: Option<&'static str>,
+    pub checks: &'a [Item],
+}

@@ -1,0 +1,19 @@
+//! `gate.task-change/1` (docs/json.md): the change a task verb recorded in
+//! the task file, and the commit to make.
+
+use serde::Serialize;
+
+use super::CommitWire;
+
+pub const TASK_CHANGE_SCHEMA: &str = "gate.task-change/1";
+
+#[derive(Serialize)]
+pub struct ChangeWire<'a> {
+    pub schema: &'static str,
+    pub task: &'a str,
+    /// What was recorded: `amendment`, `decision`, `note`, `completed`,
+    /// `abandoned`.
+    pub change: &'a str,
+    pub status: &'static str,
+    pub commit: CommitWire,
+}
