@@ -15,18 +15,9 @@ use crate::context::{Ctx, out};
 use crate::error::Failure;
 use crate::fsutil;
 use crate::hooks::{self as install, HOOKS, Manager, with_suffix};
+use crate::report::human;
 use crate::report::wire::doctor::{DOCTOR_SCHEMA, DoctorWire, Item, Status};
 use crate::report::{ExitCode, Outcome};
-
-impl Status {
-    fn word(self) -> &'static str {
-        match self {
-            Status::Ok => "ok",
-            Status::Fault => "fault",
-            Status::Unknown => "unknown",
-        }
-    }
-}
 
 fn item(check: &'static str, subject: &str, status: Status, detail: impl Into<String>) -> Item {
     Item {
@@ -82,50 +73,9 @@ pub fn run(dir: Option<&Path>, args: &DoctorArgs) -> Result<ExitCode, Failure> {
             checks: &items,
         }));
     } else {
-        out(&render(&hooks_dir, &items, code));
+        out(&human::doctor(&hooks_dir, &items, code));
     }
     Ok(code)
-}
-
-fn render(hooks_dir: &Path, items: &[Item], code: ExitCode) -> String {
-    use crate::report::text::shown_line;
-    let mut text = format!("gate doctor · hooks directory: {}\n", hooks_dir.display());
-    for i in items {
-        let what = if i.subject.is_empty() {
-            i.check.to_string()
-        } else {
-            format!("{} {}", i.check, i.subject)
-        };
-        text.push_str(&format!(
-            "{:<8}{:<24} {}\n",
-            i.status.word(),
-            what,
-            shown_line(&i.detail)
-        ));
-        if let Some(r) = &i.remedy {
-            text.push_str(&format!("{:<8}remedy: {}\n", "", shown_line(r)));
-        }
-    }
-    let faults = items.iter().filter(|i| i.status == Status::Fault).count();
-    let unknown = items.iter().filter(|i| i.status == Status::Unknown).count();
-    let result = match code {
-        ExitCode::Pass => "healthy".to_string(),
-        _ => {
-            let mut parts = Vec::new();
-            if faults > 0 {
-                parts.push(format!(
-                    "{faults} fault{}",
-                    if faults == 1 { "" } else { "s" }
-                ));
-            }
-            if unknown > 0 {
-                parts.push(format!("{unknown} unknown"));
-            }
-            parts.join(", ")
-        }
-    };
-    text.push_str(&format!("result: {result} (exit {code})\n"));
-    text
 }
 
 /// Where the hooks are, and whose directory it is.

@@ -4,9 +4,11 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
+use std::path::Path;
 
 use super::style::{self, Out};
 use super::text::{shown, shown_line};
+use super::wire::doctor::{Item, Status};
 use super::{BriefDigest, CheckReport, ExitCode, Finding, Outcome, Report, Severity, TaskRef};
 use crate::policy::Mode;
 
@@ -303,4 +305,46 @@ fn result_line(report: &Report) -> String {
         }
     };
     format!("result: {verdict} (exit {code})\n")
+}
+
+/// `gate doctor`'s report for people: each thing looked at, its remedy,
+/// and the result (docs/doctor.md).
+pub fn doctor(hooks_dir: &Path, items: &[Item], code: ExitCode) -> String {
+    let mut text = format!("gate doctor · hooks directory: {}\n", hooks_dir.display());
+    for i in items {
+        let what = if i.subject.is_empty() {
+            i.check.to_string()
+        } else {
+            format!("{} {}", i.check, i.subject)
+        };
+        text.push_str(&format!(
+            "{:<8}{:<24} {}\n",
+            i.status.word(),
+            what,
+            shown_line(&i.detail)
+        ));
+        if let Some(r) = &i.remedy {
+            text.push_str(&format!("{:<8}remedy: {}\n", "", shown_line(r)));
+        }
+    }
+    let faults = items.iter().filter(|i| i.status == Status::Fault).count();
+    let unknown = items.iter().filter(|i| i.status == Status::Unknown).count();
+    let result = match code {
+        ExitCode::Pass => "healthy".to_string(),
+        _ => {
+            let mut parts = Vec::new();
+            if faults > 0 {
+                parts.push(format!(
+                    "{faults} fault{}",
+                    if faults == 1 { "" } else { "s" }
+                ));
+            }
+            if unknown > 0 {
+                parts.push(format!("{unknown} unknown"));
+            }
+            parts.join(", ")
+        }
+    };
+    text.push_str(&format!("result: {result} (exit {code})\n"));
+    text
 }

@@ -13,6 +13,17 @@ pub enum Status {
     Unknown,
 }
 
+impl Status {
+    /// The word `gate doctor` shows for it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Fault => "fault",
+            Status::Unknown => "unknown",
+        }
+    }
+}
+
 /// One thing looked at.
 #[derive(Debug, Serialize)]
 pub struct Item {
