@@ -72,15 +72,7 @@ pub struct Options {
 }
 
 fn finding(cause: &'static str, message: String, decide: &str, subject: Subject) -> Finding {
-    Finding {
-        check: CHECK,
-        cause,
-        severity: Severity::Blocker,
-        unknown: false,
-        message,
-        decide: decide.into(),
-        subject,
-    }
+    Finding::blocker(CHECK, cause, message, decide.into()).with_subject(subject)
 }
 
 fn unknown(cause: &'static str, message: String, decide: &str, subject: Subject) -> Finding {
@@ -808,23 +800,23 @@ pub fn check(
     // changes the task's file (docs/tasks.md#widening-the-scope).
     for task in &touched_tasks {
         for added in tasks.get(task).map_or(&[][..], |v| &v.added) {
-            findings.push(Finding {
-                check: CHECK,
-                cause: "scope_widened",
-                severity: crate::report::Severity::Info,
-                unknown: false,
-                message: format!(
-                    "task {task}'s scope adds {} ({}, {}): {}",
-                    added.glob, added.author, added.time, added.because
-                ),
-                decide:
+            findings.push(
+                crate::report::Finding::new(
+                    CHECK,
+                    "scope_widened",
+                    crate::report::Severity::Info,
+                    format!(
+                        "task {task}'s scope adds {} ({}, {}): {}",
+                        added.glob, added.author, added.time, added.because
+                    ),
                     "review the addition with the task's file; it is judged as part of the scope"
                         .into(),
-                subject: Subject {
+                )
+                .with_subject(Subject {
                     task: Some(task.clone()),
                     ..base_subject.clone()
-                },
-            });
+                }),
+            );
         }
     }
 

@@ -12,7 +12,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::git::{Change, ChangeKind};
 use crate::path::RepoPath;
-use crate::report::{Finding, Severity, Subject};
+use crate::report::{Finding, Subject};
 
 pub const CHECK: &str = "scope";
 
@@ -104,24 +104,25 @@ pub fn check_changes(
                 Some(c) => format!(" in commit {}", &c[..c.len().min(12)]),
                 None => String::new(),
             };
-            findings.push(Finding {
-                check: CHECK,
-                cause: "path_outside_scope",
-                severity: Severity::Blocker,
-                unknown: false,
-                message: format!("{path} ({}){place} is outside the scope of task {task_id}", role.replace('_', " ")),
-                decide: format!(
-                    "add it to the task's scope (`gate task scope add {} --because \"…\"`), move this change to a task whose scope covers it, or leave it out of the commit",
-                    scope_add_arg(path)
+            let message = format!(
+                "{path} ({}){place} is outside the scope of task {task_id}",
+                role.replace('_', " ")
+            );
+            let decide = format!(
+                "add it to the task's scope (`gate task scope add {} --because \"…\"`), move this change to a task whose scope covers it, or leave it out of the commit",
+                scope_add_arg(path)
+            );
+            findings.push(
+                Finding::blocker(CHECK, "path_outside_scope", message, decide).with_subject(
+                    Subject {
+                        commit: commit.map(str::to_string),
+                        path: Some(path.clone()),
+                        change: Some(role),
+                        task: Some(task_id.to_string()),
+                        ..Subject::default()
+                    },
                 ),
-                subject: Subject {
-                    commit: commit.map(str::to_string),
-                    path: Some(path.clone()),
-                    change: Some(role),
-                    task: Some(task_id.to_string()),
-                    ..Subject::default()
-                },
-            });
+            );
         }
     }
     findings

@@ -11,7 +11,7 @@ use crate::error::Failure;
 use crate::plan::Plan;
 use crate::policy::Policy;
 use crate::receipts::{self, Served, Store};
-use crate::report::{Finding, Severity, Subject};
+use crate::report::{Finding, Subject};
 use crate::task::Task;
 
 /// A judgement with its pins, as every door sees it.
@@ -157,18 +157,13 @@ pub fn given_naming(ctx: &Ctx, args: &NamingArgs) -> Result<Naming, Failure> {
 pub fn findings(j: &Judgement) -> Vec<Finding> {
     j.refusals
         .iter()
-        .map(|r| Finding {
-            check: binding::CHECK,
-            cause: r.cause,
-            severity: Severity::Blocker,
-            unknown: false,
-            message: r.message.clone(),
-            decide: r.decide.clone(),
-            subject: Subject {
-                task: None,
-                key: r.issue.as_ref().map(|i| format!("issue {i}")),
-                ..Subject::default()
-            },
+        .map(|r| {
+            Finding::blocker(binding::CHECK, r.cause, r.message.clone(), r.decide.clone())
+                .with_subject(Subject {
+                    task: None,
+                    key: r.issue.as_ref().map(|i| format!("issue {i}")),
+                    ..Subject::default()
+                })
         })
         .collect()
 }

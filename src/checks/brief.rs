@@ -85,22 +85,19 @@ fn weigh(
     let id = file.file_stem().map(|s| s.to_string_lossy().into_owned());
     faults
         .into_iter()
-        .map(|f| Finding {
-            check: CHECK,
-            cause: f.cause,
+        .map(|f| {
             // A file whose age cannot be read is not "old": it blocks.
-            severity: created.map_or(Severity::Blocker, |c| {
+            let weight = created.map_or(Severity::Blocker, |c| {
                 severity(brief::weight(c, policy.brief.required_since, today))
-            }),
-            unknown: false,
-            message: f.message,
-            decide: decide(f.cause).into(),
-            subject: Subject {
-                task: id.clone(),
-                file: Some(file.display().to_string()),
-                line: f.line,
-                ..Subject::default()
-            },
+            });
+            Finding::new(CHECK, f.cause, weight, f.message, decide(f.cause).into()).with_subject(
+                Subject {
+                    task: id.clone(),
+                    file: Some(file.display().to_string()),
+                    line: f.line,
+                    ..Subject::default()
+                },
+            )
         })
         .collect()
 }
@@ -125,37 +122,37 @@ fn compare(
     };
     let Some(old) = old else { return Vec::new() };
     let Some(new) = new else {
-        return vec![Finding {
-            check: CHECK,
-            cause: "brief_rewritten",
-            severity: Severity::Blocker,
-            unknown: false,
-            message: format!("{place} deletes task file {file}: the brief and its log are kept, never removed"),
-            decide: "restore the task file; close the task with `gate task finish` or `gate task abandon`".into(),
-            subject: subject(None),
-        }];
+        let message = format!(
+            "{place} deletes task file {file}: the brief and its log are kept, never removed"
+        );
+        let decide =
+            "restore the task file; close the task with `gate task finish` or `gate task abandon`";
+        return vec![
+            Finding::blocker(CHECK, "brief_rewritten", message, decide.into())
+                .with_subject(subject(None)),
+        ];
     };
     let (Ok(old), Ok(new)) = (std::str::from_utf8(old), std::str::from_utf8(new)) else {
-        return vec![Finding {
-            check: CHECK,
-            cause: "schema_invalid",
-            severity: Severity::Blocker,
-            unknown: false,
-            message: format!("{place}: {file} is not UTF-8"),
-            decide: decide("schema_invalid").into(),
-            subject: subject(None),
-        }];
+        return vec![
+            Finding::blocker(
+                CHECK,
+                "schema_invalid",
+                format!("{place}: {file} is not UTF-8"),
+                decide("schema_invalid").into(),
+            )
+            .with_subject(subject(None)),
+        ];
     };
     brief::compare(Path::new(&file), old, new)
         .into_iter()
-        .map(|f| Finding {
-            check: CHECK,
-            cause: f.cause,
-            severity: Severity::Blocker,
-            unknown: false,
-            message: format!("{place}: {file}: {}", f.message),
-            decide: decide(f.cause).into(),
-            subject: subject(f.line),
+        .map(|f| {
+            Finding::blocker(
+                CHECK,
+                f.cause,
+                format!("{place}: {file}: {}", f.message),
+                decide(f.cause).into(),
+            )
+            .with_subject(subject(f.line))
         })
         .collect()
 }

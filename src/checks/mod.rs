@@ -170,15 +170,12 @@ pub fn build(
 pub fn loaded<'t>(check: &'static str, task: &'t TaskState) -> Result<&'t Task, Box<Finding>> {
     match task {
         TaskState::Loaded(task) => Ok(task),
-        TaskState::None => Err(Box::new(Finding {
+        TaskState::None => Err(Box::new(Finding::blocker(
             check,
-            cause: "no_active_task",
-            severity: crate::report::Severity::Blocker,
-            unknown: false,
-            message: "no task is active in this worktree, so nothing says what this work may touch".into(),
-            decide: "start a task for the issue (`gate start --issue ID --brief FILE`) or switch to one (`gate task switch ID`)".into(),
-            subject: Default::default(),
-        })),
+            "no_active_task",
+            "no task is active in this worktree, so nothing says what this work may touch".into(),
+            "start a task for the issue (`gate start --issue ID --brief FILE`) or switch to one (`gate task switch ID`)".into(),
+        ))),
         TaskState::Unreadable(m) => Err(Box::new(Finding::unknown(
             check,
             "task_unreadable",

@@ -18,7 +18,7 @@ use crate::fsutil;
 use crate::git::Oid;
 use crate::load;
 use crate::path::RepoPath;
-use crate::report::{Finding, Severity, Subject};
+use crate::report::{Finding, Subject};
 use crate::task::{self as tasks, Task, TaskRecord};
 
 /// Where a recorded version was found.
@@ -332,17 +332,9 @@ fn rewritten_finding(
     message: String,
     decide: String,
 ) -> Finding {
-    Finding {
-        check,
-        cause: "record_rewritten",
-        severity: Severity::Blocker,
-        unknown: false,
-        message,
-        decide,
-        subject: Subject {
-            task: Some(id.to_string()),
-            file: Some(file.display().to_string()),
-            ..Subject::default()
-        },
-    }
+    Finding::blocker(check, "record_rewritten", message, decide).with_subject(Subject {
+        task: Some(id.to_string()),
+        file: Some(file.display().to_string()),
+        ..Subject::default()
+    })
 }

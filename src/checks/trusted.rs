@@ -107,23 +107,26 @@ fn staged_policy(ctx: &Ctx) -> Result<LoadedPolicy, Failure> {
 /// loosen, reported under the key's check. It is not obeyed, so it does
 /// not block; committed, it meets `policy_changed` at the push and in CI.
 fn loosened_findings(place: &str, trusted_at: &str, loosened: &[Loosening]) -> Vec<Finding> {
+    let decide = "a loosening applies once it is committed and reviewed where the policy is owned (it is `policy_changed` at the push and in CI); until then the committed value judges";
     loosened
         .iter()
-        .map(|l| Finding {
-            check: l.check(),
-            cause: "policy_loosened",
-            severity: Severity::Warn,
-            unknown: false,
-            message: format!(
+        .map(|l| {
+            let message = format!(
                 "{place} sets {}: {} where {trusted_at} has {}; judged by {}",
                 l.key, l.proposed, l.trusted, l.trusted
-            ),
-            decide: "a loosening applies once it is committed and reviewed where the policy is owned (it is `policy_changed` at the push and in CI); until then the committed value judges".into(),
-            subject: Subject {
+            );
+            Finding::new(
+                l.check(),
+                "policy_loosened",
+                Severity::Warn,
+                message,
+                decide.into(),
+            )
+            .with_subject(Subject {
                 file: Some(POLICY_PATH.into()),
                 key: Some(l.key.clone()),
                 ..Subject::default()
-            },
+            })
         })
         .collect()
 }
@@ -194,28 +197,21 @@ pub fn changed_findings(
     };
     let (_, loosened) = policy::stricter(&trusted.policy, &proposed.policy);
     if loosened.is_empty() {
-        return vec![Finding {
-            check,
-            cause: "policy_changed",
-            severity: Severity::Info,
-            unknown: false,
-            message: format!(
-                "the tip {} changes .gate/policy.yaml, tightening only; it applies once it is on the base (judged by {})",
-                tip.short(),
-                trusted.revision
-            ),
-            decide: "—".into(),
-            subject: subject(),
-        }];
+        let message = format!(
+            "the tip {} changes .gate/policy.yaml, tightening only; it applies once it is on the base (judged by {})",
+            tip.short(),
+            trusted.revision
+        );
+        return vec![
+            Finding::new(check, "policy_changed", Severity::Info, message, "—".into())
+                .with_subject(subject()),
+        ];
     }
+    let decide = "change the policy on its own, reviewed by whoever owns it, and merge it onto the base; from there it judges (docs/trust.md)";
     loosened
         .iter()
-        .map(|l| Finding {
-            check,
-            cause: "policy_changed",
-            severity: loosening,
-            unknown: false,
-            message: format!(
+        .map(|l| {
+            let message = format!(
                 "the tip {} loosens {}: {} where {} has {}; judged by {}",
                 tip.short(),
                 l.key,
@@ -223,12 +219,13 @@ pub fn changed_findings(
                 trusted.revision,
                 l.trusted,
                 l.trusted
-            ),
-            decide: "change the policy on its own, reviewed by whoever owns it, and merge it onto the base; from there it judges (docs/trust.md)".into(),
-            subject: Subject {
-                key: Some(l.key.clone()),
-                ..subject()
-            },
+            );
+            Finding::new(check, "policy_changed", loosening, message, decide.into()).with_subject(
+                Subject {
+                    key: Some(l.key.clone()),
+                    ..subject()
+                },
+            )
         })
         .collect()
 }

@@ -510,7 +510,7 @@ fn single_changed_task(ctx: &Ctx, ranges: &[Result<(Oid, Base), NoRange>]) -> Op
 /// tree is lost to CI and to the next worker (`task_uncommitted`; docs/causes.md).
 /// The work tree's state that cannot be read is unknown.
 fn uncommitted_task_files(ctx: &Ctx) -> Vec<Finding> {
-    use crate::report::{Severity, Subject};
+    use crate::report::Subject;
     let staged = match ctx.staged_changes() {
         Ok(changes) => changes
             .iter()
@@ -538,25 +538,21 @@ fn uncommitted_task_files(ctx: &Ctx) -> Vec<Finding> {
         .map(|(path, new)| {
             let id = crate::provenance::task_of_path(&path).expect("kept for being a task file");
             let commit = crate::context::commit_of(ctx, &id, "task file");
-            Finding {
-                check: crate::brief::CHECK,
-                cause: "task_uncommitted",
-                severity: Severity::Blocker,
-                unknown: false,
-                message: if new {
-                    format!("{path} is not committed: the push sends no task {id}")
-                } else {
-                    format!(
-                        "{path} has changes that are not committed (addenda, notes, status or pins): the push sends task {id} without them"
-                    )
-                },
-                decide: format!("commit it ({}), then push again", commit.command),
-                subject: Subject {
+            let message = if new {
+                format!("{path} is not committed: the push sends no task {id}")
+            } else {
+                format!(
+                    "{path} has changes that are not committed (addenda, notes, status or pins): the push sends task {id} without them"
+                )
+            };
+            let decide = format!("commit it ({}), then push again", commit.command);
+            Finding::blocker(crate::brief::CHECK, "task_uncommitted", message, decide).with_subject(
+                Subject {
                     task: Some(id),
                     file: Some(path.lossy()),
                     ..Subject::default()
                 },
-            }
+            )
         })
         .collect()
 }
@@ -574,7 +570,7 @@ fn unreadable_worktree(e: GitError) -> Finding {
 /// with uncommitted changes (which every fingerprint covers as touched
 /// paths), sends code the receipts were not made on.
 fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::report::Finding> {
-    use crate::report::{Finding, Severity, Subject};
+    use crate::report::{Finding, Subject};
     let mut out = Vec::new();
     let head = match ctx.repo.head() {
         Ok(head) => head.id(),
@@ -593,25 +589,24 @@ fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::report::Fin
         if head.map(|h| h.to_hex()) != Some(line.local.clone())
             && !line.local_ref.starts_with("refs/tags/")
         {
-            out.push(Finding {
-                check: crate::checks::receipts::CHECK,
-                cause: "receipt_stale",
-                severity: Severity::Blocker,
-                unknown: false,
-                message: format!(
-                    "{} pushes {}, but the receipts were made on the work tree at HEAD{}",
-                    line.remote_ref,
-                    &line.local[..12.min(line.local.len())],
-                    head.map(|h| format!(" ({})", h.short()))
-                        .unwrap_or_default()
-                ),
-                decide: "push from a checkout of that commit after `gate verify`, or push HEAD"
-                    .into(),
-                subject: Subject {
+            out.push(
+                Finding::blocker(
+                    crate::checks::receipts::CHECK,
+                    "receipt_stale",
+                    format!(
+                        "{} pushes {}, but the receipts were made on the work tree at HEAD{}",
+                        line.remote_ref,
+                        &line.local[..12.min(line.local.len())],
+                        head.map(|h| format!(" ({})", h.short()))
+                            .unwrap_or_default()
+                    ),
+                    "push from a checkout of that commit after `gate verify`, or push HEAD".into(),
+                )
+                .with_subject(Subject {
                     ref_name: Some(line.remote_ref.clone()),
                     ..Subject::default()
-                },
-            });
+                }),
+            );
         }
     }
     let dirty = ctx
@@ -634,19 +629,24 @@ fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::report::Fin
             paths.sort();
             paths.dedup();
             if let Some(first) = paths.first() {
-                out.push(Finding {
-                    check: crate::checks::receipts::CHECK,
-                    cause: "receipt_stale",
-                    severity: Severity::Blocker,
-                    unknown: false,
-                    message: format!(
-                        "the work tree has uncommitted changes ({} path{}, e.g. {first}): the receipts vouch for them, not for the pushed commits",
-                        paths.len(),
-                        if paths.len() == 1 { "" } else { "s" }
-                    ),
-                    decide: "commit or stash them, run `gate verify` again, then push".into(),
-                    subject: Subject { path: Some(first.clone()), ..Subject::default() },
-                });
+                let message = format!(
+                    "the work tree has uncommitted changes ({} path{}, e.g. {first}): the receipts vouch for them, not for the pushed commits",
+                    paths.len(),
+                    if paths.len() == 1 { "" } else { "s" }
+                );
+                let decide = "commit or stash them, run `gate verify` again, then push";
+                out.push(
+                    Finding::blocker(
+                        crate::checks::receipts::CHECK,
+                        "receipt_stale",
+                        message,
+                        decide.into(),
+                    )
+                    .with_subject(Subject {
+                        path: Some(first.clone()),
+                        ..Subject::default()
+                    }),
+                );
             }
         }
         Err(e) => out.push(Finding::unknown(

@@ -284,19 +284,19 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<ExitCode, Failure> {
             let mut findings: Vec<Finding> = loaded
                 .reference_faults()
                 .into_iter()
-                .map(|f| Finding {
-                    check: CHECK,
-                    cause: f.cause,
-                    severity: Severity::Blocker,
-                    unknown: false,
-                    message: f.message,
-                    decide: "fix the reference in .gate/plan.yaml".into(),
-                    subject: Subject {
+                .map(|f| {
+                    Finding::blocker(
+                        CHECK,
+                        f.cause,
+                        f.message,
+                        "fix the reference in .gate/plan.yaml".into(),
+                    )
+                    .with_subject(Subject {
                         file: Some(file.clone()),
                         line: f.line,
                         key: Some(f.key),
                         ..Subject::default()
-                    },
+                    })
                 })
                 .collect();
             // Commands whose receipts could not be reproduced: warnings.
@@ -306,31 +306,26 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<ExitCode, Failure> {
                 } else {
                     "compare with a commit the sources pin, or leave the moving ref out of the check"
                 };
-                findings.push(Finding {
-                    check: CHECK,
-                    cause: lint.cause,
-                    severity: Severity::Warn,
-                    unknown: false,
-                    message: lint.message,
-                    decide: decide.into(),
-                    subject: Subject {
+                findings.push(
+                    Finding::new(
+                        CHECK,
+                        lint.cause,
+                        Severity::Warn,
+                        lint.message,
+                        decide.into(),
+                    )
+                    .with_subject(Subject {
                         file: Some(file.clone()),
                         line: lint.line,
                         key: Some(lint.key),
                         ..Subject::default()
-                    },
-                });
+                    }),
+                );
             }
             // What the binding would trip on: critiques, and path overlaps.
             for r in crate::binding::plan_faults(p) {
-                findings.push(Finding {
-                    check: CHECK,
-                    cause: r.cause,
-                    severity: Severity::Blocker,
-                    unknown: false,
-                    message: r.message,
-                    decide: r.decide,
-                    subject: Subject {
+                findings.push(
+                    Finding::blocker(CHECK, r.cause, r.message, r.decide).with_subject(Subject {
                         file: Some(file.clone()),
                         line: r
                             .key
@@ -339,20 +334,13 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<ExitCode, Failure> {
                             .map(|(line, _)| line),
                         key: r.key,
                         ..Subject::default()
-                    },
-                });
+                    }),
+                );
             }
             for (a, b, glob) in crate::binding::overlapping_issues(p) {
-                findings.push(Finding {
-                    check: CHECK,
-                    cause: "overlapping_issue_paths",
-                    severity: Severity::Warn,
-                    unknown: false,
-                    message: format!(
+                findings.push(Finding::new(CHECK, "overlapping_issue_paths", Severity::Warn, format!(
                         "open issues {a} and {b} serve different intents and their paths overlap (`{glob}`): a start naming only such paths is ambiguous_intent"
-                    ),
-                    decide: "make the issues' paths disjoint, or expect workers to name the issue".into(),
-                    subject: {
+                    ), "make the issues' paths disjoint, or expect workers to name the issue".into()).with_subject({
                         let key = p
                             .issues
                             .iter()
@@ -367,8 +355,7 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<ExitCode, Failure> {
                             key,
                             ..Subject::default()
                         }
-                    },
-                });
+                    }));
             }
             // The revision a new critique should record, per intent.
             for intent in &p.intents {

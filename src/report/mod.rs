@@ -90,6 +90,36 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding that weighs `severity` and says what the check saw (not
+    /// "could not decide"); no subject until [`with_subject`](Self::with_subject).
+    pub fn new(
+        check: &'static str,
+        cause: &'static str,
+        severity: Severity,
+        message: String,
+        decide: String,
+    ) -> Finding {
+        Finding {
+            check,
+            cause,
+            severity,
+            unknown: false,
+            message,
+            decide,
+            subject: Subject::default(),
+        }
+    }
+
+    /// A blocker: the check refuses.
+    pub fn blocker(
+        check: &'static str,
+        cause: &'static str,
+        message: String,
+        decide: String,
+    ) -> Finding {
+        Finding::new(check, cause, Severity::Blocker, message, decide)
+    }
+
     /// A blocker meaning the check could not decide.
     pub fn unknown(
         check: &'static str,
@@ -342,6 +372,22 @@ mod tests {
             CheckReport::new("s", Mode::Required, String::new(), unknown).outcome,
             Outcome::Unknown
         );
+    }
+
+    #[test]
+    fn constructors_weigh_what_they_name() {
+        let outcome =
+            |f: Finding| CheckReport::new("scope", Mode::Required, String::new(), vec![f]).outcome;
+        let blocker = Finding::blocker("scope", "x", String::new(), String::new());
+        assert_eq!(
+            (blocker.severity, blocker.unknown),
+            (Severity::Blocker, false)
+        );
+        assert_eq!(outcome(blocker), Outcome::Refused);
+        let unknown = Finding::unknown("scope", "x", String::new(), String::new());
+        assert_eq!(outcome(unknown), Outcome::Unknown);
+        let warning = Finding::new("scope", "x", Severity::Warn, String::new(), String::new());
+        assert_eq!(outcome(warning), Outcome::Pass);
     }
 
     #[test]
