@@ -128,13 +128,8 @@ impl Finding {
         decide: String,
     ) -> Finding {
         Finding {
-            check,
-            cause,
-            severity: Severity::Blocker,
             unknown: true,
-            message,
-            decide,
-            subject: Subject::default(),
+            ..Finding::blocker(check, cause, message, decide)
         }
     }
 
