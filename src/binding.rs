@@ -1,4 +1,4 @@
-//! The binding (SPEC §4.4, source A): what a task serves, and whether it
+//! The binding (docs/binding.md): what a task serves, and whether it
 //! may start — one read-only derivation that every door asks.
 //!
 //! [`judge`] turns a [`Naming`] (issue, intent, paths, exemption) and the
@@ -506,7 +506,7 @@ pub fn intent_revision(plan: &Plan, id: &str) -> String {
     plan_revision(plan, &[id], false)
 }
 
-/// `plan_revision` of `intents` (SPEC §4.4): SHA-256 over a canonical
+/// `plan_revision` of `intents` (docs/binding.md): SHA-256 over a canonical
 /// encoding of each intent's statement, invariants, non-goals, criteria
 /// (with their checks' contract digests), the issues that serve it with what
 /// each serves, and — when `with_critiques` — each critique's findings and
@@ -588,7 +588,7 @@ fn intent_value(plan: &Plan, id: &str, with_critiques: bool) -> Value {
     value
 }
 
-/// `evidence_standing` (SPEC §4.4): SHA-256 over the sorted lines
+/// `evidence_standing` (docs/binding.md): SHA-256 over the sorted lines
 /// `intent#criterion=state`.
 pub fn evidence_standing(served: &[Served], states: &[&str]) -> String {
     let mut lines: Vec<String> = served

@@ -1,4 +1,4 @@
-//! The brief (SPEC §1.3, §4.5; source B): the operator's words kept
+//! The brief (docs/tasks.md, docs/brief.md): the operator's words kept
 //! verbatim, amended only by appending.
 //!
 //! This module renders addenda and notes entries, validates a task file's
@@ -300,7 +300,7 @@ pub fn schema_invalid(e: &crate::task::TaskError) -> Fault {
     fault("schema_invalid", None, e.to_string())
 }
 
-/// Validate a parsed task (SPEC §4.5): the three sections, the brief, every
+/// Validate a parsed task (docs/brief.md): the three sections, the brief, every
 /// addendum and every `qa` entry; the closed front matter was checked when
 /// it was parsed (a file that does not parse is [`schema_invalid`]). The
 /// severity is the caller's (it depends on the task's age and the policy).
@@ -498,7 +498,7 @@ fn validate_qa(e: &Entry, blocks: &[(Verbatim, usize, usize)]) -> Vec<Fault> {
     out
 }
 
-/// How a brief fault weighs for a task created at `created` (SPEC §4.5):
+/// How a brief fault weighs for a task created at `created` (docs/brief.md):
 /// on or after `required_since` → blocker; before (or with no date set) →
 /// `info` while the task is under 30 days old, `warn` after.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

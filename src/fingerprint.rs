@@ -1,4 +1,4 @@
-//! The source fingerprint of a check (SPEC §4.3): one SHA-256 over the real
+//! The source fingerprint of a check (docs/receipts.md): one SHA-256 over the real
 //! bytes of every file a check's receipt vouches for, or the reason there
 //! can be none.
 //!
@@ -644,7 +644,7 @@ pub fn is_gate_path(path: &RepoPath) -> bool {
     path.is_under(".gate")
 }
 
-/// What a task touched (SPEC §4.3): every path changed in
+/// What a task touched (docs/receipts.md): every path changed in
 /// `baseline..HEAD` (every commit, every parent, both sides of renames) or
 /// staged, and — asked per check — the work tree's dirty paths (unstaged,
 /// untracked non-ignored). `.gate/` paths never count.

@@ -1,5 +1,5 @@
 //! `.gate/plan.yaml`: intents, their criteria, the checks that evidence them,
-//! the issues that serve them and the critiques of them (SPEC §1.2).
+//! the issues that serve them and the critiques of them (docs/plan.md).
 //!
 //! Owns the closed schema, load-time validation, reference resolution
 //! ([`Plan::reference_faults`]), the glob dialect of issue paths
@@ -966,7 +966,7 @@ mod tests {
         }
     }
 
-    const SPEC_EXAMPLE: &str = r#"
+    const EXAMPLE_PLAN: &str = r#"
 intents:
   - id: I-binding
     statement: A task names what it serves.
@@ -1003,7 +1003,7 @@ critiques:
 
     #[test]
     fn spec_example_parses_with_no_faults() {
-        let plan = parse_text(SPEC_EXAMPLE).unwrap();
+        let plan = parse_text(EXAMPLE_PLAN).unwrap();
         assert_eq!(plan.intents[0].status, IntentStatus::Active);
         assert_eq!(plan.issue("42").unwrap().status, IssueStatus::Open);
         assert_eq!(plan.check("binding-tests").unwrap().sources.len(), 4);
@@ -1126,15 +1126,15 @@ critiques:
 
     #[test]
     fn crlf_and_bom_plans() {
-        let crlf = SPEC_EXAMPLE.replace('\n', "\r\n");
+        let crlf = EXAMPLE_PLAN.replace('\n', "\r\n");
         assert_eq!(
             parse_text(&crlf).unwrap(),
-            parse_text(SPEC_EXAMPLE).unwrap()
+            parse_text(EXAMPLE_PLAN).unwrap()
         );
         let bad = crlf.replace("id: C1", "id: 1C");
         let (line, key, _) = invalid(&bad);
         assert_eq!((line, key.as_str()), (Some(9), "intents[0].criteria[0].id"));
-        let bom = format!("\u{feff}{}", SPEC_EXAMPLE.replace("id: C1", "id: 1C"));
+        let bom = format!("\u{feff}{}", EXAMPLE_PLAN.replace("id: C1", "id: 1C"));
         let (line, _, _) = invalid(&bom);
         assert_eq!(line, Some(9));
     }
@@ -1149,8 +1149,8 @@ critiques:
             ("id: F1\n", "id: F/1\n", 30, "critiques[0].findings[0].id"),
         ];
         for (from, to, line, key) in cases {
-            let text = SPEC_EXAMPLE.replacen(from, to, 1);
-            assert_ne!(text, SPEC_EXAMPLE, "{from}");
+            let text = EXAMPLE_PLAN.replacen(from, to, 1);
+            assert_ne!(text, EXAMPLE_PLAN, "{from}");
             let (got_line, got_key, message) = invalid(&text);
             assert_eq!((got_line, got_key.as_str()), (Some(line), key), "{message}");
         }
@@ -1507,7 +1507,7 @@ critiques:
         std::fs::create_dir(dir.path().join(".gate")).unwrap();
         std::fs::write(
             dir.path().join(PLAN_PATH),
-            format!("\u{feff}{SPEC_EXAMPLE}"),
+            format!("\u{feff}{EXAMPLE_PLAN}"),
         )
         .unwrap();
         let loaded = load(dir.path()).unwrap().unwrap();

@@ -1,5 +1,5 @@
 //! `.gate/policy.yaml`: what each check costs, and the declared exemption
-//! classes (SPEC §1.1).
+//! classes (docs/policy.md).
 //!
 //! Owns the closed schema, its validation and the embedded default policy
 //! (`policy/default.yaml`, also what `gate init` writes). It decides nothing
@@ -10,10 +10,10 @@
 //! - Every top-level section is optional. An absent check section (`scope`,
 //!   `provenance`, `receipts`, `brief`) reads as `advisory`, the embedded
 //!   default's value; inside a present section `mode` is required and the
-//!   other keys default as in the SPEC (`merges: refuse`, `max_entries:
+//!   other keys default as docs/policy.md says (`merges: refuse`, `max_entries:
 //!   20000`, `max_bytes: 134217728`, no `upstream`, `trailer` or
 //!   `required_since`).
-//! - `binding` is special (SPEC §4.4): absent, empty or misspelt reads as
+//! - `binding` is special (docs/binding.md): absent, empty or misspelt reads as
 //!   `off` and says so in [`Policy::notes`] instead of failing — a policy that
 //!   predates the key must keep working. Its value is therefore read as text.
 //! - `upstream` is a full ref name (`refs/...`), `trailer` a trailer token

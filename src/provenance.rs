@@ -1,4 +1,4 @@
-//! Commit-range provenance (SPEC §4.2): every changed path of every commit
+//! Commit-range provenance (docs/provenance.md): every changed path of every commit
 //! in BASE..TIP lies in the scope of the task the commit belongs to.
 //!
 //! What it proves, in order: BASE resolves and is an ancestor of TIP; the

@@ -1,4 +1,4 @@
-//! Receipts (SPEC §4.3): the record of one run of a plan check, bound to the
+//! Receipts (docs/receipts.md): the record of one run of a plan check, bound to the
 //! check's contract and to the exact source content, and the status derived
 //! from them at read time.
 //!
@@ -13,8 +13,8 @@
 //!   dead run's leftover does not;
 //! - `logs/<check>/<evidence>.log` — the run's output.
 //!
-//! Which receipts count: those of this worktree and this task (source C:
-//! "matching goal, workspace, contract and source content"). The latest
+//! Which receipts count: those of this worktree and this task, with the
+//! check's contract and source content as they are now (docs/receipts.md). The latest
 //! attempt — the one started last — decides. Files are read newest first
 //! and only until this worktree's and task's latest is found; a file that
 //! cannot be read on the way (torn, corrupt, or written by a newer gate)
@@ -561,7 +561,7 @@ impl State {
         }
     }
 
-    /// Rank for "the worst state" (SPEC §4.4): unknown, failed, stale,
+    /// Rank for "the worst state" (docs/binding.md): unknown, failed, stale,
     /// running, missing, passed — lower is worse.
     pub fn rank(&self) -> u8 {
         match self {
@@ -984,7 +984,7 @@ pub struct Served {
     pub evidence: Vec<String>,
 }
 
-/// The criteria a task serves (SPEC §4.3): those its issue serves, or every
+/// The criteria a task serves (docs/receipts.md): those its issue serves, or every
 /// criterion of the intent it names. Empty for maintenance, exemptions and
 /// tasks that name nothing.
 pub fn served(plan: &crate::plan::Plan, issue: Option<&str>, intent: Option<&str>) -> Vec<Served> {
@@ -1239,7 +1239,7 @@ fn same_task(r: &Receipt, created_at: Option<&str>) -> bool {
 }
 
 /// The evidence state of a criterion: the worst state of its checks, or
-/// `unevidenced` when it names none (SPEC §4.4).
+/// `unevidenced` when it names none (docs/binding.md).
 pub fn criterion_state(served: &Served, statuses: &[CheckStatus]) -> &'static str {
     if served.evidence.is_empty() {
         return "unevidenced";

@@ -1,4 +1,4 @@
-//! The scope check (SPEC §4.1): every changed path lies in the task's scope.
+//! The scope check (docs/concepts.md#the-checks): every changed path lies in the task's scope.
 //!
 //! A task's scope is its `scope` globs plus its own task file. Globs use the
 //! globset dialect with `literal_separator`: `*` and `?` stay within one path

@@ -1,5 +1,5 @@
 //! Verdicts: findings, check outcomes, the cost a mode gives them, and the
-//! exit code (SPEC §2).
+//! exit code (docs/exit-codes.md).
 //!
 //! Checks return [`Finding`]s; [`CheckReport::new`] turns them into an
 //! outcome under a mode; a [`Report`] gathers checks and decides the exit

@@ -1,6 +1,6 @@
 //! Tasks: `.gate/tasks/<ID>.md` records and the worktree's active pointer.
 //!
-//! The front matter is a closed schema of exactly the 12 keys of SPEC §1.3;
+//! The front matter is a closed schema of exactly the 12 keys of docs/tasks.md;
 //! the body keeps the operator's brief verbatim (see [`format`]). This module
 //! loads, lists and creates task files and reads and moves the active
 //! pointer at `<git-dir>/gate/active`. Every write is atomic, its temporary
@@ -52,7 +52,7 @@ pub struct Exemption {
     pub because: String,
 }
 
-/// The two binding pins (SPEC §4.4); empty when no intent is reached.
+/// The two binding pins (docs/binding.md); empty when no intent is reached.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Pins {
