@@ -30,6 +30,10 @@ pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<ExitCode, Failure> 
     let opened = Ctx::open(dir);
     if let Ok(ctx) = &opened
         && !governed(ctx)
+        && !match hook {
+            HookCommand::PrePush { remote, .. } => governed_remote(ctx, remote),
+            _ => false,
+        }
     {
         return Ok(ExitCode::Pass);
     }
@@ -118,6 +122,27 @@ fn governed(ctx: &Ctx) -> bool {
                 .tree_id_at(head, &crate::path::RepoPath::new(GATE_DIR)),
             Ok(None)
         ),
+        Err(_) => true,
+    }
+}
+
+/// Whether a push may send work gate governs although HEAD and the work
+/// tree have no `.gate/`: a branch whose last commit removed it is still
+/// judged where the remote has gate's files on any of its branches, or
+/// where this clone has gate's state. What cannot be read counts as
+/// governed: silence is only for repositories gate plainly never saw.
+fn governed_remote(ctx: &Ctx, remote: &str) -> bool {
+    if std::fs::symlink_metadata(ctx.state_dir()).is_ok() {
+        return true;
+    }
+    if !crate::git::is_remote_name(remote) {
+        return false;
+    }
+    let gate_dir = crate::path::RepoPath::new(GATE_DIR);
+    match ctx.repo.remote_branches(remote) {
+        Ok(branches) => branches
+            .iter()
+            .any(|(_, tip)| !matches!(ctx.repo.tree_id_at(*tip, &gate_dir), Ok(None))),
         Err(_) => true,
     }
 }

@@ -313,3 +313,22 @@ fn pre_push_judges_by_the_remote_s_policy_and_reports_the_change() {
     assert!(text.contains("from origin/main ("), "{text}");
     assert_eq!(remote.git(&["rev-parse", "refs/heads/main"]), before);
 }
+
+/// A branch whose last commit removes `.gate/` is still judged at the push
+/// when the remote has gate's files: the hooks' silence (for repositories
+/// gate never saw) is not a door the judged commit can open.
+#[test]
+fn a_commit_removing_the_gate_files_does_not_silence_pre_push() {
+    let (repo, remote) = trust_repo(true);
+    // A clone with no gate state of its own: only the remote says gate governs.
+    std::fs::remove_dir_all(repo.abs(b".git/gate")).unwrap();
+    repo.git(&["rm", "-q", "-r", ".gate"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "no more gate"]);
+    let out = repo.git_may_fail(&["push", "-q", "origin", "main"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    assert_ne!(
+        remote.git(&["rev-parse", "main"]),
+        repo.git(&["rev-parse", "main"]),
+        "the push was refused"
+    );
+}
