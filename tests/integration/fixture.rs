@@ -98,3 +98,14 @@ pub fn git_path(repo: &TestRepo, rel: &str) -> std::path::PathBuf {
     let p = repo.git(&["rev-parse", "--git-path", rel]);
     repo.path().join(p.trim())
 }
+
+/// Every finding's cause in a JSON report, check by check.
+pub fn all_causes(doc: &serde_json::Value) -> Vec<String> {
+    doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["findings"].as_array().unwrap().iter())
+        .map(|f| f["cause"].as_str().unwrap().to_string())
+        .collect()
+}

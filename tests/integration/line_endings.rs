@@ -61,13 +61,7 @@ fn gate_in(repo: &TestRepo, dir: &Path, args: &[&str]) -> std::process::Output {
 fn brief_causes(out: &std::process::Output) -> Vec<String> {
     let doc: serde_json::Value =
         serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{}", show(out)));
-    doc["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|c| c["findings"].as_array().unwrap().iter())
-        .map(|f| f["cause"].as_str().unwrap().to_string())
-        .collect()
+    crate::fixture::all_causes(&doc)
 }
 
 #[test]

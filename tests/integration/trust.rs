@@ -131,15 +131,7 @@ fn gate_at(source: &TestRepo, dir: &std::path::Path, args: &[&str]) -> Output {
     source.gate().current_dir(dir).args(args).output().unwrap()
 }
 
-fn causes(doc: &serde_json::Value) -> Vec<String> {
-    doc["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|c| c["findings"].as_array().unwrap().iter())
-        .map(|f| f["cause"].as_str().unwrap().to_string())
-        .collect()
-}
+use crate::fixture::all_causes as causes;
 
 #[test]
 fn an_uncommitted_policy_loosening_is_reported_and_not_obeyed() {
