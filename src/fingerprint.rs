@@ -69,7 +69,10 @@ mod cache;
 mod cover;
 mod monitor;
 mod scan;
+mod tree;
 mod walk;
+
+pub use tree::of_commit as of_tree;
 
 pub use monitor::timeouts as monitor_timeouts;
 
@@ -670,6 +673,24 @@ impl Touched {
     /// A task's: committed since `baseline`, staged, and dirty.
     pub fn of_task(repo: &Repo, baseline: Oid) -> Result<Touched, GitError> {
         Touched::of_task_in(repo, &repo.read_index()?, baseline)
+    }
+
+    /// A task's as of commit `tip`: every path changed in `baseline..tip`,
+    /// nothing staged or dirty (what the tree fingerprint of `tip` covers
+    /// besides the sources).
+    pub fn of_commits(repo: &Repo, baseline: Oid, tip: Oid) -> Result<Touched, GitError> {
+        let mut committed = BTreeSet::new();
+        for commit in repo.walk(&[tip], &[baseline])? {
+            for diff in repo.changes(commit, Renames::Off)? {
+                for change in &diff.changes {
+                    committed.extend(change.paths().cloned());
+                }
+            }
+        }
+        Ok(Touched {
+            committed,
+            dirty: false,
+        })
     }
 
     /// [`of_task`](Self::of_task) with the staged paths of an index already read.

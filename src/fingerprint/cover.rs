@@ -310,7 +310,7 @@ fn parent_of(path: &[u8]) -> &[u8] {
 
 /// Whether a path from git stays inside the work tree: relative, no empty,
 /// `.` or `..` component, nothing inside a `.git`, no NUL.
-fn lexically_inside(path: &[u8]) -> bool {
+pub(super) fn lexically_inside(path: &[u8]) -> bool {
     !path.is_empty()
         && !path.contains(&0)
         && path.split(|b| *b == b'/').all(|part| {

@@ -21,6 +21,9 @@ mod diff;
 mod files;
 mod staged;
 mod status;
+mod tree;
+
+pub use tree::TreePath;
 
 pub use files::{
     IndexEntry, IndexSnapshot, ToGit, Unlooked, UntrackedEntry, UntrackedKind, UntrackedWalk,

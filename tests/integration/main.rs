@@ -31,6 +31,7 @@ mod start_task;
 mod state_files;
 mod support;
 mod terminal;
+mod tree_fingerprint;
 mod trust;
 
 /// Every file under `tests/integration/` is a module of this binary: a
