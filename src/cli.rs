@@ -46,6 +46,8 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Show each check the task depends on: passed, failed, stale, running, missing
     Status(StatusArgs),
+    /// Say whether the active task may touch each path, and why
+    MayTouch(MayTouchArgs),
     /// Check that gate is installed and its files are sound here, with the remedy for each fault
     Doctor(DoctorArgs),
 }
@@ -114,6 +116,16 @@ pub struct StatusArgs {
     #[arg(long, value_name = "ID")]
     pub task: Option<String>,
     /// Print one JSON document (schema gate.status/1)
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MayTouchArgs {
+    /// The paths, relative to the current directory (`:/` for the root, or absolute)
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<String>,
+    /// Print one JSON document (schema gate.may-touch/1)
     #[arg(long)]
     pub json: bool,
 }

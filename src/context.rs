@@ -108,6 +108,51 @@ impl Ctx {
         crate::path::from_cwd(&prefix, given).map_err(|m| Failure::usage(format!("{flag}: {m}")))
     }
 
+    /// A path named by a person or an agent's tool call — relative to the
+    /// directory gate runs in, from the root after `:/`, or absolute inside
+    /// the work tree (as editors give it) — made repository-relative. A path
+    /// that need not exist yet (a file about to be written) is resolved
+    /// through its nearest existing directory. `Err` says why it names no
+    /// path of this work tree.
+    pub fn path_in_tree(&self, given: &str) -> Result<String, String> {
+        let path = Path::new(given);
+        if !path.is_absolute() {
+            let prefix = if given.starts_with(":/") {
+                String::new()
+            } else {
+                self.cwd_prefix()?
+            };
+            return crate::path::from_cwd(&prefix, given);
+        }
+        let root = std::fs::canonicalize(&self.root)
+            .map_err(|e| format!("cannot resolve {}: {e}", self.root.display()))?;
+        // The nearest existing ancestor is resolved (symlinks, `..`); the
+        // rest is appended as written.
+        let mut existing = path;
+        let mut rest = Vec::new();
+        let real = loop {
+            match std::fs::canonicalize(existing) {
+                Ok(real) => break real,
+                Err(_) => match (existing.parent(), existing.file_name()) {
+                    (Some(parent), Some(name)) => {
+                        rest.push(name.to_os_string());
+                        existing = parent;
+                    }
+                    _ => return Err(format!("{given:?} cannot be resolved")),
+                },
+            }
+        };
+        let mut full = real;
+        full.extend(rest.iter().rev());
+        let below = full
+            .strip_prefix(&root)
+            .map_err(|_| format!("{given:?} is outside the work tree {}", root.display()))?;
+        let below = below
+            .to_str()
+            .ok_or_else(|| format!("{given:?} is not UTF-8"))?;
+        crate::path::from_cwd("", &format!(":/{below}"))
+    }
+
     /// The directory gate runs in, from the work tree's root (`""` at the root).
     fn cwd_prefix(&self) -> Result<String, String> {
         let real = |p: &Path| {

@@ -25,6 +25,8 @@ pub fn compile_glob(pattern: &str) -> Result<Glob, String> {
 #[derive(Debug, Clone)]
 pub struct Scope {
     set: GlobSet,
+    /// The patterns, in the order the set holds them.
+    patterns: Vec<String>,
     task_file: RepoPath,
 }
 
@@ -37,27 +39,145 @@ impl Scope {
         }
         let set = builder.build().map_err(|e| e.to_string())?;
         let task_file = RepoPath::from(format!(".gate/tasks/{task_id}.md").as_str());
-        Ok(Scope { set, task_file })
+        Ok(Scope {
+            set,
+            patterns: patterns.to_vec(),
+            task_file,
+        })
     }
 
     /// Whether `path` (or a directory above it) is matched by the scope.
     pub fn contains(&self, path: &RepoPath) -> bool {
+        self.covering(path).is_some()
+    }
+
+    /// What puts `path` in the scope: the task's own file, or the first
+    /// pattern matching it or a directory above it; `None` when nothing does.
+    pub fn covering(&self, path: &RepoPath) -> Option<Cover<'_>> {
         if *path == self.task_file {
-            return true;
+            return Some(Cover::TaskFile);
         }
         let bytes = path.as_bytes();
-        if self.set.is_match(path.as_path()) {
-            return true;
-        }
         // Ancestor directories: a pattern matching a directory covers what is below it.
-        bytes
+        let ancestors = bytes
             .iter()
             .enumerate()
             .filter(|&(_, b)| *b == b'/')
-            .any(|(i, _)| {
-                self.set
-                    .is_match(RepoPath::new(bytes[..i].to_vec()).as_path())
-            })
+            .map(|(i, _)| RepoPath::new(bytes[..i].to_vec()));
+        std::iter::once(path.clone())
+            .chain(ancestors)
+            .filter_map(|p| self.set.matches(p.as_path()).into_iter().min())
+            .min()
+            .map(|i| Cover::Pattern(&self.patterns[i]))
+    }
+}
+
+/// What puts a path in a task's scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cover<'s> {
+    /// The task's own file, always in its scope.
+    TaskFile,
+    /// A scope pattern (recorded or added).
+    Pattern(&'s str),
+}
+
+/// An open plan issue whose paths cover a path, and the intent it serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssueCover {
+    pub issue: String,
+    pub intent: Option<String>,
+}
+
+/// The answer to "may the task touch this path?" (`gate may-touch`, and the
+/// agent hooks that refuse an edit before it is made).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Touch {
+    /// The path, repository-relative.
+    pub path: RepoPath,
+    /// `Pass` allowed, `Refused` outside the scope, `Unknown` not decidable
+    /// (no task, an unreadable task or scope).
+    pub verdict: crate::report::Outcome,
+    /// The scope pattern that allows it (`.gate/tasks/ID.md` for the task's own file).
+    pub pattern: Option<String>,
+    /// The open plan issues whose paths cover it.
+    pub issues: Vec<IssueCover>,
+    /// Why, in a sentence.
+    pub reason: String,
+    /// For a refusal or an unknown: the action that gets the work through.
+    pub decide: Option<String>,
+}
+
+impl Touch {
+    /// `allowed`, `refused` or `unknown`, as JSON and people read it.
+    pub fn verdict_word(&self) -> &'static str {
+        match self.verdict {
+            crate::report::Outcome::Pass => "allowed",
+            crate::report::Outcome::Refused => "refused",
+            crate::report::Outcome::Unknown => "unknown",
+        }
+    }
+}
+
+/// Judge one path against task `task_id`'s scope: allowed (with the pattern
+/// that covers it) or refused (with the command that widens the scope, and
+/// the issues that would cover it). Pure: the covering issues come in.
+pub fn touch(scope: &Scope, task_id: &str, path: &RepoPath, issues: Vec<IssueCover>) -> Touch {
+    use crate::report::Outcome;
+    match scope.covering(path) {
+        Some(cover) => {
+            let (pattern, reason) = match cover {
+                Cover::TaskFile => (
+                    scope.task_file.lossy(),
+                    format!("{path} is task {task_id}'s own file"),
+                ),
+                Cover::Pattern(p) => (
+                    p.to_string(),
+                    format!("{path} is in the scope of task {task_id} (pattern {p})"),
+                ),
+            };
+            Touch {
+                path: path.clone(),
+                verdict: Outcome::Pass,
+                pattern: Some(pattern),
+                issues,
+                reason,
+                decide: None,
+            }
+        }
+        None => {
+            let covered = match issues.as_slice() {
+                [] => " (no open issue of the plan covers it)".to_string(),
+                some => format!(
+                    " ({} {} covers it)",
+                    if some.len() == 1 { "issue" } else { "issues" },
+                    some.iter()
+                        .map(|c| match &c.intent {
+                            Some(i) => format!("{} of intent {i}", c.issue),
+                            None => c.issue.clone(),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            let mut decide = format!(
+                "add it to the task's scope: `gate task scope add {} --because \"…\"`",
+                scope_add_arg(path)
+            );
+            if let Some(first) = issues.first() {
+                decide.push_str(&format!(
+                    "; or, when it is other work, finish this task and start one for it: `gate start --issue {} --brief FILE`",
+                    first.issue
+                ));
+            }
+            Touch {
+                path: path.clone(),
+                verdict: Outcome::Refused,
+                pattern: None,
+                issues,
+                reason: format!("{path} is outside the scope of task {task_id}{covered}"),
+                decide: Some(decide),
+            }
+        }
     }
 }
 
@@ -148,6 +268,53 @@ mod tests {
         assert!(!s.contains(&"docsx/a".into()));
         assert!(s.contains(&".gate/tasks/T-1.md".into()));
         assert!(!s.contains(&".gate/tasks/T-2.md".into()));
+    }
+
+    #[test]
+    fn covering_names_the_first_pattern_that_matches_the_path_or_a_directory_above() {
+        let s = scope(&["docs", "src/*.rs", "src/**"]);
+        assert_eq!(
+            s.covering(&"src/a.rs".into()),
+            Some(Cover::Pattern("src/*.rs"))
+        );
+        assert_eq!(
+            s.covering(&"src/x/y.rs".into()),
+            Some(Cover::Pattern("src/**"))
+        );
+        assert_eq!(
+            s.covering(&"docs/a/b.md".into()),
+            Some(Cover::Pattern("docs"))
+        );
+        assert_eq!(
+            s.covering(&".gate/tasks/T-1.md".into()),
+            Some(Cover::TaskFile)
+        );
+        assert_eq!(s.covering(&"README.md".into()), None);
+    }
+
+    #[test]
+    fn a_refused_touch_names_the_scope_add_and_the_covering_issue() {
+        let s = scope(&["src/**"]);
+        let ok = touch(&s, "T-1", &"src/a.rs".into(), vec![]);
+        assert_eq!(ok.verdict, crate::report::Outcome::Pass);
+        assert_eq!(ok.pattern.as_deref(), Some("src/**"));
+        let cover = IssueCover {
+            issue: "7".into(),
+            intent: Some("docs".into()),
+        };
+        let no = touch(&s, "T-1", &"README.md".into(), vec![cover]);
+        assert_eq!(no.verdict, crate::report::Outcome::Refused);
+        assert!(
+            no.reason.contains("issue 7 of intent docs covers it"),
+            "{}",
+            no.reason
+        );
+        let decide = no.decide.unwrap();
+        assert!(
+            decide.contains("gate task scope add ':/README.md'"),
+            "{decide}"
+        );
+        assert!(decide.contains("gate start --issue 7"), "{decide}");
     }
 
     #[test]

@@ -7,9 +7,11 @@ use crate::checks::TaskState;
 use crate::checks::loaded;
 use crate::context::Ctx;
 use crate::git::{Change, ChangeKind, Renames, WorktreeState};
+use crate::path::RepoPath;
 use crate::provenance;
 use crate::report::Finding;
-use crate::scope::{self, Scope};
+use crate::report::Outcome;
+use crate::scope::{self, IssueCover, Scope, Touch};
 
 pub fn scope_check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Finding>) {
     let task = match loaded(scope::CHECK, task) {
@@ -80,6 +82,116 @@ pub fn scope_check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec
             )],
         ),
     }
+}
+
+/// What `gate may-touch` and the agent hooks ask before an edit: for each
+/// repository-relative path, may `task` touch it — judged against the
+/// task's RECORDED scope and recorded additions, as the scope check judges
+/// ([`crate::checks::task_state`], docs/trust.md), so an uncommitted edit of
+/// the scope widens nothing. Each path also names the open plan issues whose
+/// paths cover it. Returns the answers and the notes (a plan that could not
+/// be read: which issue covers a path is then unknown, the verdict is not).
+pub fn may_touch(ctx: &Ctx, task: &TaskState, paths: &[RepoPath]) -> (Vec<Touch>, Vec<String>) {
+    let mut notes = Vec::new();
+    let covers = match ctx.plan() {
+        Ok(plan) => plan
+            .map(|p| issue_covers(&p.plan, paths))
+            .unwrap_or_else(|| vec![Vec::new(); paths.len()]),
+        Err(f) => {
+            notes.push(format!(
+                "the plan could not be read, so which issue covers a path is unknown: {}",
+                f.message
+            ));
+            vec![Vec::new(); paths.len()]
+        }
+    };
+    let unknown =
+        |path: &RepoPath, issues: Vec<IssueCover>, reason: String, decide: String| Touch {
+            path: path.clone(),
+            verdict: Outcome::Unknown,
+            pattern: None,
+            issues,
+            reason,
+            decide: Some(decide),
+        };
+    let task = match task {
+        TaskState::Loaded(t) => t,
+        TaskState::None => {
+            let touches = paths
+                .iter()
+                .zip(covers)
+                .map(|(path, issues)| {
+                    let issue = issues.first().map_or("ID".to_string(), |c| c.issue.clone());
+                    unknown(
+                        path,
+                        issues,
+                        "no task is active in this worktree, so nothing says what this work may touch".into(),
+                        format!("start a task for the work (`gate start --issue {issue} --brief FILE`), or switch to one (`gate task switch ID`)"),
+                    )
+                })
+                .collect();
+            return (touches, notes);
+        }
+        TaskState::Unreadable(m) => {
+            let touches = paths
+                .iter()
+                .zip(covers)
+                .map(|(path, issues)| {
+                    unknown(
+                        path,
+                        issues,
+                        format!("the task could not be read: {m}"),
+                        "fix the task file, or switch to another task with `gate task switch ID`"
+                            .into(),
+                    )
+                })
+                .collect();
+            return (touches, notes);
+        }
+    };
+    let id = &task.record.id;
+    let touches = match Scope::new(&task.scope(), id) {
+        Ok(scope) => paths
+            .iter()
+            .zip(covers)
+            .map(|(path, issues)| scope::touch(&scope, id, path, issues))
+            .collect(),
+        Err(m) => paths
+            .iter()
+            .zip(covers)
+            .map(|(path, issues)| {
+                unknown(
+                    path,
+                    issues,
+                    format!("task {id}: scope: {m}"),
+                    "fix the task's scope globs".into(),
+                )
+            })
+            .collect(),
+    };
+    (touches, notes)
+}
+
+/// For each path, the open issues of `plan` whose paths cover it.
+fn issue_covers(plan: &crate::plan::Plan, paths: &[RepoPath]) -> Vec<Vec<IssueCover>> {
+    let open: Vec<(&crate::plan::Issue, Option<Scope>)> = plan
+        .issues
+        .iter()
+        .filter(|i| i.status == crate::plan::IssueStatus::Open)
+        .map(|i| (i, Scope::new(&i.paths, "-").ok()))
+        .collect();
+    paths
+        .iter()
+        .map(|path| {
+            open.iter()
+                .filter(|(_, s)| s.as_ref().is_some_and(|s| s.contains(path)))
+                .map(|(i, _)| IssueCover {
+                    issue: i.id.clone(),
+                    intent: i.intent.clone(),
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The paths of `changes` that are task files staged as their own task may

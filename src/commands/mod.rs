@@ -11,6 +11,7 @@ pub mod handover;
 pub mod hook;
 pub mod init;
 pub mod install;
+pub mod may_touch;
 pub mod plan;
 pub mod start;
 pub mod status;
@@ -34,6 +35,7 @@ pub fn wants_json(command: &Command) -> bool {
         Command::Handover(a) => a.json,
         Command::Status(a) => a.json,
         Command::Doctor(a) => a.json,
+        Command::MayTouch(a) => a.json,
         Command::Task(TaskCommand::List { json }) => *json,
         Command::Task(TaskCommand::Validate(a)) => a.json,
         Command::Task(TaskCommand::Amend(a)) => a.json,
@@ -103,6 +105,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Verify(args) => verify::run(dir.as_deref(), &args),
         Command::Status(args) => status::run(dir.as_deref(), &args),
         Command::Doctor(args) => doctor::run(dir.as_deref(), &args),
+        Command::MayTouch(args) => may_touch::run(dir.as_deref(), &args),
     };
     match result {
         Ok(code) => code.code(),

@@ -348,3 +348,51 @@ pub fn doctor(hooks_dir: &Path, items: &[Item], code: ExitCode) -> String {
     text.push_str(&format!("result: {result} (exit {code})\n"));
     text
 }
+
+/// `gate may-touch`: one line per path — its verdict, and the pattern that
+/// allows it or why not and what gets it through — then the result.
+pub fn may_touch(
+    task: Option<&TaskRef>,
+    touches: &[crate::scope::Touch],
+    notes: &[String],
+    code: ExitCode,
+) -> String {
+    let mut s = format!("{} may-touch\n", style::strong(OUT, "gate"));
+    match task {
+        Some(t) => s.push_str(&task_lines(t)),
+        None => s.push_str("no active task\n"),
+    }
+    for note in notes {
+        let _ = writeln!(s, "{} {}", style::dim(OUT, "note:"), shown_line(note));
+    }
+    s.push('\n');
+    for t in touches {
+        let word = format!("{:<8}", t.verdict_word());
+        let word = match t.verdict {
+            Outcome::Pass => style::pass(OUT, word),
+            Outcome::Refused => style::refused(OUT, word),
+            Outcome::Unknown => style::unknown(OUT, word),
+        };
+        match &t.pattern {
+            Some(p) => {
+                let _ = writeln!(s, "  {word} {} · pattern {}", t.path, shown_line(p));
+            }
+            None => {
+                let _ = writeln!(s, "  {word} {}", shown_line(&t.reason));
+            }
+        }
+        if let Some(d) = &t.decide {
+            let _ = writeln!(s, "      {} {}", style::hint(OUT, "decide:"), shown_line(d));
+        }
+    }
+    let verdict = match code {
+        ExitCode::Pass => style::pass(OUT, "every path is in the task's scope"),
+        ExitCode::Refused => style::refused(OUT, "a path is outside the task's scope"),
+        ExitCode::Usage | ExitCode::Unknown => style::unknown(
+            OUT,
+            "whether the task may touch a path could not be decided",
+        ),
+    };
+    let _ = writeln!(s, "\nresult: {verdict} (exit {code})");
+    s
+}

@@ -30,6 +30,7 @@ const VERBS: &[&[&str]] = &[
     &["handover"],
     &["verify"],
     &["status"],
+    &["may-touch"],
 ];
 
 #[test]

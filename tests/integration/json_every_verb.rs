@@ -15,6 +15,7 @@ const VERBS: &[&[&str]] = &[
     &["handover", "--json"],
     &["handover", "--resolve", "--json"],
     &["status", "--json"],
+    &["may-touch", "src/lib.rs", "--json"],
     &["task", "list", "--json"],
     &["task", "validate", "--task", "T-42", "--json"],
     &["task", "validate", "--all", "--json"],

@@ -519,3 +519,51 @@ mod binding_documents {
         }
     }
 }
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MayTouch {
+    schema: String,
+    outcome: String,
+    exit_code: i32,
+    task: Option<Task>,
+    paths: Vec<TouchDoc>,
+    notes: Vec<String>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TouchDoc {
+    path: String,
+    given: String,
+    verdict: String,
+    pattern: Option<String>,
+    issues: Vec<IssueCoverDoc>,
+    reason: String,
+    decide: Option<String>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IssueCoverDoc {
+    issue: String,
+    intent: Option<String>,
+}
+
+#[test]
+fn may_touch_documents_decode_strictly() {
+    let repo = plan_repo("required");
+    fixture::start_42(&repo);
+    let out = repo
+        .gate()
+        .args(["may-touch", "src/export/mod.rs", "docs/guide.md", "--json"])
+        .output()
+        .unwrap();
+    let doc: MayTouch = decode(&out.stdout);
+    assert_eq!(doc.schema, "gate.may-touch/1");
+    assert_eq!(Some(doc.exit_code), out.status.code(), "{}", show(&out));
+    assert_eq!(doc.paths[1].issues[0].issue, "7");
+}

@@ -21,6 +21,7 @@ mod init;
 mod json_every_verb;
 mod json_schema;
 mod line_endings;
+mod may_touch;
 mod plan_lint;
 mod pre_push;
 mod prepare_commit_msg;

@@ -15,6 +15,7 @@ pub mod critique;
 pub mod doctor;
 pub mod error;
 pub mod handover;
+pub mod may_touch;
 pub mod report;
 pub mod resolve;
 pub mod status;
