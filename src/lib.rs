@@ -21,6 +21,7 @@ pub mod git;
 pub mod hooks;
 pub mod ids;
 pub mod load;
+pub mod notes;
 pub mod path;
 pub mod plan;
 pub mod policy;

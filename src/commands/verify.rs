@@ -22,6 +22,7 @@ use crate::context::worktree_key;
 use crate::context::{Ctx, err, out, task_ref};
 use crate::error::Failure;
 use crate::fingerprint::{self, Fingerprint};
+use crate::notes;
 use crate::receipts::{self, PrintRecord, RECEIPT_SCHEMA, Receipt, RunMarker, Store};
 use crate::report::ExitCode;
 use crate::report::human;
@@ -186,6 +187,16 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
             }
         ));
     }
+    if !changed {
+        text.push_str(&attach_to_head(
+            &ctx,
+            &receipt,
+            check,
+            &policy,
+            task.as_ref(),
+            &log_path,
+        ));
+    }
     out(&text);
     Ok(if changed {
         ExitCode::Unknown
@@ -194,6 +205,55 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
     } else {
         ExitCode::Refused
     })
+}
+
+/// Attach a fresh receipt to HEAD when the sources it ran on are HEAD's
+/// (docs/receipts.md, "Receipts on commits"): the line saying what happened.
+/// A failure to attach is said, and changes nothing about the run.
+fn attach_to_head(
+    ctx: &Ctx,
+    receipt: &Receipt,
+    check: &crate::plan::Check,
+    policy: &crate::policy::Policy,
+    task: Option<&crate::task::Task>,
+    log: &Path,
+) -> String {
+    let Ok(Some(head)) = ctx.repo.head().map(|h| h.id()) else {
+        return String::new();
+    };
+    let baseline = match task {
+        Some(t) => match crate::git::Oid::from_hex(&t.record.baseline) {
+            Some(baseline) => Some(baseline),
+            None => return String::new(),
+        },
+        None => None,
+    };
+    let subject = notes::Subject {
+        sources: &check.sources,
+        baseline,
+        max_entries: policy.receipts.max_entries,
+        max_bytes: policy.receipts.max_bytes,
+    };
+    let at = head.short();
+    match notes::attach_receipt(&ctx.repo, head, receipt, &subject, log) {
+        Ok(notes::Attached::Written | notes::Attached::AlreadyHeld) => format!(
+            "{}: receipt attached to commit {at} ({})\n",
+            check.id,
+            notes::NOTES_REF
+        ),
+        Ok(notes::Attached::NotFresh) => String::new(),
+        Ok(notes::Attached::Differs(_)) => format!(
+            "{}: not attached to commit {at}: the sources it ran on are not what that commit holds (uncommitted changes, or bytes git converts on checkout); commit them and run `gate verify {}` again for a receipt that travels with the commit\n",
+            check.id, check.id
+        ),
+        Err(e) => {
+            err(&format!(
+                "{}: the receipt could not be attached to commit {at}: {e}\n",
+                check.id
+            ));
+            String::new()
+        }
+    }
 }
 
 /// How long output may still come once the command has exited: what its

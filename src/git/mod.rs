@@ -19,10 +19,12 @@ use crate::path::RepoPath;
 
 mod diff;
 mod files;
+mod notes;
 mod staged;
 mod status;
 mod tree;
 
+pub use notes::{Notes, NotesUpdate};
 pub use tree::TreePath;
 
 pub use files::{

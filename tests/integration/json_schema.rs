@@ -245,6 +245,34 @@ struct StatusCriterion {
     state: String,
 }
 
+/// `gate.note/1`: the note on a commit under `refs/notes/gate`.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoteDoc {
+    schema: String,
+    checks: Vec<NoteEntry>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoteEntry {
+    check: String,
+    evidence: String,
+    contract: String,
+    fingerprint: String,
+    exit_code: Option<i32>,
+    signal: Option<i32>,
+    passed: bool,
+    started_at: String,
+    ended_at: String,
+    started_ns: u128,
+    task: Option<String>,
+    gate_version: String,
+    log_digest: Option<String>,
+}
+
 #[allow(dead_code)]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -322,6 +350,10 @@ fn status_documents_and_receipts_decode_strictly() {
         let doc: ReceiptDoc = decode(&std::fs::read(entry.unwrap().path()).unwrap());
         assert_eq!(doc.schema, "gate.receipt/1");
     }
+    let note = repo.git(&["notes", "--ref", "gate", "show", "HEAD"]);
+    let doc: NoteDoc = decode(note.as_bytes());
+    assert_eq!(doc.schema, "gate.note/1");
+    assert_eq!(doc.checks.len(), 1);
 }
 
 // ---------------------------------------------------------------------------

@@ -22,6 +22,7 @@ mod json_every_verb;
 mod json_schema;
 mod line_endings;
 mod may_touch;
+mod notes;
 mod plan_lint;
 mod pre_push;
 mod prepare_commit_msg;

@@ -66,7 +66,7 @@ fn policy(mode: &str, extra: &str) -> String {
 /// The fixture repository with [`plan`], `check.sh`, the ignored `ctl/`
 /// saying `pass`, and task T-42 (issue 42: C1, evidenced by
 /// `export-tests`) active; its task file is not committed.
-fn receipts_repo(mode: &str) -> TestRepo {
+pub(crate) fn receipts_repo(mode: &str) -> TestRepo {
     let repo = fixture::plan_repo("off");
     repo.write(".gate/policy.yaml", policy(mode, ""));
     repo.write(".gate/plan.yaml", plan());
@@ -80,7 +80,7 @@ fn receipts_repo(mode: &str) -> TestRepo {
 }
 
 /// `<common-dir>/gate` of the main worktree.
-fn gate_dir(repo: &TestRepo) -> PathBuf {
+pub(crate) fn gate_dir(repo: &TestRepo) -> PathBuf {
     repo.path().join(".git/gate")
 }
 
@@ -93,7 +93,7 @@ fn verify(repo: &TestRepo, check: &str) -> Output {
 }
 
 /// `gate verify` that must exit `code`.
-fn verify_exits(repo: &TestRepo, check: &str, code: i32) -> Output {
+pub(crate) fn verify_exits(repo: &TestRepo, check: &str, code: i32) -> Output {
     let out = verify(repo, check);
     assert_eq!(out.status.code(), Some(code), "{}", show(&out));
     out
@@ -153,7 +153,7 @@ fn assert_state(repo: &TestRepo, expected: &str, what: &str) {
 }
 
 /// The receipt files of `check`, parsed, oldest first.
-fn receipts(repo: &TestRepo, check: &str) -> Vec<Value> {
+pub(crate) fn receipts(repo: &TestRepo, check: &str) -> Vec<Value> {
     receipt_files(repo, check)
         .iter()
         .map(|p| serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap())

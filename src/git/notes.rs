@@ -1,0 +1,287 @@
+//! Git notes under one notes ref (docs/receipts.md, "Receipts on commits"):
+//! read in git's layout, fanout included, and written as one commit per
+//! change with the ref moved only from the value it was read at.
+//!
+//! A notes ref points at a commit whose tree maps each annotated commit's
+//! hex id to a blob, the note. Git splits long lists into fanout
+//! directories (`ab/cdef…`); gate reads any fanout and writes a flat tree,
+//! which git reads as well (`git notes show`), keeping entries that are not
+//! notes where they were.
+
+use std::collections::BTreeMap;
+
+use gix::bstr::BString;
+use gix::objs::tree::{Entry, EntryKind as Mode};
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+
+use super::{GitError, Oid, Repo};
+
+/// How often a notes update is tried again when the ref moved or was
+/// locked by another writer between reading and writing it.
+const ATTEMPTS: u32 = 50;
+
+/// The notes of a notes ref, as it was read.
+#[derive(Clone, Debug, Default)]
+pub struct Notes {
+    /// The notes commit, `None` when the ref does not exist.
+    pub tip: Option<Oid>,
+    /// Each annotated commit's note blob.
+    notes: BTreeMap<Oid, Oid>,
+    /// Entries of the root tree that are not notes (kept as they are).
+    other: Vec<Entry>,
+}
+
+impl Notes {
+    /// The id of the note blob on `commit`.
+    pub fn blob(&self, commit: Oid) -> Option<Oid> {
+        self.notes.get(&commit).copied()
+    }
+
+    /// Every annotated commit, with its note blob.
+    pub fn iter(&self) -> impl Iterator<Item = (Oid, Oid)> + '_ {
+        self.notes.iter().map(|(c, b)| (*c, *b))
+    }
+}
+
+/// What an update wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotesUpdate {
+    /// A notes commit, now the ref's value.
+    Written(Oid),
+    /// Nothing changed: the ref stays where it was.
+    Unchanged,
+}
+
+impl Repo {
+    /// The notes of `notes_ref` (a full name, `refs/notes/…`); empty when
+    /// the ref does not exist.
+    pub fn notes(&self, notes_ref: &str) -> Result<Notes, GitError> {
+        let tip = self.ref_target(notes_ref)?;
+        let Some(tip) = tip else {
+            return Ok(Notes::default());
+        };
+        let tree = self.commit_tree(tip)?;
+        let mut notes = Notes {
+            tip: Some(tip),
+            ..Notes::default()
+        };
+        self.read_notes_tree(tree, "", &mut notes, true)?;
+        Ok(notes)
+    }
+
+    /// The bytes of the note on `commit` under `notes_ref`, `None` when it has none.
+    pub fn note(&self, notes_ref: &str, commit: Oid) -> Result<Option<Vec<u8>>, GitError> {
+        match self.notes(notes_ref)?.blob(commit) {
+            Some(blob) => self.read_blob(blob).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Change the notes of `notes_ref` in one notes commit: `edit` is given
+    /// the notes as they are and answers each commit's new note bytes
+    /// (nothing for no change). The ref moves only from the value the
+    /// notes were read at; when another writer moved or locked it in
+    /// between, the notes are read again and `edit` asked again.
+    pub fn update_notes<E>(
+        &self,
+        notes_ref: &str,
+        message: &str,
+        mut edit: impl FnMut(&Repo, &Notes) -> Result<Vec<(Oid, Vec<u8>)>, E>,
+    ) -> Result<Result<NotesUpdate, E>, GitError> {
+        let mut last = None;
+        for attempt in 0..ATTEMPTS {
+            let notes = self.notes(notes_ref)?;
+            let changes = match edit(self, &notes) {
+                Ok(changes) => changes,
+                Err(e) => return Ok(Err(e)),
+            };
+            let mut map = notes.notes.clone();
+            let mut changed = false;
+            for (commit, bytes) in changes {
+                let blob = self.write_blob(&bytes)?;
+                changed |= map.insert(commit, blob) != Some(blob);
+            }
+            if !changed {
+                return Ok(Ok(NotesUpdate::Unchanged));
+            }
+            let tree = self.write_notes_tree(&map, &notes.other)?;
+            let parents: Vec<Oid> = notes.tip.into_iter().collect();
+            let commit = self.write_commit(tree, &parents, message)?;
+            match self.move_ref(notes_ref, notes.tip, commit, message) {
+                Ok(()) => return Ok(Ok(NotesUpdate::Written(commit))),
+                Err(e) => last = Some(e),
+            }
+            // Another writer got there first: back off a little, read again.
+            std::thread::sleep(std::time::Duration::from_millis(
+                5 + u64::from(attempt) * 5 + u64::from(std::process::id() % 7),
+            ));
+        }
+        Err(last.unwrap_or_else(|| GitError::other(notes_ref, "could not be updated")))
+    }
+
+    /// Point `name` at `to`, only if it is still at `from` (`None`: absent).
+    pub(crate) fn move_ref(
+        &self,
+        name: &str,
+        from: Option<Oid>,
+        to: Oid,
+        message: &str,
+    ) -> Result<(), GitError> {
+        let context = || format!("updating {name}");
+        let expected = match from {
+            Some(id) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(id.0)),
+            None => PreviousValue::MustNotExist,
+        };
+        let edit = RefEdit {
+            change: Change::Update {
+                log: LogChange {
+                    mode: RefLog::AndReference,
+                    force_create_reflog: false,
+                    message: message.lines().next().unwrap_or_default().into(),
+                },
+                expected,
+                new: gix::refs::Target::Object(to.0),
+            },
+            name: name
+                .try_into()
+                .map_err(|err| GitError::other(context(), err))?,
+            deref: false,
+        };
+        let signature = self.signature();
+        let mut buf = gix::date::parse::TimeBuf::default();
+        self.repo
+            .edit_references_as([edit], Some(signature.to_ref(&mut buf)))
+            .map_err(|err| GitError::gix(context(), &err))?;
+        Ok(())
+    }
+
+    /// What `name` points at, peeled; `None` when there is no such ref.
+    pub(crate) fn ref_target(&self, name: &str) -> Result<Option<Oid>, GitError> {
+        let context = || format!("reading {name}");
+        let Some(mut reference) = self
+            .repo
+            .try_find_reference(name)
+            .map_err(|err| GitError::gix(context(), &err))?
+        else {
+            return Ok(None);
+        };
+        let id = reference
+            .peel_to_id()
+            .map_err(|err| GitError::gix(context(), &err))?;
+        Ok(Some(Oid(id.detach())))
+    }
+
+    /// Write `bytes` as a blob.
+    pub(crate) fn write_blob(&self, bytes: &[u8]) -> Result<Oid, GitError> {
+        self.repo
+            .write_blob(bytes)
+            .map(|id| Oid(id.detach()))
+            .map_err(|err| GitError::gix("writing a blob", &err))
+    }
+
+    /// A commit of `tree` with `parents`, by gate's signature.
+    pub(crate) fn write_commit(
+        &self,
+        tree: Oid,
+        parents: &[Oid],
+        message: &str,
+    ) -> Result<Oid, GitError> {
+        let signature = self.signature();
+        let commit = gix::objs::Commit {
+            tree: tree.0,
+            parents: parents.iter().map(|p| p.0).collect(),
+            author: signature.clone(),
+            committer: signature,
+            encoding: None,
+            message: message.into(),
+            extra_headers: Vec::new(),
+        };
+        self.repo
+            .write_object(commit)
+            .map(|id| Oid(id.detach()))
+            .map_err(|err| GitError::gix("writing a notes commit", &err))
+    }
+
+    /// The configured committer, or `gate <gate@localhost>` when none is
+    /// (a CI runner): a notes commit's author says nothing a note relies on.
+    fn signature(&self) -> gix::actor::Signature {
+        let time = gix::date::Time::now_utc();
+        match self.repo.committer().and_then(Result::ok) {
+            Some(who) => gix::actor::Signature {
+                name: who.name.to_owned(),
+                email: who.email.to_owned(),
+                time: who.time().unwrap_or(time),
+            },
+            None => gix::actor::Signature {
+                name: "gate".into(),
+                email: "gate@localhost".into(),
+                time,
+            },
+        }
+    }
+
+    /// Collect the notes below tree `tree` at `prefix` (hex digits so
+    /// far, fanout directories joined).
+    fn read_notes_tree(
+        &self,
+        tree: gix::ObjectId,
+        prefix: &str,
+        notes: &mut Notes,
+        root: bool,
+    ) -> Result<(), GitError> {
+        let what = || format!("the notes tree at `{prefix}`");
+        let tree = self.find_tree(tree, what)?;
+        let decoded = tree
+            .decode()
+            .map_err(|err| GitError::gix(format!("decoding {}", what()), &err))?;
+        for entry in &decoded.entries {
+            let name = std::str::from_utf8(entry.filename.as_ref()).ok();
+            let hex = name
+                .filter(|n| n.bytes().all(|b| b.is_ascii_hexdigit()))
+                .map(|n| format!("{prefix}{n}"));
+            match (hex, entry.mode.kind()) {
+                (Some(hex), Mode::Blob | Mode::BlobExecutable) => {
+                    if let Some(commit) = Oid::from_hex(&hex) {
+                        notes.notes.insert(commit, Oid(entry.oid.to_owned()));
+                        continue;
+                    }
+                }
+                (Some(hex), Mode::Tree) if name.is_some_and(|n| n.len() == 2) && hex.len() < 40 => {
+                    self.read_notes_tree(entry.oid.to_owned(), &hex, notes, false)?;
+                    continue;
+                }
+                _ => {}
+            }
+            if root {
+                notes.other.push(Entry {
+                    mode: entry.mode,
+                    filename: BString::from(AsRef::<[u8]>::as_ref(entry.filename)),
+                    oid: entry.oid.to_owned(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// A flat notes tree: one entry per note, named by the commit's hex
+    /// id, and the root's other entries.
+    fn write_notes_tree(
+        &self,
+        notes: &BTreeMap<Oid, Oid>,
+        other: &[Entry],
+    ) -> Result<Oid, GitError> {
+        let mut entries: Vec<Entry> = other.to_vec();
+        for (commit, blob) in notes {
+            entries.push(Entry {
+                mode: Mode::Blob.into(),
+                filename: commit.to_hex().into(),
+                oid: blob.0,
+            });
+        }
+        entries.sort();
+        self.repo
+            .write_object(gix::objs::Tree { entries })
+            .map(|id| Oid(id.detach()))
+            .map_err(|err| GitError::gix("writing a notes tree", &err))
+    }
+}
