@@ -425,6 +425,35 @@ pub fn check(
     range: &RangeSpec,
     opts: &Options,
 ) -> (String, Vec<Finding>) {
+    let (summary, findings, _) = check_walked(repo, policy, tasks, range, opts);
+    (summary, findings)
+}
+
+/// The task files a range's commits change, as [`check_walked`]'s diffs
+/// saw them, so that a caller asking which tasks a range touches need not
+/// diff the range again (pre-push, docs/tasks.md#closing-a-task).
+#[derive(Debug, Default)]
+pub struct ChangedTasks {
+    /// The task of every path a diffed commit changed: deletions and both
+    /// sides of a rename too.
+    pub tasks: BTreeSet<String>,
+    /// The commits of the range not diffed against each parent here
+    /// (merges, imported commits, shallow boundaries).
+    pub undiffed: Vec<Oid>,
+    /// Whether a commit's changes could not be read.
+    pub failed: bool,
+}
+
+/// [`check`], and the task files the range's commits change — `None` when
+/// the proof ended before it diffed the range (an unreadable or empty
+/// range, a baseline that is not an ancestor).
+pub fn check_walked(
+    repo: &Repo,
+    policy: &Policy,
+    tasks: &TaskSet,
+    range: &RangeSpec,
+    opts: &Options,
+) -> (String, Vec<Finding>, Option<ChangedTasks>) {
     let mut findings = Vec::new();
     let base_subject = Subject {
         ref_name: range.ref_name.clone(),
@@ -449,7 +478,7 @@ pub fn check(
             // pass as a root commit.
             Err(e) => {
                 findings.push(git_unknown(&e, subject(None)));
-                return (format!("{} unreadable", range.label), findings);
+                return (format!("{} unreadable", range.label), findings, None);
             }
         }
     } else {
@@ -482,7 +511,7 @@ pub fn check(
                     SHALLOW_DECIDE,
                     subject(Some(base)),
                 ));
-                return (format!("{} not provable", range.label), findings);
+                return (format!("{} not provable", range.label), findings, None);
             }
             findings.push(finding(
                 "baseline_not_ancestor",
@@ -490,12 +519,12 @@ pub fn check(
                 "rebase the work onto its baseline, or check a range whose base the tip descends from",
                 subject(Some(base)),
             ));
-            return (format!("{} not a range", range.label), findings);
+            return (format!("{} not a range", range.label), findings, None);
         }
         Err(e) => {
             // The message names the absent object; the base is not it.
             findings.push(git_unknown(&e, subject(None)));
-            return (format!("{} unreadable", range.label), findings);
+            return (format!("{} unreadable", range.label), findings, None);
         }
     };
     if commits.is_empty() && opts.task_range {
@@ -511,7 +540,7 @@ pub fn check(
                 subject(None),
             )
         });
-        return (format!("{}: no commits yet", range.label), findings);
+        return (format!("{}: no commits yet", range.label), findings, None);
     }
     if commits.is_empty() {
         let (severity, message) = if opts.push {
@@ -541,7 +570,7 @@ pub fn check(
                 subject(None),
             )
         });
-        return (format!("{}: no commits", range.label), findings);
+        return (format!("{}: no commits", range.label), findings, None);
     }
     // Imported commits: reachable from the named upstream (never a
     // remote-tracking ref the policy does not name).
@@ -596,8 +625,12 @@ pub fn check(
     // Imported commits and shallow boundaries need no diff; the rest are
     // read on two threads, in order.
     let mut work: Vec<(usize, Oid)> = Vec::with_capacity(commits.len());
+    let mut walked = ChangedTasks::default();
     for (index, &id) in commits.iter().enumerate() {
         let sub = subject(Some(id));
+        if imported.contains(&id) || shallow.contains(&id) {
+            walked.undiffed.push(id);
+        }
         if imported.contains(&id) {
             out.push((
                 index,
@@ -647,11 +680,21 @@ pub fn check(
         let (info, changes) = match result {
             Ok(c) => (c.info, c.changes),
             Err(e) => {
+                walked.failed = true;
                 push(git_unknown(&e, sub));
                 return;
             }
         };
         let merge = info.parents.len() > 1;
+        if merge {
+            walked.undiffed.push(id);
+        } else {
+            for c in &changes {
+                walked
+                    .tasks
+                    .extend(c.paths().filter_map(task_of_path));
+            }
+        }
         if merge {
             merges += 1;
             if policy.provenance.merges == Merges::Refuse {
@@ -860,7 +903,7 @@ pub fn check(
             )),
         }
     }
-    (summary, findings)
+    (summary, findings, Some(walked))
 }
 
 /// The commits of a range that a task's baseline already holds.

@@ -59,6 +59,22 @@ pub fn task_state(ctx: &Ctx, id: Option<&str>) -> TaskState {
     }
 }
 
+/// A report with no check run yet: the verb, the policy it judges with and
+/// its notes, the task it is about. Every door starts its report here.
+pub fn header(verb: String, policy: &LoadedPolicy, task: &TaskState) -> Report {
+    Report {
+        verb,
+        policy: policy_origin(policy),
+        task: match task {
+            TaskState::Loaded(t) => Some(task_ref(t)),
+            _ => None,
+        },
+        checks: vec![],
+        skipped: vec![],
+        notes: policy.policy.notes.clone(),
+    }
+}
+
 /// Run the checks for `target` and gather them into a report.
 pub fn build(
     ctx: &Ctx,
@@ -71,17 +87,7 @@ pub fn build(
     let task = task_state(ctx, task_id);
     let p = &policy.policy;
     let wants = |c: CheckName| only.is_empty() || only.contains(&c);
-    let mut report = Report {
-        verb,
-        policy: policy_origin(policy),
-        task: match &task {
-            TaskState::Loaded(t) => Some(task_ref(t)),
-            _ => None,
-        },
-        checks: vec![],
-        skipped: vec![],
-        notes: p.notes.clone(),
-    };
+    let mut report = header(verb, policy, &task);
     let scope_applies = match target {
         Target::Range(_) => Err("a range is proved by provenance, commit by commit"),
         _ => Ok(()),

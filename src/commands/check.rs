@@ -8,9 +8,9 @@
 use std::path::Path;
 
 use crate::checks::trusted;
-use crate::checks::{Target, build};
+use crate::checks::{Target, TaskState, build, header};
 use crate::cli::{CheckArgs, CheckName};
-use crate::context::{Ctx, out, policy_origin};
+use crate::context::{Ctx, out};
 use crate::error::Failure;
 use crate::git::Repo;
 use crate::policy::LoadedPolicy;
@@ -101,14 +101,7 @@ fn build_bare(
     };
     let policy = range_policy(repo, spec, args, head.as_ref(), fallback)?;
     let p = &policy.policy;
-    let mut report = Report {
-        verb: "check".into(),
-        policy: policy_origin(&policy),
-        task: None,
-        checks: vec![],
-        skipped: vec![],
-        notes: p.notes.clone(),
-    };
+    let mut report = header("check".into(), &policy, &TaskState::None);
     report
         .notes
         .push("a bare repository: tasks come from the range's tip and its trailers".into());

@@ -11,11 +11,11 @@ use std::path::Path;
 
 use crate::checks::{self, Target, TaskState};
 use crate::cli::HookCommand;
-use crate::context::{Ctx, err, out, policy_origin, task_ref};
+use crate::context::{Ctx, err, out, task_ref};
 use crate::error::Failure;
 use crate::git::{GitError, Head, Oid};
 use crate::policy::Mode;
-use crate::provenance::{self, Base, Options, RangeSpec, TaskSet};
+use crate::provenance::{self, Base, ChangedTasks, Options, RangeSpec, TaskSet};
 use crate::report::ExitCode;
 use crate::report::text::shown_line;
 use crate::report::{Finding, Report, human};
@@ -347,17 +347,7 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
         crate::checks::trusted::for_push(&ctx.repo, remote, &pushed, local, &mut policy_notes)?;
     let task = checks::task_state(ctx, None);
     let p = &policy.policy;
-    let mut report = Report {
-        verb: "hook pre-push".into(),
-        policy: policy_origin(&policy),
-        task: match &task {
-            TaskState::Loaded(t) => Some(task_ref(t)),
-            _ => None,
-        },
-        checks: vec![],
-        skipped: vec![],
-        notes: p.notes.clone(),
-    };
+    let mut report = checks::header("hook pre-push".into(), &policy, &task);
     report.notes.append(&mut policy_notes);
     // What each pushed ref sends, decided once for provenance and the brief.
     let ranges: Vec<Result<(Oid, Base), NoRange>> = if p.provenance.mode == Mode::Off
@@ -382,23 +372,6 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
             .map(|line| push_range(ctx, &target, line, &mut report.notes))
             .collect()
     };
-    // No task active (it was finished, say): the receipts, the brief and
-    // the binding judge the one task whose file the push changes, if there
-    // is one; provenance attributes commits as always, by trailer or task
-    // file (docs/tasks.md#closing-a-task).
-    let fallback = match &task {
-        TaskState::None => single_changed_task(ctx, &ranges).map(|id| {
-            report.notes.push(format!(
-                "no task is active: the push is judged with task {id}, the one task whose file it changes"
-            ));
-            checks::task_state(ctx, Some(&id))
-        }),
-        _ => None,
-    };
-    if let Some(TaskState::Loaded(t)) = &fallback {
-        report.task = Some(task_ref(t));
-    }
-    let judged = fallback.as_ref().unwrap_or(&task);
     let default_task = match &task {
         TaskState::Loaded(t) => Some(t.as_ref()),
         _ => None,
@@ -418,6 +391,9 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
         }
         _ => Vec::new(),
     };
+    // The task files each pushed range changes, as provenance's diffs saw
+    // them (`None` where it did not diff the range).
+    let mut walked: Vec<Option<ChangedTasks>> = Vec::new();
     report.run(provenance::CHECK, p.provenance.mode, Ok(()), || {
         let mut findings: Vec<_> = checks::unreadable_task(provenance::CHECK, &task)
             .into_iter()
@@ -425,7 +401,9 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
             .collect();
         let mut summaries = Vec::new();
         for (line, range) in lines.iter().zip(&ranges) {
-            let (summary, mut f) = prove_push_line(ctx, p, default_task, remote, line, range);
+            let (summary, mut f, changed) =
+                prove_push_line(ctx, p, default_task, remote, line, range);
+            walked.push(changed);
             summaries.push(summary);
             findings.append(&mut f);
             // A policy change rides in reported, never as the rule.
@@ -452,6 +430,23 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
         }
         (summaries.join("; "), findings)
     });
+    // No task active (it was finished, say): the receipts, the brief and
+    // the binding judge the one task whose file the push changes, if there
+    // is one; provenance attributes commits as always, by trailer or task
+    // file (docs/tasks.md#closing-a-task).
+    let fallback = match &task {
+        TaskState::None => single_changed_task(ctx, &ranges, &walked).map(|id| {
+            report.notes.push(format!(
+                "no task is active: the push is judged with task {id}, the one task whose file it changes"
+            ));
+            checks::task_state(ctx, Some(&id))
+        }),
+        _ => None,
+    };
+    if let Some(TaskState::Loaded(t)) = &fallback {
+        report.task = Some(task_ref(t));
+    }
+    let judged = fallback.as_ref().unwrap_or(&task);
     report.run(
         crate::checks::receipts::CHECK,
         p.receipts.mode,
@@ -511,17 +506,42 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
 
 /// The one task whose file the pushed commits change, if exactly one is;
 /// `None` when none or several are, or what they change cannot be read
-/// (the checks then meet no task, as before).
-fn single_changed_task(ctx: &Ctx, ranges: &[Result<(Oid, Base), NoRange>]) -> Option<String> {
+/// (the checks then meet no task, as before). A range provenance diffed
+/// (`walked`, by line) is not diffed again: only the commits it did not
+/// diff against each parent are.
+fn single_changed_task(
+    ctx: &Ctx,
+    ranges: &[Result<(Oid, Base), NoRange>],
+    walked: &[Option<ChangedTasks>],
+) -> Option<String> {
     let mut ids = std::collections::BTreeSet::new();
-    for (tip, base) in ranges.iter().flatten() {
-        for commit in ctx.repo.walk(&[*tip], &base.hidden()).ok()? {
-            for diff in ctx.repo.changes(commit, crate::git::Renames::Off).ok()? {
-                for change in &diff.changes {
-                    ids.extend(change.paths().filter_map(crate::provenance::task_of_path));
-                }
+    let mut add = |commit: Oid| -> Option<()> {
+        for diff in ctx.repo.changes(commit, crate::git::Renames::Off).ok()? {
+            for change in &diff.changes {
+                ids.extend(change.paths().filter_map(crate::provenance::task_of_path));
             }
         }
+        Some(())
+    };
+    for (i, range) in ranges.iter().enumerate() {
+        let Ok((tip, base)) = range else { continue };
+        match walked.get(i) {
+            Some(Some(changed)) => {
+                if changed.failed {
+                    return None;
+                }
+                changed.undiffed.iter().try_for_each(|c| add(*c))?;
+            }
+            _ => ctx
+                .repo
+                .walk(&[*tip], &base.hidden())
+                .ok()?
+                .into_iter()
+                .try_for_each(&mut add)?,
+        }
+    }
+    for changed in walked.iter().flatten() {
+        ids.extend(changed.tasks.iter().cloned());
     }
     let mut ids = ids.into_iter();
     match (ids.next(), ids.next()) {
@@ -781,12 +801,14 @@ fn prove_push_line(
     remote: &str,
     line: &PushLine,
     range: &Result<(Oid, Base), NoRange>,
-) -> (String, Vec<Finding>) {
+) -> (String, Vec<Finding>, Option<ChangedTasks>) {
     let name = &line.remote_ref;
     let (tip, base) = match range {
         Ok((tip, base)) => (*tip, base.clone()),
-        Err(NoRange::Nothing(summary)) => return (summary.clone(), vec![]),
-        Err(NoRange::Unknown(f)) => return (format!("{name}: unknown"), vec![(**f).clone()]),
+        Err(NoRange::Nothing(summary)) => return (summary.clone(), vec![], None),
+        Err(NoRange::Unknown(f)) => {
+            return (format!("{name}: unknown"), vec![(**f).clone()], None);
+        }
     };
     let tasks = TaskSet::gather(&ctx.repo, Some(ctx.root()), tip, default_task);
     let range = RangeSpec {
@@ -795,7 +817,7 @@ fn prove_push_line(
         label: format!("{} → {remote} {name}", short_ref(&line.local_ref)),
         ref_name: Some(name.clone()),
     };
-    let (summary, mut findings) = provenance::check(
+    let (summary, mut findings, changed) = provenance::check_walked(
         &ctx.repo,
         policy,
         &tasks,
@@ -808,7 +830,7 @@ fn prove_push_line(
     for f in &mut findings {
         f.message = format!("{name}: {}", f.message);
     }
-    (summary, findings)
+    (summary, findings, changed)
 }
 
 fn short_ref(r: &str) -> &str {
