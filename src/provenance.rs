@@ -72,7 +72,17 @@ pub struct Options {
 }
 
 fn finding(cause: &'static str, message: String, decide: &str, subject: Subject) -> Finding {
-    Finding::blocker(CHECK, cause, message, decide.into()).with_subject(subject)
+    weighed(Severity::Blocker, cause, message, decide, subject)
+}
+
+fn weighed(
+    severity: Severity,
+    cause: &'static str,
+    message: String,
+    decide: &str,
+    subject: Subject,
+) -> Finding {
+    Finding::new(CHECK, cause, severity, message, decide.into()).with_subject(subject)
 }
 
 fn unknown(cause: &'static str, message: String, decide: &str, subject: Subject) -> Finding {
@@ -528,18 +538,16 @@ pub fn check_walked(
         }
     };
     if commits.is_empty() && opts.task_range {
-        findings.push(Finding {
-            severity: Severity::Info,
-            ..finding(
-                "no_commits_yet",
-                format!(
-                    "{}: the task has no commits yet, so there is nothing to prove until its first",
-                    range.label
-                ),
-                "",
-                subject(None),
-            )
-        });
+        findings.push(weighed(
+            Severity::Info,
+            "no_commits_yet",
+            format!(
+                "{}: the task has no commits yet, so there is nothing to prove until its first",
+                range.label
+            ),
+            "",
+            subject(None),
+        ));
         return (format!("{}: no commits yet", range.label), findings, None);
     }
     if commits.is_empty() {
@@ -557,19 +565,17 @@ pub fn check_walked(
                 ),
             )
         };
-        findings.push(Finding {
+        findings.push(weighed(
             severity,
-            ..finding(
-                "empty_range",
-                message,
-                if opts.push {
-                    ""
-                } else {
-                    "commit the work, or check the range that holds it"
-                },
-                subject(None),
-            )
-        });
+            "empty_range",
+            message,
+            if opts.push {
+                ""
+            } else {
+                "commit the work, or check the range that holds it"
+            },
+            subject(None),
+        ));
         return (format!("{}: no commits", range.label), findings, None);
     }
     // Imported commits: reachable from the named upstream (never a
@@ -634,18 +640,16 @@ pub fn check_walked(
         if imported.contains(&id) {
             out.push((
                 index,
-                Finding {
-                    severity: Severity::Info,
-                    ..finding(
-                        "imported_commit",
-                        format!(
-                            "{} is reachable from {upstream_name}: imported, not scope-checked",
-                            id.short()
-                        ),
-                        "",
-                        sub,
-                    )
-                },
+                weighed(
+                    Severity::Info,
+                    "imported_commit",
+                    format!(
+                        "{} is reachable from {upstream_name}: imported, not scope-checked",
+                        id.short()
+                    ),
+                    "",
+                    sub,
+                ),
             ));
         } else if shallow.contains(&id) {
             out.push((

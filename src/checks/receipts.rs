@@ -213,12 +213,12 @@ fn finding(s: &CheckStatus) -> Option<Finding> {
         ..Subject::default()
     };
     let verify = format!("run `gate verify {id}`");
-    let (cause, unknown, message, decide) = match &s.state {
+    let (cause, severity, message, decide) = match &s.state {
         State::Passed { .. } => return None,
-        State::Missing => ("receipt_missing", false, format!("check {id} has no receipt for this task in this worktree"), verify),
+        State::Missing => ("receipt_missing", Severity::Blocker, format!("check {id} has no receipt for this task in this worktree"), verify),
         State::Failed { evidence, exit_code } => (
             "receipt_failed",
-            false,
+            Severity::Blocker,
             format!(
                 "the latest run of {id} ({evidence}) failed{}",
                 exit_code.map(|c| format!(" with exit {c}")).unwrap_or_default()
@@ -226,17 +226,17 @@ fn finding(s: &CheckStatus) -> Option<Finding> {
             format!("fix what it reports, then {verify}"),
         ),
         State::Stale { evidence, why } => {
-            ("receipt_stale", false, format!("the latest receipt of {id} ({evidence}) is stale: {}", why.as_str()), verify)
+            ("receipt_stale", Severity::Blocker, format!("the latest receipt of {id} ({evidence}) is stale: {}", why.as_str()), verify)
         }
         State::Running { .. } => {
-            ("receipt_running", false, format!("{id} is running now; its receipt is not made yet"), "wait for it to finish".into())
+            ("receipt_running", Severity::Blocker, format!("{id} is running now; its receipt is not made yet"), "wait for it to finish".into())
         }
         State::Unknown {
             cause: UnknownCause::UnknownCheck,
             ..
         } => (
             "unknown_check",
-            true,
+            Severity::Unknown,
             format!("the plan declares no check {id}, yet a served criterion names it"),
             "fix the criterion's evidence in .gate/plan.yaml".into(),
         ),
@@ -246,7 +246,7 @@ fn finding(s: &CheckStatus) -> Option<Finding> {
             path: None,
         } => (
             "input_unreadable",
-            true,
+            Severity::Unknown,
             format!("the state of {id} could not be read: {reason}"),
             "repair the repository or the receipts store, then check again".into(),
         ),
@@ -256,7 +256,7 @@ fn finding(s: &CheckStatus) -> Option<Finding> {
             path: Some(file),
         } => (
             "input_unreadable",
-            true,
+            Severity::Unknown,
             format!("the state of {id} could not be read: {reason} ({file})"),
             format!("repair or remove that receipt (a newer gate may have written it), or {verify} again"),
         ),
@@ -266,7 +266,7 @@ fn finding(s: &CheckStatus) -> Option<Finding> {
             path,
         } => (
             "fingerprint_unavailable",
-            true,
+            Severity::Unknown,
             format!(
                 "the sources of {id} cannot be fingerprinted: {}{}",
                 reason.replace('_', " "),
@@ -275,15 +275,7 @@ fn finding(s: &CheckStatus) -> Option<Finding> {
             "remove the symlink, nested repository or special file from the sources, or raise the limits in the policy".into(),
         ),
     };
-    Some(Finding {
-        check: CHECK,
-        cause,
-        severity: Severity::Blocker,
-        unknown,
-        message,
-        decide,
-        subject,
-    })
+    Some(Finding::new(CHECK, cause, severity, message, decide).with_subject(subject))
 }
 
 /// The receipts check, reading the plan; an unreadable plan is unknown.

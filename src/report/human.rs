@@ -256,11 +256,11 @@ fn check_block<'a>(check: &'a CheckReport, said: &mut HashSet<(&'a str, &'a str)
 }
 
 fn mark(f: &Finding) -> String {
-    match (f.severity, f.unknown) {
-        (Severity::Blocker, false) => style::refused(OUT, "✗"),
-        (Severity::Blocker, true) => style::unknown(OUT, "?"),
-        (Severity::Warn, _) => style::warn(OUT, "!"),
-        (Severity::Info, _) => style::dim(OUT, "·"),
+    match f.severity {
+        Severity::Blocker => style::refused(OUT, "✗"),
+        Severity::Unknown => style::unknown(OUT, "?"),
+        Severity::Warn => style::warn(OUT, "!"),
+        Severity::Info => style::dim(OUT, "·"),
     }
 }
 

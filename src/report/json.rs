@@ -8,7 +8,7 @@ use super::wire::error::{ERROR_SCHEMA, ErrorWire};
 use super::wire::report::{
     BriefWire, CheckWire, FindingWire, PolicyWire, REPORT_SCHEMA, ReportWire, SkippedWire, TaskWire,
 };
-use super::{BriefDigest, CheckReport, Finding, Report, Skipped, TaskRef};
+use super::{BriefDigest, CheckReport, Finding, Report, Severity, Skipped, TaskRef};
 
 /// Hex of raw bytes, for paths that are not UTF-8.
 pub fn hex(bytes: &[u8]) -> String {
@@ -17,11 +17,16 @@ pub fn hex(bytes: &[u8]) -> String {
 
 pub fn finding(f: &Finding) -> FindingWire<'_> {
     let s = &f.subject;
+    // An unknown is a blocker that could not decide (docs/json.md).
+    let (severity, unknown) = match f.severity {
+        Severity::Unknown => (Severity::Blocker.as_str(), true),
+        other => (other.as_str(), false),
+    };
     FindingWire {
         check: f.check,
         cause: f.cause,
-        severity: f.severity.as_str(),
-        unknown: f.unknown,
+        severity,
+        unknown,
         message: &f.message,
         decide: &f.decide,
         commit: s.commit.as_deref(),

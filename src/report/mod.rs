@@ -17,10 +17,14 @@ pub use exit::ExitCode;
 use crate::path::RepoPath;
 use crate::policy::Mode;
 
-/// How much a finding weighs.
+/// How much a finding weighs, and whether it says "could not decide".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
+    /// The check refuses.
     Blocker,
+    /// A blocker saying the check could not decide rather than "refused":
+    /// in JSON a `blocker` with `unknown: true` (docs/json.md).
+    Unknown,
     Warn,
     Info,
 }
@@ -29,6 +33,7 @@ impl Severity {
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Blocker => "blocker",
+            Severity::Unknown => "unknown",
             Severity::Warn => "warn",
             Severity::Info => "info",
         }
@@ -81,8 +86,6 @@ pub struct Finding {
     /// A stable snake_case cause.
     pub cause: &'static str,
     pub severity: Severity,
-    /// Whether it says "could not decide" rather than "refused".
-    pub unknown: bool,
     pub message: String,
     /// What would change the answer.
     pub decide: String,
@@ -90,8 +93,8 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// A finding that weighs `severity` and says what the check saw (not
-    /// "could not decide"); no subject until [`with_subject`](Self::with_subject).
+    /// A finding that weighs `severity`; no subject until
+    /// [`with_subject`](Self::with_subject).
     pub fn new(
         check: &'static str,
         cause: &'static str,
@@ -103,7 +106,6 @@ impl Finding {
             check,
             cause,
             severity,
-            unknown: false,
             message,
             decide,
             subject: Subject::default(),
@@ -127,10 +129,7 @@ impl Finding {
         message: String,
         decide: String,
     ) -> Finding {
-        Finding {
-            unknown: true,
-            ..Finding::blocker(check, cause, message, decide)
-        }
+        Finding::new(check, cause, Severity::Unknown, message, decide)
     }
 
     pub fn with_subject(mut self, subject: Subject) -> Finding {
@@ -160,9 +159,9 @@ impl CheckReport {
         findings: Vec<Finding>,
     ) -> CheckReport {
         let outcome = Outcome::worst(findings.iter().map(|f| match f.severity {
-            Severity::Blocker if f.unknown => Outcome::Unknown,
             Severity::Blocker => Outcome::Refused,
-            _ => Outcome::Pass,
+            Severity::Unknown => Outcome::Unknown,
+            Severity::Warn | Severity::Info => Outcome::Pass,
         }));
         CheckReport {
             check,
@@ -314,16 +313,8 @@ impl Report {
 mod tests {
     use super::*;
 
-    fn finding(unknown: bool, severity: Severity) -> Finding {
-        Finding {
-            check: "scope",
-            cause: "x",
-            severity,
-            unknown,
-            message: String::new(),
-            decide: String::new(),
-            subject: Subject::default(),
-        }
+    fn finding(severity: Severity) -> Finding {
+        Finding::new("scope", "x", severity, String::new(), String::new())
     }
 
     fn report(checks: Vec<CheckReport>) -> Report {
@@ -346,23 +337,17 @@ mod tests {
             CheckReport::new("s", Mode::Required, String::new(), vec![]).outcome,
             Outcome::Pass
         );
-        let warn = vec![
-            finding(false, Severity::Warn),
-            finding(false, Severity::Info),
-        ];
+        let warn = vec![finding(Severity::Warn), finding(Severity::Info)];
         assert_eq!(
             CheckReport::new("s", Mode::Required, String::new(), warn).outcome,
             Outcome::Pass
         );
-        let both = vec![
-            finding(true, Severity::Blocker),
-            finding(false, Severity::Blocker),
-        ];
+        let both = vec![finding(Severity::Unknown), finding(Severity::Blocker)];
         assert_eq!(
             CheckReport::new("s", Mode::Required, String::new(), both).outcome,
             Outcome::Refused
         );
-        let unknown = vec![finding(true, Severity::Blocker)];
+        let unknown = vec![finding(Severity::Unknown)];
         assert_eq!(
             CheckReport::new("s", Mode::Required, String::new(), unknown).outcome,
             Outcome::Unknown
@@ -374,10 +359,7 @@ mod tests {
         let outcome =
             |f: Finding| CheckReport::new("scope", Mode::Required, String::new(), vec![f]).outcome;
         let blocker = Finding::blocker("scope", "x", String::new(), String::new());
-        assert_eq!(
-            (blocker.severity, blocker.unknown),
-            (Severity::Blocker, false)
-        );
+        assert_eq!(blocker.severity, Severity::Blocker);
         assert_eq!(outcome(blocker), Outcome::Refused);
         let unknown = Finding::unknown("scope", "x", String::new(), String::new());
         assert_eq!(outcome(unknown), Outcome::Unknown);
@@ -387,22 +369,10 @@ mod tests {
 
     #[test]
     fn exit_codes_follow_modes() {
-        let refused = |mode| {
-            CheckReport::new(
-                "s",
-                mode,
-                String::new(),
-                vec![finding(false, Severity::Blocker)],
-            )
-        };
-        let unknown = |mode| {
-            CheckReport::new(
-                "p",
-                mode,
-                String::new(),
-                vec![finding(true, Severity::Blocker)],
-            )
-        };
+        let refused =
+            |mode| CheckReport::new("s", mode, String::new(), vec![finding(Severity::Blocker)]);
+        let unknown =
+            |mode| CheckReport::new("p", mode, String::new(), vec![finding(Severity::Unknown)]);
         assert_eq!(report(vec![refused(Mode::Advisory)]).exit_code(), 0);
         assert_eq!(report(vec![refused(Mode::Required)]).exit_code(), 1);
         assert_eq!(report(vec![unknown(Mode::Required)]).exit_code(), 3);
