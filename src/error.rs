@@ -1,6 +1,6 @@
 //! [`Failure`]: a verb that could not do its work. It carries the message
 //! printed after `gate: error:`, an optional hint printed after `gate: hint:`,
-//! the exit code (`1` refused, `2` usage, `3` could not read or decide; see
+//! the [`ExitCode`] (refused, usage, or could not read or decide; see
 //! docs/exit-codes.md) and, when it came from a module's error, that error as
 //! its [`source`](std::error::Error::source). `report::json` renders it as a
 //! `gate.error/1` document (docs/json.md); `commands::run` prints it.
@@ -9,16 +9,17 @@ use std::fmt;
 
 use crate::git::GitError;
 use crate::load::LoadError;
+use crate::report::ExitCode;
 use crate::task::TaskError;
 
 /// The module error a failure was made from.
 type Source = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// A verb that could not do its work: the message, a hint, and the exit code
-/// (`1` refused, `2` usage, `3` could not read or decide).
+/// (refused, usage, or could not read or decide; never a pass).
 #[derive(Debug)]
 pub struct Failure {
-    pub code: i32,
+    pub code: ExitCode,
     pub message: String,
     pub hint: Option<String>,
     /// The module error this failure was made from, if any.
@@ -26,7 +27,7 @@ pub struct Failure {
 }
 
 impl Failure {
-    fn new(code: i32, message: impl Into<String>) -> Failure {
+    fn new(code: ExitCode, message: impl Into<String>) -> Failure {
         Failure {
             code,
             message: message.into(),
@@ -36,20 +37,29 @@ impl Failure {
     }
 
     pub fn refused(message: impl Into<String>) -> Failure {
-        Failure::new(1, message)
+        Failure::new(ExitCode::Refused, message)
     }
 
     pub fn usage(message: impl Into<String>) -> Failure {
-        Failure::new(2, message)
+        Failure::new(ExitCode::Usage, message)
     }
 
     pub fn unknown(message: impl Into<String>) -> Failure {
-        Failure::new(3, message)
+        Failure::new(ExitCode::Unknown, message)
     }
 
     pub fn hint(mut self, hint: impl Into<String>) -> Failure {
         self.hint = Some(hint.into());
         self
+    }
+
+    /// This failure as "could not decide" (`ExitCode::Unknown`), whatever it
+    /// was: for a caller to whom any failure of a step it needs is unknown.
+    pub fn as_unknown(self) -> Failure {
+        Failure {
+            code: ExitCode::Unknown,
+            ..self
+        }
     }
 
     /// This failure with `message` in place of its own, the code, the hint
@@ -171,7 +181,7 @@ mod tests {
         let e = disk_gone();
         let text = e.to_string();
         let f: Failure = e.into();
-        assert_eq!(f.code, 3);
+        assert_eq!(f.code, ExitCode::Unknown);
         assert_eq!(f.to_string(), text);
         assert_eq!(f.source().map(|s| s.to_string()), Some(text));
     }
@@ -179,7 +189,10 @@ mod tests {
     #[test]
     fn a_failure_made_from_a_sentence_has_no_source() {
         let f = Failure::refused("no").hint("do this");
-        assert_eq!((f.code, f.to_string()), (1, "no".to_string()));
+        assert_eq!(
+            (f.code, f.to_string()),
+            (ExitCode::Refused, "no".to_string())
+        );
         assert!(f.source().is_none());
     }
 
@@ -187,7 +200,10 @@ mod tests {
     fn a_reworded_failure_keeps_its_code_hint_and_source() {
         let e = disk_gone();
         let f = Failure::from(e).hint("h").reworded("could not: x");
-        assert_eq!((f.code, f.message.as_str()), (3, "could not: x"));
+        assert_eq!(
+            (f.code, f.message.as_str()),
+            (ExitCode::Unknown, "could not: x")
+        );
         assert_eq!(f.hint.as_deref(), Some("h"));
         assert!(f.source().is_some());
     }

@@ -121,7 +121,7 @@ pub fn run(cli: Cli) -> i32 {
                 text.push_str(&format!("gate: hint: {}\n", shown_line(h)));
             }
             err(&text);
-            f.code
+            f.code.code()
         }
     }
 }

@@ -73,7 +73,7 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<ExitCode, Failure> {
                     "the binding could not be asked, so the task was not started: {}",
                     f.message
                 );
-                return Err(Failure { code: 3, ..f }.reworded(message));
+                return Err(f.as_unknown().reworded(message));
             }
             Err(f) => {
                 warnings.push(format!("binding unknown (advisory): {}", f.message));
@@ -167,7 +167,7 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<ExitCode, Failure> {
                     "the binding could not be asked for the pins, so the task was not started: {}",
                     f.message
                 );
-                Failure { code: 3, ..f }.reworded(message)
+                f.as_unknown().reworded(message)
             })?
             .pins,
             _ => Default::default(),

@@ -118,7 +118,7 @@ pub fn to_string<T: Serialize>(doc: &T) -> String {
 pub fn error(f: &crate::error::Failure) -> ErrorWire<'_> {
     ErrorWire {
         schema: ERROR_SCHEMA,
-        exit_code: f.code,
+        exit_code: f.code.code(),
         message: &f.message,
         hint: f.hint.as_deref(),
     }
