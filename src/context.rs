@@ -60,6 +60,8 @@ pub struct Ctx {
     /// the receipts of one run read the same index state, once. (Not for
     /// `gate verify`'s after-run fingerprint, which reads it again.)
     index: std::cell::OnceCell<crate::git::IndexSnapshot>,
+    /// Where long steps show their meters: the run's one progress sink.
+    pub progress: crate::progress::Sink,
 }
 
 impl Ctx {
@@ -84,6 +86,7 @@ impl Ctx {
             staged: std::cell::OnceCell::new(),
             plan: std::cell::OnceCell::new(),
             index: std::cell::OnceCell::new(),
+            progress: crate::progress::Sink::stderr(),
         })
     }
 

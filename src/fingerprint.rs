@@ -8,7 +8,8 @@
 //! that keeps it from stat-ing again (`monitor`, `gate.fsmonitor`), and the
 //! paths a task touched ([`touched_paths`]). It never
 //! decides whether a receipt is fresh (the receipts check compares two
-//! digests) and never prints, except a progress counter on a terminal.
+//! digests) and never prints, except a progress counter through the
+//! progress sink it is given (`crate::progress`).
 //!
 //! # What is covered
 //!
@@ -224,13 +225,15 @@ pub fn fingerprint(
     fingerprint_with_stats(repo, inputs, cache_dir).map(|(fp, _)| fp)
 }
 
-/// [`fingerprint`], also saying how much was read and how much came from the cache.
+/// [`fingerprint`], also saying how much was read and how much came from
+/// the cache; its meter goes to stderr when that is a terminal.
 pub fn fingerprint_with_stats(
     repo: &Repo,
     inputs: &Inputs,
     cache_dir: &Path,
 ) -> Result<(Fingerprint, Stats), GitError> {
-    fingerprint_in(repo, &repo.read_index()?, inputs, cache_dir, None)
+    let progress = crate::progress::Sink::stderr();
+    fingerprint_in(repo, &repo.read_index()?, inputs, cache_dir, None, progress)
 }
 
 /// What a fingerprint starts from, made ready on other cores while the
@@ -309,13 +312,15 @@ impl Prefetch {
 /// [`fingerprint_with_stats`] against an index already read (by
 /// [`Repo::read_index`]), so that one reading serves the fingerprint and
 /// the touched paths ([`Touched::for_sources_in`]) of the same moment, with
-/// the stats a [`Prefetch`] took when there is one.
+/// the stats a [`Prefetch`] took when there is one, and the run's progress
+/// sink for its meter.
 pub fn fingerprint_in(
     repo: &Repo,
     index: &IndexSnapshot,
     inputs: &Inputs,
     cache_dir: &Path,
     prefetch: Option<&Prefetch>,
+    progress: crate::progress::Sink,
 ) -> Result<(Fingerprint, Stats), GitError> {
     let workdir = repo.workdir().ok_or_else(|| GitError::NoWorkTree {
         path: repo.git_dir(),
@@ -415,7 +420,7 @@ pub fn fingerprint_in(
         Err(reason) => return Ok((unavailable(reason, None), stats)),
     };
     scan.add(&untracked);
-    let fp = match scan.finish(inputs.max_bytes, cache_dir, &mut stats, listed) {
+    let fp = match scan.finish(inputs.max_bytes, cache_dir, &mut stats, listed, progress) {
         scan::Outcome::Available { digest, bytes } => Fingerprint::Available {
             digest,
             entries,

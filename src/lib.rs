@@ -25,6 +25,7 @@ pub mod notes;
 pub mod path;
 pub mod plan;
 pub mod policy;
+pub mod progress;
 pub mod provenance;
 pub mod receipts;
 pub mod report;

@@ -15,7 +15,6 @@
 //! file the range adds or changes. So a CI run needs no local state.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use crate::git::{Change, ChangeKind, GitError, MergeChanges, Oid, Renames, Repo};
@@ -69,6 +68,8 @@ pub struct Options {
     /// `--range`): an empty one is a task with no commits yet, `info`
     /// (docs/provenance.md).
     pub task_range: bool,
+    /// Where the walk's meter goes (docs: `crate::progress`); off by default.
+    pub progress: crate::progress::Sink,
 }
 
 fn finding(cause: &'static str, message: String, decide: &str, subject: Subject) -> Finding {
@@ -620,7 +621,7 @@ pub fn check_walked(
     let mut attributed = 0usize;
     let mut unattributed: Vec<Oid> = Vec::new();
     let upstream_name = policy.provenance.upstream.as_deref().unwrap_or("upstream");
-    let progress = Progress::new(commits.len());
+    let progress = Progress::new(commits.len(), opts.progress);
 
     // Findings carry the index of their commit, so the deferred ones land
     // in walk order too.
@@ -1015,34 +1016,33 @@ pub fn task_of_path(p: &RepoPath) -> Option<String> {
     (!id.contains('/') && crate::ids::task_id(id).is_ok()).then(|| id.to_string())
 }
 
-/// Progress on stderr for long walks, only on a terminal.
+/// The meter of long walks, through the run's progress sink.
 struct Progress {
     total: usize,
-    on: bool,
+    sink: crate::progress::Sink,
 }
 
 impl Progress {
-    fn new(total: usize) -> Progress {
-        Progress {
-            total,
-            on: total >= 500 && std::io::stderr().is_terminal(),
-        }
+    fn new(total: usize, sink: crate::progress::Sink) -> Progress {
+        let sink = if total >= 500 {
+            sink
+        } else {
+            crate::progress::Sink::off()
+        };
+        Progress { total, sink }
     }
 
     fn tick(&self, i: usize) {
-        if self.on && i.is_multiple_of(250) {
-            let _ = write!(
-                std::io::stderr(),
+        if i.is_multiple_of(250) {
+            self.sink.write(format_args!(
                 "\rgate: provenance {i}/{} commits",
                 self.total
-            );
+            ));
         }
     }
 
     fn done(&self) {
-        if self.on {
-            let _ = write!(std::io::stderr(), "\r\x1b[2K");
-        }
+        self.sink.write(format_args!("\r\x1b[2K"));
     }
 }
 

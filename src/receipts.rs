@@ -1091,6 +1091,8 @@ pub struct Context<'a> {
     /// Stats taken ahead for this evaluation ([`crate::fingerprint::Prefetch`]);
     /// `None` where files change between fingerprints (`gate verify`).
     pub prefetch: Option<&'a crate::fingerprint::Prefetch>,
+    /// Where a fingerprint's meter goes (`crate::progress`).
+    pub progress: crate::progress::Sink,
 }
 
 /// The fingerprint of `check`'s sources plus the touched paths, now.
@@ -1122,6 +1124,7 @@ pub fn fingerprint_now(
         &inputs,
         &ctx.store.cache_dir(),
         ctx.prefetch,
+        ctx.progress,
     )
     .map(|(fp, _)| fp)
 }

@@ -101,6 +101,7 @@ fn evidence_states(
         touched: &touched,
         index: None,
         prefetch: None,
+        progress: ctx.progress,
     };
     let checks = receipts::evaluate(&rctx, &receipts::dependent_checks(served));
     Ok(served

@@ -42,6 +42,7 @@ pub fn provenance_check(
     let tasks = provenance::TaskSet::gather(&ctx.repo, Some(ctx.root()), range.tip, default_task);
     let opts = provenance::Options {
         task_range: matches!(target, Target::Task),
+        progress: ctx.progress,
         ..provenance::Options::default()
     };
     let (summary, mut findings) =

@@ -97,6 +97,7 @@ pub fn standing(
         touched: &touched,
         index,
         prefetch: prefetch.as_ref(),
+        progress: ctx.progress,
     };
     Ok(Standing {
         checks: receipts::evaluate(&rctx, &checks),

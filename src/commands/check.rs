@@ -150,6 +150,11 @@ fn build_bare(
             }
         });
     }
+    // A bare repository has no Ctx: its run's sink is stderr's, as a Ctx's is.
+    let opts = provenance::Options {
+        progress: crate::progress::Sink::stderr(),
+        ..provenance::Options::default()
+    };
     if wants(CheckName::Provenance) {
         report.run(
             provenance::CHECK,
@@ -161,8 +166,7 @@ fn build_bare(
                     let tasks = named.unwrap_or_else(|| {
                         provenance::TaskSet::gather(repo, None, range.tip, None)
                     });
-                    let (summary, mut findings) =
-                        provenance::check(repo, p, &tasks, range, &provenance::Options::default());
+                    let (summary, mut findings) = provenance::check(repo, p, &tasks, range, &opts);
                     findings.extend(trusted::changed_findings(
                         repo,
                         &policy,

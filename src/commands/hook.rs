@@ -824,6 +824,7 @@ fn prove_push_line(
         &range,
         &Options {
             push: true,
+            progress: ctx.progress,
             ..Options::default()
         },
     );

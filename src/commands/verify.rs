@@ -78,6 +78,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
             index: Some(&index),
             // Before and after the command: each stat taken then.
             prefetch: None,
+            progress: ctx.progress,
         };
         Ok(receipts::fingerprint_now(&rctx, check)?)
     };

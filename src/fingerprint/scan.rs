@@ -14,7 +14,7 @@
 //! component. Nothing in the loops allocates per file.
 
 use std::collections::HashSet;
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, Read};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -241,6 +241,7 @@ impl<'a> Scan<'a> {
         cache_dir: &Path,
         stats: &mut Stats,
         listed: Option<cache::Listed>,
+        progress: crate::progress::Sink,
     ) -> Outcome {
         self.stat_new_links();
         if let Some(problem) = first_problem(&self.items) {
@@ -283,7 +284,7 @@ impl<'a> Scan<'a> {
         if !todo.is_empty() {
             // Taken before the first read: see the cache's trust rule.
             stamp = Some(cache::stamp(cache_dir));
-            let progress = Progress::new(todo.len());
+            let progress = Progress::new(todo.len(), progress);
             let root_fd = self.root_fd.as_fd();
             parallel(
                 &mut todo,
@@ -849,9 +850,9 @@ fn parallel<T: Send, S>(
     });
 }
 
-/// A `\r` counter on stderr while files are read, when stderr is a terminal.
+/// A `\r` counter while files are read, through the run's progress sink.
 struct Progress {
-    enabled: bool,
+    sink: crate::progress::Sink,
     total: usize,
     done: AtomicU64,
     /// Milliseconds since `start` of the last print.
@@ -862,7 +863,7 @@ struct Progress {
 impl Progress {
     fn off() -> Progress {
         Progress {
-            enabled: false,
+            sink: crate::progress::Sink::off(),
             total: 0,
             done: AtomicU64::new(0),
             last: AtomicU64::new(0),
@@ -870,16 +871,20 @@ impl Progress {
         }
     }
 
-    fn new(total: usize) -> Progress {
+    fn new(total: usize, sink: crate::progress::Sink) -> Progress {
         Progress {
-            enabled: total > PROGRESS_OVER && io::stderr().is_terminal(),
+            sink: if total > PROGRESS_OVER {
+                sink
+            } else {
+                crate::progress::Sink::off()
+            },
             total,
             ..Progress::off()
         }
     }
 
     fn add(&self, n: usize) {
-        if !self.enabled {
+        if !self.sink.is_on() {
             return;
         }
         let done = self.done.fetch_add(n as u64, Ordering::Relaxed) + n as u64;
@@ -891,18 +896,17 @@ impl Progress {
                 .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
         {
-            let mut err = io::stderr().lock();
-            let _ = write!(err, "\rfingerprint: {done}/{} files read", self.total);
-            let _ = err.flush();
+            self.sink.write(format_args!(
+                "\rfingerprint: {done}/{} files read",
+                self.total
+            ));
         }
     }
 
     /// Clear the counter line, if one was printed.
     fn finish(&self) {
-        if self.enabled && self.last.load(Ordering::Relaxed) > 0 {
-            let mut err = io::stderr().lock();
-            let _ = write!(err, "\r\x1b[K");
-            let _ = err.flush();
+        if self.last.load(Ordering::Relaxed) > 0 {
+            self.sink.write(format_args!("\r\x1b[K"));
         }
     }
 }

@@ -1519,8 +1519,15 @@ fn fp_prefetched(
         max_entries: MAX_ENTRIES,
         max_bytes: MAX_BYTES,
     };
-    gate::fingerprint::fingerprint_in(gate, index, &inputs, &cache_dir(repo), Some(prefetch))
-        .unwrap()
+    gate::fingerprint::fingerprint_in(
+        gate,
+        index,
+        &inputs,
+        &cache_dir(repo),
+        Some(prefetch),
+        gate::progress::Sink::stderr(),
+    )
+    .unwrap()
 }
 
 /// Stats taken ahead by a prefetch give the same answer as stats taken by

@@ -234,8 +234,15 @@ fn a_warm_run_takes_unchanged_files_on_the_monitors_word() {
         max_entries: MAX_ENTRIES,
         max_bytes: MAX_BYTES,
     };
-    let (ahead, stats) =
-        gate::fingerprint::fingerprint_in(&gate, &index, &inputs, &cache, Some(&prefetch)).unwrap();
+    let (ahead, stats) = gate::fingerprint::fingerprint_in(
+        &gate,
+        &index,
+        &inputs,
+        &cache,
+        Some(&prefetch),
+        gate::progress::Sink::stderr(),
+    )
+    .unwrap();
     assert_eq!(ahead, cold);
     assert_eq!((stats.hashed, stats.from_monitor), (0, 301));
     assert!(stats.recorded);
