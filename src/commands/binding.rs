@@ -3,7 +3,6 @@
 //! otherwise 0 — whatever the policy's mode (the mode decides what a refusal
 //! costs where work starts or moves: `start`, `check`, the hooks).
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::binding::Standing;
@@ -12,13 +11,11 @@ use crate::cli::BindingArgs;
 use crate::context::{Ctx, out};
 use crate::error::Failure;
 use crate::report::ExitCode;
-use crate::report::json;
-use crate::report::style::{self, Out};
-use crate::report::text::shown_line;
 use crate::report::wire::PinsWire;
 use crate::report::wire::binding::{
     BINDING_SCHEMA, BindingWire, CriterionWire, ExemptionWire, NamedWire, RefusalWire,
 };
+use crate::report::{human, json};
 
 pub fn wire(d: &Derived) -> BindingWire<'_> {
     let j = &d.judgement;
@@ -62,78 +59,6 @@ pub fn wire(d: &Derived) -> BindingWire<'_> {
     }
 }
 
-/// The human rendering of an answer.
-pub fn render(d: &Derived) -> String {
-    let j = &d.judgement;
-    let mut s = String::new();
-    let standing = match j.standing {
-        Standing::Refused => style::refused(Out::Stdout, "refused"),
-        other => style::pass(Out::Stdout, other.as_str()),
-    };
-    let _ = writeln!(s, "binding: {standing}");
-    let named = [
-        j.named.issue.as_ref().map(|i| format!("issue {i}")),
-        j.named.intent.as_ref().map(|i| format!("intent {i}")),
-        (!j.named.paths.is_empty()).then(|| format!("paths {}", j.named.paths.join(", "))),
-        j.named.exempt.as_ref().map(|e| format!("exemption {e}")),
-    ];
-    let named: Vec<String> = named.into_iter().flatten().collect();
-    let _ = writeln!(
-        s,
-        "  named: {}",
-        if named.is_empty() {
-            "nothing".into()
-        } else {
-            shown_line(&named.join(" · ")).into_owned()
-        }
-    );
-    if !j.issues.is_empty() {
-        let _ = writeln!(s, "  issues: {}", shown_line(&j.issues.join(", ")));
-    }
-    if !j.intents.is_empty() {
-        let _ = writeln!(s, "  intents: {}", shown_line(&j.intents.join(", ")));
-    }
-    for (sv, state) in d.served.iter().zip(&d.states) {
-        let _ = writeln!(s, "  criterion {}#{}: {state}", sv.intent, sv.criterion);
-    }
-    for n in &j.notes {
-        let _ = writeln!(
-            s,
-            "  {} {}",
-            style::dim(Out::Stdout, "note:"),
-            shown_line(n)
-        );
-    }
-    for r in &j.refusals {
-        let on = r
-            .issue
-            .as_ref()
-            .map(|i| format!(" [issue {i}]"))
-            .unwrap_or_default();
-        let _ = writeln!(
-            s,
-            "  {} {}{on} {}",
-            style::refused(Out::Stdout, "✗"),
-            style::strong(Out::Stdout, r.cause),
-            shown_line(&r.message)
-        );
-        let _ = writeln!(
-            s,
-            "      {} {}",
-            style::hint(Out::Stdout, "decide:"),
-            shown_line(&r.decide)
-        );
-    }
-    if !d.pins.plan_revision.is_empty() {
-        let _ = writeln!(
-            s,
-            "  pins: plan_pin {} · evidence_standing {}",
-            d.pins.plan_revision, d.pins.evidence_standing
-        );
-    }
-    s
-}
-
 pub fn run(dir: Option<&Path>, args: &BindingArgs) -> Result<ExitCode, Failure> {
     let result = (|| {
         let ctx = Ctx::open(dir)?;
@@ -157,7 +82,7 @@ pub fn run(dir: Option<&Path>, args: &BindingArgs) -> Result<ExitCode, Failure> 
     out(&if args.json {
         json::to_string(&wire(&d))
     } else {
-        render(&d)
+        human::binding(&d)
     });
     Ok(exit_code(d.judgement.standing))
 }

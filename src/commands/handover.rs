@@ -9,7 +9,6 @@
 //! (exit 1; a changed plan outranks moved evidence), or `unknown` (exit 3)
 //! when it cannot ask. It writes nothing.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::binding::{Standing, short};
@@ -18,7 +17,6 @@ use crate::cli::HandoverArgs;
 use crate::context::{Ctx, err, out, task_ref};
 use crate::error::Failure;
 use crate::report::ExitCode;
-use crate::report::style::{self, Out};
 use crate::report::text::shown_line;
 use crate::report::wire::PinsWire;
 use crate::report::wire::handover::{ExemptionWire, HANDOVER_SCHEMA, HandoverWire};
@@ -71,7 +69,7 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<ExitCode, Failure>
             commit,
         }));
     } else {
-        out(&render(&task, head.as_deref(), &derived));
+        out(&human::handover(&task, head.as_deref(), &derived));
         // The handover on stdout is the document to pass on; this is for
         // whoever ran it.
         if let Some(commit) = &commit {
@@ -82,63 +80,12 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<ExitCode, Failure>
     // warning for it.
     let asked_for = policy.binding != crate::policy::Mode::Off || naming_of(&task).asks();
     if derived.judgement.standing == Standing::Refused && asked_for {
-        let mut text = format!(
-            "{} the binding of task {} is refused now; the next worker meets it:\n",
-            style::warn(Out::Stderr, "warning:"),
-            task.record.id
-        );
-        for r in &derived.judgement.refusals {
-            let _ = writeln!(
-                text,
-                "  {}: {}\n    decide: {}",
-                r.cause,
-                shown_line(&r.message),
-                shown_line(&r.decide)
-            );
-        }
-        err(&text);
+        err(&human::handover_refused(
+            &task.record.id,
+            &derived.judgement.refusals,
+        ));
     }
     Ok(ExitCode::Pass)
-}
-
-/// A quoted string for the handover's header; what JSON quoting leaves
-/// (C1 controls, bidi overrides) is shown, never obeyed.
-fn yaml_str(s: Option<&str>) -> String {
-    s.map_or("null".into(), |s| {
-        shown_line(&serde_json::to_string(s).expect("a string serialises")).into_owned()
-    })
-}
-
-fn render(task: &Task, head: Option<&str>, d: &Derived) -> String {
-    let r = &task.record;
-    let mut s = String::new();
-    let _ = writeln!(s, "---");
-    let _ = writeln!(s, "task: {}", yaml_str(Some(&r.id)));
-    let _ = writeln!(s, "head: {}", yaml_str(head));
-    let _ = writeln!(s, "issue: {}", yaml_str(r.issue.as_deref()));
-    let _ = writeln!(s, "intent: {}", yaml_str(r.intent.as_deref()));
-    match &r.exemption {
-        Some(e) => {
-            let _ = writeln!(
-                s,
-                "exemption: {{class: {}, because: {}}}",
-                yaml_str(Some(&e.class)),
-                yaml_str(Some(&e.because))
-            );
-        }
-        None => {
-            let _ = writeln!(s, "exemption: null");
-        }
-    }
-    let _ = writeln!(
-        s,
-        "pins: {{plan_revision: {}, evidence_standing: {}}}",
-        yaml_str(Some(&d.pins.plan_revision)),
-        yaml_str(Some(&d.pins.evidence_standing))
-    );
-    s.push_str("---\n\n");
-    s.push_str(&human::brief_and_addenda(task));
-    s
 }
 
 /// What a task names, for people: `issue 42`, `intent I-x`, `exemption c`.
@@ -265,13 +212,7 @@ fn resolve(
                 .map(|d| PinsWire::new(&d.pins.plan_revision, &d.pins.evidence_standing)),
         }));
     } else {
-        let mut text = crate::report::human::task_lines(&task_ref(task));
-        text.push_str(&format!(
-            "handover {}: {answer}\n  {}\n",
-            task.record.id,
-            shown_line(&message)
-        ));
-        out(&text);
+        out(&human::resolved(&task_ref(task), answer, &message));
     }
     Ok(code)
 }

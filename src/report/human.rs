@@ -10,7 +10,11 @@ use super::style::{self, Out};
 use super::text::{shown, shown_line};
 use super::wire::doctor::{Item, Status};
 use super::{BriefDigest, CheckReport, ExitCode, Finding, Outcome, Report, Severity, TaskRef};
+use crate::checks::binding::Derived;
+use crate::checks::receipts::Standing as ReceiptsStanding;
 use crate::policy::Mode;
+use crate::receipts::{State, UnknownCause};
+use crate::task::Task;
 
 const OUT: Out = Out::Stdout;
 
@@ -395,4 +399,243 @@ pub fn may_touch(
     };
     let _ = writeln!(s, "\nresult: {verdict} (exit {code})");
     s
+}
+
+/// The human rendering of `gate status`: each check the task depends on
+/// with its state, then the criteria it serves, then the verdict.
+pub fn status(task: Option<&TaskRef>, standing: &ReceiptsStanding, code: ExitCode) -> String {
+    let mut s = String::from("gate status\n");
+    match task {
+        Some(t) => s.push_str(&task_lines(t)),
+        None => s.push_str("no task: every plan check, with receipts made without a task\n"),
+    }
+    s.push('\n');
+    if standing.checks.is_empty() {
+        s.push_str(match (task, standing.served.is_empty()) {
+            (None, _) => "checks: none (the plan declares no check)\n",
+            (Some(_), true) => {
+                "checks: none: the task depends on no check (it serves no criterion: maintenance, an exemption, or nothing named)\n"
+            }
+            (Some(_), false) => {
+                "checks: none: the task depends on no check (the criteria it serves name none)\n"
+            }
+        });
+    }
+    for c in &standing.checks {
+        let detail = match &c.state {
+            State::Passed { evidence } | State::Failed { evidence, .. } => evidence.clone(),
+            State::Stale { evidence, why } => format!("{} · {evidence}", why.as_str()),
+            State::Running { .. } => "a run is under way".into(),
+            State::Missing => format!("no receipt: `gate verify {}`", c.check),
+            State::Unknown {
+                cause,
+                reason,
+                path,
+            } => {
+                // A stable reason reads as words; a message stays as it is.
+                let reason = match cause {
+                    UnknownCause::InputUnreadable => reason.clone(),
+                    _ => reason.replace('_', " "),
+                };
+                format!(
+                    "{}{}",
+                    shown_line(&reason),
+                    path.as_ref()
+                        .map(|p| format!(" ({})", shown_line(p)))
+                        .unwrap_or_default()
+                )
+            }
+        };
+        let _ = writeln!(s, "  {:<20} {} {detail}", c.check, state_word(&c.state));
+        for bad in &c.unreadable {
+            let _ = writeln!(s, "    ! unreadable receipt: {}", shown_line(bad));
+        }
+    }
+    if !standing.served.is_empty() {
+        s.push_str("\ncriteria\n");
+        for sv in &standing.served {
+            let state = crate::receipts::criterion_state(sv, &standing.checks);
+            let evidence = if sv.evidence.is_empty() {
+                "no check".to_string()
+            } else {
+                sv.evidence.join(", ")
+            };
+            let _ = writeln!(
+                s,
+                "  {}#{:<8} {:<11} {} ({evidence})",
+                sv.intent,
+                sv.criterion,
+                state,
+                shown_line(&sv.text)
+            );
+        }
+    }
+    let verdict = match code {
+        ExitCode::Pass if standing.checks.is_empty() => {
+            style::pass(Out::Stdout, "nothing to verify")
+        }
+        ExitCode::Pass => style::pass(Out::Stdout, "every check passed on these sources"),
+        ExitCode::Refused => {
+            style::refused(Out::Stdout, "not every check has a fresh, passing receipt")
+        }
+        ExitCode::Usage | ExitCode::Unknown => {
+            style::unknown(Out::Stdout, "a check's freshness could not be decided")
+        }
+    };
+    let _ = writeln!(s, "\nresult: {verdict} (exit {code})");
+    s
+}
+
+fn state_word(state: &State) -> String {
+    let name = format!("{:<8}", state.name());
+    match state {
+        State::Passed { .. } => style::pass(Out::Stdout, name),
+        State::Unknown { .. } => style::unknown(Out::Stdout, name),
+        State::Running { .. } => style::hint(Out::Stdout, name),
+        _ => style::refused(Out::Stdout, name),
+    }
+}
+
+/// The human rendering of `gate binding`'s answer.
+pub fn binding(d: &Derived) -> String {
+    let j = &d.judgement;
+    let mut s = String::new();
+    let standing = match j.standing {
+        crate::binding::Standing::Refused => style::refused(Out::Stdout, "refused"),
+        other => style::pass(Out::Stdout, other.as_str()),
+    };
+    let _ = writeln!(s, "binding: {standing}");
+    let named = [
+        j.named.issue.as_ref().map(|i| format!("issue {i}")),
+        j.named.intent.as_ref().map(|i| format!("intent {i}")),
+        (!j.named.paths.is_empty()).then(|| format!("paths {}", j.named.paths.join(", "))),
+        j.named.exempt.as_ref().map(|e| format!("exemption {e}")),
+    ];
+    let named: Vec<String> = named.into_iter().flatten().collect();
+    let _ = writeln!(
+        s,
+        "  named: {}",
+        if named.is_empty() {
+            "nothing".into()
+        } else {
+            shown_line(&named.join(" · ")).into_owned()
+        }
+    );
+    if !j.issues.is_empty() {
+        let _ = writeln!(s, "  issues: {}", shown_line(&j.issues.join(", ")));
+    }
+    if !j.intents.is_empty() {
+        let _ = writeln!(s, "  intents: {}", shown_line(&j.intents.join(", ")));
+    }
+    for (sv, state) in d.served.iter().zip(&d.states) {
+        let _ = writeln!(s, "  criterion {}#{}: {state}", sv.intent, sv.criterion);
+    }
+    for n in &j.notes {
+        let _ = writeln!(
+            s,
+            "  {} {}",
+            style::dim(Out::Stdout, "note:"),
+            shown_line(n)
+        );
+    }
+    for r in &j.refusals {
+        let on = r
+            .issue
+            .as_ref()
+            .map(|i| format!(" [issue {i}]"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "  {} {}{on} {}",
+            style::refused(Out::Stdout, "✗"),
+            style::strong(Out::Stdout, r.cause),
+            shown_line(&r.message)
+        );
+        let _ = writeln!(
+            s,
+            "      {} {}",
+            style::hint(Out::Stdout, "decide:"),
+            shown_line(&r.decide)
+        );
+    }
+    if !d.pins.plan_revision.is_empty() {
+        let _ = writeln!(
+            s,
+            "  pins: plan_pin {} · evidence_standing {}",
+            d.pins.plan_revision, d.pins.evidence_standing
+        );
+    }
+    s
+}
+
+/// The human rendering of `gate handover`: front matter (task, HEAD, names,
+/// pins), then the whole brief and every addendum.
+pub fn handover(task: &Task, head: Option<&str>, d: &Derived) -> String {
+    let r = &task.record;
+    let mut s = String::new();
+    let _ = writeln!(s, "---");
+    let _ = writeln!(s, "task: {}", yaml_str(Some(&r.id)));
+    let _ = writeln!(s, "head: {}", yaml_str(head));
+    let _ = writeln!(s, "issue: {}", yaml_str(r.issue.as_deref()));
+    let _ = writeln!(s, "intent: {}", yaml_str(r.intent.as_deref()));
+    match &r.exemption {
+        Some(e) => {
+            let _ = writeln!(
+                s,
+                "exemption: {{class: {}, because: {}}}",
+                yaml_str(Some(&e.class)),
+                yaml_str(Some(&e.because))
+            );
+        }
+        None => {
+            let _ = writeln!(s, "exemption: null");
+        }
+    }
+    let _ = writeln!(
+        s,
+        "pins: {{plan_revision: {}, evidence_standing: {}}}",
+        yaml_str(Some(&d.pins.plan_revision)),
+        yaml_str(Some(&d.pins.evidence_standing))
+    );
+    s.push_str("---\n\n");
+    s.push_str(&brief_and_addenda(task));
+    s
+}
+
+/// The warning on stderr of a handover whose binding is refused now.
+pub fn handover_refused(id: &str, refusals: &[crate::binding::Refusal]) -> String {
+    let mut text = format!(
+        "{} the binding of task {id} is refused now; the next worker meets it:\n",
+        style::warn(Out::Stderr, "warning:"),
+    );
+    for r in refusals {
+        let _ = writeln!(
+            text,
+            "  {}: {}\n    decide: {}",
+            r.cause,
+            shown_line(&r.message),
+            shown_line(&r.decide)
+        );
+    }
+    text
+}
+
+/// The human rendering of `gate handover --resolve`: the task, then its
+/// answer and why.
+pub fn resolved(task: &TaskRef, answer: &str, message: &str) -> String {
+    let mut text = task_lines(task);
+    text.push_str(&format!(
+        "handover {}: {answer}\n  {}\n",
+        task.id,
+        shown_line(message)
+    ));
+    text
+}
+
+/// A quoted string for the handover's header; what JSON quoting leaves
+/// (C1 controls, bidi overrides) is shown, never obeyed.
+fn yaml_str(s: Option<&str>) -> String {
+    s.map_or("null".into(), |s| {
+        shown_line(&serde_json::to_string(s).expect("a string serialises")).into_owned()
+    })
 }
