@@ -8,8 +8,13 @@
 //! Howard Hinnant's `days_from_civil` / `civil_from_days` on the proleptic
 //! Gregorian calendar.
 //!
-//! [`Timestamp::now`] is the one place gate reads the clock; checks take the
-//! time as an argument so tests can pin it.
+//! [`Timestamp::now`] is where gate reads the date and time it records or
+//! judges with; checks take them as an argument so tests can pin them
+//! (`checks::build` reads today's date once for the brief check). Two
+//! places read `SystemTime` directly, needing more than whole seconds:
+//! `gate verify`'s start (the receipt's `started_at`, via
+//! [`Timestamp::from_system_time`], and the nanoseconds that order its
+//! attempts) and the age of a task file's leftover temporaries.
 
 use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};

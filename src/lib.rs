@@ -2,9 +2,12 @@
 //! provenance, fresh receipts, binding and the brief (see `docs/`).
 //!
 //! The library holds everything; `main.rs` only dispatches. `git` is the only
-//! module that talks to git; `yaml` the only one that names the YAML parser;
-//! checks (`scope`, `provenance`) are pure functions from inputs to findings;
-//! `report` renders them; `commands` has one module per verb.
+//! module that talks to git; `yaml` the only one that names the YAML parser.
+//! Each check's decision is a pure core (`scope`, `provenance`, `receipts`,
+//! `binding`, `brief`: inputs in, findings out); `checks` gathers their
+//! inputs and runs them under the policy; `report` renders the verdict;
+//! `commands` has one module per verb, which never names another
+//! (docs/architecture.md).
 
 pub mod binding;
 pub mod brief;

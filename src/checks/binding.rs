@@ -170,7 +170,7 @@ pub fn findings(j: &Judgement) -> Vec<Finding> {
 }
 
 /// The binding check: ask the binding again for the task's names.
-pub fn binding_check(
+pub fn check(
     ctx: &Ctx,
     policy: &crate::policy::Policy,
     task: &TaskState,

@@ -406,8 +406,8 @@ fn worktree_version(ctx: &Ctx, path: &RepoPath) -> Result<(Option<Vec<u8>>, bool
     }
 }
 
-/// What the brief check looks at.
-pub enum Scope<'a> {
+/// What the brief check spans.
+pub enum Span<'a> {
     /// pre-commit: the active task, and staged changes to task files.
     Staged,
     /// `gate check`: the active task, baseline..HEAD, and uncommitted edits.
@@ -420,19 +420,19 @@ pub enum Scope<'a> {
     },
 }
 
-/// The brief check.
-pub fn check(
+/// The brief check over a span.
+pub fn check_span(
     ctx: &Ctx,
     policy: &Policy,
     task: &TaskState,
-    scope: Scope,
+    span: Span,
     today: Date,
 ) -> (String, Vec<Finding>) {
     let mut findings = Vec::new();
     let mut parts = Vec::new();
     if !matches!(
-        scope,
-        Scope::Ranges {
+        span,
+        Span::Ranges {
             with_task: false,
             ..
         }
@@ -448,12 +448,12 @@ pub fn check(
             TaskState::None => parts.push("no active task".into()),
         }
     }
-    match scope {
-        Scope::Staged => {
+    match span {
+        Span::Staged => {
             findings.extend(staged_findings(ctx));
             parts.push("staged task files compared with HEAD".into());
         }
-        Scope::Task => match ctx.repo.head() {
+        Span::Task => match ctx.repo.head() {
             // HEAD unreadable: gate cannot tell what changed, which is no pass.
             Err(e) => findings.push(unreadable(e)),
             // An unborn branch has no commits and nothing committed to edit.
@@ -476,7 +476,7 @@ pub fn check(
                 }
             }
         },
-        Scope::Ranges { ranges, .. } => {
+        Span::Ranges { ranges, .. } => {
             let mut total = 0;
             for (tip, hidden, ref_name) in ranges {
                 let (n, f) = range_findings(&ctx.repo, *tip, hidden);
@@ -493,26 +493,27 @@ pub fn check(
 }
 
 /// The brief check for a target: the task's brief, and the append-only rule
-/// over what the target holds.
-pub fn brief_check(
+/// over what the target holds. `today` weighs a missing brief
+/// (`brief.required_since`); the caller reads it from `crate::clock`.
+pub fn check(
     ctx: &Ctx,
     policy: &crate::policy::Policy,
     task: &TaskState,
     target: &Target,
+    today: Date,
 ) -> (String, Vec<Finding>) {
-    let today = crate::clock::Timestamp::now().date();
     match target {
-        Target::Staged => check(ctx, policy, task, Scope::Staged, today),
-        Target::Task => check(ctx, policy, task, Scope::Task, today),
+        Target::Staged => check_span(ctx, policy, task, Span::Staged, today),
+        Target::Task => check_span(ctx, policy, task, Span::Task, today),
         Target::Range(spec) => match crate::provenance::parse_range(&ctx.repo, spec) {
             Ok(range) => {
                 let hidden = range.base.hidden();
                 let ranges = [(range.tip, hidden, None)];
-                check(
+                check_span(
                     ctx,
                     policy,
                     task,
-                    Scope::Ranges {
+                    Span::Ranges {
                         ranges: &ranges,
                         with_task: false,
                     },

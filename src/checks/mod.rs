@@ -117,7 +117,7 @@ pub fn build(
     };
     if wants(CheckName::Scope) {
         report.run(crate::scope::CHECK, p.scope, scope_applies, || {
-            let (summary, mut findings) = scope::scope_check(ctx, &task, target);
+            let (summary, mut findings) = scope::check(ctx, &task, target);
             findings.extend(scope_rewrites);
             (summary, findings)
         });
@@ -132,8 +132,7 @@ pub fn build(
             p.provenance.mode,
             prov_applies,
             || {
-                let (summary, mut findings) =
-                    provenance::provenance_check(ctx, policy, &task, target);
+                let (summary, mut findings) = provenance::check(ctx, policy, &task, target);
                 findings.extend(prov_rewrites);
                 (summary, findings)
             },
@@ -148,12 +147,14 @@ pub fn build(
     };
     if wants(CheckName::Receipts) {
         report.run(receipts::CHECK, p.receipts.mode, receipts_applies, || {
-            receipts::receipts_with_plan(ctx, &policy.policy, &task)
+            receipts::check(ctx, &policy.policy, &task)
         });
     }
     if wants(CheckName::Brief) {
+        // The one reading of the clock of a run's checks (crate::clock).
+        let today = crate::clock::Timestamp::now().date();
         report.run(crate::brief::CHECK, p.brief.mode, Ok(()), || {
-            brief::brief_check(ctx, &policy.policy, &task, target)
+            brief::check(ctx, &policy.policy, &task, target, today)
         });
     }
     let binding_applies = match target {
@@ -165,7 +166,7 @@ pub fn build(
     };
     if wants(CheckName::Binding) {
         report.run(crate::binding::CHECK, p.binding, binding_applies, || {
-            binding::binding_check(ctx, &policy.policy, &task)
+            binding::check(ctx, &policy.policy, &task)
         });
     }
     Ok(report)

@@ -13,7 +13,7 @@ use crate::policy::LoadedPolicy;
 use crate::provenance;
 use crate::report::Finding;
 
-pub fn provenance_check(
+pub fn check(
     ctx: &Ctx,
     policy: &LoadedPolicy,
     task: &TaskState,

@@ -1,6 +1,6 @@
 //! The receipts check (docs/receipts.md): each check a task depends on as
 //! passed, failed, stale, running, missing or unknown, and the acceptance
-//! criteria it serves — the standing `gate status` shows and the findings
+//! criteria it serves — the [`Status`] `gate status` shows and the findings
 //! `gate check` and pre-push report.
 
 use crate::checks::TaskState;
@@ -15,8 +15,9 @@ use crate::task::Task;
 
 pub const CHECK: &str = "receipts";
 
-/// Everything status knows about one task.
-pub struct Standing {
+/// What `gate status` shows of one task: the criteria it serves and the
+/// state of each check it depends on.
+pub struct Status {
     pub served: Vec<Served>,
     pub checks: Vec<CheckStatus>,
 }
@@ -47,12 +48,12 @@ pub fn touched(
 }
 
 /// Evaluate the checks a task depends on (every plan check when there is no task).
-pub fn standing(
+pub fn status(
     ctx: &Ctx,
     policy: &Policy,
     plan: &Plan,
     task: Option<&Task>,
-) -> Result<Standing, Failure> {
+) -> Result<Status, Failure> {
     let (served, checks): (Vec<Served>, Vec<String>) = match task {
         Some(t) => {
             let served = receipts::resolve_served(
@@ -99,14 +100,14 @@ pub fn standing(
         prefetch: prefetch.as_ref(),
         progress: ctx.progress,
     };
-    Ok(Standing {
+    Ok(Status {
         checks: receipts::evaluate(&rctx, &checks),
         served,
     })
 }
 
-/// The receipts check of `gate check` and pre-push.
-pub fn receipts_check(
+/// The receipts check of `gate check` and pre-push, against `plan`.
+pub fn check_with(
     ctx: &Ctx,
     policy: &Policy,
     plan: Option<&Plan>,
@@ -152,7 +153,7 @@ pub fn receipts_check(
             )],
         );
     }
-    let standing = match standing(ctx, policy, plan, Some(task)) {
+    let status = match status(ctx, policy, plan, Some(task)) {
         Ok(s) => s,
         Err(f) => {
             return (
@@ -166,9 +167,9 @@ pub fn receipts_check(
             );
         }
     };
-    let findings = standing.checks.iter().filter_map(finding).collect();
-    let n = standing.checks.len();
-    let passed = standing
+    let findings = status.checks.iter().filter_map(finding).collect();
+    let n = status.checks.len();
+    let passed = status
         .checks
         .iter()
         .filter(|c| matches!(c.state, State::Passed { .. }))
@@ -280,13 +281,13 @@ fn finding(s: &CheckStatus) -> Option<Finding> {
 }
 
 /// The receipts check, reading the plan; an unreadable plan is unknown.
-pub fn receipts_with_plan(
+pub fn check(
     ctx: &Ctx,
     policy: &crate::policy::Policy,
     task: &TaskState,
 ) -> (String, Vec<Finding>) {
     match ctx.plan() {
-        Ok(plan) => receipts_check(ctx, policy, plan.map(|p| &p.plan), task),
+        Ok(plan) => check_with(ctx, policy, plan.map(|p| &p.plan), task),
         Err(f) => (
             "the plan could not be read".into(),
             vec![Finding::unknown(

@@ -13,7 +13,7 @@ use crate::report::Finding;
 use crate::report::Outcome;
 use crate::scope::{self, IssueCover, Scope, Touch};
 
-pub fn scope_check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Finding>) {
+pub fn check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Finding>) {
     let task = match loaded(scope::CHECK, task) {
         Ok(task) => task,
         Err(f) => {

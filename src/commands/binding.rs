@@ -13,7 +13,7 @@ use crate::error::Failure;
 use crate::report::ExitCode;
 use crate::report::wire::PinsWire;
 use crate::report::wire::binding::{
-    BINDING_SCHEMA, BindingWire, CriterionWire, ExemptionWire, NamedWire, RefusalWire,
+    BINDING_SCHEMA, BindingCriterionWire, BindingExemptionWire, BindingWire, NamedWire, RefusalWire,
 };
 use crate::report::{human, json};
 
@@ -27,7 +27,7 @@ pub fn wire(d: &Derived) -> BindingWire<'_> {
             issue: j.named.issue.as_deref(),
             intent: j.named.intent.as_deref(),
             paths: &j.named.paths,
-            exemption: j.named.exempt.as_deref().map(|class| ExemptionWire {
+            exemption: j.named.exempt.as_deref().map(|class| BindingExemptionWire {
                 class,
                 because: j.named.because.as_deref(),
             }),
@@ -50,7 +50,7 @@ pub fn wire(d: &Derived) -> BindingWire<'_> {
             .served
             .iter()
             .zip(&d.states)
-            .map(|(s, state)| CriterionWire {
+            .map(|(s, state)| BindingCriterionWire {
                 intent: &s.intent,
                 criterion: &s.criterion,
                 state,

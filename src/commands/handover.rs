@@ -19,7 +19,7 @@ use crate::error::Failure;
 use crate::report::ExitCode;
 use crate::report::text::shown_line;
 use crate::report::wire::PinsWire;
-use crate::report::wire::handover::{ExemptionWire, HANDOVER_SCHEMA, HandoverWire};
+use crate::report::wire::handover::{HANDOVER_SCHEMA, HandoverExemptionWire, HandoverWire};
 use crate::report::wire::resolve::{RESOLVE_SCHEMA, ResolveWire};
 use crate::report::{human, json};
 use crate::task::{self as tasks, Task};
@@ -59,10 +59,14 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<ExitCode, Failure>
             head: head.as_deref(),
             issue: task.record.issue.as_deref(),
             intent: task.record.intent.as_deref(),
-            exemption: task.record.exemption.as_ref().map(|e| ExemptionWire {
-                class: &e.class,
-                because: &e.because,
-            }),
+            exemption: task
+                .record
+                .exemption
+                .as_ref()
+                .map(|e| HandoverExemptionWire {
+                    class: &e.class,
+                    because: &e.because,
+                }),
             pins: PinsWire::new(&pins.plan_revision, &pins.evidence_standing),
             brief: task.body.brief.as_ref().map(|b| b.text.as_str()),
             addenda: task.body.addenda.as_ref().map_or("", |a| a.text.as_str()),

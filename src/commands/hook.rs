@@ -1,9 +1,12 @@
 //! `gate hook …`: the entry points the installed hooks call (docs/hooks.md).
 //!
-//! - `pre-commit`: the scope of the staged changes;
+//! - `pre-commit`: the scope and the brief of the staged changes, through
+//!   `checks::build`;
 //! - `prepare-commit-msg FILE [SOURCE [SHA]]`: the active task's trailer;
 //!   never fails;
-//! - `pre-push REMOTE URL`: provenance of every pushed ref, read from stdin;
+//! - `pre-push REMOTE URL`: provenance of every pushed ref (read from
+//!   stdin), the receipts, the brief and the binding, each through its
+//!   module in `checks/`, judged by the policy the remote already has;
 //! - `post-checkout OLD NEW FLAG`: re-point the active task; never fails.
 
 use std::io::Read;
@@ -452,7 +455,7 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
         p.receipts.mode,
         Ok(()),
         || {
-            let (summary, mut findings) = checks::receipts::receipts_with_plan(ctx, p, judged);
+            let (summary, mut findings) = checks::receipts::check(ctx, p, judged);
             if let TaskState::Loaded(t) = judged {
                 // What cannot be told (no plan, an unreadable one, a task whose
                 // plan entry is gone) counts as depending: the receipts check
@@ -488,16 +491,16 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
             })
             .collect();
         let today = crate::clock::Timestamp::now().date();
-        let scope = crate::checks::brief::Scope::Ranges {
+        let span = crate::checks::brief::Span::Ranges {
             ranges: &ranges,
             with_task: true,
         };
-        let (summary, mut findings) = crate::checks::brief::check(ctx, p, judged, scope, today);
+        let (summary, mut findings) = crate::checks::brief::check_span(ctx, p, judged, span, today);
         findings.extend(uncommitted_task_files(ctx));
         (summary, findings)
     });
     report.run(crate::binding::CHECK, p.binding, Ok(()), || {
-        checks::binding::binding_check(ctx, p, judged)
+        checks::binding::check(ctx, p, judged)
     });
     report.attach(loosened);
     print(&report);

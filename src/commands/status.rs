@@ -9,12 +9,14 @@
 
 use std::path::Path;
 
-use crate::checks::receipts::standing;
+use crate::checks::receipts::status;
 use crate::cli::StatusArgs;
 use crate::context::{Ctx, out, task_ref};
 use crate::error::Failure;
 use crate::receipts::{self, CheckStatus, State};
-use crate::report::wire::status::{CheckWire, CriterionWire, STATUS_SCHEMA, StatusWire};
+use crate::report::wire::status::{
+    STATUS_SCHEMA, StatusCheckWire, StatusCriterionWire, StatusWire,
+};
 use crate::report::{ExitCode, Outcome};
 use crate::report::{human, json};
 
@@ -33,8 +35,8 @@ pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<ExitCode, Failure> {
     let policy = ctx.policy()?.policy;
     let plan = ctx.plan()?.map(|p| p.plan.clone()).unwrap_or_default();
     let task = ctx.task(args.task.as_deref())?;
-    let standing = standing(&ctx, &policy, &plan, task.as_ref())?;
-    let code = exit_code(&standing.checks);
+    let status = status(&ctx, &policy, &plan, task.as_ref())?;
+    let code = exit_code(&status.checks);
     let task_ref = task.as_ref().map(task_ref);
     if args.json {
         let wire = StatusWire {
@@ -47,34 +49,34 @@ pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<ExitCode, Failure> {
             exit_code: code.code(),
             task: task_ref.as_ref().map(json::task),
             worktree: crate::context::worktree_key(&ctx),
-            checks: standing.checks.iter().map(check_wire).collect(),
-            criteria: standing
+            checks: status.checks.iter().map(check_wire).collect(),
+            criteria: status
                 .served
                 .iter()
-                .map(|s| CriterionWire {
+                .map(|s| StatusCriterionWire {
                     intent: &s.intent,
                     criterion: &s.criterion,
                     text: &s.text,
                     evidence: &s.evidence,
-                    state: receipts::criterion_state(s, &standing.checks),
+                    state: receipts::criterion_state(s, &status.checks),
                 })
                 .collect(),
         };
         out(&json::to_string(&wire));
     } else {
-        out(&human::status(task_ref.as_ref(), &standing, code));
+        out(&human::status(task_ref.as_ref(), &status, code));
     }
     Ok(code)
 }
 
-fn check_wire(c: &CheckStatus) -> CheckWire<'_> {
+fn check_wire(c: &CheckStatus) -> StatusCheckWire<'_> {
     let latest = c.latest.as_ref();
     let (why, reason, path) = match &c.state {
         State::Stale { why, .. } => (Some(why.key()), None, None),
         State::Unknown { reason, path, .. } => (None, Some(reason.as_str()), path.as_deref()),
         _ => (None, None, None),
     };
-    CheckWire {
+    StatusCheckWire {
         check: &c.check,
         state: c.state.name(),
         why,

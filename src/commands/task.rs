@@ -21,7 +21,7 @@ use crate::policy::Mode;
 use crate::report::ExitCode;
 use crate::report::text::{shown, shown_line};
 use crate::report::wire::task_change::{ChangeWire, TASK_CHANGE_SCHEMA};
-use crate::report::wire::tasks::{ErrorWire, ListWire, TASKS_SCHEMA, TaskWire};
+use crate::report::wire::tasks::{ListWire, ListedTaskWire, TASKS_SCHEMA, TaskErrorWire};
 use crate::report::{CheckReport, Report};
 use crate::report::{human, json};
 use crate::started::tie_to_branch;
@@ -63,7 +63,7 @@ fn list(ctx: &Ctx, as_json: bool) -> Result<ExitCode, Failure> {
                 .iter()
                 .map(|t| {
                     let r = &t.record;
-                    TaskWire {
+                    ListedTaskWire {
                         id: &r.id,
                         status: r.status.as_str(),
                         active: active.as_deref() == Some(r.id.as_str()),
@@ -79,7 +79,7 @@ fn list(ctx: &Ctx, as_json: bool) -> Result<ExitCode, Failure> {
                 .collect(),
             errors: errors
                 .iter()
-                .map(|m| ErrorWire { message: m.clone() })
+                .map(|m| TaskErrorWire { message: m.clone() })
                 .collect(),
         };
         out(&json::to_string(&wire));

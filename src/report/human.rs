@@ -11,7 +11,7 @@ use super::text::{shown, shown_line};
 use super::wire::doctor::{Item, Status};
 use super::{BriefDigest, CheckReport, ExitCode, Finding, Outcome, Report, Severity, TaskRef};
 use crate::checks::binding::Derived;
-use crate::checks::receipts::Standing as ReceiptsStanding;
+use crate::checks::receipts::Status as ReceiptsStatus;
 use crate::policy::Mode;
 use crate::receipts::{State, UnknownCause};
 use crate::task::Task;
@@ -403,15 +403,15 @@ pub fn may_touch(
 
 /// The human rendering of `gate status`: each check the task depends on
 /// with its state, then the criteria it serves, then the verdict.
-pub fn status(task: Option<&TaskRef>, standing: &ReceiptsStanding, code: ExitCode) -> String {
+pub fn status(task: Option<&TaskRef>, status: &ReceiptsStatus, code: ExitCode) -> String {
     let mut s = String::from("gate status\n");
     match task {
         Some(t) => s.push_str(&task_lines(t)),
         None => s.push_str("no task: every plan check, with receipts made without a task\n"),
     }
     s.push('\n');
-    if standing.checks.is_empty() {
-        s.push_str(match (task, standing.served.is_empty()) {
+    if status.checks.is_empty() {
+        s.push_str(match (task, status.served.is_empty()) {
             (None, _) => "checks: none (the plan declares no check)\n",
             (Some(_), true) => {
                 "checks: none: the task depends on no check (it serves no criterion: maintenance, an exemption, or nothing named)\n"
@@ -421,7 +421,7 @@ pub fn status(task: Option<&TaskRef>, standing: &ReceiptsStanding, code: ExitCod
             }
         });
     }
-    for c in &standing.checks {
+    for c in &status.checks {
         let detail = match &c.state {
             State::Passed { evidence } | State::Failed { evidence, .. } => evidence.clone(),
             State::Stale { evidence, why } => format!("{} · {evidence}", why.as_str()),
@@ -451,10 +451,10 @@ pub fn status(task: Option<&TaskRef>, standing: &ReceiptsStanding, code: ExitCod
             let _ = writeln!(s, "    ! unreadable receipt: {}", shown_line(bad));
         }
     }
-    if !standing.served.is_empty() {
+    if !status.served.is_empty() {
         s.push_str("\ncriteria\n");
-        for sv in &standing.served {
-            let state = crate::receipts::criterion_state(sv, &standing.checks);
+        for sv in &status.served {
+            let state = crate::receipts::criterion_state(sv, &status.checks);
             let evidence = if sv.evidence.is_empty() {
                 "no check".to_string()
             } else {
@@ -471,9 +471,7 @@ pub fn status(task: Option<&TaskRef>, standing: &ReceiptsStanding, code: ExitCod
         }
     }
     let verdict = match code {
-        ExitCode::Pass if standing.checks.is_empty() => {
-            style::pass(Out::Stdout, "nothing to verify")
-        }
+        ExitCode::Pass if status.checks.is_empty() => style::pass(Out::Stdout, "nothing to verify"),
         ExitCode::Pass => style::pass(Out::Stdout, "every check passed on these sources"),
         ExitCode::Refused => {
             style::refused(Out::Stdout, "not every check has a fresh, passing receipt")

@@ -18,7 +18,7 @@ pub struct BindingWire<'a> {
     pub notes: &'a [String],
     pub refusals: Vec<RefusalWire<'a>>,
     pub pins: PinsWire<'a>,
-    pub criteria: Vec<CriterionWire<'a>>,
+    pub criteria: Vec<BindingCriterionWire<'a>>,
 }
 
 #[derive(Serialize)]
@@ -26,11 +26,11 @@ pub struct NamedWire<'a> {
     pub issue: Option<&'a str>,
     pub intent: Option<&'a str>,
     pub paths: &'a [String],
-    pub exemption: Option<ExemptionWire<'a>>,
+    pub exemption: Option<BindingExemptionWire<'a>>,
 }
 
 #[derive(Serialize)]
-pub struct ExemptionWire<'a> {
+pub struct BindingExemptionWire<'a> {
     pub class: &'a str,
     pub because: Option<&'a str>,
 }
@@ -44,7 +44,7 @@ pub struct RefusalWire<'a> {
 }
 
 #[derive(Serialize)]
-pub struct CriterionWire<'a> {
+pub struct BindingCriterionWire<'a> {
     pub intent: &'a str,
     pub criterion: &'a str,
     pub state: &'static str,

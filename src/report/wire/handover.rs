@@ -14,7 +14,7 @@ pub struct HandoverWire<'a> {
     pub head: Option<&'a str>,
     pub issue: Option<&'a str>,
     pub intent: Option<&'a str>,
-    pub exemption: Option<ExemptionWire<'a>>,
+    pub exemption: Option<HandoverExemptionWire<'a>>,
     pub pins: PinsWire<'a>,
     /// The brief, verbatim; `null` when the task has none.
     pub brief: Option<&'a str>,
@@ -27,7 +27,7 @@ pub struct HandoverWire<'a> {
 }
 
 #[derive(Serialize)]
-pub struct ExemptionWire<'a> {
+pub struct HandoverExemptionWire<'a> {
     pub class: &'a str,
     pub because: &'a str,
 }

@@ -14,12 +14,12 @@ pub struct StatusWire<'a> {
     pub exit_code: i32,
     pub task: Option<TaskWire<'a>>,
     pub worktree: String,
-    pub checks: Vec<CheckWire<'a>>,
-    pub criteria: Vec<CriterionWire<'a>>,
+    pub checks: Vec<StatusCheckWire<'a>>,
+    pub criteria: Vec<StatusCriterionWire<'a>>,
 }
 
 #[derive(Serialize)]
-pub struct CheckWire<'a> {
+pub struct StatusCheckWire<'a> {
     pub check: &'a str,
     pub state: &'static str,
     /// For `stale`: `contract_changed`, `sources_changed`, `sources_changed_during_run`, `no_fingerprint`.
@@ -37,7 +37,7 @@ pub struct CheckWire<'a> {
 }
 
 #[derive(Serialize)]
-pub struct CriterionWire<'a> {
+pub struct StatusCriterionWire<'a> {
     pub intent: &'a str,
     pub criterion: &'a str,
     pub text: &'a str,

@@ -9,12 +9,12 @@ pub const TASKS_SCHEMA: &str = "gate.tasks/1";
 pub struct ListWire<'a> {
     pub schema: &'static str,
     pub active: Option<&'a str>,
-    pub tasks: Vec<TaskWire<'a>>,
-    pub errors: Vec<ErrorWire>,
+    pub tasks: Vec<ListedTaskWire<'a>>,
+    pub errors: Vec<TaskErrorWire>,
 }
 
 #[derive(Serialize)]
-pub struct TaskWire<'a> {
+pub struct ListedTaskWire<'a> {
     pub id: &'a str,
     pub status: &'static str,
     pub active: bool,
@@ -28,6 +28,6 @@ pub struct TaskWire<'a> {
 }
 
 #[derive(Serialize)]
-pub struct ErrorWire {
+pub struct TaskErrorWire {
     pub message: String,
 }
