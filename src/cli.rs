@@ -50,6 +50,23 @@ pub enum Command {
     MayTouch(MayTouchArgs),
     /// Check that gate is installed and its files are sound here, with the remedy for each fault
     Doctor(DoctorArgs),
+    /// Print the JSON Schema of a gate file, for editors and agents
+    Schema(SchemaArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// The file described: .gate/policy.yaml, .gate/plan.yaml or a task's front matter
+    #[arg(value_enum)]
+    pub document: SchemaDocument,
+}
+
+/// The files `gate schema` describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaDocument {
+    Policy,
+    Plan,
+    Task,
 }
 
 #[derive(Debug, Args)]

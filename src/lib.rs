@@ -32,6 +32,7 @@ pub mod progress;
 pub mod provenance;
 pub mod receipts;
 pub mod report;
+pub mod schema;
 pub mod scope;
 pub mod started;
 pub mod task;

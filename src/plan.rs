@@ -57,6 +57,7 @@
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobBuilder};
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::digest;
@@ -89,11 +90,12 @@ pub mod cause {
 }
 
 /// A whole plan.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a plan mapping (intents, checks, issues, critiques)"
 )]
+#[schemars(rename = "gate plan (.gate/plan.yaml)")]
 pub struct Plan {
     #[serde(default)]
     pub intents: Vec<Intent>,
@@ -106,7 +108,7 @@ pub struct Plan {
 }
 
 /// What the work is for.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "an intent mapping (id, statement, status, invariants, non_goals, criteria)"
@@ -132,7 +134,7 @@ impl Intent {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum IntentStatus {
     Active,
@@ -140,7 +142,7 @@ pub enum IntentStatus {
 }
 
 /// One acceptance criterion of an intent and the checks that evidence it.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a criterion mapping (id, criterion, evidence)"
@@ -156,7 +158,7 @@ pub struct Criterion {
 }
 
 /// An executable acceptance check.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a check mapping (id, command, sources, purpose, environment)"
@@ -169,6 +171,7 @@ pub struct Check {
     pub command: String,
     /// Repository-relative files and directories the check reads.
     #[serde(deserialize_with = "yaml::strings")]
+    #[schemars(length(min = 1))]
     pub sources: Vec<String>,
     #[serde(default, deserialize_with = "yaml::opt_string")]
     pub purpose: Option<String>,
@@ -194,7 +197,7 @@ impl Check {
 }
 
 /// A unit of work and the paths it may touch.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "an issue mapping (id, title, intent, serves, paths, status)"
@@ -216,7 +219,7 @@ pub struct Issue {
     pub status: IssueStatus,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum IssueStatus {
     Open,
@@ -242,7 +245,7 @@ impl Critique {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a critique mapping (intent, reviewed_at, intent_revision, findings)"
@@ -260,12 +263,13 @@ pub struct Critique {
     /// The deprecated name of `intent_revision` (docs/plan.md): read, never
     /// written; a critique gives one or the other.
     #[serde(default, deserialize_with = "yaml::opt_string")]
+    #[schemars(extend("deprecated" = true))]
     pub plan_revision: Option<String>,
     #[serde(default)]
     pub findings: Vec<CritiqueFinding>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a finding mapping (id, blocking, text, resolution)"

@@ -24,6 +24,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::clock::Date;
@@ -38,7 +39,9 @@ pub const POLICY_PATH: &str = ".gate/policy.yaml";
 pub const DEFAULT_POLICY_YAML: &str = include_str!("../policy/default.yaml");
 
 /// What a check's refusal costs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// Not run.
@@ -87,7 +90,18 @@ impl fmt::Display for Mode {
 
 /// How provenance treats merge commits in a range.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Deserialize,
+    Serialize,
+    JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Merges {
@@ -137,7 +151,7 @@ impl Policy {
 }
 
 /// A declared kind of work that serves no intent.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "an exemption mapping (id, description)"
@@ -150,7 +164,7 @@ pub struct ExemptionClass {
 }
 
 /// The `provenance` section.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a provenance mapping (mode, merges, upstream, trailer)"
@@ -180,7 +194,7 @@ impl Default for Provenance {
 }
 
 /// The `receipts` section.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a receipts mapping (mode, max_entries, max_bytes)"
@@ -189,9 +203,11 @@ pub struct ReceiptsPolicy {
     pub mode: Mode,
     /// Most files a source fingerprint may cover.
     #[serde(default = "default_max_entries")]
+    #[schemars(range(min = 1))]
     pub max_entries: u64,
     /// Most bytes of content a source fingerprint may hash.
     #[serde(default = "default_max_bytes")]
+    #[schemars(range(min = 1))]
     pub max_bytes: u64,
 }
 
@@ -614,35 +630,59 @@ pub fn parse(file: &Path, text: &str) -> Result<Policy, LoadError> {
     })
 }
 
-#[derive(Deserialize)]
+// The policy as written. Its JSON Schema (`gate schema policy`) is derived
+// from this struct, so the two cannot drift: where a field's reader is
+// custom, `schemars(with)` says what it accepts. Doc comments here are the
+// schema's descriptions, for the people editing the file.
+/// gate's policy: what each check costs when it refuses (docs/policy.md).
+#[derive(Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a policy mapping (version, binding, exemptions, scope, provenance, receipts, brief)"
 )]
-struct RawPolicy {
+#[schemars(rename = "gate policy (.gate/policy.yaml)")]
+pub(crate) struct RawPolicy {
+    /// Schema version of this file; gate reads version 1.
+    #[schemars(range(min = 1, max = 1))]
     version: u32,
+    /// Does each task name what it serves (docs/binding.md)? Absent or not
+    /// one of the three modes reads as `off`, and gate says so.
     #[serde(default, deserialize_with = "binding_text")]
+    #[schemars(with = "Mode", extend("default" = "off"))]
     binding: Option<String>,
+    /// Kinds of work that legitimately serve no intent.
     #[serde(default)]
     exemptions: Vec<ExemptionClass>,
+    /// The scope check's mode (absent: advisory).
     #[serde(default, deserialize_with = "not_empty")]
+    #[schemars(with = "Mode", extend("default" = "advisory"))]
     scope: Option<Mode>,
+    /// The provenance check (absent: advisory, merges refused).
     #[serde(default, deserialize_with = "not_empty")]
+    #[schemars(with = "Provenance")]
     provenance: Option<Provenance>,
+    /// The receipts check (absent: advisory, default limits).
     #[serde(default, deserialize_with = "not_empty")]
+    #[schemars(with = "ReceiptsPolicy")]
     receipts: Option<ReceiptsPolicy>,
+    /// The brief check (absent: advisory, no date).
     #[serde(default, deserialize_with = "not_empty")]
+    #[schemars(with = "RawBrief")]
     brief: Option<RawBrief>,
 }
 
-#[derive(Deserialize)]
+/// The `brief` section.
+#[derive(Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a brief mapping (mode, required_since)"
 )]
+#[schemars(rename = "BriefPolicy")]
 struct RawBrief {
     mode: Mode,
+    /// Tasks created on or after this day (`YYYY-MM-DD`) must have a valid brief.
     #[serde(default, deserialize_with = "yaml::opt_string")]
+    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]
     required_since: Option<String>,
 }
 

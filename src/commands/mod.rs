@@ -13,6 +13,7 @@ pub mod init;
 pub mod install;
 pub mod may_touch;
 pub mod plan;
+pub mod schema;
 pub mod start;
 pub mod status;
 pub mod task;
@@ -106,6 +107,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Status(args) => status::run(dir.as_deref(), &args),
         Command::Doctor(args) => doctor::run(dir.as_deref(), &args),
         Command::MayTouch(args) => may_touch::run(dir.as_deref(), &args),
+        Command::Schema(args) => schema::run(&args),
     };
     match result {
         Ok(code) => code.code(),

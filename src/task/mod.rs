@@ -15,6 +15,7 @@ pub mod format;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 
 use crate::clock::Timestamp;
@@ -26,7 +27,7 @@ pub const TASK_SCHEMA: &str = "gate.task/1";
 pub const TASKS_DIR: &str = ".gate/tasks";
 
 /// A task's lifecycle status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskStatus {
     Active,
@@ -45,7 +46,7 @@ impl TaskStatus {
 }
 
 /// A declared exemption with its reason.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Exemption {
     pub class: String,
@@ -53,7 +54,7 @@ pub struct Exemption {
 }
 
 /// The two binding pins (docs/binding.md); empty when no intent is reached.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pins {
     pub plan_revision: String,
@@ -62,9 +63,11 @@ pub struct Pins {
 
 /// The task record: the front matter's 12 keys, all required (nullable ones
 /// must be present as `null`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "gate task front matter (.gate/tasks/ID.md)")]
 pub struct TaskRecord {
+    #[schemars(extend("const" = "gate.task/1"))]
     pub schema: String,
     pub id: String,
     pub status: TaskStatus,
@@ -74,10 +77,13 @@ pub struct TaskRecord {
     pub baseline: String,
     pub scope: Vec<String>,
     #[serde(deserialize_with = "present")]
+    #[schemars(schema_with = "present_schema::<String>")]
     pub issue: Option<String>,
     #[serde(deserialize_with = "present")]
+    #[schemars(schema_with = "present_schema::<String>")]
     pub intent: Option<String>,
     #[serde(deserialize_with = "present")]
+    #[schemars(schema_with = "present_schema::<Exemption>")]
     pub exemption: Option<Exemption>,
     pub pins: Pins,
 }
@@ -91,6 +97,12 @@ where
     T: Deserialize<'de>,
 {
     Option::<T>::deserialize(d)
+}
+
+/// [`present`]'s schema: the key is required (schemars takes a field given
+/// its own schema as required), its value may be `null`.
+fn present_schema<T: JsonSchema>(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    generator.subschema_for::<Option<T>>()
 }
 
 /// A loaded task file.

@@ -31,6 +31,7 @@ const VERBS: &[&[&str]] = &[
     &["verify"],
     &["status"],
     &["may-touch"],
+    &["schema"],
 ];
 
 #[test]

@@ -10,10 +10,19 @@ fn init_writes_the_default_policy_and_example_plan() {
     let out = repo.gate().arg("init").output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert_golden("init/first.txt", &transcript(Some(&repo), &out));
+    // Each YAML file opens with the line naming its schema (docs/schema.md).
     let policy = std::fs::read_to_string(repo.path().join(".gate/policy.yaml")).unwrap();
-    assert_eq!(policy, gate::policy::DEFAULT_POLICY_YAML);
+    assert_eq!(
+        policy,
+        "# yaml-language-server: $schema=schema/policy.json\n".to_string()
+            + gate::policy::DEFAULT_POLICY_YAML
+    );
     let plan = std::fs::read_to_string(repo.path().join(".gate/plan.yaml")).unwrap();
-    assert_eq!(plan, gate::commands::init::EXAMPLE_PLAN);
+    assert_eq!(
+        plan,
+        "# yaml-language-server: $schema=schema/plan.json\n".to_string()
+            + gate::commands::init::EXAMPLE_PLAN
+    );
     // What init writes is valid and clean.
     let out = repo.gate().args(["plan", "validate"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
@@ -34,7 +43,8 @@ fn init_never_overwrites_without_force() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert_eq!(
         std::fs::read_to_string(repo.path().join(".gate/policy.yaml")).unwrap(),
-        gate::policy::DEFAULT_POLICY_YAML
+        "# yaml-language-server: $schema=schema/policy.json\n".to_string()
+            + gate::policy::DEFAULT_POLICY_YAML
     );
 }
 

@@ -9,6 +9,7 @@ mod check_scope;
 mod coexist;
 mod dead_ends;
 mod doctor;
+mod file_schemas;
 mod fingerprint;
 mod fixture;
 mod fsmonitor;

@@ -177,8 +177,11 @@ fn flow_in_a_fresh_clone(policy: Option<&str>) -> (Output, String) {
 #[test]
 fn the_readme_flow_works_under_the_default_policy() {
     let (_, committed) = flow_in_a_fresh_clone(None);
-    // `gate init` wrote the embedded default, and that is what was committed.
-    assert_eq!(committed, gate::policy::DEFAULT_POLICY_YAML.trim());
+    // `gate init` wrote the embedded default, under the line naming its
+    // schema (docs/schema.md), and that is what was committed.
+    let written =
+        gate::schema::modeline(gate::schema::Document::Policy) + gate::policy::DEFAULT_POLICY_YAML;
+    assert_eq!(committed, written.trim());
 }
 
 #[test]
