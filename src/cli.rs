@@ -24,12 +24,12 @@ pub enum Command {
     /// Install the pre-commit, prepare-commit-msg, pre-push and post-checkout hooks
     Install(InstallArgs),
     /// Remove gate's hooks and restore the hooks they chained
-    Uninstall,
+    Uninstall(UninstallArgs),
     /// Run the checks under the policy and report
     Check(CheckArgs),
-    /// Entry points called by the installed git hooks
+    /// Entry points called by the installed git hooks and agent hooks
     #[command(subcommand)]
-    Hook(HookCommand),
+    Hook(HookVerb),
     /// Start a task: name what it serves, keep the brief, make it active
     Start(StartArgs),
     /// List, show, switch, amend, ask, note, finish, abandon and validate tasks
@@ -165,6 +165,23 @@ pub struct InstallArgs {
     /// Repair a chain another tool broke (see docs/hooks.md)
     #[arg(long)]
     pub force: bool,
+    /// Install an agent's hooks instead of git's (docs/agents.md)
+    #[arg(long, value_enum, value_name = "AGENT", conflicts_with_all = ["global", "force"])]
+    pub agent: Option<Agent>,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    /// Remove an agent's hooks instead of git's (docs/agents.md)
+    #[arg(long, value_enum, value_name = "AGENT")]
+    pub agent: Option<Agent>,
+}
+
+/// The agents whose hooks gate installs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Agent {
+    /// Claude Code: gate's entries in .claude/settings.json
+    ClaudeCode,
 }
 
 /// The checks `--only` can name.
@@ -209,6 +226,25 @@ pub struct CheckArgs {
     /// Print one JSON document (schema gate.report/1)
     #[arg(long)]
     pub json: bool,
+}
+
+/// `gate hook …`: the git hooks' entry points, and the agents'.
+#[derive(Debug, Subcommand)]
+pub enum HookVerb {
+    #[command(flatten)]
+    Git(HookCommand),
+    /// Called by Claude Code's hooks, with its JSON on stdin (docs/agents.md)
+    #[command(subcommand)]
+    ClaudeCode(ClaudeCodeHook),
+}
+
+/// The Claude Code hook events gate answers.
+#[derive(Debug, Subcommand)]
+pub enum ClaudeCodeHook {
+    /// Before a tool runs: deny a write outside the task's scope, or a git command skipping gate's hooks
+    PreToolUse,
+    /// When Claude would stop: block while the task's checks have not passed
+    Stop,
 }
 
 #[derive(Debug, Subcommand)]

@@ -399,3 +399,23 @@ pub fn commit_line(commit: &CommitWire) -> String {
         commit.path, commit.command
     )
 }
+
+/// Whether gate governs this repository: `.gate/` in the work tree, or in
+/// HEAD's tree (deleting it from the work tree does not silence the hooks).
+/// What cannot be read counts as governed: the hook then runs and says why.
+/// The git hooks and the agent hooks are silent where it is false
+/// (docs/hooks.md, docs/agents.md).
+pub fn governed(ctx: &Ctx) -> bool {
+    if std::fs::symlink_metadata(ctx.root().join(".gate")).is_ok() {
+        return true;
+    }
+    match ctx.repo.head().map(|h| h.id()) {
+        Ok(None) => false,
+        Ok(Some(head)) => !matches!(
+            ctx.repo
+                .tree_id_at(head, &crate::path::RepoPath::new(".gate")),
+            Ok(None)
+        ),
+        Err(_) => true,
+    }
+}

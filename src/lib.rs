@@ -9,6 +9,7 @@
 //! `commands` has one module per verb, which never names another
 //! (docs/architecture.md).
 
+pub mod agent_hooks;
 pub mod binding;
 pub mod brief;
 pub mod checks;

@@ -7,7 +7,7 @@
 
 use clap::Parser as _;
 
-use gate::cli::{Cli, Command, HookCommand};
+use gate::cli::{ClaudeCodeHook, Cli, Command, HookCommand, HookVerb};
 
 fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
@@ -19,8 +19,9 @@ fn main() {
 }
 
 /// `gate hook pre-commit`, `gate hook prepare-commit-msg FILE [SOURCE [SHA]]`,
-/// `gate hook pre-push REMOTE URL` and `gate hook post-checkout OLD NEW FLAG`,
-/// exactly; `None` for anything else.
+/// `gate hook pre-push REMOTE URL`, `gate hook post-checkout OLD NEW FLAG`
+/// and `gate hook claude-code pre-tool-use|stop` (run before every tool
+/// call), exactly; `None` for anything else.
 fn hook_fast_path(args: &[std::ffi::OsString]) -> Option<Cli> {
     let args: Vec<&str> = args
         .iter()
@@ -28,6 +29,17 @@ fn hook_fast_path(args: &[std::ffi::OsString]) -> Option<Cli> {
         .map(|a| a.to_str())
         .collect::<Option<_>>()?;
     let plain = |s: &&str| !s.starts_with('-');
+    let agent = match args.as_slice() {
+        ["hook", "claude-code", "pre-tool-use"] => Some(ClaudeCodeHook::PreToolUse),
+        ["hook", "claude-code", "stop"] => Some(ClaudeCodeHook::Stop),
+        _ => None,
+    };
+    if let Some(event) = agent {
+        return Some(Cli {
+            dir: None,
+            command: Command::Hook(HookVerb::ClaudeCode(event)),
+        });
+    }
     let hook = match args.as_slice() {
         ["hook", "pre-commit"] => HookCommand::PreCommit,
         ["hook", "pre-push", remote, url] if [remote, url].iter().all(|s| plain(s)) => {
@@ -56,6 +68,6 @@ fn hook_fast_path(args: &[std::ffi::OsString]) -> Option<Cli> {
     };
     Some(Cli {
         dir: None,
-        command: Command::Hook(hook),
+        command: Command::Hook(HookVerb::Git(hook)),
     })
 }

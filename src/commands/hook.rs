@@ -32,7 +32,7 @@ pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<ExitCode, Failure> 
     // The repository is opened once: these run on every commit and push.
     let opened = Ctx::open(dir);
     if let Ok(ctx) = &opened
-        && !governed(ctx)
+        && !crate::context::governed(ctx)
         && !match hook {
             HookCommand::PrePush { remote, .. } => governed_remote(ctx, remote),
             _ => false,
@@ -110,24 +110,6 @@ fn pre_commit(ctx: &Ctx) -> Result<ExitCode, Failure> {
 
 /// The directory of gate's files in a work tree.
 const GATE_DIR: &str = ".gate";
-
-/// Whether gate governs this repository: `.gate/` in the work tree, or in
-/// HEAD's tree (deleting it from the work tree does not silence the hooks).
-/// What cannot be read counts as governed: the hook then runs and says why.
-fn governed(ctx: &Ctx) -> bool {
-    if std::fs::symlink_metadata(ctx.root().join(GATE_DIR)).is_ok() {
-        return true;
-    }
-    match ctx.repo.head().map(|h| h.id()) {
-        Ok(None) => false,
-        Ok(Some(head)) => !matches!(
-            ctx.repo
-                .tree_id_at(head, &crate::path::RepoPath::new(GATE_DIR)),
-            Ok(None)
-        ),
-        Err(_) => true,
-    }
-}
 
 /// Whether a push may send work gate governs although HEAD and the work
 /// tree have no `.gate/`: a branch whose last commit removed it is still

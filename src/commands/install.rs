@@ -17,7 +17,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::cli::InstallArgs;
+use crate::cli::{Agent, InstallArgs, UninstallArgs};
 use crate::context::{Ctx, out};
 use crate::error::Failure;
 use crate::fsutil::{self, FsError};
@@ -143,6 +143,18 @@ fn refuse_global(hooks_dir: &Path) -> Failure {
 
 pub fn install(dir: Option<&Path>, args: &InstallArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
+    if let Some(Agent::ClaudeCode) = args.agent {
+        let binary = match &args.binary {
+            Some(path) => path.to_str().map(str::to_string).ok_or_else(|| {
+                Failure::usage(format!("{}: the path is not UTF-8", path.display()))
+            })?,
+            // Found on PATH: the settings file is shared (docs/agents.md).
+            None => "gate".to_string(),
+        };
+        return claude_settings(&ctx, |settings| {
+            crate::agent_hooks::with_gate_hooks(settings, &binary)
+        });
+    }
     let hooks_dir = ctx.repo.hooks_dir()?;
     let binary = binary_path(args)?;
     if !args.global && !hooks_dir_is_the_repository_s(&ctx, &hooks_dir) {
@@ -460,8 +472,16 @@ fn legacy_path(hook: &Path) -> PathBuf {
     with_suffix(hook, ".legacy")
 }
 
-pub fn uninstall(dir: Option<&Path>) -> Result<ExitCode, Failure> {
+pub fn uninstall(dir: Option<&Path>, args: &UninstallArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
+    if let Some(Agent::ClaudeCode) = args.agent {
+        return claude_settings(&ctx, |settings| {
+            Ok(settings.map_or(
+                serde_json::Value::Null,
+                crate::agent_hooks::without_gate_hooks,
+            ))
+        });
+    }
     let hooks_dir = ctx.repo.hooks_dir()?;
     let mut text = format!("hooks directory: {}\n", hooks_dir.display());
     if let Some(Manager::Husky { scripts }) = manager(ctx.root(), &hooks_dir) {
@@ -521,6 +541,59 @@ pub fn uninstall(dir: Option<&Path>) -> Result<ExitCode, Failure> {
         text.push_str(&format!("  {name}: {line}\n"));
     }
     out(&text);
+    Ok(ExitCode::Pass)
+}
+
+/// Where Claude Code reads a project's shared settings.
+const CLAUDE_SETTINGS: &str = ".claude/settings.json";
+
+/// Rewrite `.claude/settings.json` with `change` (given the parsed file,
+/// `None` when absent; `Null` back means "leave it absent"): atomically,
+/// and only when it changes anything. A file that is not JSON is refused,
+/// never overwritten (docs/agents.md).
+fn claude_settings(
+    ctx: &Ctx,
+    change: impl FnOnce(Option<serde_json::Value>) -> Result<serde_json::Value, String>,
+) -> Result<ExitCode, Failure> {
+    let rel = Path::new(CLAUDE_SETTINGS);
+    let kind = fsutil::Kind {
+        what: "Claude Code's settings",
+        max: 1 << 20,
+    };
+    let refuse = |why: String| {
+        Failure::refused(format!("{CLAUDE_SETTINGS}: {why}"))
+            .hint("fix the file (Claude Code's settings are one JSON object), then run this again")
+    };
+    let bytes = fsutil::read_within(ctx.root(), rel, kind).map_err(|e| refuse(e.to_string()))?;
+    let before = match &bytes {
+        Some(b) => Some(
+            serde_json::from_slice::<serde_json::Value>(b)
+                .map_err(|e| refuse(format!("not JSON ({e})")))?,
+        ),
+        None => None,
+    };
+    let after = change(before.clone()).map_err(refuse)?;
+    if after.is_null() || Some(&after) == before.as_ref() {
+        out(&format!("{CLAUDE_SETTINGS}: unchanged\n"));
+        return Ok(ExitCode::Pass);
+    }
+    let mut text = serde_json::to_string_pretty(&after).expect("a JSON value always serialises");
+    text.push('\n');
+    fsutil::write_within(
+        ctx.root(),
+        rel,
+        text.as_bytes(),
+        None,
+        Some(&ctx.state_dir().join("tmp")),
+    )?;
+    out(&format!(
+        "{CLAUDE_SETTINGS}: {}\n",
+        if bytes.is_some() {
+            "updated"
+        } else {
+            "written"
+        }
+    ));
     Ok(ExitCode::Pass)
 }
 

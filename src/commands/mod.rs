@@ -6,6 +6,7 @@
 
 pub mod binding;
 pub mod check;
+pub mod claude_code;
 pub mod doctor;
 pub mod handover;
 pub mod hook;
@@ -22,7 +23,7 @@ pub mod verify;
 use crate::context::{err, out};
 use crate::error::Failure;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, HookVerb};
 use crate::report::text::shown_line;
 
 /// Whether the command line asked for `--json`: then stdout holds exactly
@@ -95,9 +96,10 @@ pub fn run(cli: Cli) -> i32 {
     let result = match cli.command {
         Command::Init(args) => init::run(dir.as_deref(), &args),
         Command::Install(args) => install::install(dir.as_deref(), &args),
-        Command::Uninstall => install::uninstall(dir.as_deref()),
+        Command::Uninstall(args) => install::uninstall(dir.as_deref(), &args),
         Command::Check(args) => check::run(dir.as_deref(), &args),
-        Command::Hook(hook) => hook::run(dir.as_deref(), &hook),
+        Command::Hook(HookVerb::Git(hook)) => hook::run(dir.as_deref(), &hook),
+        Command::Hook(HookVerb::ClaudeCode(event)) => claude_code::run(dir.as_deref(), &event),
         Command::Start(args) => start::run(dir.as_deref(), &args),
         Command::Task(cmd) => task::run(dir.as_deref(), &cmd),
         Command::Plan(cmd) => plan::run(dir.as_deref(), &cmd),

@@ -1,0 +1,308 @@
+//! `gate hook claude-code pre-tool-use|stop`: Claude Code's hooks
+//! (docs/agents.md). The contract (what is on stdin, what Claude Code
+//! honours) is `crate::agent_hooks`; this reads stdin, asks the checks, and
+//! answers.
+//!
+//! - pre-tool-use: a file-writing tool's path outside the active task's
+//!   scope, or inside the git directory, is denied before the edit; a Bash
+//!   call running `git commit`/`git push` so that gate's hooks are skipped
+//!   is denied. Other tools pass without opening the repository.
+//! - stop: while a check the task depends on is not passed on the current
+//!   sources, the stop is blocked with the `gate verify` commands to run —
+//!   once: when Claude is already continuing because of this hook
+//!   (`stop_hook_active`), it may stop, and the user is told what is left.
+//!
+//! Fails closed: input gate cannot read, or a repository gate governs whose
+//! state cannot be read, is exit 2 with the reason on stderr, which Claude
+//! Code honours as a refusal (any other non-zero exit would let the call
+//! through). A directory gate does not govern (no `.gate/`, as for the git
+//! hooks) or outside any repository is not gate's business: silence.
+
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use crate::agent_hooks::{self, ToolCall};
+use crate::cli::ClaudeCodeHook;
+use crate::context::{Ctx, out};
+use crate::error::Failure;
+use crate::path::RepoPath;
+use crate::policy::Mode;
+use crate::receipts::State;
+use crate::report::{ExitCode, Outcome};
+
+/// Most bytes read from stdin: a hook input is a small JSON document (a
+/// Write's content included); more is refused, never read without end.
+const MAX_INPUT: u64 = 64 << 20;
+
+pub fn run(dir: Option<&Path>, hook: &ClaudeCodeHook) -> Result<ExitCode, Failure> {
+    let answer = read_stdin().and_then(|input| match hook {
+        ClaudeCodeHook::PreToolUse => pre_tool_use(dir, &input),
+        ClaudeCodeHook::Stop => stop(dir, &input),
+    });
+    match answer {
+        Ok(Some(document)) => {
+            out(&format!("{document}\n"));
+            Ok(ExitCode::Pass)
+        }
+        Ok(None) => Ok(ExitCode::Pass),
+        // Exit 2 is what Claude Code honours as "refuse" (docs/agents.md).
+        Err(f) => Err(Failure {
+            code: ExitCode::Usage,
+            hint: Some(f.hint.unwrap_or_else(|| {
+                "gate refuses what it cannot read; check the hook entries `gate install --agent claude-code` wrote in .claude/settings.json".into()
+            })),
+            ..f
+        }),
+    }
+}
+
+fn read_stdin() -> Result<Vec<u8>, Failure> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .take(MAX_INPUT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::usage(format!("cannot read the hook input on stdin: {e}")))?;
+    if bytes.len() as u64 > MAX_INPUT {
+        return Err(Failure::usage(format!(
+            "the hook input on stdin is over {MAX_INPUT} bytes"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// The repository the call is about: `-C`, else the input's `cwd`, else
+/// this process's directory. `None` when that is not gate's business: no
+/// repository, or one without gate's files.
+fn governed_ctx(dir: Option<&Path>, cwd: Option<&str>) -> Result<Option<Ctx>, Failure> {
+    let start = dir
+        .map(Path::to_path_buf)
+        .or_else(|| cwd.map(PathBuf::from));
+    match Ctx::open(start.as_deref()) {
+        Ok(ctx) if crate::context::governed(&ctx) => Ok(Some(ctx)),
+        Ok(_) => Ok(None),
+        Err(f) => {
+            let here = match start {
+                Some(s) => s,
+                None => match std::env::current_dir() {
+                    Ok(d) => d,
+                    Err(_) => return Err(f),
+                },
+            };
+            match crate::git::Repo::discover(&here) {
+                Err(crate::git::GitError::NotARepository { .. }) => Ok(None),
+                _ => Err(f),
+            }
+        }
+    }
+}
+
+fn deny(reason: String) -> Option<serde_json::Value> {
+    Some(agent_hooks::deny(&reason))
+}
+
+fn pre_tool_use(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::Value>, Failure> {
+    let call = agent_hooks::parse_pre_tool_use(input).map_err(Failure::usage)?;
+    if let ToolCall::Other { .. } = call.call {
+        return Ok(None);
+    }
+    let Some(ctx) = governed_ctx(dir, call.cwd.as_deref())? else {
+        return Ok(None);
+    };
+    match &call.call {
+        ToolCall::Other { .. } => Ok(None),
+        ToolCall::Bash { command } => Ok(agent_hooks::bypass(command).and_then(|b| {
+            deny(format!(
+                "gate: this runs `git {sub}` with {how}, which skips gate's {hook} hook. Run `git {sub}` without it: when the hook refuses, its message names the way through (`gate may-touch`, `gate task scope add`, `gate verify`, `gate status`). Never skip it.",
+                sub = b.subcommand,
+                how = b.how,
+                hook = if b.subcommand == "push" { "pre-push" } else { "pre-commit" },
+            ))
+        })),
+        ToolCall::Write { tool, path } => {
+            let base = match &call.cwd {
+                Some(cwd) => PathBuf::from(cwd),
+                None => std::env::current_dir().map_err(|e| {
+                    Failure::usage(format!("cannot read the current directory: {e}"))
+                })?,
+            };
+            write(&ctx, tool, path, &base)
+        }
+    }
+}
+
+fn write(
+    ctx: &Ctx,
+    tool: &str,
+    given: &str,
+    base: &Path,
+) -> Result<Option<serde_json::Value>, Failure> {
+    let absolute = base.join(given);
+    if in_git_dir(ctx, &absolute) {
+        return Ok(deny(format!(
+            "gate: {tool} {given}: that is inside the git directory, where the hooks and gate's local state live; an agent never writes there. Work in the work tree; installing hooks is `gate install`'s."
+        )));
+    }
+    let rel = match ctx.path_in_tree(&absolute.to_string_lossy()) {
+        Ok(rel) => rel,
+        // Outside the repository: nothing there can be committed to it.
+        Err(_) if outside(ctx, &absolute) => return Ok(None),
+        Err(m) => return Err(Failure::usage(format!("{tool} {given}: {m}"))),
+    };
+    let (policy, _) = crate::checks::trusted::local(ctx, false)?;
+    if policy.policy.scope == Mode::Off {
+        return Ok(None);
+    }
+    let task = crate::checks::task_state(ctx, None);
+    let (touches, _) = crate::checks::scope::may_touch(ctx, &task, &[RepoPath::from(rel.as_str())]);
+    let Some(touch) = touches.first() else {
+        return Err(Failure::unknown(format!(
+            "{tool} {given}: the scope gave no answer"
+        )));
+    };
+    Ok(match touch.verdict {
+        Outcome::Pass => None,
+        Outcome::Refused | Outcome::Unknown => deny(format!(
+            "gate: {tool} {rel}: {}{}",
+            touch.reason,
+            touch
+                .decide
+                .as_deref()
+                .map(|d| format!(". Next: {d}"))
+                .unwrap_or_default()
+        )),
+    })
+}
+
+/// Whether `path` (absolute) is inside the repository's git directory (or
+/// is the `.git` file of a linked worktree), as written or with symbolic
+/// links resolved.
+fn in_git_dir(ctx: &Ctx, path: &Path) -> bool {
+    let lexical = normalize(path);
+    let resolved = resolve(&lexical);
+    let mut dirs = vec![ctx.root().join(".git")];
+    dirs.extend([ctx.repo.git_dir(), ctx.repo.common_dir()]);
+    dirs.iter().any(|dir| {
+        let dir = normalize(dir);
+        let real = resolve(&dir);
+        [&lexical, &resolved]
+            .iter()
+            .any(|p| p.starts_with(&dir) || p.starts_with(&real))
+    })
+}
+
+/// Whether `path` (absolute) is outside the work tree, as written and with
+/// symbolic links resolved.
+fn outside(ctx: &Ctx, path: &Path) -> bool {
+    let lexical = normalize(path);
+    let root = normalize(ctx.root());
+    !lexical.starts_with(&root) && !resolve(&lexical).starts_with(resolve(&root))
+}
+
+/// `path` without `.` and with each `..` taking off the component before it.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// `path` with its longest existing ancestor's symbolic links resolved (the
+/// file itself may not exist yet).
+fn resolve(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut at = path.to_path_buf();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(&at) {
+            let mut out = real;
+            for name in rest.iter().rev() {
+                out.push(name);
+            }
+            return out;
+        }
+        match (at.file_name().map(|n| n.to_os_string()), at.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                at = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+fn stop(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::Value>, Failure> {
+    let stop = agent_hooks::parse_stop(input).map_err(Failure::usage)?;
+    let left = match governed_ctx(dir, stop.cwd.as_deref()) {
+        Ok(None) => return Ok(None),
+        Ok(Some(ctx)) => unfinished(&ctx),
+        Err(f) => Err(f),
+    };
+    let reason = match left {
+        Ok(None) => return Ok(None),
+        Ok(Some(list)) => list,
+        Err(f) => format!(
+            "gate cannot tell whether the task's checks passed: {}{}",
+            f.message,
+            f.hint.map(|h| format!(" ({h})")).unwrap_or_default()
+        ),
+    };
+    if stop.stop_hook_active {
+        // Blocked once already: blocking again could loop without end.
+        return Ok(Some(agent_hooks::warn_stop(&format!(
+            "gate: stopping with work left: {reason}"
+        ))));
+    }
+    Ok(Some(agent_hooks::block_stop(&reason)))
+}
+
+/// What is left before the active task's checks stand: `None` when every
+/// check it depends on passed on the current sources, or there is nothing
+/// to judge (no task, receipts `off`, no plan).
+fn unfinished(ctx: &Ctx) -> Result<Option<String>, Failure> {
+    let (policy, _) = crate::checks::trusted::local(ctx, false)?;
+    if policy.policy.receipts.mode == Mode::Off {
+        return Ok(None);
+    }
+    let Some(task) = ctx.task(None)? else {
+        return Ok(None);
+    };
+    let Some(plan) = ctx.plan()?.map(|p| p.plan.clone()) else {
+        return Ok(None);
+    };
+    let standing = crate::checks::receipts::status(ctx, &policy.policy, &plan, Some(&task))?;
+    let mut lines = Vec::new();
+    for check in &standing.checks {
+        let id = &check.check;
+        lines.push(match &check.state {
+            State::Passed { .. } => continue,
+            State::Running { .. } => {
+                format!("- {id}: running: wait for the `gate verify {id}` under way")
+            }
+            State::Stale { why, .. } => {
+                format!("- {id}: stale ({}): run `gate verify {id}`", why.key())
+            }
+            State::Failed { .. } => format!("- {id}: failed: fix it, then run `gate verify {id}`"),
+            State::Missing => format!("- {id}: missing: run `gate verify {id}`"),
+            State::Unknown { reason, .. } => {
+                format!("- {id}: unknown ({reason}): run `gate verify {id}`")
+            }
+        });
+    }
+    if lines.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "task {} is not done: {} check{} it depends on {} not passed on the current sources.\n{}\nThen `gate status` shows each check's standing.",
+        task.record.id,
+        lines.len(),
+        if lines.len() == 1 { "" } else { "s" },
+        if lines.len() == 1 { "has" } else { "have" },
+        lines.join("\n")
+    )))
+}

@@ -1,0 +1,349 @@
+//! `gate hook claude-code pre-tool-use|stop` and `gate install --agent
+//! claude-code` (docs/agents.md), fed the hook documents Claude Code writes
+//! on stdin (recorded in tests/golden/claude_code/stdin/, with `{ROOT}` for
+//! the repository).
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::fixture::{plan_repo, show, start_42};
+use crate::golden::{assert_golden, transcript};
+use crate::support::TestRepo;
+
+/// A recorded hook input, its `{ROOT}` made `root`.
+fn stdin(name: &str, root: &Path) -> Vec<u8> {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/claude_code/stdin")
+        .join(format!("{name}.json"));
+    std::fs::read_to_string(file)
+        .unwrap()
+        .replace("{ROOT}", root.to_str().unwrap())
+        .into_bytes()
+}
+
+fn hook(repo: &TestRepo, event: &str, input: Vec<u8>) -> std::process::Output {
+    repo.gate()
+        .args(["hook", "claude-code", event])
+        .write_stdin(input)
+        .output()
+        .unwrap()
+}
+
+/// The decision Claude Code reads: `None` for "no objection" (exit 0,
+/// nothing printed).
+fn decision(out: &std::process::Output) -> Option<Value> {
+    assert_eq!(out.status.code(), Some(0), "{}", show(out));
+    if out.stdout.is_empty() {
+        return None;
+    }
+    Some(serde_json::from_slice(&out.stdout).expect("one JSON document"))
+}
+
+fn denied(out: &std::process::Output) -> bool {
+    decision(out).is_some_and(|d| d["hookSpecificOutput"]["permissionDecision"] == "deny")
+}
+
+/// T-42 active: its scope is `src/export/**` and `docs/export.md`.
+fn working() -> TestRepo {
+    let repo = plan_repo("advisory");
+    start_42(&repo);
+    repo
+}
+
+#[test]
+fn writes_outside_the_recorded_scope_are_denied_before_the_edit() {
+    let repo = working();
+    let root = repo.path();
+    // In scope (absolute, as Claude Code gives it): no objection.
+    assert_eq!(
+        decision(&hook(&repo, "pre-tool-use", stdin("edit", root))),
+        None
+    );
+    for tool in ["write", "multiedit", "notebookedit"] {
+        let out = hook(&repo, "pre-tool-use", stdin(tool, root));
+        assert!(denied(&out), "{tool}: {}", show(&out));
+        assert_golden(
+            &format!("claude_code/{tool}-denied.txt"),
+            &transcript(Some(&repo), &out),
+        );
+    }
+    // A tool that writes nothing is not looked at.
+    assert_eq!(
+        decision(&hook(&repo, "pre-tool-use", stdin("read", root))),
+        None
+    );
+}
+
+#[test]
+fn the_scope_judged_is_the_recorded_one() {
+    let repo = working();
+    // Widening the scope by editing the task file widens nothing
+    // (docs/trust.md): the write is still denied.
+    let task = repo.path().join(".gate/tasks/T-42.md");
+    let text = std::fs::read_to_string(&task).unwrap();
+    std::fs::write(&task, text.replace("scope: [", "scope: [\"src/**\", ")).unwrap();
+    assert!(denied(&hook(
+        &repo,
+        "pre-tool-use",
+        stdin("write", repo.path())
+    )));
+    // `gate task scope add` is the way through, and it works.
+    let out = repo
+        .gate()
+        .args([
+            "task",
+            "scope",
+            "add",
+            ":/src/lib.rs",
+            "--because",
+            "the export needs it",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    std::fs::write(
+        &task,
+        std::fs::read_to_string(&task)
+            .unwrap()
+            .replace("\"src/**\", ", ""),
+    )
+    .unwrap();
+    let out = hook(&repo, "pre-tool-use", stdin("write", repo.path()));
+    assert_eq!(decision(&out), None, "{}", show(&out));
+}
+
+#[test]
+fn the_git_directory_is_never_written_and_outside_the_repository_is_not_judged() {
+    let repo = working();
+    let root = repo.path().to_str().unwrap().to_string();
+    let call = |path: &str| {
+        format!(
+            r#"{{"hook_event_name":"PreToolUse","cwd":"{root}","tool_name":"Write","tool_input":{{"file_path":"{path}","content":""}}}}"#
+        )
+        .into_bytes()
+    };
+    let out = hook(&repo, "pre-tool-use", call(".git/hooks/pre-commit"));
+    assert!(denied(&out), "{}", show(&out));
+    assert_golden(
+        "claude_code/git-dir-denied.txt",
+        &transcript(Some(&repo), &out),
+    );
+    assert!(denied(&hook(
+        &repo,
+        "pre-tool-use",
+        call("src/../.git/config")
+    )));
+    let elsewhere = tempfile::tempdir().unwrap();
+    let outside = elsewhere.path().join("notes.md");
+    let out = hook(&repo, "pre-tool-use", call(outside.to_str().unwrap()));
+    assert_eq!(decision(&out), None, "{}", show(&out));
+    let out = hook(&repo, "pre-tool-use", call("../outside.md"));
+    assert_eq!(decision(&out), None, "{}", show(&out));
+}
+
+#[test]
+fn no_verify_in_a_bash_call_is_denied() {
+    let repo = working();
+    let out = hook(&repo, "pre-tool-use", stdin("bash-no-verify", repo.path()));
+    assert!(denied(&out), "{}", show(&out));
+    assert_golden(
+        "claude_code/bash-no-verify.txt",
+        &transcript(Some(&repo), &out),
+    );
+    // A commit with its hooks, and `push -n` (a dry run), pass.
+    let out = hook(&repo, "pre-tool-use", stdin("bash-commit", repo.path()));
+    assert_eq!(decision(&out), None, "{}", show(&out));
+}
+
+#[test]
+fn no_active_task_denies_writes_with_gate_start() {
+    let repo = plan_repo("advisory");
+    let out = hook(&repo, "pre-tool-use", stdin("edit", repo.path()));
+    assert!(denied(&out), "{}", show(&out));
+    assert_golden("claude_code/no-task.txt", &transcript(Some(&repo), &out));
+    // Bash and other tools are not about a task's scope.
+    assert_eq!(
+        decision(&hook(
+            &repo,
+            "pre-tool-use",
+            stdin("bash-commit", repo.path())
+        )),
+        None
+    );
+    // Nothing to verify: the stop passes.
+    assert_eq!(
+        decision(&hook(&repo, "stop", stdin("stop", repo.path()))),
+        None
+    );
+}
+
+#[test]
+fn scope_off_in_the_trusted_policy_lets_every_write_through() {
+    let repo = working();
+    repo.write(
+        ".gate/policy.yaml",
+        crate::fixture::policy("advisory").replace("scope: advisory", "scope: off"),
+    );
+    repo.commit_all("scope off");
+    let out = hook(&repo, "pre-tool-use", stdin("write", repo.path()));
+    assert_eq!(decision(&out), None, "{}", show(&out));
+}
+
+#[test]
+fn a_repository_gate_does_not_govern_is_silent() {
+    let repo = TestRepo::new();
+    repo.write("README.md", "x\n");
+    repo.commit_all("initial");
+    for name in ["write", "bash-no-verify", "notebookedit"] {
+        let out = hook(&repo, "pre-tool-use", stdin(name, repo.path()));
+        assert_eq!(decision(&out), None, "{name}: {}", show(&out));
+    }
+    assert_eq!(
+        decision(&hook(&repo, "stop", stdin("stop", repo.path()))),
+        None
+    );
+    // Outside any repository, too.
+    let dir = tempfile::tempdir().unwrap();
+    let out = hook(&repo, "pre-tool-use", stdin("write", dir.path()));
+    assert_eq!(decision(&out), None, "{}", show(&out));
+}
+
+#[test]
+fn malformed_input_fails_closed_with_exit_2() {
+    let repo = working();
+    for (name, input) in [
+        ("not-json", b"tool_name: Write\n".to_vec()),
+        (
+            "no-path",
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"content":"x"}}"#
+                .to_vec(),
+        ),
+    ] {
+        let out = hook(&repo, "pre-tool-use", input);
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", show(&out));
+        assert!(out.stdout.is_empty());
+        assert_golden(
+            &format!("claude_code/malformed-{name}.txt"),
+            &transcript(Some(&repo), &out),
+        );
+    }
+    let out = hook(&repo, "stop", br#"{"stop_hook_active":"yes"}"#.to_vec());
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+}
+
+#[test]
+fn stop_is_blocked_until_the_checks_pass_once_per_stop() {
+    // Under `receipts: off` nothing is asked of the checks.
+    let repo = working();
+    assert_eq!(
+        decision(&hook(&repo, "stop", stdin("stop", repo.path()))),
+        None
+    );
+    let repo = plan_repo("advisory");
+    repo.write(
+        ".gate/policy.yaml",
+        crate::fixture::policy("advisory")
+            .replace("receipts:\n  mode: off", "receipts:\n  mode: advisory"),
+    );
+    repo.commit_all("receipts advisory");
+    start_42(&repo);
+    let out = hook(&repo, "stop", stdin("stop", repo.path()));
+    let d = decision(&out).expect("blocked");
+    assert_eq!(d["decision"], "block", "{}", show(&out));
+    assert_golden(
+        "claude_code/stop-blocked.txt",
+        &transcript(Some(&repo), &out),
+    );
+    // Already continuing because of a Stop hook: stop, and tell the user.
+    let out = hook(&repo, "stop", stdin("stop-active", repo.path()));
+    let d = decision(&out).expect("a message");
+    assert!(d.get("decision").is_none(), "{}", show(&out));
+    assert!(
+        d["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("gate verify export-tests")
+    );
+    // The named command moves it: after it, the stop passes.
+    let out = repo
+        .gate()
+        .args(["verify", "export-tests"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let out = hook(&repo, "stop", stdin("stop", repo.path()));
+    assert_eq!(decision(&out), None, "{}", show(&out));
+}
+
+const THEIR_SETTINGS: &str = r#"{
+  "permissions": {"allow": ["Bash(cargo test:*)"]},
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "audit-bash"}]}
+    ],
+    "PostToolUse": [
+      {"matcher": "Edit", "hooks": [{"type": "command", "command": "cargo fmt"}]}
+    ]
+  },
+  "model": "opus"
+}
+"#;
+
+#[test]
+fn install_merges_into_settings_idempotently_and_uninstall_removes_only_gate_s() {
+    let repo = TestRepo::new();
+    repo.write(".claude/settings.json", THEIR_SETTINGS);
+    let settings = repo.path().join(".claude/settings.json");
+    let out = repo
+        .gate()
+        .args(["install", "--agent", "claude-code"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let installed = std::fs::read_to_string(&settings).unwrap();
+    assert_golden("claude_code/settings-installed.json", &installed);
+    // Again: nothing changes.
+    let out = repo
+        .gate()
+        .args(["install", "--agent", "claude-code"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), installed);
+    // The git hooks are not touched by --agent.
+    assert!(!repo.path().join(".git/hooks/pre-commit").exists());
+    let out = repo
+        .gate()
+        .args(["uninstall", "--agent", "claude-code"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    let theirs: Value = serde_json::from_str(THEIR_SETTINGS).unwrap();
+    assert_eq!(after, theirs);
+    assert_golden(
+        "claude_code/settings-uninstalled.json",
+        &std::fs::read_to_string(&settings).unwrap(),
+    );
+}
+
+#[test]
+fn install_refuses_settings_it_cannot_read_and_leaves_them() {
+    let repo = TestRepo::new();
+    repo.write(".claude/settings.json", "{ \"model\": \"opus\", }\n");
+    let out = repo
+        .gate()
+        .args(["install", "--agent", "claude-code"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert_golden(
+        "claude_code/settings-not-json.txt",
+        &transcript(Some(&repo), &out),
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.path().join(".claude/settings.json")).unwrap(),
+        "{ \"model\": \"opus\", }\n"
+    );
+}
