@@ -290,35 +290,30 @@ const THEIR_SETTINGS: &str = r#"{
 }
 "#;
 
+/// `gate VERB --agent claude-code`, which must succeed.
+fn agent(repo: &TestRepo, verb: &str) {
+    let out = repo
+        .gate()
+        .args([verb, "--agent", "claude-code"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{verb}: {}", show(&out));
+}
+
 #[test]
 fn install_merges_into_settings_idempotently_and_uninstall_removes_only_gate_s() {
     let repo = TestRepo::new();
     repo.write(".claude/settings.json", THEIR_SETTINGS);
     let settings = repo.path().join(".claude/settings.json");
-    let out = repo
-        .gate()
-        .args(["install", "--agent", "claude-code"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    agent(&repo, "install");
     let installed = std::fs::read_to_string(&settings).unwrap();
     assert_golden("claude_code/settings-installed.json", &installed);
     // Again: nothing changes.
-    let out = repo
-        .gate()
-        .args(["install", "--agent", "claude-code"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    agent(&repo, "install");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), installed);
     // The git hooks are not touched by --agent.
     assert!(!repo.path().join(".git/hooks/pre-commit").exists());
-    let out = repo
-        .gate()
-        .args(["uninstall", "--agent", "claude-code"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    agent(&repo, "uninstall");
     let after: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     let theirs: Value = serde_json::from_str(THEIR_SETTINGS).unwrap();
     assert_eq!(after, theirs);
