@@ -223,9 +223,39 @@ pub struct CheckArgs {
     /// Run only these checks
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub only: Vec<CheckName>,
-    /// Print one JSON document (schema gate.report/1)
-    #[arg(long)]
+    /// Print one JSON document (schema gate.report/1); the same as --format json
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// How to print the report (docs/ci.md#report-formats)
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ReportFormat>,
+    /// List at most N findings, then count them all (not in json)
+    #[arg(long, value_name = "N")]
+    pub max_findings: Option<usize>,
+}
+
+/// The renderings of a `gate check` report (docs/ci.md#report-formats).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    // For people (the default)
+    Human,
+    // One gate.report/1 document, the canonical one (docs/json.md)
+    Json,
+    // GitHub Actions annotations, and a job summary in $GITHUB_STEP_SUMMARY
+    Github,
+    // A Markdown summary: checks, findings by cause, commits
+    Markdown,
+}
+
+impl CheckArgs {
+    /// The format asked for: `--json` is `--format json`.
+    pub fn format(&self) -> ReportFormat {
+        match (self.json, self.format) {
+            (true, _) => ReportFormat::Json,
+            (false, Some(f)) => f,
+            (false, None) => ReportFormat::Human,
+        }
+    }
 }
 
 /// `gate hook …`: the git hooks' entry points, and the agents'.

@@ -9,14 +9,14 @@ use std::path::Path;
 
 use crate::checks::trusted;
 use crate::checks::{Target, TaskState, build, header};
-use crate::cli::{CheckArgs, CheckName};
+use crate::cli::{CheckArgs, CheckName, ReportFormat};
 use crate::context::{Ctx, out};
 use crate::error::Failure;
 use crate::git::Repo;
 use crate::policy::LoadedPolicy;
 use crate::provenance;
 use crate::report::ExitCode;
-use crate::report::{Finding, Report, human, json};
+use crate::report::{Finding, Report, github, human, json, limit, markdown};
 use crate::scope::{self};
 
 pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
@@ -60,12 +60,49 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
     })();
     // An error under --json is printed as gate.error/1 by commands::run.
     let report = result?;
-    out(&if args.json {
-        json::to_string(&json::report(&report))
-    } else {
-        human::render(&report)
-    });
+    out(&render(&report, args)?);
     Ok(report.exit_code())
+}
+
+/// The report in the format asked for (docs/ci.md#report-formats). JSON is
+/// the canonical document and keeps every finding; the others are built
+/// from its wire values and list at most `--max-findings`. Under `github`
+/// the Markdown summary is appended to `$GITHUB_STEP_SUMMARY` when set.
+fn render(report: &Report, args: &CheckArgs) -> Result<String, Failure> {
+    let format = args.format();
+    if format == ReportFormat::Json {
+        return Ok(json::to_string(&json::report(report)));
+    }
+    let (capped, counts) = limit::cap(report, args.max_findings);
+    Ok(match format {
+        ReportFormat::Human | ReportFormat::Json => human::render_capped(&capped, Some(&counts)),
+        ReportFormat::Markdown => markdown::render(&json::report(&capped), &counts),
+        ReportFormat::Github => {
+            let doc = json::report(&capped);
+            if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
+                append_summary(Path::new(&path), &markdown::render(&doc, &counts))?;
+            }
+            github::render(&doc, &counts)
+        }
+    })
+}
+
+/// Append `summary` to the job summary file in one write, so a step that
+/// also writes there cannot interleave with it.
+fn append_summary(path: &Path, summary: &str) -> Result<(), Failure> {
+    use std::io::Write as _;
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .and_then(|mut file| file.write_all(summary.as_bytes()))
+        .map_err(|e| {
+            Failure::unknown(format!(
+                "cannot append the job summary to {} ($GITHUB_STEP_SUMMARY): {e}",
+                path.display()
+            ))
+            .hint("point GITHUB_STEP_SUMMARY at a writable file, or unset it to print annotations only")
+        })
 }
 
 /// The repository at `dir` (else the current directory) when it is bare.

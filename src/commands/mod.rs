@@ -32,7 +32,7 @@ use crate::report::text::shown_line;
 pub fn wants_json(command: &Command) -> bool {
     use crate::cli::{PlanCommand, TaskCommand};
     match command {
-        Command::Check(a) => a.json,
+        Command::Check(a) => a.format() == crate::cli::ReportFormat::Json,
         Command::Binding(a) => a.json,
         Command::Handover(a) => a.json,
         Command::Status(a) => a.json,
@@ -53,17 +53,18 @@ pub fn wants_json(command: &Command) -> bool {
 }
 
 /// A command line clap refused (or `--help`, `--version`): clap prints it
-/// as usual; a refusal of one that asked for `--json` (before any `--`) is
-/// also a `gate.error/1` on stdout, so `--json` keeps its promise even when
-/// the rest of the line is wrong (docs/json.md). Returns the exit code.
+/// as usual; a refusal of one that asked for `--json` or `--format json`
+/// (before any `--`) is also a `gate.error/1` on stdout, so `--json` keeps
+/// its promise even when the rest of the line is wrong (docs/json.md).
+/// Returns the exit code.
 pub fn command_line_error(e: &clap::Error, args: &[std::ffi::OsString]) -> i32 {
     use clap::error::ErrorKind;
     let informational = matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
-    let json = args
-        .iter()
-        .skip(1)
-        .take_while(|a| *a != "--")
-        .any(|a| a == "--json");
+    let line: Vec<_> = args.iter().skip(1).take_while(|a| *a != "--").collect();
+    let json = line.iter().any(|a| *a == "--json" || *a == "--format=json")
+        || line
+            .windows(2)
+            .any(|w| w[0] == "--format" && w[1] == "json");
     if json && !informational {
         let message = match e.kind() {
             // clap prints the help here, not a sentence.

@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
+use super::limit::{COMMITS_NAMED, Counts};
 use super::style::{self, Out};
 use super::text::{shown, shown_line};
 use super::wire::doctor::{Item, Status};
@@ -20,6 +21,12 @@ const OUT: Out = Out::Stdout;
 
 /// Render a whole report for a person.
 pub fn render(report: &Report) -> String {
+    render_capped(report, None)
+}
+
+/// [`render`], with the counts of every finding after the checks when
+/// `--max-findings` left some out (docs/ci.md#report-formats).
+pub fn render_capped(report: &Report, counts: Option<&Counts>) -> String {
     let mut s = String::new();
     let policy = shown_line(&report.policy.describe(true)).into_owned();
     let _ = writeln!(
@@ -53,7 +60,38 @@ pub fn render(report: &Report) -> String {
     if !report.checks.is_empty() || !report.skipped.is_empty() {
         s.push('\n');
     }
+    if let Some(counts) = counts.filter(|c| c.capped()) {
+        s.push_str(&counted(counts));
+        s.push('\n');
+    }
     s.push_str(&result_line(report));
+    s
+}
+
+/// The counts `--max-findings` prints after the findings it lists: every
+/// cause, and the commits with the most findings.
+pub fn counted(counts: &Counts) -> String {
+    let mut s = format!(
+        "{} of {} findings shown (--max-findings); all of them by cause:\n",
+        counts.shown, counts.total
+    );
+    for (check, cause, n) in &counts.by_cause {
+        let _ = writeln!(s, "  {n:>7}  {check}: {cause}");
+    }
+    if !counts.by_commit.is_empty() {
+        let _ = writeln!(s, "by commit ({} commits):", counts.by_commit.len());
+        for (commit, n, causes) in counts.by_commit.iter().take(COMMITS_NAMED) {
+            let short = &commit[..commit.len().min(12)];
+            let _ = writeln!(s, "  {n:>7}  {short}  {}", causes.join(", "));
+        }
+        if counts.by_commit.len() > COMMITS_NAMED {
+            let _ = writeln!(
+                s,
+                "  … and {} more commits",
+                counts.by_commit.len() - COMMITS_NAMED
+            );
+        }
+    }
     s
 }
 

@@ -3,11 +3,16 @@
 //!
 //! Checks return [`Finding`]s; [`CheckReport::new`] turns them into an
 //! outcome under a mode; a [`Report`] gathers checks and decides the exit
-//! code. Rendering lives in [`human`] and [`json`]; nothing here prints.
+//! code. Rendering lives in [`human`], [`json`] (the canonical document)
+//! and the renderings built from its wire values, [`github`] and
+//! [`markdown`]; nothing here prints.
 
 mod exit;
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod limit;
+pub mod markdown;
 pub mod style;
 pub mod text;
 pub mod wire;

@@ -31,6 +31,7 @@ mod prepare_commit_msg;
 mod provenance;
 mod readme_flow;
 mod receipts;
+mod report_formats;
 mod start_task;
 mod state_files;
 mod support;

@@ -1279,8 +1279,9 @@ fn a_hundred_thousand_commit_range_is_proved() {
 // ---------------------------------------------------------------------------
 // Golden transcripts.
 
-#[test]
-fn golden_refused_range() {
+/// A range of T-1's commits that provenance refuses: out-of-scope paths in
+/// two commits (one not UTF-8), a rename, and a merge. Returns the range.
+pub fn refused_range() -> (TestRepo, String) {
     let (repo, base) = task_repo("required", "refuse", &[]);
     repo.write("src/ok.rs", "in scope\n");
     repo.write("README.md", "# out of scope\n");
@@ -1295,7 +1296,12 @@ fn golden_refused_range() {
     repo.commit_all("side\n\nTask: T-1");
     repo.git(&["checkout", "-q", "main"]);
     repo.git(&["merge", "-q", "--no-ff", "--no-edit", "side"]);
-    let range = format!("{base}..HEAD");
+    (repo, format!("{base}..HEAD"))
+}
+
+#[test]
+fn golden_refused_range() {
+    let (repo, range) = refused_range();
     let out = repo
         .gate()
         .args(["check", "--range", &range])

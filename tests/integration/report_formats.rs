@@ -1,0 +1,147 @@
+//! `gate check --format human|json|github|markdown` and `--max-findings`
+//! (docs/ci.md#report-formats): the renderings CI shows, built from the
+//! same report as the JSON document.
+
+use std::process::Output;
+
+use crate::golden::{assert_golden, redact, transcript};
+use crate::provenance::{assert_exit, json, refused_range, task_repo};
+use crate::support::TestRepo;
+
+fn check(repo: &TestRepo, range: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["check", "--range", range];
+    args.extend_from_slice(extra);
+    repo.gate().args(&args).output().unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The annotations on stdout, and the job summary appended after what an
+/// earlier step wrote to `$GITHUB_STEP_SUMMARY`.
+#[test]
+fn github_annotates_the_paths_and_appends_the_job_summary() {
+    let (repo, range) = refused_range();
+    let summary = repo.path().join("../step-summary.md");
+    std::fs::write(&summary, "earlier step\n").unwrap();
+    let out = repo
+        .gate()
+        .args(["check", "--range", &range, "--format", "github"])
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    assert_exit(&out, 1);
+    assert_golden("report/range-github.txt", &transcript(Some(&repo), &out));
+    let written = std::fs::read_to_string(&summary).unwrap();
+    let appended = written
+        .strip_prefix("earlier step\n")
+        .expect("the summary is appended after what was there");
+    assert_golden("report/range-summary.md", &redact(Some(&repo), appended));
+    // --format markdown prints the same summary.
+    let out = check(&repo, &range, &["--format", "markdown"]);
+    assert_exit(&out, 1);
+    assert_eq!(stdout(&out), appended);
+    // Without the variable, annotations only.
+    let out = check(&repo, &range, &["--format", "github"]);
+    assert_exit(&out, 1);
+    let text = stdout(&out);
+    let readme = "::error file=README.md,title=gate provenance%3A path_outside_scope::README.md";
+    assert!(text.lines().any(|l| l.starts_with(readme)), "{text}");
+    assert!(text.ends_with("gate: check refused (exit 1)\n"), "{text}");
+}
+
+/// A job summary that cannot be written is an error that says where, not
+/// a summary lost in silence.
+#[test]
+fn an_unwritable_job_summary_is_an_error() {
+    let (repo, range) = refused_range();
+    let out = repo
+        .gate()
+        .args(["check", "--range", &range, "--format", "github"])
+        .env("GITHUB_STEP_SUMMARY", repo.path())
+        .output()
+        .unwrap();
+    assert_exit(&out, 3);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot append the job summary"), "{err}");
+    assert!(err.contains("hint: point GITHUB_STEP_SUMMARY"), "{err}");
+}
+
+/// `%`, `:` and `,` in a path are escaped in the annotation's `file`
+/// property, as GitHub's toolkit escapes them.
+#[test]
+fn annotation_properties_are_escaped() {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    repo.write("docs/a,b:c%d.md", "x\n");
+    repo.commit_all("odd name\n\nTask: T-1");
+    let out = check(&repo, &format!("{base}..HEAD"), &["--format", "github"]);
+    assert_exit(&out, 1);
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("::error file=docs/a%2Cb%3Ac%25d.md,title="),
+        "{text}"
+    );
+    assert_eq!(text.lines().filter(|l| l.starts_with("::")).count(), 1);
+}
+
+/// `--max-findings` lists at most N and counts them all by cause and by
+/// commit, in human, github and markdown; the exit code is the same; JSON
+/// keeps every finding.
+#[test]
+fn max_findings_caps_the_listings_not_the_json() {
+    let (repo, range) = refused_range();
+    let out = check(&repo, &range, &["--max-findings", "2"]);
+    assert_exit(&out, 1);
+    assert_golden(
+        "report/range-max-findings.txt",
+        &transcript(Some(&repo), &out),
+    );
+    let out = check(
+        &repo,
+        &range,
+        &["--format", "github", "--max-findings", "2"],
+    );
+    assert_exit(&out, 1);
+    let text = stdout(&out);
+    assert_eq!(text.lines().filter(|l| l.starts_with("::")).count(), 2);
+    assert!(text.contains("gate: 2 of 5 findings annotated"), "{text}");
+    let out = check(
+        &repo,
+        &range,
+        &["--format", "markdown", "--max-findings", "2"],
+    );
+    assert_exit(&out, 1);
+    let text = stdout(&out);
+    assert!(text.contains("### Findings (the first 2 of 5: --max-findings)"));
+    assert_eq!(text.lines().filter(|l| l.starts_with("- ")).count(), 2);
+    assert!(
+        text.contains("| provenance | `path_outside_scope` | 4 |"),
+        "{text}"
+    );
+    let out = check(&repo, &range, &["--json", "--max-findings", "2"]);
+    assert_exit(&out, 1);
+    let doc = json(&out);
+    assert_eq!(doc["checks"][0]["findings"].as_array().unwrap().len(), 5);
+    let out = check(&repo, &range, &["--max-findings", "5"]);
+    assert!(!stdout(&out).contains("--max-findings"));
+}
+
+/// `--json` is `--format json`: one document, the same bytes; both at
+/// once is a usage error, still answered with a `gate.error/1`.
+#[test]
+fn json_is_format_json() {
+    let (repo, range) = refused_range();
+    let a = check(&repo, &range, &["--json"]);
+    let b = check(&repo, &range, &["--format", "json"]);
+    assert_exit(&b, 1);
+    assert_eq!(stdout(&a), stdout(&b));
+    let out = check(&repo, &range, &["--json", "--format", "markdown"]);
+    assert_exit(&out, 2);
+    assert_eq!(json(&out)["schema"], "gate.error/1");
+    let out = check(&repo, &range, &["--format", "json", "--bogus"]);
+    assert_exit(&out, 2);
+    assert_eq!(json(&out)["schema"], "gate.error/1");
+    let out = check(&repo, &range, &["--format=json", "--bogus"]);
+    assert_eq!(json(&out)["schema"], "gate.error/1");
+}
