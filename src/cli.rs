@@ -125,6 +125,9 @@ pub struct VerifyArgs {
     /// The task the run is for (default: the active task)
     #[arg(long, value_name = "ID")]
     pub task: Option<String>,
+    /// Print one JSON document (schema gate.verify/1); the command's output goes to stderr
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -324,6 +327,9 @@ pub struct StartArgs {
     /// Who asked for the work (default: git user.name)
     #[arg(long, value_name = "NAME")]
     pub operator: Option<String>,
+    /// Print one JSON document (schema gate.start/1)
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -36,6 +36,8 @@ pub fn wants_json(command: &Command) -> bool {
         Command::Binding(a) => a.json,
         Command::Handover(a) => a.json,
         Command::Status(a) => a.json,
+        Command::Start(a) => a.json,
+        Command::Verify(a) => a.json,
         Command::Doctor(a) => a.json,
         Command::MayTouch(a) => a.json,
         Command::Task(TaskCommand::List { json }) => *json,

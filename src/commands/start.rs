@@ -15,7 +15,7 @@ use crate::checks::binding::{derive, judge};
 use crate::cli::StartArgs;
 use crate::clock::Timestamp;
 use crate::context::read_input;
-use crate::context::{Ctx, out, task_ref};
+use crate::context::{Ctx, commit_of, out, task_ref};
 use crate::error::Failure;
 use crate::fsutil;
 use crate::git::Head;
@@ -23,7 +23,9 @@ use crate::plan::{IssueStatus, Plan};
 use crate::policy::Mode;
 use crate::report::ExitCode;
 use crate::report::human;
+use crate::report::json;
 use crate::report::text::shown_line;
+use crate::report::wire::start::{START_SCHEMA, StartWire};
 use crate::scope::Scope;
 use crate::started::started_path;
 use crate::task::{self as tasks, Exemption, Pins, TASK_SCHEMA, TaskRecord, TaskStatus};
@@ -210,6 +212,20 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<ExitCode, Failure> {
         warnings.push(format!(
             "the task's fields were not recorded ({e}): until its file is committed, the doors read them from the work tree"
         ));
+    }
+    if args.json {
+        let task = task_ref(&task);
+        out(&json::to_string(&StartWire {
+            schema: START_SCHEMA,
+            task: json::task(&task),
+            baseline: baseline.to_hex(),
+            scope: &scope,
+            binding: judgement.as_ref().map(|j| j.standing.as_str()),
+            notes: &policy.notes,
+            warnings: &warnings,
+            commit: commit_of(&ctx, &id, "start"),
+        }));
+        return Ok(ExitCode::Pass);
     }
     let mut text = format!(
         "started task {id}: {} · baseline {}\n",

@@ -26,6 +26,8 @@ use crate::notes;
 use crate::receipts::{self, PrintRecord, RECEIPT_SCHEMA, Receipt, RunMarker, Store};
 use crate::report::ExitCode;
 use crate::report::human;
+use crate::report::json;
+use crate::report::wire::verify::{VERIFY_SCHEMA, VerifyWire};
 
 pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
@@ -51,8 +53,10 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         )));
     };
     let task = ctx.task(args.task.as_deref())?;
+    // Under --json stdout holds the one document: the rest goes to stderr.
+    let say = |text: &str| if args.json { err(text) } else { out(text) };
     if let Some(t) = &task {
-        out(&human::task_lines(&task_ref(t)));
+        say(&human::task_lines(&task_ref(t)));
     }
     let store = Store::new(&ctx.repo.common_dir());
     // The same keys and the same fingerprint as `gate status` reads them
@@ -122,8 +126,14 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         check.command,
         log_path.display()
     ));
-    let (exit_code, signal) =
-        run_command(ctx.root(), &check.command, &check.id, &evidence, &log_path)?;
+    let (exit_code, signal) = run_command(
+        ctx.root(),
+        &check.command,
+        &check.id,
+        &evidence,
+        &log_path,
+        args.json,
+    )?;
     let ended_at = Timestamp::now();
     // The run happened: an error now must not lose its receipt. The after
     // fingerprint is then unavailable, so the receipt reads as a change
@@ -168,7 +178,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
     let mut text = format!("{}: {outcome} · receipt {evidence}\n", check.id);
     let changed = receipt.fingerprint_before.digest != receipt.fingerprint_after.digest;
     if let Some(e) = after_failed {
-        out(&text);
+        say(&text);
         return Err(Failure::unknown(format!(
             "{}: the sources could not be fingerprinted after the run, so receipt {evidence} is stale: {}",
             check.id, e.message
@@ -198,14 +208,28 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
             &log_path,
         ));
     }
-    out(&text);
-    Ok(if changed {
-        ExitCode::Unknown
+    let (code, outcome) = if changed {
+        (ExitCode::Unknown, "stale")
     } else if receipt.passed() {
-        ExitCode::Pass
+        (ExitCode::Pass, "passed")
     } else {
-        ExitCode::Refused
-    })
+        (ExitCode::Refused, "failed")
+    };
+    if args.json {
+        err(&text);
+        let task = task.as_ref().map(task_ref);
+        out(&json::to_string(&VerifyWire {
+            schema: VERIFY_SCHEMA,
+            check: &check.id,
+            outcome,
+            exit_code: code.code(),
+            task: task.as_ref().map(json::task),
+            receipt: &receipt,
+        }));
+    } else {
+        out(&text);
+    }
+    Ok(code)
 }
 
 /// Attach a fresh receipt to HEAD when the sources it ran on are HEAD's
@@ -262,7 +286,9 @@ fn attach_to_head(
 const OUTPUT_GRACE: Duration = Duration::from_secs(2);
 
 /// Run `sh -c command` at `root`, copying its stdout and stderr to ours and to
-/// the log as they come. Returns the exit code, or the signal that ended it.
+/// the log as they come — its stdout to our stderr when `json` (stdout then
+/// holds only the document). Returns the exit code, or the signal that
+/// ended it.
 ///
 /// The output closes only when every process holding it has exited, and a
 /// background process the command left running (`server &`) may hold it
@@ -275,6 +301,7 @@ fn run_command(
     check: &str,
     evidence: &str,
     log_path: &Path,
+    json: bool,
 ) -> Result<(Option<i32>, Option<i32>), Failure> {
     if let Some(dir) = log_path.parent() {
         std::fs::create_dir_all(dir)
@@ -297,7 +324,12 @@ fn run_command(
     let stderr = child.stderr.take().expect("stderr was piped");
     let capturing = Arc::new(AtomicBool::new(true));
     let (closed, copies_closed) = mpsc::channel();
-    spawn_tee(stdout, std::io::stdout(), &log, &capturing, &closed);
+    let ours: Box<dyn Write + Send> = if json {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    };
+    spawn_tee(stdout, ours, &log, &capturing, &closed);
     spawn_tee(stderr, std::io::stderr(), &log, &capturing, &closed);
     let status = child
         .wait()

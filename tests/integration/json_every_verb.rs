@@ -39,6 +39,18 @@ const VERBS: &[&[&str]] = &[
         "--json",
     ],
     &["task", "note", "--text", "A note.", "--json"],
+    &["verify", "export-tests", "--json"],
+    // An empty brief: refused, nothing written.
+    &[
+        "start",
+        "--issue",
+        "42",
+        "--id",
+        "T-9",
+        "--brief",
+        "/dev/null",
+        "--json",
+    ],
     &[
         "task",
         "scope",

@@ -599,3 +599,91 @@ fn may_touch_documents_decode_strictly() {
     assert_eq!(Some(doc.exit_code), out.status.code(), "{}", show(&out));
     assert_eq!(doc.paths[1].issues[0].issue, "7");
 }
+
+// ---------------------------------------------------------------------------
+// gate.start/1 and gate.verify/1: the documents `gate mcp`'s start and verify
+// tools return.
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StartDoc {
+    schema: String,
+    task: Task,
+    baseline: String,
+    scope: Vec<String>,
+    binding: Option<String>,
+    notes: Vec<String>,
+    warnings: Vec<String>,
+    commit: CommitDoc,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CommitDoc {
+    path: String,
+    command: String,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VerifyDoc {
+    schema: String,
+    check: String,
+    outcome: String,
+    exit_code: i32,
+    task: Option<Task>,
+    receipt: ReceiptDoc,
+}
+
+#[test]
+fn start_and_verify_documents_decode_strictly() {
+    let repo = plan_repo("off");
+    let out = repo
+        .gate()
+        .args(["start", "--issue", "42", "--brief", "-", "--json"])
+        .write_stdin("Add CSV export.\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let doc: StartDoc = decode(&out.stdout);
+    assert_eq!(doc.schema, "gate.start/1");
+    assert_eq!(doc.task.id, "T-42");
+    assert_eq!(doc.baseline, repo.head());
+    assert_eq!(doc.commit.path, ".gate/tasks/T-42.md");
+    // The check's output goes to stderr: stdout holds the document alone.
+    repo.write(
+        ".gate/plan.yaml",
+        fixture::PLAN.replace("command: \"true\"", "command: \"echo out; exit 4\""),
+    );
+    let out = repo
+        .gate()
+        .args(["verify", "export-tests", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let doc: VerifyDoc = decode(&out.stdout);
+    assert_eq!(doc.schema, "gate.verify/1");
+    assert_eq!((doc.outcome.as_str(), doc.exit_code), ("failed", 1));
+    assert_eq!(doc.receipt.exit_code, Some(4));
+    assert_eq!(doc.task.map(|t| t.id).as_deref(), Some("T-42"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("out\n"),
+        "{}",
+        show(&out)
+    );
+    // The receipt in the document is the file recorded.
+    let file = repo
+        .path()
+        .join(".git/gate/receipts/export-tests")
+        .read_dir()
+        .unwrap();
+    let files: Vec<_> = file.map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1);
+    let recorded: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap();
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(printed["receipt"], recorded);
+}

@@ -18,9 +18,11 @@ pub mod handover;
 pub mod may_touch;
 pub mod report;
 pub mod resolve;
+pub mod start;
 pub mod status;
 pub mod task_change;
 pub mod tasks;
+pub mod verify;
 
 /// The pins as JSON shows them (docs/json.md): `plan_pin`, and the same
 /// value under its deprecated old name `plan_revision` — which a critique's
