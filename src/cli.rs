@@ -52,6 +52,8 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Print the JSON Schema of a gate file, for editors and agents
     Schema(SchemaArgs),
+    /// Serve the agent's questions and appends as MCP tools on stdin/stdout
+    Mcp,
 }
 
 #[derive(Debug, Args)]

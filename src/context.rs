@@ -22,9 +22,13 @@ static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicB
 
 /// Write to stdout. A closed pipe (`gate check --range A..B | head`) stops
 /// the output quietly but not the verb: it still exits with its own code, so
-/// a refused range piped into `head` is still refused.
+/// a refused range piped into `head` is still refused. Inside [`captured`],
+/// the text goes to that run's buffer instead.
 pub fn out(text: &str) {
     use std::sync::atomic::Ordering;
+    if CAPTURE.with_borrow_mut(|c| c.as_mut().map(|c| c.out.push_str(text)).is_some()) {
+        return;
+    }
     if STDOUT_CLOSED.load(Ordering::Relaxed) {
         return;
     }
@@ -36,6 +40,63 @@ pub fn out(text: &str) {
     {
         STDOUT_CLOSED.store(true, Ordering::Relaxed);
     }
+}
+
+/// A verb run whose stdout is a buffer, and whose `-` inputs are given
+/// rather than read from stdin: how `gate mcp` runs a verb, its stdout being
+/// the protocol's channel (docs/decisions/0018-mcp-server.md).
+struct Capture {
+    out: String,
+    /// The text each flag reads for `-`, by flag (`--brief`, `--answer-file`).
+    inputs: Vec<(&'static str, Vec<u8>)>,
+}
+
+thread_local! {
+    /// This thread's capture, while [`captured`] runs.
+    static CAPTURE: std::cell::RefCell<Option<Capture>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Run `f` (a verb) on this thread with what it prints through [`out`]
+/// kept in a buffer, and with [`read_input`] taking `-` from `inputs` (by
+/// flag) instead of stdin, which it then never reads. Returns `f`'s result
+/// and what it printed. Other threads print as usual.
+pub fn captured<R>(inputs: Vec<(&'static str, Vec<u8>)>, f: impl FnOnce() -> R) -> (R, String) {
+    /// Ends the capture however `f` ends, a panic included: the thread
+    /// may run other work afterwards.
+    struct Ends;
+    impl Drop for Ends {
+        fn drop(&mut self) {
+            CAPTURE.set(None);
+        }
+    }
+    CAPTURE.set(Some(Capture {
+        out: String::new(),
+        inputs,
+    }));
+    let ends = Ends;
+    let result = f();
+    let printed = CAPTURE.take().map(|c| c.out).unwrap_or_default();
+    drop(ends);
+    (result, printed)
+}
+
+/// Inside [`captured`]: the input given for `flag` (`Some(None)` when none
+/// was); outside: `None`.
+fn captured_input(flag: &str) -> Option<Option<Vec<u8>>> {
+    CAPTURE.with_borrow_mut(|c| {
+        c.as_mut().map(|c| {
+            c.inputs
+                .iter()
+                .position(|(f, _)| *f == flag)
+                .map(|i| c.inputs.swap_remove(i).1)
+        })
+    })
+}
+
+/// Whether an input given as `-` reads stdin, one stream for all of them:
+/// not inside [`captured`], where each flag's `-` is given on its own.
+pub fn dash_reads_stdin() -> bool {
+    CAPTURE.with_borrow(Option::is_none)
 }
 
 /// Write a diagnostic line to stderr.
@@ -317,7 +378,18 @@ pub const MAX_INPUT_BYTES: usize = 100 * 1024;
 pub fn read_input(spec: &str, flag: &str) -> Result<Vec<u8>, Failure> {
     let mut bytes = Vec::new();
     let limit = MAX_INPUT_BYTES as u64 + 1;
-    let read = if spec == "-" {
+    let read = if spec == "-"
+        && let Some(given) = captured_input(flag)
+    {
+        // Under `gate mcp` stdin is the protocol's channel: never read.
+        bytes = given.ok_or_else(|| {
+            Failure::usage(format!(
+                "{flag} -: stdin is the MCP channel here, not the text to read"
+            ))
+            .hint("give the text as the tool's argument")
+        })?;
+        Ok(bytes.len())
+    } else if spec == "-" {
         // A terminal would wait for typing nobody meant to do: `-` is for a
         // pipe or a here-doc (README.md).
         if std::io::stdin().is_terminal() {

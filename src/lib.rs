@@ -25,6 +25,8 @@ pub mod git;
 pub mod hooks;
 pub mod ids;
 pub mod load;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod notes;
 pub mod path;
 pub mod plan;

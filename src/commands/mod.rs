@@ -13,6 +13,7 @@ pub mod hook;
 pub mod init;
 pub mod install;
 pub mod may_touch;
+pub mod mcp;
 pub mod plan;
 pub mod schema;
 pub mod start;
@@ -91,6 +92,16 @@ pub fn command_line_error(e: &clap::Error, args: &[std::ffi::OsString]) -> i32 {
     e.exit_code()
 }
 
+/// Parse a command line and run it, as `main` does past the hook fast
+/// path; returns the exit code.
+pub fn run_line(args: &[std::ffi::OsString]) -> i32 {
+    use clap::Parser as _;
+    match Cli::try_parse_from(args) {
+        Ok(cli) => run(cli),
+        Err(e) => command_line_error(&e, args),
+    }
+}
+
 /// Run a parsed command line; returns the exit code: the verb's
 /// [`ExitCode`](crate::report::ExitCode), or a failure's code.
 pub fn run(cli: Cli) -> i32 {
@@ -113,6 +124,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Doctor(args) => doctor::run(dir.as_deref(), &args),
         Command::MayTouch(args) => may_touch::run(dir.as_deref(), &args),
         Command::Schema(args) => schema::run(&args),
+        Command::Mcp => mcp::run(dir.as_deref(), run_line),
     };
     match result {
         Ok(code) => code.code(),

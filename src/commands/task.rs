@@ -360,7 +360,7 @@ fn ask(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, Failure> {
         .filter(|f| f.as_str() == "-")
         .count()
         + usize::from(args.rationale_file.as_deref() == Some("-"));
-    if stdin_uses > 1 {
+    if stdin_uses > 1 && crate::context::dash_reads_stdin() {
         return Err(Failure::usage("only one of the files can be - (stdin)"));
     }
     let question = read_text(&args.question_file, "--question-file")?;

@@ -35,6 +35,7 @@ const VERBS: &[&[&str]] = &[
     &["status"],
     &["may-touch"],
     &["schema"],
+    &["mcp"],
 ];
 
 #[test]

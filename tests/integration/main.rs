@@ -24,6 +24,8 @@ mod json_every_verb;
 mod json_schema;
 mod line_endings;
 mod may_touch;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod notes;
 mod plan_lint;
 mod pre_push;

@@ -1,0 +1,518 @@
+//! The MCP server behind `gate mcp` (docs/agents.md#mcp-server): the
+//! agent's questions and the appends it may make, as tools on stdio.
+//!
+//! A tool is a verb's command line: it builds the argument vector (always
+//! with `--json`), and the dispatcher `commands::run` hands in parses and
+//! runs it as `gate` would, with what the verb prints captured
+//! ([`crate::context::captured`]). So each tool returns the very document
+//! the CLI's `--json` prints (docs/decisions/0018-mcp-server.md).
+//!
+//! Stdout is the protocol's channel and stdin its requests: before serving,
+//! both move to fresh descriptors, fd 1 becomes a copy of stderr and fd 0
+//! `/dev/null`. Whatever else writes to stdout (a check's command under
+//! `gate verify`, a panic) lands on stderr, and nothing but the protocol
+//! reads its stream.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ErrorData, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
+use serde::Deserialize;
+
+use crate::error::Failure;
+
+/// Parses a command line (`gate …`) and runs it; returns the exit code.
+pub type Dispatch = fn(&[OsString]) -> i32;
+
+/// Serve the tools on stdin and stdout until the client closes stdin.
+pub fn serve(dir: Option<&Path>, dispatch: Dispatch) -> Result<(), Failure> {
+    let dir = match dir {
+        Some(d) => std::path::absolute(d),
+        None => std::env::current_dir(),
+    }
+    .map_err(|e| Failure::unknown(format!("cannot read the current directory: {e}")))?;
+    let (input, output) = take_stdio()
+        .map_err(|e| Failure::unknown(format!("cannot set up stdin and stdout for MCP: {e}")))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::unknown(format!("cannot start the async runtime: {e}")))?;
+    let server = Gate {
+        dir,
+        dispatch,
+        tool_router: Gate::tool_router(),
+    };
+    let served = runtime.block_on(async move {
+        let transport = (
+            tokio::fs::File::from_std(input),
+            tokio::fs::File::from_std(output),
+        );
+        let running = server
+            .serve(transport)
+            .await
+            .map_err(|e| format!("the MCP session did not start: {e}"))?;
+        running
+            .waiting()
+            .await
+            .map(|_| ())
+            .map_err(|e| format!("the MCP session ended abnormally: {e}"))
+    });
+    // A read of the closed protocol stream may still sit on the blocking
+    // pool: do not wait for it.
+    runtime.shutdown_background();
+    served.map_err(Failure::unknown)
+}
+
+/// The protocol's two streams, moved off fd 0 and fd 1: fd 0 becomes
+/// `/dev/null` (a verb reading `-` can never read the requests) and fd 1 a
+/// copy of stderr (a stray write, or a child's, never reaches the client).
+fn take_stdio() -> std::io::Result<(std::fs::File, std::fs::File)> {
+    use rustix::fs::{Mode, OFlags};
+    let input = rustix::io::fcntl_dupfd_cloexec(std::io::stdin(), 3)?;
+    let output = rustix::io::fcntl_dupfd_cloexec(std::io::stdout(), 3)?;
+    let null = rustix::fs::open("/dev/null", OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
+    rustix::stdio::dup2_stdin(&null)?;
+    rustix::stdio::dup2_stdout(std::io::stderr())?;
+    Ok((input.into(), output.into()))
+}
+
+/// The server: where the verbs run, and how.
+#[derive(Clone)]
+struct Gate {
+    dir: PathBuf,
+    dispatch: Dispatch,
+    tool_router: ToolRouter<Gate>,
+}
+
+/// A verb's command line, built from a tool's arguments: options as
+/// `--flag=VALUE` (a value starting with `-` stays a value), positionals
+/// after `--`, and texts the verb reads with `-` given beside it.
+struct Line {
+    args: Vec<OsString>,
+    positionals: Vec<String>,
+    inputs: Vec<(&'static str, Vec<u8>)>,
+}
+
+impl Line {
+    fn new(dir: &Path, verb: &[&str]) -> Line {
+        let mut args: Vec<OsString> = vec!["gate".into(), "-C".into(), dir.into()];
+        args.extend(verb.iter().map(OsString::from));
+        args.push("--json".into());
+        Line {
+            args,
+            positionals: Vec::new(),
+            inputs: Vec::new(),
+        }
+    }
+
+    fn opt(mut self, flag: &str, value: Option<&str>) -> Line {
+        if let Some(v) = value {
+            self.args.push(format!("{flag}={v}").into());
+        }
+        self
+    }
+
+    fn opts(self, flag: &str, values: &[String]) -> Line {
+        values
+            .iter()
+            .fold(self, |line, v| line.opt(flag, Some(v.as_str())))
+    }
+
+    fn switch(mut self, flag: &str, on: bool) -> Line {
+        if on {
+            self.args.push(flag.into());
+        }
+        self
+    }
+
+    /// `flag -`, the verb reading `text` where it would read stdin.
+    fn text(mut self, flag: &'static str, text: Option<&str>) -> Line {
+        if let Some(t) = text {
+            self.args.push(flag.into());
+            self.args.push("-".into());
+            self.inputs.push((flag, t.as_bytes().to_vec()));
+        }
+        self
+    }
+
+    fn positional(mut self, value: Option<&str>) -> Line {
+        self.positionals.extend(value.map(str::to_string));
+        self
+    }
+
+    /// The argument vector, and the texts to give for `-`.
+    fn finish(self) -> (Vec<OsString>, Vec<(&'static str, Vec<u8>)>) {
+        let mut args = self.args;
+        if !self.positionals.is_empty() {
+            args.push("--".into());
+            args.extend(self.positionals.into_iter().map(OsString::from));
+        }
+        (args, self.inputs)
+    }
+}
+
+impl Gate {
+    /// Run the verb on a blocking thread with its stdout captured, and
+    /// return its document.
+    async fn run(&self, line: Line) -> Result<CallToolResult, ErrorData> {
+        let (args, inputs) = line.finish();
+        let dispatch = self.dispatch;
+        let (_code, printed) = tokio::task::spawn_blocking(move || {
+            crate::context::captured(inputs, || dispatch(&args))
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("the verb did not finish: {e}"), None))?;
+        Ok(result(printed))
+    }
+}
+
+/// The tool's result: the verb's document, as text exactly as the CLI
+/// prints it and as structured content. `isError` is set only when the verb
+/// could not run (its document is a `gate.error/1`); a refusal or an
+/// unknown is an answer, with its `exit_code` in the document.
+fn result(printed: String) -> CallToolResult {
+    let doc: serde_json::Value = match serde_json::from_str(&printed) {
+        Ok(doc) => doc,
+        // Every verb a tool runs prints one document under --json
+        // (docs/json.md): anything else is gate's fault, said as such.
+        Err(e) => {
+            return CallToolResult::error(vec![ContentBlock::text(format!(
+                "gate printed no JSON document ({e}): {printed:?}"
+            ))]);
+        }
+    };
+    let could_not_run = doc["schema"] == crate::report::wire::error::ERROR_SCHEMA;
+    let mut result = if could_not_run {
+        CallToolResult::structured_error(doc)
+    } else {
+        CallToolResult::structured(doc)
+    };
+    result.content = vec![ContentBlock::text(printed)];
+    result
+}
+
+/// What the work serves, as `gate binding` and `gate start` take it.
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+struct Naming {
+    /// The plan issue the work serves
+    issue: Option<String>,
+    /// The plan intent the work serves
+    intent: Option<String>,
+    /// Paths the work will touch (names the one open issue covering them)
+    #[serde(default)]
+    paths: Vec<String>,
+    /// A declared exemption class (needs `because`)
+    exempt: Option<String>,
+    /// Why the exemption applies
+    because: Option<String>,
+}
+
+impl Naming {
+    fn onto(&self, line: Line) -> Line {
+        line.opt("--issue", self.issue.as_deref())
+            .opt("--intent", self.intent.as_deref())
+            .opts("--path", &self.paths)
+            .opt("--exempt", self.exempt.as_deref())
+            .opt("--because", self.because.as_deref())
+    }
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct StartArgs {
+    #[serde(flatten)]
+    naming: Naming,
+    /// The operator's request, verbatim (the task keeps it byte for byte)
+    brief: String,
+    /// The task id (default: derived from what is named)
+    id: Option<String>,
+    /// Scope globs, relative to the repository root or as `:/GLOB` (default: the named issue's paths)
+    #[serde(default)]
+    scope: Vec<String>,
+    /// Who asked for the work (default: git user.name)
+    operator: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+struct TaskArgs {
+    /// The task (default: the worktree's active task)
+    task: Option<String>,
+}
+
+/// The checks `check` can be limited to.
+#[derive(Debug, Clone, Copy, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum CheckName {
+    Scope,
+    Provenance,
+    Receipts,
+    Binding,
+    Brief,
+}
+
+impl CheckName {
+    fn as_str(self) -> &'static str {
+        match self {
+            CheckName::Scope => "scope",
+            CheckName::Provenance => "provenance",
+            CheckName::Receipts => "receipts",
+            CheckName::Binding => "binding",
+            CheckName::Brief => "brief",
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+struct CheckArgs {
+    /// Check the staged changes against HEAD (what pre-commit runs)
+    #[serde(default)]
+    staged: bool,
+    /// Check every commit in the range A..B
+    range: Option<String>,
+    /// Judge the range with the policy at REV (default: the range's base)
+    policy_from: Option<String>,
+    /// The task to check (default: the worktree's active task)
+    task: Option<String>,
+    /// Run only these checks
+    #[serde(default)]
+    only: Vec<CheckName>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct VerifyArgs {
+    /// The plan check to run, by its id in .gate/plan.yaml (its command comes from the plan, never from here)
+    check: String,
+    /// The task the run is for (default: the active task)
+    task: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct AmendArgs {
+    /// The task (default: the active task)
+    task: Option<String>,
+    /// Who is amending: the operator
+    author: String,
+    /// The operator's clarification, verbatim
+    text: String,
+}
+
+/// Who decided a question.
+#[derive(Debug, Clone, Copy, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum DecidedBy {
+    Operator,
+    Agent,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct AskArgs {
+    /// The task (default: the active task)
+    task: Option<String>,
+    /// The stage the question came up in (requirements, design, …)
+    stage: String,
+    /// The question, verbatim
+    question: String,
+    /// The answer, verbatim
+    answer: String,
+    /// Who decided: the operator, or the agent alone
+    decided_by: DecidedBy,
+    /// Why the agent decided as it did (at least 50 non-whitespace characters; required when the agent decided)
+    rationale: Option<String>,
+    /// One line: how this changes the initial conditions
+    summary: String,
+    /// What it contradicts (default: none)
+    conflict: Option<String>,
+    /// Who records it (default: git user.name)
+    author: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct NoteArgs {
+    /// The task (default: the active task)
+    task: Option<String>,
+    /// The note: where the work diverges, and why
+    text: String,
+    /// Who writes it (default: git user.name)
+    author: Option<String>,
+}
+
+#[tool_router]
+impl Gate {
+    /// `gate binding --json`: what a naming serves and whether work may
+    /// start (read-only; gate.binding/1).
+    #[tool(
+        description = "Ask what a naming serves and whether work may start (read-only). Returns gate.binding/1, as `gate binding --json`."
+    )]
+    async fn binding(
+        &self,
+        Parameters(args): Parameters<Naming>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.run(args.onto(Line::new(&self.dir, &["binding"])))
+            .await
+    }
+
+    #[tool(
+        description = "Start a task: name what it serves, keep the operator's brief verbatim, make it the worktree's active task. Returns gate.start/1, as `gate start --json`."
+    )]
+    async fn start(
+        &self,
+        Parameters(args): Parameters<StartArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let line = args
+            .naming
+            .onto(Line::new(&self.dir, &["start"]))
+            .opt("--id", args.id.as_deref())
+            .opts("--scope", &args.scope)
+            .opt("--operator", args.operator.as_deref())
+            .text("--brief", Some(&args.brief));
+        self.run(line).await
+    }
+
+    #[tool(
+        description = "Show each check the task depends on: passed, failed, stale, running, missing. Returns gate.status/1, as `gate status --json`."
+    )]
+    async fn status(
+        &self,
+        Parameters(args): Parameters<TaskArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let line = Line::new(&self.dir, &["status"]).opt("--task", args.task.as_deref());
+        self.run(line).await
+    }
+
+    #[tool(
+        description = "Run gate's checks under the policy (the task's scope, provenance, receipts, binding, brief). Returns gate.report/1, as `gate check --json`."
+    )]
+    async fn check(
+        &self,
+        Parameters(args): Parameters<CheckArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let only: Vec<String> = args.only.iter().map(|c| c.as_str().to_string()).collect();
+        let line = Line::new(&self.dir, &["check"])
+            .switch("--staged", args.staged)
+            .opt("--range", args.range.as_deref())
+            .opt("--policy-from", args.policy_from.as_deref())
+            .opt("--task", args.task.as_deref())
+            .opt(
+                "--only",
+                (!only.is_empty()).then(|| only.join(",")).as_deref(),
+            );
+        self.run(line).await
+    }
+
+    #[tool(
+        description = "Run a plan check by its id (the command comes from .gate/plan.yaml, never from the caller) and record a receipt bound to the sources. Returns gate.verify/1, as `gate verify --json`; the command's output goes to the server's stderr and the receipt's log."
+    )]
+    async fn verify(
+        &self,
+        Parameters(args): Parameters<VerifyArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let line = Line::new(&self.dir, &["verify"])
+            .opt("--task", args.task.as_deref())
+            .positional(Some(&args.check));
+        self.run(line).await
+    }
+
+    #[tool(
+        description = "Append the operator's clarification, verbatim, to the task's addenda. Returns gate.task-change/1, as `gate task amend --json`."
+    )]
+    async fn amend(
+        &self,
+        Parameters(args): Parameters<AmendArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let line = Line::new(&self.dir, &["task", "amend"])
+            .opt("--author", Some(&args.author))
+            .opt("--text", Some(&args.text))
+            .positional(args.task.as_deref());
+        self.run(line).await
+    }
+
+    #[tool(
+        description = "Record a question, its answer and who decided (the operator, or the agent alone with a rationale) in the task's addenda. Returns gate.task-change/1, as `gate task ask --json`."
+    )]
+    async fn ask(
+        &self,
+        Parameters(args): Parameters<AskArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let decided_by = match args.decided_by {
+            DecidedBy::Operator => "operator",
+            DecidedBy::Agent => "agent",
+        };
+        let line = Line::new(&self.dir, &["task", "ask"])
+            .opt("--stage", Some(&args.stage))
+            .text("--question-file", Some(&args.question))
+            .text("--answer-file", Some(&args.answer))
+            .opt("--decided-by", Some(decided_by))
+            .text("--rationale-file", args.rationale.as_deref())
+            .opt("--summary", Some(&args.summary))
+            .opt("--conflict", args.conflict.as_deref())
+            .opt("--author", args.author.as_deref())
+            .positional(args.task.as_deref());
+        self.run(line).await
+    }
+
+    #[tool(
+        description = "Append to the task's implementation notes (where the work diverges, and why). Returns gate.task-change/1, as `gate task note --json`."
+    )]
+    async fn note(
+        &self,
+        Parameters(args): Parameters<NoteArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let line = Line::new(&self.dir, &["task", "note"])
+            .opt("--text", Some(&args.text))
+            .opt("--author", args.author.as_deref())
+            .positional(args.task.as_deref());
+        self.run(line).await
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Gate {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("gate", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "gate's questions and appends for the task in this repository. Each tool returns \
+                 the JSON document the CLI's --json prints (docs/json.md). The loop: binding, \
+                 start, work inside the task's scope, verify each plan check, status until every \
+                 check passed, check before pushing; ask for a decision made alone, amend for \
+                 the operator's clarification, note where the work diverges. Never bypass \
+                 gate's hooks with --no-verify.",
+            )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: Line) -> Vec<String> {
+        line.finish()
+            .0
+            .into_iter()
+            .map(|a| a.into_string().expect("UTF-8"))
+            .collect()
+    }
+
+    #[test]
+    fn values_that_look_like_flags_stay_values() {
+        let line = Line::new(Path::new("/r"), &["task", "note"])
+            .opt("--text", Some("--no-verify"))
+            .positional(Some("-T1"));
+        assert_eq!(
+            args(line),
+            [
+                "gate",
+                "-C",
+                "/r",
+                "task",
+                "note",
+                "--json",
+                "--text=--no-verify",
+                "--",
+                "-T1"
+            ]
+        );
+    }
+}

@@ -1,0 +1,406 @@
+//! `gate mcp` (docs/agents.md#mcp-server): a real MCP client session over
+//! stdio — rmcp's client spawning `gate mcp` in a repository — and each
+//! tool's document compared with the CLI's `--json` for the same question,
+//! asked of a twin repository in the same state. Then the protocol stream
+//! byte for byte: nothing but JSON-RPC on stdout, even when a check's
+//! command writes to stdout, and a verb's `-` input never reads stdin.
+
+use std::io::{Read as _, Write as _};
+use std::process::Stdio;
+
+use rmcp::ServiceExt as _;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+
+use crate::fixture::{plan_repo, show};
+use crate::support::{TestRepo, git_env};
+
+/// `gate mcp` in `repo`, with the environment `TestRepo::gate` gives.
+fn mcp_command(repo: &TestRepo) -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("gate"));
+    cmd.arg("mcp")
+        .current_dir(repo.path())
+        .env_clear()
+        .envs(git_env())
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", repo.scratch("home"));
+    cmd
+}
+
+/// The CLI's document for `args` (with `--json`), and its exit code.
+fn cli(repo: &TestRepo, args: &[&str], stdin: &str) -> (Value, Option<i32>) {
+    let out = repo
+        .gate()
+        .args(args)
+        .arg("--json")
+        .write_stdin(stdin.as_bytes().to_vec())
+        .output()
+        .unwrap();
+    let doc = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: not one JSON document ({e})\n{}", show(&out)));
+    (doc, out.status.code())
+}
+
+/// A document with what differs between two runs in two repositories made
+/// alike written out: the repository's path, and a run's evidence id, times
+/// and log (receipts name their run).
+fn alike(doc: &Value, repo: &TestRepo) -> Value {
+    let root = repo.path().to_str().unwrap();
+    let text = doc.to_string().replace(root, "<repo>");
+    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    mask_runs(&mut doc);
+    doc
+}
+
+/// Each run's own values, wherever a receipt or a status shows them.
+fn mask_runs(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                let run = ["evidence", "started_at", "ended_at", "started_ns", "log"];
+                if run.contains(&key.as_str()) && !v.is_null() {
+                    *v = json!("<run>");
+                } else {
+                    mask_runs(v);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(mask_runs),
+        _ => {}
+    }
+}
+
+/// A repository with the plan, a policy that asks the binding, and one
+/// plan check whose command writes to both streams.
+fn twin() -> TestRepo {
+    let repo = plan_repo("required");
+    repo.write(
+        ".gate/plan.yaml",
+        crate::fixture::PLAN.replace(
+            "command: \"true\"",
+            "command: \"printf 'LOUD-%s\\\\n' STDOUT; printf 'LOUD-%s\\\\n' STDERR >&2\"",
+        ),
+    );
+    repo.commit_all("a loud check");
+    repo
+}
+
+/// Each step: the tool, its arguments, and the CLI command line that asks
+/// the same (without `--json`), with what it reads on stdin.
+fn steps() -> Vec<(&'static str, Value, Vec<&'static str>, &'static str)> {
+    let brief = "Add CSV export to the report page.\n  Keep the column order.\n";
+    vec![
+        (
+            "binding",
+            json!({"issue": "42"}),
+            vec!["binding", "--issue", "42"],
+            "",
+        ),
+        (
+            "binding",
+            json!({"issue": "999"}),
+            vec!["binding", "--issue", "999"],
+            "",
+        ),
+        (
+            "start",
+            json!({"issue": "42", "id": "T-42", "brief": brief}),
+            vec!["start", "--issue", "42", "--id", "T-42", "--brief", "-"],
+            brief,
+        ),
+        ("status", json!({}), vec!["status"], ""),
+        (
+            "verify",
+            json!({"check": "export-tests"}),
+            vec!["verify", "export-tests"],
+            "",
+        ),
+        (
+            "verify",
+            json!({"check": "no-such-check"}),
+            vec!["verify", "no-such-check"],
+            "",
+        ),
+        (
+            "status",
+            json!({"task": "T-42"}),
+            vec!["status", "--task", "T-42"],
+            "",
+        ),
+        (
+            "check",
+            json!({"only": ["scope", "receipts"]}),
+            vec!["check", "--only", "scope,receipts"],
+            "",
+        ),
+        (
+            "amend",
+            json!({"author": "Op", "text": "Also --no-verify is never an answer."}),
+            vec![
+                "task",
+                "amend",
+                "--author",
+                "Op",
+                "--text",
+                "Also --no-verify is never an answer.",
+            ],
+            "",
+        ),
+        (
+            "ask",
+            json!({"stage": "design", "question": "Which separator?\n", "answer": "A comma.\n",
+                   "decided_by": "operator", "summary": "CSV uses commas"}),
+            vec![
+                "task",
+                "ask",
+                "--stage",
+                "design",
+                "--question-file",
+                "q.txt",
+                "--answer-file",
+                "a.txt",
+                "--decided-by",
+                "operator",
+                "--summary",
+                "CSV uses commas",
+            ],
+            "",
+        ),
+        (
+            "note",
+            json!({"text": "Kept the old exporter for now.", "task": "T-42"}),
+            vec![
+                "task",
+                "note",
+                "--text",
+                "Kept the old exporter for now.",
+                "T-42",
+            ],
+            "",
+        ),
+    ]
+}
+
+/// The tools `gate mcp` lists.
+const TOOLS: &[&str] = &[
+    "amend", "ask", "binding", "check", "note", "start", "status", "verify",
+];
+
+#[test]
+fn a_client_session_gets_the_cli_documents_from_every_tool() {
+    let (served, asked) = (twin(), twin());
+    // The CLI's `ask` reads its texts from files: the same texts.
+    for repo in [&served, &asked] {
+        repo.write("q.txt", "Which separator?\n");
+        repo.write("a.txt", "A comma.\n");
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let transport = TokioChildProcess::new(tokio::process::Command::from(mcp_command(&served)))
+            .expect("spawn gate mcp");
+        let client = ().serve(transport).await.expect("initialize");
+        let info = client.peer_info().expect("the server's info");
+        let server = info.server_info.as_ref().map(|i| i.name.as_str());
+        assert_eq!(server, Some("gate"));
+        let mut names: Vec<String> = client
+            .list_all_tools()
+            .await
+            .expect("tools/list")
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        names.sort();
+        assert_eq!(names, TOOLS);
+        for (tool, arguments, line, stdin) in steps() {
+            let result = client
+                .call_tool(
+                    CallToolRequestParams::new(tool)
+                        .with_arguments(arguments.as_object().unwrap().clone()),
+                )
+                .await
+                .unwrap_or_else(|e| panic!("{tool} {arguments}: {e}"));
+            let doc = result
+                .structured_content
+                .clone()
+                .unwrap_or_else(|| panic!("{tool}: no structured content: {result:?}"));
+            // The text is the document as the CLI prints it.
+            let text = result.content[0]
+                .as_text()
+                .expect("a text block")
+                .text
+                .clone();
+            assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), doc);
+            assert!(text.ends_with("}\n"), "{tool}: {text:?}");
+            let (expected, code) = cli(&asked, &line, stdin);
+            assert_eq!(
+                alike(&doc, &served),
+                alike(&expected, &asked),
+                "{tool} {arguments} against {line:?}"
+            );
+            // isError only when the verb could not run.
+            let could_not_run = expected["schema"] == "gate.error/1";
+            assert_eq!(result.is_error, Some(could_not_run), "{tool}: {doc}");
+            if let Some(exit) = doc.get("exit_code") {
+                assert_eq!(exit.as_i64(), code.map(i64::from), "{tool}: {doc}");
+            }
+        }
+        client.cancel().await.expect("close the session");
+    });
+    // The appends landed in the task file as the CLI's did.
+    let file =
+        |repo: &TestRepo| std::fs::read_to_string(repo.path().join(".gate/tasks/T-42.md")).unwrap();
+    let (a, b) = (file(&served), file(&asked));
+    let strip = |t: &str| {
+        t.lines()
+            .filter(|l| !l.contains("_at:") && !l.starts_with("### ") && !l.contains("at: "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip(&a), strip(&b));
+    assert!(a.contains("Also --no-verify is never an answer."), "{a}");
+}
+
+/// `gate mcp` spoken to in bytes, one JSON-RPC message a line.
+struct Session {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+    /// Every line read from stdout.
+    lines: Vec<String>,
+}
+
+impl Session {
+    fn start(repo: &TestRepo) -> Session {
+        let mut child = mcp_command(repo)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        Session {
+            child,
+            stdin,
+            stdout,
+            lines: Vec::new(),
+        }
+    }
+
+    /// Send `messages` in one write.
+    fn send(&mut self, messages: &[Value]) {
+        let text: String = messages.iter().map(|m| format!("{m}\n")).collect();
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Read stdout until a reply to each of `ids` has come.
+    fn replies(&mut self, ids: &[i64]) {
+        use std::io::BufRead as _;
+        let answered = |lines: &[String]| {
+            ids.iter().all(|id| {
+                lines.iter().any(|l| {
+                    serde_json::from_str::<Value>(l).is_ok_and(|v| v["id"].as_i64() == Some(*id))
+                })
+            })
+        };
+        while !answered(&self.lines) {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).unwrap();
+            assert!(
+                n > 0,
+                "gate mcp closed stdout before answering {ids:?}: {:?}",
+                self.lines
+            );
+            self.lines.push(line.trim_end_matches('\n').to_string());
+        }
+    }
+
+    /// Close stdin; return what stdout still held and all of stderr.
+    fn end(mut self) -> (Vec<String>, String) {
+        drop(self.stdin.take());
+        let mut rest = String::new();
+        self.stdout.read_to_string(&mut rest).unwrap();
+        self.lines.extend(rest.lines().map(str::to_string));
+        let mut stderr = String::new();
+        self.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "gate mcp exited {status}\n{stderr}");
+        (self.lines, stderr)
+    }
+}
+
+fn call(id: i64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": name, "arguments": arguments}})
+}
+
+#[test]
+fn stdout_carries_only_the_protocol_and_stdin_only_requests() {
+    let repo = twin();
+    let mut session = Session::start(&repo);
+    session.send(&[
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "bytes", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]);
+    session.replies(&[0]);
+    // A brief that looks like a request, and a request right behind it in
+    // the same write: a verb that read stdin would swallow request 2.
+    let brief = "Export CSV.\n{\"jsonrpc\": \"2.0\", \"id\": 99}\n";
+    session.send(&[
+        call(
+            1,
+            "start",
+            json!({"issue": "42", "id": "T-42", "brief": brief}),
+        ),
+        call(2, "binding", json!({"issue": "42"})),
+    ]);
+    session.replies(&[1, 2]);
+    session.send(&[call(3, "verify", json!({"check": "export-tests"}))]);
+    session.replies(&[3]);
+    let (lines, stderr) = session.end();
+    let replies: Vec<Value> = lines
+        .iter()
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| {
+                panic!("stdout holds a line that is not JSON-RPC ({e}): {l:?}\n{lines:?}")
+            })
+        })
+        .collect();
+    assert!(replies.iter().all(|r| r["jsonrpc"] == "2.0"), "{lines:?}");
+    let mut ids: Vec<i64> = replies.iter().filter_map(|r| r["id"].as_i64()).collect();
+    ids.sort();
+    assert_eq!(ids, [0, 1, 2, 3], "each request answered once: {lines:?}");
+    let reply = |id: i64| {
+        replies
+            .iter()
+            .find(|r| r["id"] == id)
+            .map(|r| r["result"]["structuredContent"].clone())
+            .unwrap()
+    };
+    assert_eq!(reply(1)["schema"], "gate.start/1", "{lines:?}");
+    assert_eq!(reply(2)["schema"], "gate.binding/1", "{lines:?}");
+    // The check's command wrote to its stdout: that went to gate's stderr.
+    assert_eq!(reply(3)["outcome"], "passed", "{lines:?}");
+    assert!(
+        !lines.iter().any(|l| l.contains("LOUD-STDOUT")),
+        "{lines:?}"
+    );
+    assert!(stderr.contains("LOUD-STDOUT"), "{stderr}");
+    assert!(stderr.contains("LOUD-STDERR"), "{stderr}");
+    // The brief came from the tool's argument, verbatim, not from stdin.
+    let task = std::fs::read_to_string(repo.path().join(".gate/tasks/T-42.md")).unwrap();
+    assert!(task.contains(brief), "{task}");
+}
