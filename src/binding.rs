@@ -101,6 +101,9 @@ pub struct Judgement {
     pub intents: Vec<String>,
     pub notes: Vec<String>,
     pub refusals: Vec<Refusal>,
+    /// The named exemption class's description, as the policy declares
+    /// it; `None` when nothing is exempt or the class is not declared.
+    pub exemption_description: Option<String>,
 }
 
 /// The two pins; both empty when no intent is reached.
@@ -129,6 +132,7 @@ pub fn judge(plan: &Plan, policy: &Policy, naming: &Naming) -> Judgement {
         intents: vec![],
         notes: vec![],
         refusals: vec![],
+        exemption_description: None,
     };
     if !naming.asks() {
         j.refusals.push(refusal(
@@ -141,6 +145,7 @@ pub fn judge(plan: &Plan, policy: &Policy, naming: &Naming) -> Judgement {
     }
     if let Some(class) = &naming.exempt {
         // An exemption is judged alone, and all its faults are reported together.
+        j.exemption_description = policy.exemption(class).map(|e| e.description.clone());
         if policy.exemptions.iter().all(|e| &e.id != class) {
             let declared: Vec<&str> = policy.exemptions.iter().map(|e| e.id.as_str()).collect();
             j.refusals.push(refusal(

@@ -30,6 +30,7 @@ pub fn wire(d: &Derived) -> BindingWire<'_> {
             exemption: j.named.exempt.as_deref().map(|class| BindingExemptionWire {
                 class,
                 because: j.named.because.as_deref(),
+                description: j.exemption_description.as_deref(),
             }),
         },
         issues: &j.issues,

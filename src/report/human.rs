@@ -545,7 +545,13 @@ pub fn binding(d: &Derived) -> String {
         j.named.issue.as_ref().map(|i| format!("issue {i}")),
         j.named.intent.as_ref().map(|i| format!("intent {i}")),
         (!j.named.paths.is_empty()).then(|| format!("paths {}", j.named.paths.join(", "))),
-        j.named.exempt.as_ref().map(|e| format!("exemption {e}")),
+        j.named
+            .exempt
+            .as_ref()
+            .map(|e| match &j.exemption_description {
+                Some(d) => format!("exemption {e} ({d})"),
+                None => format!("exemption {e}"),
+            }),
     ];
     let named: Vec<String> = named.into_iter().flatten().collect();
     let _ = writeln!(

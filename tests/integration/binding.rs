@@ -384,7 +384,7 @@ fn every_standing() {
     );
     assert_eq!(
         a.doc["named"]["exemption"],
-        serde_json::json!({"class": "dependency-bump", "because": "bump serde"})
+        serde_json::json!({"class": "dependency-bump", "because": "bump serde", "description": "Lockfile-only updates"})
     );
     let a = ask(&repo, &["--issue", "1"]);
     assert_eq!(a.doc["named"]["issue"], "1");

@@ -397,6 +397,7 @@ mod binding_documents {
     struct NamedExemption {
         class: String,
         because: Option<String>,
+        description: Option<String>,
     }
 
     #[allow(dead_code)]

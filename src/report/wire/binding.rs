@@ -33,6 +33,8 @@ pub struct NamedWire<'a> {
 pub struct BindingExemptionWire<'a> {
     pub class: &'a str,
     pub because: Option<&'a str>,
+    /// The class's description as the policy declares it (null: not declared).
+    pub description: Option<&'a str>,
 }
 
 #[derive(Serialize)]
