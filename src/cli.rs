@@ -46,6 +46,8 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Show each check the task depends on: passed, failed, stale, running, missing
     Status(StatusArgs),
+    /// Everything a worker needs before touching anything: task, brief, scope, intent, criteria, next steps
+    Context(ContextArgs),
     /// Say whether the active task may touch each path, and why
     MayTouch(MayTouchArgs),
     /// Check that gate is installed and its files are sound here, with the remedy for each fault
@@ -138,6 +140,16 @@ pub struct StatusArgs {
     #[arg(long, value_name = "ID")]
     pub task: Option<String>,
     /// Print one JSON document (schema gate.status/1)
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    /// The task (default: the active task)
+    #[arg(long, value_name = "ID")]
+    pub task: Option<String>,
+    /// Print one JSON document (schema gate.context/1)
     #[arg(long)]
     pub json: bool,
 }

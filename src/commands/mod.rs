@@ -7,6 +7,7 @@
 pub mod binding;
 pub mod check;
 pub mod claude_code;
+pub mod context;
 pub mod doctor;
 pub mod handover;
 pub mod hook;
@@ -40,6 +41,7 @@ pub fn wants_json(command: &Command) -> bool {
         Command::Start(a) => a.json,
         Command::Verify(a) => a.json,
         Command::Doctor(a) => a.json,
+        Command::Context(a) => a.json,
         Command::MayTouch(a) => a.json,
         Command::Task(TaskCommand::List { json }) => *json,
         Command::Task(TaskCommand::Validate(a)) => a.json,
@@ -122,6 +124,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Verify(args) => verify::run(dir.as_deref(), &args),
         Command::Status(args) => status::run(dir.as_deref(), &args),
         Command::Doctor(args) => doctor::run(dir.as_deref(), &args),
+        Command::Context(args) => context::run(dir.as_deref(), &args),
         Command::MayTouch(args) => may_touch::run(dir.as_deref(), &args),
         Command::Schema(args) => schema::run(&args),
         Command::Mcp => mcp::run(dir.as_deref(), run_line),

@@ -681,3 +681,225 @@ fn yaml_str(s: Option<&str>) -> String {
         shown_line(&serde_json::to_string(s).expect("a string serialises")).into_owned()
     })
 }
+
+/// `gate context`: the task, its brief and addenda verbatim, the scope, the
+/// intents it serves, their criteria and critiques, the binding, the next
+/// commands and what could not be read.
+pub fn context(c: &super::wire::context::ContextWire) -> String {
+    let mut s = format!("{} context\n", style::strong(OUT, "gate"));
+    if let Some(t) = &c.task {
+        let mut named = Vec::new();
+        if let Some(i) = &t.issue {
+            named.push(format!("issue {}", shown_line(i)));
+        }
+        if let Some(i) = &t.intent {
+            named.push(format!("intent {}", shown_line(i)));
+        }
+        if let Some(e) = &t.exemption {
+            named.push(format!("exempt: {}", shown_line(&e.class)));
+        }
+        let named: String = named.iter().map(|n| format!(" · {n}")).collect();
+        let _ = writeln!(
+            s,
+            "task {} · {}{named}",
+            style::strong(OUT, shown_line(&t.id)),
+            t.status
+        );
+        let _ = writeln!(
+            s,
+            "  file {} · operator {} · baseline {} · created {}",
+            shown_line(&t.file),
+            shown_line(&t.operator),
+            crate::binding::short(&t.baseline),
+            shown_line(&t.created_at)
+        );
+        if let Some(e) = &t.exemption {
+            let _ = writeln!(
+                s,
+                "  exemption {}: {} · because: {}",
+                shown_line(&e.class),
+                e.description
+                    .as_deref()
+                    .map_or("(not declared in the policy)".into(), shown_line),
+                shown_line(&e.because)
+            );
+        }
+        s.push_str("\n## Brief (verbatim)\n\n");
+        match &c.brief {
+            Some(b) => {
+                s.push_str(&shown(b));
+                if !b.ends_with('\n') {
+                    s.push('\n');
+                }
+            }
+            None => s.push_str("(no brief recorded)\n"),
+        }
+        s.push_str("\n## Addenda\n\n");
+        if c.addenda.is_empty() {
+            s.push_str("(none)\n");
+        }
+        for a in &c.addenda {
+            let _ = writeln!(s, "{}", shown_line(&a.heading));
+            s.push_str(&shown(&a.text));
+        }
+        s.push('\n');
+    }
+    if let Some(scope) = &c.scope {
+        s.push_str("scope (as recorded, with the additions recorded by `gate task scope add`)\n");
+        for glob in &scope.recorded {
+            let _ = writeln!(s, "  {}", shown_line(glob));
+        }
+        for a in &scope.added {
+            let _ = writeln!(
+                s,
+                "  {} {}",
+                shown_line(&a.glob),
+                style::dim(
+                    OUT,
+                    format!(
+                        "(added {} by {}: {})",
+                        shown_line(&a.time),
+                        shown_line(&a.author),
+                        shown_line(&a.because)
+                    )
+                )
+            );
+        }
+    }
+    for i in &c.intents {
+        let _ = writeln!(
+            s,
+            "\nintent {} ({}): {}",
+            style::strong(OUT, shown_line(&i.id)),
+            i.status,
+            shown_line(&i.statement)
+        );
+        for (label, items) in [("invariants", &i.invariants), ("non-goals", &i.non_goals)] {
+            if !items.is_empty() {
+                let _ = writeln!(s, "  {label}:");
+                for item in items {
+                    let _ = writeln!(s, "    - {}", shown_line(item));
+                }
+            }
+        }
+    }
+    if !c.criteria.is_empty() {
+        s.push_str("\ncriteria\n");
+        for cr in &c.criteria {
+            let _ = writeln!(
+                s,
+                "  {}#{} {} {}",
+                shown_line(&cr.intent),
+                shown_line(&cr.criterion),
+                criterion_word(cr.state),
+                shown_line(&cr.text)
+            );
+            for e in &cr.evidence {
+                let why = e
+                    .why
+                    .as_deref()
+                    .map(|w| format!(" ({})", shown_line(w)))
+                    .unwrap_or_default();
+                let _ = writeln!(s, "      {} {}{why}", shown_line(&e.check), e.state);
+            }
+        }
+    }
+    for cr in &c.critiques {
+        let open = match cr.open_blocking.as_slice() {
+            [] => "no blocking finding open".to_string(),
+            ids => format!("open and blocking: {}", shown_line(&ids.join(", "))),
+        };
+        let _ = writeln!(
+            s,
+            "\ncritique of {} (reviewed {}): {} finding{} · {open}",
+            shown_line(&cr.intent),
+            shown_line(&cr.reviewed_at),
+            cr.findings.len(),
+            if cr.findings.len() == 1 { "" } else { "s" }
+        );
+        for f in &cr.findings {
+            let kind = match (f.blocking, f.open) {
+                (true, true) => style::refused(OUT, "blocking, open"),
+                (true, false) => "blocking, resolved".to_string(),
+                (false, true) => "open".to_string(),
+                (false, false) => "resolved".to_string(),
+            };
+            let _ = writeln!(
+                s,
+                "  {} ({kind}): {}",
+                shown_line(&f.id),
+                shown_line(&f.text)
+            );
+            if let Some(r) = &f.resolution {
+                let _ = writeln!(s, "      resolution: {}", shown_line(r));
+            }
+        }
+    }
+    if let Some(b) = &c.binding {
+        let standing = match b.refusals.is_empty() {
+            true => style::pass(OUT, b.standing),
+            false => style::refused(OUT, b.standing),
+        };
+        let _ = writeln!(s, "\nbinding: {standing} (policy: binding {})", b.mode);
+        for n in &b.notes {
+            let _ = writeln!(s, "  {} {}", style::dim(OUT, "note:"), shown_line(n));
+        }
+        for r in &b.refusals {
+            let _ = writeln!(
+                s,
+                "  {} {} {}",
+                style::refused(OUT, "✗"),
+                style::strong(OUT, r.cause),
+                shown_line(&r.message)
+            );
+            let _ = writeln!(
+                s,
+                "      {} {}",
+                style::hint(OUT, "decide:"),
+                shown_line(&r.decide)
+            );
+        }
+    }
+    if !c.next.is_empty() {
+        s.push_str("\nnext\n");
+        for n in &c.next {
+            let _ = writeln!(s, "  {}", style::strong(OUT, shown_line(&n.command)));
+            let _ = writeln!(s, "      {}", style::dim(OUT, shown_line(&n.why)));
+        }
+    }
+    if !c.unknowns.is_empty() {
+        s.push_str("\ncould not be read\n");
+        for u in &c.unknowns {
+            let _ = writeln!(
+                s,
+                "  {} {}: {}",
+                style::unknown(OUT, "?"),
+                u.part,
+                shown_line(&u.reason)
+            );
+            let _ = writeln!(
+                s,
+                "      {} {}",
+                style::hint(OUT, "decide:"),
+                shown_line(&u.decide)
+            );
+        }
+    }
+    let verdict = match c.unknowns.is_empty() {
+        true => style::pass(OUT, "every part of the context could be read"),
+        false => style::unknown(OUT, "a part of the context could not be read"),
+    };
+    let _ = writeln!(s, "\nresult: {verdict} (exit {})", c.exit_code);
+    s
+}
+
+/// A criterion's state, colored as status colors it.
+fn criterion_word(state: &str) -> String {
+    let word = format!("{state:<11}");
+    match state {
+        "passed" => style::pass(OUT, word),
+        "unknown" => style::unknown(OUT, word),
+        "unevidenced" => style::dim(OUT, word),
+        _ => style::refused(OUT, word),
+    }
+}

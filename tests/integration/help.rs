@@ -36,6 +36,7 @@ const VERBS: &[&[&str]] = &[
     &["may-touch"],
     &["schema"],
     &["mcp"],
+    &["context"],
 ];
 
 #[test]

@@ -16,6 +16,7 @@ const VERBS: &[&[&str]] = &[
     &["handover", "--resolve", "--json"],
     &["status", "--json"],
     &["may-touch", "src/lib.rs", "--json"],
+    &["context", "--json"],
     &["task", "list", "--json"],
     &["task", "validate", "--task", "T-42", "--json"],
     &["task", "validate", "--all", "--json"],

@@ -688,3 +688,185 @@ fn start_and_verify_documents_decode_strictly() {
     let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(printed["receipt"], recorded);
 }
+
+// ---------------------------------------------------------------------------
+// gate.context/1
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextDoc {
+    schema: String,
+    outcome: String,
+    exit_code: i32,
+    task: Option<ContextTask>,
+    brief: Option<String>,
+    addenda: Vec<Addendum>,
+    scope: Option<ContextScope>,
+    intents: Vec<ContextIntent>,
+    criteria: Vec<ContextCriterion>,
+    critiques: Vec<ContextCritique>,
+    binding: Option<ContextBinding>,
+    next: Vec<ContextNext>,
+    unknowns: Vec<ContextUnknown>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextTask {
+    id: String,
+    status: String,
+    file: String,
+    operator: String,
+    created_at: String,
+    baseline: String,
+    issue: Option<String>,
+    intent: Option<String>,
+    exemption: Option<ContextExemption>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextExemption {
+    class: String,
+    because: String,
+    description: Option<String>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Addendum {
+    heading: String,
+    text: String,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextScope {
+    recorded: Vec<String>,
+    added: Vec<ContextAdded>,
+    effective: Vec<String>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextAdded {
+    glob: String,
+    because: String,
+    author: String,
+    time: String,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextIntent {
+    id: String,
+    status: String,
+    statement: String,
+    invariants: Vec<String>,
+    non_goals: Vec<String>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextCriterion {
+    intent: String,
+    criterion: String,
+    text: String,
+    state: String,
+    evidence: Vec<ContextEvidence>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextEvidence {
+    check: String,
+    state: String,
+    why: Option<String>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextCritique {
+    intent: String,
+    reviewed_at: String,
+    findings: Vec<ContextFinding>,
+    open_blocking: Vec<String>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextFinding {
+    id: String,
+    blocking: bool,
+    open: bool,
+    text: String,
+    resolution: Option<String>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextBinding {
+    standing: String,
+    mode: String,
+    issues: Vec<String>,
+    intents: Vec<String>,
+    notes: Vec<String>,
+    refusals: Vec<ContextRefusal>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextRefusal {
+    cause: String,
+    message: String,
+    decide: String,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextNext {
+    command: String,
+    why: String,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextUnknown {
+    part: String,
+    reason: String,
+    decide: String,
+}
+
+#[test]
+fn context_documents_decode_strictly() {
+    let repo = plan_repo("required");
+    let out = repo.gate().args(["context", "--json"]).output().unwrap();
+    let doc: ContextDoc = decode(&out.stdout);
+    assert_eq!(doc.schema, "gate.context/1");
+    assert_eq!(Some(doc.exit_code), out.status.code(), "{}", show(&out));
+    fixture::start_42(&repo);
+    repo.gate()
+        .args(["task", "amend", "--author", "Ada", "--text", "More."])
+        .output()
+        .unwrap();
+    let out = repo.gate().args(["context", "--json"]).output().unwrap();
+    let doc: ContextDoc = decode(&out.stdout);
+    assert_eq!(Some(doc.exit_code), out.status.code(), "{}", show(&out));
+    assert_eq!(doc.criteria.len(), 1);
+    assert_eq!(doc.addenda.len(), 1);
+}

@@ -8,6 +8,7 @@ mod brief;
 mod check_scope;
 mod claude_code;
 mod coexist;
+mod context;
 mod dead_ends;
 mod doctor;
 mod file_schemas;

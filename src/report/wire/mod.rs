@@ -11,6 +11,7 @@
 use serde::Serialize;
 
 pub mod binding;
+pub mod context;
 pub mod critique;
 pub mod doctor;
 pub mod error;

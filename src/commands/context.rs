@@ -1,0 +1,386 @@
+//! `gate context [--task ID] [--json]`: everything a worker needs before
+//! touching anything, in one document — the task, its brief verbatim and
+//! every addendum, the effective scope (the recorded scope and recorded
+//! additions, as the scope check judges: docs/trust.md), the intents it
+//! serves (statement, invariants, non-goals), each served criterion with
+//! its evidence checks and their receipt states (the receipts check's
+//! standing, `checks::receipts::status`), the critique, the binding
+//! standing (`checks::binding::judge`), and the next commands that move the
+//! task forward. A part that cannot be read is listed under `unknowns` with
+//! what would decide it, never dropped.
+//!
+//! Exit: 0 every part could be read, 3 a part could not (no active task, an
+//! unreadable task, policy or plan, a check whose state cannot be decided).
+//! The context judges nothing: a refused binding or a stale receipt is
+//! reported, and `gate check` is what refuses.
+
+use std::path::Path;
+
+use crate::checks::binding::{judge, naming_of};
+use crate::checks::{TaskState, task_state, trusted};
+use crate::cli::ContextArgs;
+use crate::context::{Ctx, commit_of, committed_as_is, out};
+use crate::error::Failure;
+use crate::plan::{IntentStatus, Plan};
+use crate::policy::Policy;
+use crate::receipts::{self, State};
+use crate::report::ExitCode;
+use crate::report::wire::context::{
+    AddedWire, AddendumWire, BindingStandingWire, CONTEXT_SCHEMA, ContextTaskWire, ContextWire,
+    CriterionWire, CritiqueWire, EvidenceWire, ExemptionWire, FindingWire, IntentWire, NextWire,
+    RefusalWire, ScopeWire, UnknownWire,
+};
+use crate::report::{human, json};
+use crate::task::Task;
+
+pub fn run(dir: Option<&Path>, args: &ContextArgs) -> Result<ExitCode, Failure> {
+    let ctx = Ctx::open(dir)?;
+    let wire = gather(&ctx, args.task.as_deref());
+    let code = match wire.unknowns.is_empty() {
+        true => ExitCode::Pass,
+        false => ExitCode::Unknown,
+    };
+    out(&if args.json {
+        json::to_string(&wire)
+    } else {
+        human::context(&wire)
+    });
+    Ok(code)
+}
+
+/// Everything the context holds, each unreadable part as an unknown.
+fn gather(ctx: &Ctx, id: Option<&str>) -> ContextWire {
+    let mut c = ContextWire {
+        schema: CONTEXT_SCHEMA,
+        outcome: "pass",
+        exit_code: 0,
+        task: None,
+        brief: None,
+        addenda: vec![],
+        scope: None,
+        intents: vec![],
+        criteria: vec![],
+        critiques: vec![],
+        binding: None,
+        next: vec![],
+        unknowns: vec![],
+    };
+    // The rules the doors judge with (docs/trust.md), not an uncommitted loosening.
+    let policy = match trusted::local(ctx, false) {
+        Ok((p, _)) => Some(p.policy),
+        Err(f) => {
+            unknown(
+                &mut c,
+                "policy",
+                f.message,
+                "fix .gate/policy.yaml (`gate doctor` names the fault)",
+            );
+            None
+        }
+    };
+    let plan = match ctx.plan() {
+        Ok(p) => Some(p.map(|p| p.plan.clone()).unwrap_or_default()),
+        Err(f) => {
+            unknown(
+                &mut c,
+                "plan",
+                f.message,
+                "fix .gate/plan.yaml (`gate plan validate` names every fault)",
+            );
+            None
+        }
+    };
+    let task = match task_state(ctx, id) {
+        TaskState::Loaded(t) => t,
+        TaskState::None => {
+            unknown(
+                &mut c,
+                "task",
+                "no task is active in this worktree, so nothing says what the work is".into(),
+                "start a task (`gate start --issue ID --brief FILE`) or switch to one (`gate task switch ID`)",
+            );
+            next(
+                &mut c,
+                "gate start --issue ID --brief FILE",
+                "start a task for the issue the work serves (`gate binding --issue ID` asks first whether it may start)",
+            );
+            return finish(c);
+        }
+        TaskState::Unreadable(m) => {
+            unknown(
+                &mut c,
+                "task",
+                format!("the task could not be read: {m}"),
+                "fix the task file (`gate task validate --task ID` names the fault), or switch to another task with `gate task switch ID`",
+            );
+            return finish(c);
+        }
+    };
+    task_parts(&mut c, &task, policy.as_ref());
+    if !committed_as_is(ctx, &task) {
+        let commit = commit_of(ctx, &task.record.id, "the task file");
+        next(
+            &mut c,
+            &commit.command,
+            "the task file is not committed as it is: a push sends it as committed",
+        );
+    }
+    let intents = served_intents(&task, plan.as_ref());
+    if let Some(plan) = &plan {
+        for id in &intents {
+            if let Some(intent) = plan.intent(id) {
+                c.intents.push(IntentWire {
+                    id: intent.id.clone(),
+                    status: match intent.status {
+                        IntentStatus::Active => "active",
+                        IntentStatus::Retired => "retired",
+                    },
+                    statement: intent.statement.clone(),
+                    invariants: intent.invariants.clone(),
+                    non_goals: intent.non_goals.clone(),
+                });
+            }
+            c.critiques.extend(critiques(plan, id));
+        }
+    }
+    if let (Some(policy), Some(plan)) = (&policy, &plan) {
+        criteria(ctx, &mut c, policy, plan, &task);
+        match judge(ctx, policy, &naming_of(&task)) {
+            Ok((_, j)) => {
+                c.binding = Some(BindingStandingWire {
+                    standing: j.standing.as_str(),
+                    mode: policy.binding.as_str(),
+                    issues: j.issues.clone(),
+                    intents: j.intents.clone(),
+                    notes: j.notes.clone(),
+                    refusals: j
+                        .refusals
+                        .iter()
+                        .map(|r| RefusalWire {
+                            cause: r.cause,
+                            message: r.message.clone(),
+                            decide: r.decide.clone(),
+                        })
+                        .collect(),
+                });
+            }
+            Err(f) => unknown(
+                &mut c,
+                "binding",
+                f.message,
+                "fix .gate/plan.yaml or .gate/policy.yaml, then ask again",
+            ),
+        }
+    }
+    let settled = c.unknowns.is_empty()
+        && c.next.is_empty()
+        && c.binding.as_ref().is_some_and(|b| b.refusals.is_empty());
+    if settled {
+        next(
+            &mut c,
+            "gate check",
+            "nothing is left to run: prove the task (provenance, scope, receipts, binding, brief)",
+        );
+        next(
+            &mut c,
+            "gate task finish",
+            "when the work is done and `gate check` passes",
+        );
+    }
+    finish(c)
+}
+
+/// The task's record, brief, addenda and scope.
+fn task_parts(c: &mut ContextWire, task: &Task, policy: Option<&Policy>) {
+    let r = &task.record;
+    c.task = Some(ContextTaskWire {
+        id: r.id.clone(),
+        status: r.status.as_str(),
+        file: task.file.display().to_string(),
+        operator: r.operator.clone(),
+        created_at: r.created_at.clone(),
+        baseline: r.baseline.clone(),
+        issue: r.issue.clone(),
+        intent: r.intent.clone(),
+        exemption: r.exemption.as_ref().map(|e| ExemptionWire {
+            class: e.class.clone(),
+            because: e.because.clone(),
+            description: policy
+                .and_then(|p| p.exemption(&e.class))
+                .map(|class| class.description.clone()),
+        }),
+    });
+    c.brief = task.body.brief.as_ref().map(|b| b.text.clone());
+    if let Some(section) = &task.body.addenda {
+        let (_, entries) = crate::brief::entries(&section.text, section.line);
+        c.addenda = entries
+            .iter()
+            .map(|e| AddendumWire {
+                heading: e.heading.to_string(),
+                text: e.body.to_string(),
+            })
+            .collect();
+    }
+    c.scope = Some(ScopeWire {
+        recorded: r.scope.clone(),
+        added: task
+            .scope_added
+            .iter()
+            .map(|a| AddedWire {
+                glob: a.glob.clone(),
+                because: a.because.clone(),
+                author: a.author.clone(),
+                time: a.time.clone(),
+            })
+            .collect(),
+        effective: task.scope(),
+    });
+}
+
+/// The intents the task serves: its issue's and the one it names.
+fn served_intents(task: &Task, plan: Option<&Plan>) -> Vec<String> {
+    let r = &task.record;
+    let mut ids: Vec<String> = Vec::new();
+    let of_issue = r
+        .issue
+        .as_deref()
+        .and_then(|i| plan.and_then(|p| p.issue(i)))
+        .and_then(|i| i.intent.clone());
+    for id in of_issue.into_iter().chain(r.intent.clone()) {
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    ids
+}
+
+/// The critiques of intent `id`, with their open blocking findings.
+fn critiques(plan: &Plan, id: &str) -> Vec<CritiqueWire> {
+    plan.critiques
+        .iter()
+        .filter(|c| c.intent == id)
+        .map(|c| CritiqueWire {
+            intent: c.intent.clone(),
+            reviewed_at: c.reviewed_at.clone(),
+            findings: c
+                .findings
+                .iter()
+                .map(|f| FindingWire {
+                    id: f.id.clone(),
+                    blocking: f.blocking,
+                    open: f.is_open(),
+                    text: f.text.clone(),
+                    resolution: f.resolution.clone(),
+                })
+                .collect(),
+            open_blocking: c
+                .findings
+                .iter()
+                .filter(|f| f.blocking && f.is_open())
+                .map(|f| f.id.clone())
+                .collect(),
+        })
+        .collect()
+}
+
+/// Each served criterion with its checks' states, as the receipts check
+/// finds them, and the commands that would move them.
+fn criteria(ctx: &Ctx, c: &mut ContextWire, policy: &Policy, plan: &Plan, task: &Task) {
+    let standing = match crate::checks::receipts::status(ctx, policy, plan, Some(task)) {
+        Ok(s) => s,
+        Err(f) => {
+            let decide = f.hint.clone().unwrap_or_else(|| {
+                "repair the repository or the receipts store, then ask again".into()
+            });
+            unknown(c, "criteria", f.message, &decide);
+            return;
+        }
+    };
+    for s in &standing.served {
+        c.criteria.push(CriterionWire {
+            intent: s.intent.clone(),
+            criterion: s.criterion.clone(),
+            text: s.text.clone(),
+            state: receipts::criterion_state(s, &standing.checks),
+            evidence: s
+                .evidence
+                .iter()
+                .map(|id| {
+                    let status = standing.checks.iter().find(|c| &c.check == id);
+                    EvidenceWire {
+                        check: id.clone(),
+                        state: status.map_or("unknown", |c| c.state.name()),
+                        why: status.and_then(|c| match &c.state {
+                            State::Stale { why, .. } => Some(why.key().to_string()),
+                            State::Unknown { reason, .. } => Some(reason.clone()),
+                            _ => None,
+                        }),
+                    }
+                })
+                .collect(),
+        });
+    }
+    for check in &standing.checks {
+        let id = &check.check;
+        let verify = format!("gate verify {id}");
+        match &check.state {
+            State::Passed { .. } => {}
+            State::Missing => next(
+                c,
+                &verify,
+                &format!("{id} has no receipt for this task yet"),
+            ),
+            State::Stale { why, .. } => next(
+                c,
+                &verify,
+                &format!("the receipt of {id} is stale: {}", why.as_str()),
+            ),
+            State::Failed { .. } => next(
+                c,
+                &verify,
+                &format!("the latest run of {id} failed: fix what it reports, then run it again"),
+            ),
+            State::Running { .. } => next(
+                c,
+                "gate status",
+                &format!("{id} is running now: wait for its receipt"),
+            ),
+            State::Unknown { reason, path, .. } => unknown(
+                c,
+                "criteria",
+                format!(
+                    "the state of {id} could not be decided: {}{}",
+                    reason,
+                    path.as_ref().map(|p| format!(" ({p})")).unwrap_or_default()
+                ),
+                "`gate status` shows why; `gate check` names what decides it",
+            ),
+        }
+    }
+}
+
+fn unknown(c: &mut ContextWire, part: &'static str, reason: String, decide: &str) {
+    c.unknowns.push(UnknownWire {
+        part,
+        reason,
+        decide: decide.to_string(),
+    });
+}
+
+fn next(c: &mut ContextWire, command: &str, why: &str) {
+    if !c.next.iter().any(|n| n.command == command) {
+        c.next.push(NextWire {
+            command: command.to_string(),
+            why: why.to_string(),
+        });
+    }
+}
+
+/// The outcome: unknown when any part could not be read.
+fn finish(mut c: ContextWire) -> ContextWire {
+    if !c.unknowns.is_empty() {
+        c.outcome = "unknown";
+        c.exit_code = ExitCode::Unknown.code();
+    }
+    c
+}

@@ -1,0 +1,156 @@
+//! `gate.context/1` (docs/json.md): everything a worker needs before
+//! touching anything, in one document — what `gate context --json` prints.
+//! The human rendering (`report::human::context`) reads the same structs.
+
+use serde::Serialize;
+
+pub const CONTEXT_SCHEMA: &str = "gate.context/1";
+
+#[derive(Serialize)]
+pub struct ContextWire {
+    pub schema: &'static str,
+    /// `pass` every part could be read, else `unknown`.
+    pub outcome: &'static str,
+    pub exit_code: i32,
+    /// `null` when no task is active (then `unknowns` says so).
+    pub task: Option<ContextTaskWire>,
+    /// The brief, verbatim; `null` when none is recorded or there is no task.
+    pub brief: Option<String>,
+    pub addenda: Vec<AddendumWire>,
+    pub scope: Option<ScopeWire>,
+    pub intents: Vec<IntentWire>,
+    pub criteria: Vec<CriterionWire>,
+    pub critiques: Vec<CritiqueWire>,
+    pub binding: Option<BindingStandingWire>,
+    pub next: Vec<NextWire>,
+    pub unknowns: Vec<UnknownWire>,
+}
+
+#[derive(Serialize)]
+pub struct ContextTaskWire {
+    pub id: String,
+    pub status: &'static str,
+    pub file: String,
+    pub operator: String,
+    pub created_at: String,
+    pub baseline: String,
+    pub issue: Option<String>,
+    pub intent: Option<String>,
+    pub exemption: Option<ExemptionWire>,
+}
+
+#[derive(Serialize)]
+pub struct ExemptionWire {
+    pub class: String,
+    pub because: String,
+    /// The class's description as the policy declares it; `null` when the
+    /// policy declares no such class (the binding refuses it).
+    pub description: Option<String>,
+}
+
+#[derive(Serialize)]
+pub struct AddendumWire {
+    /// The entry's heading line, as written (`### 2026-… · amendment · Ada`).
+    pub heading: String,
+    /// The entry's text after its heading, verbatim.
+    pub text: String,
+}
+
+#[derive(Serialize)]
+pub struct ScopeWire {
+    /// The recorded `scope` (docs/trust.md: judged from the recorded version).
+    pub recorded: Vec<String>,
+    /// The additions `gate task scope add` recorded.
+    pub added: Vec<AddedWire>,
+    /// Both, in order, without repeats: what the scope check judges with.
+    pub effective: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub struct AddedWire {
+    pub glob: String,
+    pub because: String,
+    pub author: String,
+    pub time: String,
+}
+
+#[derive(Serialize)]
+pub struct IntentWire {
+    pub id: String,
+    pub status: &'static str,
+    pub statement: String,
+    pub invariants: Vec<String>,
+    pub non_goals: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub struct CriterionWire {
+    pub intent: String,
+    pub criterion: String,
+    pub text: String,
+    /// The worst state of its checks, or `unevidenced`.
+    pub state: &'static str,
+    pub evidence: Vec<EvidenceWire>,
+}
+
+#[derive(Serialize)]
+pub struct EvidenceWire {
+    pub check: String,
+    /// `passed`, `failed`, `stale`, `running`, `missing`, `unknown`.
+    pub state: &'static str,
+    /// For `stale`: why; for `unknown`: the reason.
+    pub why: Option<String>,
+}
+
+#[derive(Serialize)]
+pub struct CritiqueWire {
+    pub intent: String,
+    pub reviewed_at: String,
+    pub findings: Vec<FindingWire>,
+    /// The ids of the blocking findings that are still open.
+    pub open_blocking: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub struct FindingWire {
+    pub id: String,
+    pub blocking: bool,
+    pub open: bool,
+    pub text: String,
+    pub resolution: Option<String>,
+}
+
+#[derive(Serialize)]
+pub struct BindingStandingWire {
+    /// `bound`, `maintenance`, `exempt`, `refused`.
+    pub standing: &'static str,
+    /// The policy's `binding` mode: what a refusal costs.
+    pub mode: &'static str,
+    pub issues: Vec<String>,
+    pub intents: Vec<String>,
+    pub notes: Vec<String>,
+    pub refusals: Vec<RefusalWire>,
+}
+
+#[derive(Serialize)]
+pub struct RefusalWire {
+    pub cause: &'static str,
+    pub message: String,
+    pub decide: String,
+}
+
+#[derive(Serialize)]
+pub struct NextWire {
+    /// A command to run, as typed.
+    pub command: String,
+    pub why: String,
+}
+
+#[derive(Serialize)]
+pub struct UnknownWire {
+    /// The part that could not be read: `task`, `policy`, `plan`, `scope`,
+    /// `criteria`, `binding`.
+    pub part: &'static str,
+    pub reason: String,
+    pub decide: String,
+}
