@@ -140,15 +140,20 @@ pub fn build(
     }
     let receipts_applies = match target {
         Target::Staged => Err("pre-commit runs scope (and brief) only"),
-        Target::Range(_) => Err(
-            "receipts are local to a clone: `gate check` without --range, and pre-push, prove them",
-        ),
-        Target::Task => Ok(()),
+        Target::Range(_) | Target::Task => Ok(()),
     };
     if wants(CheckName::Receipts) {
-        report.run(receipts::CHECK, p.receipts.mode, receipts_applies, || {
-            receipts::check(ctx, &policy.policy, &task)
-        });
+        report.run(
+            receipts::CHECK,
+            p.receipts.mode,
+            receipts_applies,
+            || match target {
+                // CI: the receipts that travelled with the commits, as git
+                // notes (docs/receipts.md).
+                Target::Range(spec) => receipts::range_check(&ctx.repo, &policy.policy, spec),
+                _ => receipts::check(ctx, &policy.policy, &task),
+            },
+        );
     }
     if wants(CheckName::Brief) {
         // The one reading of the clock of a run's checks (crate::clock).

@@ -153,8 +153,13 @@ fn build_bare(
         report.skip(crate::binding::CHECK, p.binding, why);
     }
     if wants(CheckName::Receipts) {
-        let why = "receipts are local to a clone; a bare repository has none";
-        report.skip(crate::checks::receipts::CHECK, p.receipts.mode, why);
+        // The receipts that travelled with the commits (git notes).
+        report.run(
+            crate::checks::receipts::CHECK,
+            p.receipts.mode,
+            Ok(()),
+            || crate::checks::receipts::range_check(repo, p, spec),
+        );
     }
     // The range is resolved once for both checks, and a --task the tip does
     // not hold refuses the whole verb before any check runs.

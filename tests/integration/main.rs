@@ -6,6 +6,7 @@ mod bad_input;
 mod binding;
 mod brief;
 mod check_scope;
+mod ci_receipts;
 mod claude_code;
 mod coexist;
 mod context;

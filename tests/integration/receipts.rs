@@ -1237,7 +1237,8 @@ fn the_receipts_check_under_required() {
         (3, one("fingerprint_unavailable"))
     );
     repo.remove(b"src/export/link.rs");
-    // `gate check` without --only runs it as well; --range does not.
+    // `gate check` without --only runs it as well; --range proves it from
+    // the notes (tests/integration/ci_receipts.rs).
     let out = repo.gate().args(["check", "--json"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -1259,13 +1260,16 @@ fn the_receipts_check_under_required() {
         .output()
         .unwrap();
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(
-        doc["skipped"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|s| s["check"] == "receipts"),
-        "{doc:#}"
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let receipts = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "receipts")
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert_eq!(
+        receipts["findings"][0]["cause"], "receipt_missing",
+        "the commit carries no note: {doc:#}"
     );
 }
 
