@@ -1636,3 +1636,86 @@ fn a_task_listing_that_cannot_be_read_is_unknown() {
         "{doc}"
     );
 }
+
+/// The task files a range changes, as `provenance::check_walked` reports
+/// them — from its own diffs, plus the commits it did not diff against
+/// each parent (a merge) diffed by the caller — are the ones git lists
+/// with every parent's diff (`git log -m --no-renames --name-only`):
+/// pre-push asks the walk instead of diffing the range again. Added,
+/// deleted and renamed task files, and one only a merge brings in.
+#[test]
+fn the_task_files_a_walk_saw_changed_match_git_log() {
+    if !crate::support::isolate(crate::this_test!()) {
+        return;
+    }
+    use gate::git::{Oid, Renames, Repo};
+    use gate::provenance::{Base, Options, RangeSpec, TaskSet, check_walked, task_of_path};
+    let repo = TestRepo::new();
+    repo.write("README.md", "r\n");
+    let base = repo.commit_all("base");
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write(".gate/tasks/T-4.md", "four\n");
+    let side = repo.commit_all("side");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write(".gate/tasks/T-1.md", "one\n");
+    repo.write(".gate/tasks/T-2.md", "two\n");
+    repo.commit_all("add");
+    repo.git(&["rm", "-q", ".gate/tasks/T-2.md"]);
+    repo.git(&["commit", "-q", "-m", "delete"]);
+    repo.git(&["mv", ".gate/tasks/T-1.md", ".gate/tasks/T-3.md"]);
+    repo.git(&["commit", "-q", "-m", "rename"]);
+    repo.git(&["merge", "-q", "--no-ff", "--no-edit", "side"]);
+    let tip = repo.head();
+    // The side branch is hidden (already on the remote, say): only the
+    // merge's own diff names T-4.
+    let expected: BTreeSet<String> = repo
+        .git(&[
+            "log",
+            "-m",
+            "--no-renames",
+            "--format=",
+            "--name-only",
+            &tip,
+            &format!("^{base}"),
+            &format!("^{side}"),
+        ])
+        .lines()
+        .filter_map(|p| task_of_path(&gate::path::RepoPath::new(p)))
+        .collect();
+    assert_eq!(
+        expected.iter().map(String::as_str).collect::<Vec<_>>(),
+        ["T-1", "T-2", "T-3", "T-4"]
+    );
+    let oid = |h: &str| Oid::from_hex(h).unwrap();
+    let gate = Repo::discover(repo.path()).unwrap();
+    let range = RangeSpec {
+        base: Base::Hidden(vec![oid(&base), oid(&side)]),
+        tip: oid(&tip),
+        label: "the range".into(),
+        ref_name: None,
+    };
+    let tasks = TaskSet::gather(&gate, None, oid(&tip), None);
+    let (_, _, walked) = check_walked(
+        &gate,
+        &gate::policy::embedded(),
+        &tasks,
+        &range,
+        &Options::default(),
+    );
+    let walked = walked.expect("the range was walked");
+    assert!(!walked.failed);
+    assert_eq!(
+        walked.undiffed,
+        vec![oid(&tip)],
+        "the merge is left undiffed"
+    );
+    let mut seen = walked.tasks.clone();
+    for commit in &walked.undiffed {
+        for diff in gate.changes(*commit, Renames::Off).unwrap() {
+            for change in &diff.changes {
+                seen.extend(change.paths().filter_map(task_of_path));
+            }
+        }
+    }
+    assert_eq!(seen, expected);
+}
