@@ -246,7 +246,7 @@ pub struct CheckArgs {
     /// How to print the report (docs/ci.md#report-formats)
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<ReportFormat>,
-    /// List at most N findings, then count them all (not in json)
+    /// List at most N findings, then count them all (not in json, sarif)
     #[arg(long, value_name = "N")]
     pub max_findings: Option<usize>,
 }
@@ -262,6 +262,8 @@ pub enum ReportFormat {
     Github,
     // A Markdown summary: checks, findings by cause, commits
     Markdown,
+    // SARIF 2.1.0, one result per finding
+    Sarif,
 }
 
 impl CheckArgs {

@@ -16,7 +16,7 @@ use crate::git::Repo;
 use crate::policy::LoadedPolicy;
 use crate::provenance;
 use crate::report::ExitCode;
-use crate::report::{Finding, Report, github, human, json, limit, markdown};
+use crate::report::{Finding, Report, github, human, json, limit, markdown, sarif};
 use crate::scope::{self};
 
 pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
@@ -65,17 +65,15 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
 }
 
 /// The report in the format asked for (docs/ci.md#report-formats). JSON is
-/// the canonical document and keeps every finding; the others are built
-/// from its wire values and list at most `--max-findings`. Under `github`
+/// the canonical document; the others are built from its wire values. JSON
+/// and SARIF keep every finding, the others list at most `--max-findings`. Under `github`
 /// the Markdown summary is appended to `$GITHUB_STEP_SUMMARY` when set.
 fn render(report: &Report, args: &CheckArgs) -> Result<String, Failure> {
-    let format = args.format();
-    if format == ReportFormat::Json {
-        return Ok(json::to_string(&json::report(report)));
-    }
     let (capped, counts) = limit::cap(report, args.max_findings);
-    Ok(match format {
-        ReportFormat::Human | ReportFormat::Json => human::render_capped(&capped, Some(&counts)),
+    Ok(match args.format() {
+        ReportFormat::Json => json::to_string(&json::report(report)),
+        ReportFormat::Sarif => sarif::render(&json::report(report)),
+        ReportFormat::Human => human::render_capped(&capped, Some(&counts)),
         ReportFormat::Markdown => markdown::render(&json::report(&capped), &counts),
         ReportFormat::Github => {
             let doc = json::report(&capped);

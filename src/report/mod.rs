@@ -4,8 +4,8 @@
 //! Checks return [`Finding`]s; [`CheckReport::new`] turns them into an
 //! outcome under a mode; a [`Report`] gathers checks and decides the exit
 //! code. Rendering lives in [`human`], [`json`] (the canonical document)
-//! and the renderings built from its wire values, [`github`] and
-//! [`markdown`]; nothing here prints.
+//! and the renderings built from its wire values, [`github`],
+//! [`markdown`] and [`sarif`]; nothing here prints.
 
 mod exit;
 pub mod github;
@@ -13,6 +13,7 @@ pub mod human;
 pub mod json;
 pub mod limit;
 pub mod markdown;
+pub mod sarif;
 pub mod style;
 pub mod text;
 pub mod wire;

@@ -1,4 +1,4 @@
-//! `gate check --format human|json|github|markdown` and `--max-findings`
+//! `gate check --format human|json|github|markdown|sarif` and `--max-findings`
 //! (docs/ci.md#report-formats): the renderings CI shows, built from the
 //! same report as the JSON document.
 
@@ -144,4 +144,65 @@ fn json_is_format_json() {
     assert_eq!(json(&out)["schema"], "gate.error/1");
     let out = check(&repo, &range, &["--format=json", "--bogus"]);
     assert_eq!(json(&out)["schema"], "gate.error/1");
+}
+
+/// The SARIF 2.1.0 schema (tests/fixtures/sarif/README.md says whence).
+fn sarif_validator() -> jsonschema::Validator {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/sarif/sarif-schema-2.1.0.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    jsonschema::validator_for(&schema).expect("the SARIF schema compiles")
+}
+
+fn sarif_errors(validator: &jsonschema::Validator, log: &serde_json::Value) -> Vec<String> {
+    validator
+        .iter_errors(log)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
+}
+
+/// `--format sarif` validates against the SARIF 2.1.0 schema and holds one
+/// result per finding of the JSON report, with its cause, level, path
+/// (the exact bytes of a path that is not UTF-8) and commit.
+#[test]
+fn sarif_validates_and_holds_every_finding() {
+    let (repo, range) = refused_range();
+    let out = check(&repo, &range, &["--format", "sarif", "--max-findings", "1"]);
+    assert_exit(&out, 1);
+    assert_golden("report/range.sarif", &transcript(Some(&repo), &out));
+    let log = json(&out);
+    let validator = sarif_validator();
+    let errors = sarif_errors(&validator, &log);
+    assert!(errors.is_empty(), "not SARIF 2.1.0: {errors:#?}");
+    // The validator refuses what is not SARIF.
+    let mut broken = log.clone();
+    broken["runs"][0]["results"][0]["level"] = "fatal".into();
+    broken.as_object_mut().unwrap().remove("version");
+    assert_eq!(sarif_errors(&validator, &broken).len(), 2);
+
+    let report = json(&check(&repo, &range, &["--json"]));
+    let findings = report["checks"][0]["findings"].as_array().unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), findings.len());
+    for (r, f) in results.iter().zip(findings) {
+        assert_eq!(r["ruleId"], f["cause"]);
+        assert_eq!(r["level"], "error");
+        assert_eq!(r["properties"]["commit"], f["commit"]);
+        let rule =
+            &log["runs"][0]["tool"]["driver"]["rules"][r["ruleIndex"].as_u64().unwrap() as usize];
+        assert_eq!(rule["id"], f["cause"]);
+    }
+    let uris: Vec<&str> = results
+        .iter()
+        .filter_map(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str())
+        .collect();
+    assert_eq!(
+        uris,
+        ["data/bad%FFname.txt", "docs/x.md", "notes.md", "README.md"]
+    );
+    assert_eq!(
+        log["runs"][0]["tool"]["driver"]["version"],
+        env!("CARGO_PKG_VERSION")
+    );
 }
