@@ -143,6 +143,11 @@ impl Line {
         self
     }
 
+    fn positionals(mut self, values: &[String]) -> Line {
+        self.positionals.extend(values.iter().cloned());
+        self
+    }
+
     /// The argument vector, and the texts to give for `-`.
     fn finish(self) -> (Vec<OsString>, Vec<(&'static str, Vec<u8>)>) {
         let mut args = self.args;
@@ -281,6 +286,12 @@ struct CheckArgs {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct MayTouchArgs {
+    /// The paths, relative to the repository gate mcp serves (`:/PATH` from its root, or absolute)
+    paths: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 struct VerifyArgs {
     /// The plan check to run, by its id in .gate/plan.yaml (its command comes from the plan, never from here)
     check: String,
@@ -382,6 +393,28 @@ impl Gate {
     }
 
     #[tool(
+        description = "Before touching anything: the task, its brief and addenda verbatim, the effective scope, the intents served, each criterion's checks and their states, the critique, the binding and the next commands. Returns gate.context/1, as `gate context --json`."
+    )]
+    async fn context(
+        &self,
+        Parameters(args): Parameters<TaskArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let line = Line::new(&self.dir, &["context"]).opt("--task", args.task.as_deref());
+        self.run(line).await
+    }
+
+    #[tool(
+        description = "Before an edit: may the active task touch each of these paths, and why (which scope pattern, or which issue would cover it). Returns gate.may-touch/1, as `gate may-touch PATH... --json`."
+    )]
+    async fn may_touch(
+        &self,
+        Parameters(args): Parameters<MayTouchArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let line = Line::new(&self.dir, &["may-touch"]).positionals(&args.paths);
+        self.run(line).await
+    }
+
+    #[tool(
         description = "Run gate's checks under the policy (the task's scope, provenance, receipts, binding, brief). Returns gate.report/1, as `gate check --json`."
     )]
     async fn check(
@@ -475,7 +508,7 @@ impl ServerHandler for Gate {
             .with_instructions(
                 "gate's questions and appends for the task in this repository. Each tool returns \
                  the JSON document the CLI's --json prints (docs/json.md). The loop: binding, \
-                 start, work inside the task's scope, verify each plan check, status until every \
+                 start, may_touch before each edit, verify each plan check, status until every \
                  check passed, check before pushing; ask for a decision made alone, amend for \
                  the operator's clarification, note where the work diverges. Never bypass \
                  gate's hooks with --no-verify.",

@@ -110,6 +110,13 @@ fn steps() -> Vec<(&'static str, Value, Vec<&'static str>, &'static str)> {
             brief,
         ),
         ("status", json!({}), vec!["status"], ""),
+        ("context", json!({}), vec!["context"], ""),
+        (
+            "may_touch",
+            json!({"paths": ["src/export/csv.rs", "README.md"]}),
+            vec!["may-touch", "src/export/csv.rs", "README.md"],
+            "",
+        ),
         (
             "verify",
             json!({"check": "export-tests"}),
@@ -184,7 +191,16 @@ fn steps() -> Vec<(&'static str, Value, Vec<&'static str>, &'static str)> {
 
 /// The tools `gate mcp` lists.
 const TOOLS: &[&str] = &[
-    "amend", "ask", "binding", "check", "note", "start", "status", "verify",
+    "amend",
+    "ask",
+    "binding",
+    "check",
+    "context",
+    "may_touch",
+    "note",
+    "start",
+    "status",
+    "verify",
 ];
 
 #[test]
