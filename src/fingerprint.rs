@@ -652,6 +652,17 @@ pub fn is_gate_path(path: &RepoPath) -> bool {
     path.is_under(".gate")
 }
 
+/// The path a plan source names, as the work-tree and the tree fingerprint
+/// both read it (docs/receipts.md): `Ok(None)` for a source under `.gate/`,
+/// which no fingerprint covers; `Err` for one that escapes the repository.
+pub(crate) fn source_path(source: &str) -> Result<Option<RepoPath>, (RepoPath, Unavailable)> {
+    let path = RepoPath::from(source.strip_suffix('/').unwrap_or(source));
+    if crate::plan::check_source(source).is_err() {
+        return Err((path, Unavailable::EscapesRepository));
+    }
+    Ok((!is_gate_path(&path)).then_some(path))
+}
+
 /// What a task touched (docs/receipts.md): every path changed in
 /// `baseline..HEAD` (every commit, every parent, both sides of renames) or
 /// staged, and — asked per check — the work tree's dirty paths (unstaged,

@@ -52,14 +52,14 @@ pub(super) fn look(workdir: &Path, inputs: &Inputs) -> Looked {
     let mut walked: Vec<RepoPath> = Vec::new();
     let mut sources: Vec<RepoPath> = Vec::new();
     for source in inputs.sources {
-        let path = RepoPath::from(source.strip_suffix('/').unwrap_or(source));
-        if crate::plan::check_source(source).is_err() {
-            problems.push((path, Unavailable::EscapesRepository));
-            continue;
-        }
-        if is_gate_path(&path) {
-            continue;
-        }
+        let path = match super::source_path(source) {
+            Ok(Some(path)) => path,
+            Ok(None) => continue,
+            Err(problem) => {
+                problems.push(problem);
+                continue;
+            }
+        };
         if let Some(problem) = ancestry.check_above(path.as_bytes()) {
             problems.push(problem);
             continue;

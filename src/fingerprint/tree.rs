@@ -41,14 +41,14 @@ pub fn of_commit(repo: &Repo, commit: Oid, inputs: &Inputs) -> Result<Fingerprin
             }
         };
     for source in inputs.sources {
-        let path = RepoPath::from(source.strip_suffix('/').unwrap_or(source));
-        if crate::plan::check_source(source).is_err() {
-            problems.push((path, Unavailable::EscapesRepository));
-            continue;
-        }
-        if is_gate_path(&path) {
-            continue;
-        }
+        let path = match super::source_path(source) {
+            Ok(Some(path)) => path,
+            Ok(None) => continue,
+            Err(problem) => {
+                problems.push(problem);
+                continue;
+            }
+        };
         match repo.tree_path(tree, &path)? {
             TreePath::Dir(entries) => {
                 for (entry, id, kind) in entries {
