@@ -50,6 +50,9 @@ pub enum Command {
     Context(ContextArgs),
     /// Say whether the active task may touch each path, and why
     MayTouch(MayTouchArgs),
+    /// Fetch or push the receipts recorded on commits (refs/notes/gate)
+    #[command(subcommand)]
+    Receipts(ReceiptsCommand),
     /// Check that gate is installed and its files are sound here, with the remedy for each fault
     Doctor(DoctorArgs),
     /// Print the JSON Schema of a gate file, for editors and agents
@@ -517,6 +520,23 @@ pub struct ValidateArgs {
     #[arg(long, value_name = "YYYY-MM-DD")]
     pub today: Option<String>,
     /// Print one JSON document (schema gate.report/1)
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReceiptsCommand {
+    /// Fetch a remote's refs/notes/gate and merge it into this clone's
+    Fetch(ReceiptsArgs),
+    /// Merge a remote's refs/notes/gate into this clone's, then push it there
+    Push(ReceiptsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReceiptsArgs {
+    /// A configured remote or a URL [default: the current branch's remote, else origin]
+    pub remote: Option<String>,
+    /// Print one JSON document (schema gate.receipts/1)
     #[arg(long)]
     pub json: bool,
 }

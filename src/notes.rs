@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::fingerprint::{self, Fingerprint, Inputs};
-use crate::git::{GitError, NotesUpdate, Oid, Repo};
+use crate::git::{GitError, NotesUpdate, Oid, PushResult, Repo};
 use crate::path::RepoPath;
 use crate::receipts::Receipt;
 
@@ -282,4 +282,140 @@ pub fn attach_receipt(
             NotesUpdate::Unchanged => Attached::AlreadyHeld,
         }),
     }
+}
+
+/// Where the notes fetched from a remote wait to be merged: a tracking
+/// ref, forced by each fetch, never read as receipts.
+pub const FETCHED_REF: &str = "refs/gate/fetched-notes";
+
+/// How often `push` fetches, merges and pushes again when another clone
+/// moved the remote's notes in between.
+pub const PUSH_TRIES: u32 = 5;
+
+/// Why receipts could not travel.
+#[derive(Debug, thiserror::Error)]
+pub enum TravelError {
+    #[error(transparent)]
+    Attach(#[from] AttachError),
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// The remote refused the notes ref: what it said.
+    #[error("{remote} refused {NOTES_REF}: {said}")]
+    Refused { remote: String, said: String },
+    /// Another clone moved the remote's notes before each push.
+    #[error(
+        "{remote} took no push of {NOTES_REF} in {tries} tries (another clone pushed each time): {said}"
+    )]
+    Raced {
+        remote: String,
+        tries: u32,
+        said: String,
+    },
+}
+
+/// What [`fetch`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fetched {
+    /// The remote has no `refs/notes/gate`.
+    NoneThere,
+    /// This clone held every receipt of the remote's notes (`remote`) already.
+    Held { remote: Oid },
+    /// The remote's notes were merged in (or fast-forwarded to): `local`
+    /// is this clone's notes commit now.
+    Merged { remote: Oid, local: Oid },
+}
+
+/// Fetch `remote`'s `refs/notes/gate` and merge it into this clone's,
+/// never overwriting: entry by entry, the latest attempt of each check
+/// winning (docs/receipts.md, "Receipts travel").
+pub fn fetch(repo: &Repo, remote: &str) -> Result<Fetched, TravelError> {
+    match repo.remote_ref(remote, NOTES_REF)? {
+        None => Ok(Fetched::NoneThere),
+        Some(listed) => take(repo, remote, listed),
+    }
+}
+
+/// Merge the remote's notes commit `listed` into this clone's, fetching it
+/// first unless it is here already (pushed from here, or fetched before).
+fn take(repo: &Repo, remote: &str, listed: Oid) -> Result<Fetched, TravelError> {
+    let theirs = match repo.has_object(listed) {
+        true => listed,
+        false => {
+            repo.fetch_ref(remote, NOTES_REF, FETCHED_REF)?;
+            repo.ref_target(FETCHED_REF)?.ok_or_else(|| {
+                GitError::other(
+                    format!("fetching {NOTES_REF} from {remote}"),
+                    format!("git fetch left no {FETCHED_REF}"),
+                )
+            })?
+        }
+    };
+    let message = format!("gate: merge the receipts of {remote}");
+    match repo.merge_notes(NOTES_REF, theirs, &message, merge_note)?? {
+        NotesUpdate::Unchanged => Ok(Fetched::Held { remote: theirs }),
+        NotesUpdate::Written(local) => Ok(Fetched::Merged {
+            remote: theirs,
+            local,
+        }),
+    }
+}
+
+/// The note of `commit` holding every check of `ours` and `theirs`, the
+/// later attempt of a check both hold winning ([`Note::merge`]).
+fn merge_note(commit: Oid, ours: &[u8], theirs: &[u8]) -> Result<Vec<u8>, AttachError> {
+    let unreadable = |problem| AttachError::Unreadable {
+        commit: commit.to_hex(),
+        problem,
+    };
+    let mut note = Note::parse(ours).map_err(unreadable)?;
+    for entry in Note::parse(theirs).map_err(unreadable)?.checks {
+        note.merge(entry);
+    }
+    Ok(note.to_bytes())
+}
+
+/// What [`push`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pushed {
+    /// Neither this clone nor the remote has any receipts on commits.
+    Nothing,
+    /// The remote's notes were this clone's already (after the merge).
+    UpToDate { local: Oid, tries: u32 },
+    /// The remote took this clone's notes, the remote's merged in.
+    Sent { local: Oid, tries: u32 },
+}
+
+/// Merge `remote`'s notes into this clone's, then push `refs/notes/gate`
+/// there as a fast-forward. A push that loses a race with another clone's
+/// is fetched, merged and pushed again, [`PUSH_TRIES`] times at most.
+pub fn push(repo: &Repo, remote: &str) -> Result<Pushed, TravelError> {
+    let mut said = String::new();
+    for tries in 1..=PUSH_TRIES {
+        let listed = repo.remote_ref(remote, NOTES_REF)?;
+        if let Some(listed) = listed {
+            take(repo, remote, listed)?;
+        }
+        let Some(local) = repo.ref_target(NOTES_REF)? else {
+            return Ok(Pushed::Nothing);
+        };
+        if listed == Some(local) {
+            return Ok(Pushed::UpToDate { local, tries });
+        }
+        match repo.push_ref(remote, NOTES_REF)? {
+            PushResult::Updated => return Ok(Pushed::Sent { local, tries }),
+            PushResult::UpToDate => return Ok(Pushed::UpToDate { local, tries }),
+            PushResult::NotFastForward(why) => said = why,
+            PushResult::Refused(said) => {
+                return Err(TravelError::Refused {
+                    remote: remote.to_string(),
+                    said,
+                });
+            }
+        }
+    }
+    Err(TravelError::Raced {
+        remote: remote.to_string(),
+        tries: PUSH_TRIES,
+        said,
+    })
 }

@@ -16,6 +16,7 @@ pub mod install;
 pub mod may_touch;
 pub mod mcp;
 pub mod plan;
+pub mod receipts;
 pub mod schema;
 pub mod start;
 pub mod status;
@@ -32,7 +33,7 @@ use crate::report::text::shown_line;
 /// one JSON document in every outcome, a `gate.error/1` when the verb could
 /// not run (docs/json.md).
 pub fn wants_json(command: &Command) -> bool {
-    use crate::cli::{PlanCommand, TaskCommand};
+    use crate::cli::{PlanCommand, ReceiptsCommand, TaskCommand};
     match command {
         Command::Check(a) => a.format() == crate::cli::ReportFormat::Json,
         Command::Binding(a) => a.json,
@@ -41,6 +42,7 @@ pub fn wants_json(command: &Command) -> bool {
         Command::Start(a) => a.json,
         Command::Verify(a) => a.json,
         Command::Doctor(a) => a.json,
+        Command::Receipts(ReceiptsCommand::Fetch(a) | ReceiptsCommand::Push(a)) => a.json,
         Command::Context(a) => a.json,
         Command::MayTouch(a) => a.json,
         Command::Task(TaskCommand::List { json }) => *json,
@@ -124,6 +126,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Verify(args) => verify::run(dir.as_deref(), &args),
         Command::Status(args) => status::run(dir.as_deref(), &args),
         Command::Doctor(args) => doctor::run(dir.as_deref(), &args),
+        Command::Receipts(cmd) => receipts::run(dir.as_deref(), &cmd),
         Command::Context(args) => context::run(dir.as_deref(), &args),
         Command::MayTouch(args) => may_touch::run(dir.as_deref(), &args),
         Command::Schema(args) => schema::run(&args),

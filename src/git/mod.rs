@@ -22,9 +22,11 @@ mod files;
 mod notes;
 mod staged;
 mod status;
+mod transport;
 mod tree;
 
 pub use notes::{Notes, NotesUpdate};
+pub use transport::PushResult;
 pub use tree::TreePath;
 
 pub use files::{

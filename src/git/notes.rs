@@ -20,6 +20,14 @@ use super::{GitError, Oid, Repo};
 /// locked by another writer between reading and writing it.
 const ATTEMPTS: u32 = 50;
 
+/// Wait a little before reading a ref another writer moved, longer each
+/// attempt, and not in step with the other writer.
+fn back_off(attempt: u32) {
+    std::thread::sleep(std::time::Duration::from_millis(
+        5 + u64::from(attempt) * 5 + u64::from(std::process::id() % 7),
+    ));
+}
+
 /// The notes of a notes ref, as it was read.
 #[derive(Clone, Debug, Default)]
 pub struct Notes {
@@ -56,10 +64,14 @@ impl Repo {
     /// The notes of `notes_ref` (a full name, `refs/notes/…`); empty when
     /// the ref does not exist.
     pub fn notes(&self, notes_ref: &str) -> Result<Notes, GitError> {
-        let tip = self.ref_target(notes_ref)?;
-        let Some(tip) = tip else {
-            return Ok(Notes::default());
-        };
+        match self.ref_target(notes_ref)? {
+            Some(tip) => self.notes_at(tip),
+            None => Ok(Notes::default()),
+        }
+    }
+
+    /// The notes of the notes commit `tip`.
+    pub fn notes_at(&self, tip: Oid) -> Result<Notes, GitError> {
         let tree = self.commit_tree(tip)?;
         let mut notes = Notes {
             tip: Some(tip),
@@ -112,9 +124,66 @@ impl Repo {
                 Err(e) => last = Some(e),
             }
             // Another writer got there first: back off a little, read again.
-            std::thread::sleep(std::time::Duration::from_millis(
-                5 + u64::from(attempt) * 5 + u64::from(std::process::id() % 7),
-            ));
+            back_off(attempt);
+        }
+        Err(last.unwrap_or_else(|| GitError::other(notes_ref, "could not be updated")))
+    }
+
+    /// Merge the notes commit `theirs` (another clone's) into `notes_ref`:
+    /// nothing when ours holds it already, a fast-forward when it holds
+    /// ours, else a merge commit (ours, then theirs, as parents) whose tree
+    /// holds every note of both sides — the note of a commit both annotate
+    /// differently being what `merge` makes of the two (ours, theirs). The
+    /// ref moves only from the value it was read at, retried as in
+    /// [`Repo::update_notes`]: a concurrent writer's notes are never lost.
+    pub fn merge_notes<E>(
+        &self,
+        notes_ref: &str,
+        theirs: Oid,
+        message: &str,
+        mut merge: impl FnMut(Oid, &[u8], &[u8]) -> Result<Vec<u8>, E>,
+    ) -> Result<Result<NotesUpdate, E>, GitError> {
+        let incoming = self.notes_at(theirs)?;
+        let mut last = None;
+        for attempt in 0..ATTEMPTS {
+            let ours = self.notes(notes_ref)?;
+            let (from, to) = match ours.tip {
+                Some(tip) if self.is_ancestor(theirs, tip)? => {
+                    return Ok(Ok(NotesUpdate::Unchanged));
+                }
+                Some(tip) if self.is_ancestor(tip, theirs)? => (Some(tip), theirs),
+                None => (None, theirs),
+                Some(tip) => {
+                    let mut map = ours.notes.clone();
+                    for (commit, blob) in incoming.iter() {
+                        let merged = match map.get(&commit) {
+                            None => blob,
+                            Some(held) if *held == blob => continue,
+                            Some(held) => {
+                                let (a, b) = (self.read_blob(*held)?, self.read_blob(blob)?);
+                                match merge(commit, &a, &b) {
+                                    Ok(bytes) => self.write_blob(&bytes)?,
+                                    Err(e) => return Ok(Err(e)),
+                                }
+                            }
+                        };
+                        map.insert(commit, merged);
+                    }
+                    let mut other = ours.other.clone();
+                    for entry in &incoming.other {
+                        if !other.iter().any(|e| e.filename == entry.filename) {
+                            other.push(entry.clone());
+                        }
+                    }
+                    let tree = self.write_notes_tree(&map, &other)?;
+                    (Some(tip), self.write_commit(tree, &[tip, theirs], message)?)
+                }
+            };
+            match self.move_ref(notes_ref, from, to, message) {
+                Ok(()) => return Ok(Ok(NotesUpdate::Written(to))),
+                Err(e) => last = Some(e),
+            }
+            back_off(attempt);
         }
         Err(last.unwrap_or_else(|| GitError::other(notes_ref, "could not be updated")))
     }

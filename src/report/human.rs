@@ -903,3 +903,40 @@ fn criterion_word(state: &str) -> String {
         _ => style::refused(OUT, word),
     }
 }
+
+/// The human rendering of `gate receipts fetch|push`: what moved between
+/// this clone's `refs/notes/gate` and the remote's.
+pub fn receipts(w: &super::wire::receipts::ReceiptsWire) -> String {
+    let short = |id: &Option<String>| {
+        id.as_deref()
+            .map(|h| h.chars().take(12).collect::<String>())
+            .unwrap_or_default()
+    };
+    let (remote, local) = (short(&w.remote_notes), short(&w.local_notes));
+    let r = shown_line(w.remote);
+    let notes = crate::notes::NOTES_REF;
+    let mut s = match (w.action, w.outcome) {
+        ("fetch", "none_there") => {
+            format!("{r} has no {notes}: no receipts have travelled there yet\n")
+        }
+        ("fetch", "held") => {
+            format!("{notes}: this clone holds every receipt of {r} ({remote}) already\n")
+        }
+        ("fetch", _) => format!(
+            "{notes}: the receipts of {r} ({remote}) merged into this clone's (now {local})\n"
+        ),
+        ("push", "nothing") => {
+            format!("no receipts on commits here or on {r}: nothing to push\n")
+        }
+        ("push", "up_to_date") => {
+            format!("{notes}: {r} holds this clone's receipts ({local}) already\n")
+        }
+        _ => format!("{notes} pushed to {r} ({local}, merged with the receipts it held)\n"),
+    };
+    if let Some(tries) = w.tries.filter(|t| *t > 1) {
+        s.push_str(&format!(
+            "{tries} tries: another clone pushed receipts in between; theirs are merged in\n"
+        ));
+    }
+    s
+}

@@ -136,3 +136,29 @@ fn the_edge_finder_sees_each_way_of_naming_a_verb() {
     assert_eq!(edges("crate::commands::status::CHECK"), ["commands::"]);
     assert!(edges("use super::*; super::hook_helper(); super::hook::x").is_empty());
 }
+
+#[test]
+fn only_the_transport_module_runs_git() {
+    let root = src();
+    let mut found = Vec::new();
+    let mut transport = false;
+    for path in rust_files(&root) {
+        let rel = path.strip_prefix(&root).expect("under src/");
+        let code = code(&path);
+        let runs_git = code.contains("Command::new(\"git\")");
+        if rel == Path::new("git/transport.rs") {
+            transport = runs_git;
+        } else if runs_git {
+            found.push(format!("src/{} runs git", rel.display()));
+        }
+    }
+    assert!(
+        transport,
+        "src/git/transport.rs no longer runs git: update this test"
+    );
+    assert!(
+        found.is_empty(),
+        "only src/git/transport.rs spawns git, to move refs/notes/gate (docs/architecture.md, decision 0019); everything else is gix:\n{}",
+        found.join("\n")
+    );
+}

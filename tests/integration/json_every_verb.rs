@@ -41,6 +41,9 @@ const VERBS: &[&[&str]] = &[
     ],
     &["task", "note", "--text", "A note.", "--json"],
     &["verify", "export-tests", "--json"],
+    // No remote `origin` here: a gate.error/1.
+    &["receipts", "fetch", "--json"],
+    &["receipts", "push", "--json"],
     // An empty brief: refused, nothing written.
     &[
         "start",

@@ -40,6 +40,7 @@ mod start_task;
 mod state_files;
 mod support;
 mod terminal;
+mod travel;
 mod tree_fingerprint;
 mod trust;
 

@@ -17,6 +17,7 @@ pub mod doctor;
 pub mod error;
 pub mod handover;
 pub mod may_touch;
+pub mod receipts;
 pub mod report;
 pub mod resolve;
 pub mod start;

@@ -1,0 +1,111 @@
+//! `gate receipts fetch|push [REMOTE]`: the receipts recorded on commits
+//! (`refs/notes/gate`) to and from a remote, merged entry by entry and
+//! never overwritten (docs/receipts.md, "Receipts travel"). For CI, which
+//! fetches them before `gate check --range`, and for repair after a push
+//! that did not send them. Works in a bare repository too.
+
+use std::path::Path;
+
+use crate::cli::ReceiptsCommand;
+use crate::context::out;
+use crate::error::Failure;
+use crate::git::Repo;
+use crate::notes::{self, Fetched, NOTES_REF, Pushed, TravelError};
+use crate::report::wire::receipts::{RECEIPTS_SCHEMA, ReceiptsWire};
+use crate::report::{ExitCode, human, json};
+
+pub fn run(dir: Option<&Path>, cmd: &ReceiptsCommand) -> Result<ExitCode, Failure> {
+    let start = match dir {
+        Some(d) => d.to_path_buf(),
+        None => std::env::current_dir()
+            .map_err(|e| Failure::unknown(format!("cannot read the current directory: {e}")))?,
+    };
+    let repo = Repo::discover(&start)?;
+    let (action, args) = match cmd {
+        ReceiptsCommand::Fetch(args) => ("fetch", args),
+        ReceiptsCommand::Push(args) => ("push", args),
+    };
+    let remote = args.remote.clone().unwrap_or_else(|| repo.default_remote());
+    let wire = match action {
+        "fetch" => fetched(&remote, notes::fetch(&repo, &remote)),
+        _ => pushed(&remote, notes::push(&repo, &remote)),
+    }
+    .map_err(|e| failure(action, &remote, e))?;
+    out(&match args.json {
+        true => json::to_string(&wire),
+        false => human::receipts(&wire),
+    });
+    Ok(ExitCode::Pass)
+}
+
+fn fetched<'a>(
+    remote: &'a str,
+    result: Result<Fetched, TravelError>,
+) -> Result<ReceiptsWire<'a>, TravelError> {
+    let (outcome, remote_notes, local_notes) = match result? {
+        Fetched::NoneThere => ("none_there", None, None),
+        Fetched::Held { remote } => ("held", Some(remote), None),
+        Fetched::Merged { remote, local } => ("merged", Some(remote), Some(local)),
+    };
+    Ok(ReceiptsWire {
+        schema: RECEIPTS_SCHEMA,
+        action: "fetch",
+        remote,
+        outcome,
+        remote_notes: remote_notes.map(|o| o.to_hex()),
+        local_notes: local_notes.map(|o| o.to_hex()),
+        tries: None,
+    })
+}
+
+fn pushed<'a>(
+    remote: &'a str,
+    result: Result<Pushed, TravelError>,
+) -> Result<ReceiptsWire<'a>, TravelError> {
+    let (outcome, local, tries) = match result? {
+        Pushed::Nothing => ("nothing", None, 1),
+        Pushed::UpToDate { local, tries } => ("up_to_date", Some(local), tries),
+        Pushed::Sent { local, tries } => ("pushed", Some(local), tries),
+    };
+    let hex = local.map(|o| o.to_hex());
+    Ok(ReceiptsWire {
+        schema: RECEIPTS_SCHEMA,
+        action: "push",
+        remote,
+        outcome,
+        // After a push the remote holds what this clone holds.
+        remote_notes: hex.clone(),
+        local_notes: hex,
+        tries: Some(tries),
+    })
+}
+
+/// Why the receipts did not travel, with what gets them through.
+fn failure(action: &str, remote: &str, e: TravelError) -> Failure {
+    let again = format!("then run `gate receipts {action} {remote}` again");
+    match e {
+        TravelError::Refused { .. } => Failure::unknown(e.to_string()).hint(format!(
+            "the remote takes no refs/notes/*: allow {NOTES_REF} there (a pre-receive rule, the host's ref rules), {again}; the branches pushed are not affected, and CI reports each required check without a receipt as receipt_missing"
+        )),
+        TravelError::Raced { .. } => Failure::unknown(e.to_string()).hint(format!(
+            "other clones are pushing receipts now: wait a moment, {again}"
+        )),
+        TravelError::Attach(notes::AttachError::Unreadable { ref commit, .. }) => {
+            Failure::unknown(format!("the receipts of {remote} could not be merged: {e}")).hint(
+                format!(
+                    "look at it with `git notes --ref gate show {commit}`; remove this clone's note on that commit with `git notes --ref gate remove {commit}` if it is not gate's, {again}"
+                ),
+            )
+        }
+        e => Failure::unknown(format!(
+            "{NOTES_REF} could not be {}: {e}",
+            match action {
+                "fetch" => format!("fetched from {remote}"),
+                _ => format!("pushed to {remote}"),
+            }
+        ))
+        .hint(format!(
+            "check that `git {action} {remote}` works from this repository, {again}"
+        )),
+    }
+}

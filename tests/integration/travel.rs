@@ -1,0 +1,372 @@
+//! Receipts travel (docs/receipts.md, "Receipts travel"): `gate receipts
+//! fetch|push` move `refs/notes/gate` through a real bare remote, merging
+//! two machines' notes entry by entry — different checks of one commit both
+//! kept, notes of different commits both kept, the latest attempt of a check
+//! winning — never overwriting, a lost push race fetched, merged and pushed
+//! again, and a remote that refuses the notes reported (exit 3).
+
+use std::os::unix::fs::PermissionsExt;
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::fixture::show;
+use crate::golden::{assert_golden, transcript};
+use crate::receipts::{receipts_repo, verify_exits};
+use crate::support::TestRepo;
+
+/// The checks in the note on `commit` in `repo` (bare or not), as git
+/// shows it: `check=passed` each.
+pub(crate) fn noted(repo: &TestRepo, commit: &str) -> Vec<String> {
+    let text = repo.git(&["notes", "--ref", "gate", "show", commit]);
+    let note: Value = serde_json::from_str(&text).unwrap();
+    note["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| format!("{}={}", e["check"].as_str().unwrap(), e["passed"]))
+        .collect()
+}
+
+/// `gate receipts ARGS…` in `repo`.
+pub(crate) fn receipts(repo: &TestRepo, args: &[&str]) -> Output {
+    let mut all = vec!["receipts"];
+    all.extend_from_slice(args);
+    repo.gate().args(&all).output().unwrap()
+}
+
+/// `gate receipts ARGS…` that must exit 0.
+#[track_caller]
+pub(crate) fn receipts_ok(repo: &TestRepo, args: &[&str]) -> String {
+    let out = receipts(repo, args);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A clone of `remote` (main checked out), able to run the plan's checks.
+pub(crate) fn clone_of(remote: &TestRepo) -> TestRepo {
+    let repo = TestRepo::new();
+    let url = remote.path().to_str().unwrap();
+    repo.git(&["remote", "add", "origin", url]);
+    repo.git(&["fetch", "-q", "origin"]);
+    repo.git(&["checkout", "-q", "-B", "main", "origin/main"]);
+    repo.write("ctl/verdict", "pass\n");
+    repo
+}
+
+/// Machine A (with task T-42) and machine B (a clone of the same commit
+/// through the bare remote), both able to run the plan's checks.
+fn two_machines() -> (TestRepo, TestRepo, TestRepo) {
+    let a = receipts_repo("required");
+    let remote = TestRepo::bare();
+    a.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
+    a.git(&["push", "-q", "--no-verify", "origin", "main"]);
+    let b = clone_of(&remote);
+    assert_eq!(a.head(), b.head());
+    (a, b, remote)
+}
+
+#[test]
+fn two_machines_notes_on_one_commit_merge_through_a_bare_remote() {
+    let (a, b, remote) = two_machines();
+    let head = a.head();
+    verify_exits(&a, "export-tests", 0);
+    verify_exits(&b, "lint", 0);
+    let said = receipts_ok(&a, &["push"]);
+    assert!(said.contains("refs/notes/gate pushed to origin"), "{said}");
+    assert_eq!(noted(&remote, &head), ["export-tests=true"]);
+    // B's push fetches A's note first and merges it with its own.
+    receipts_ok(&b, &["push", "origin"]);
+    assert_eq!(noted(&remote, &head), ["export-tests=true", "lint=true"]);
+    assert_eq!(noted(&b, &head), ["export-tests=true", "lint=true"]);
+    // The merge is a commit with both sides as parents: the remote's ref
+    // moved forward, A's notes commit is in its history.
+    let parents = b.git(&["rev-list", "--parents", "-n", "1", "refs/notes/gate"]);
+    assert_eq!(parents.split_whitespace().count(), 3, "{parents}");
+    // A third clone that never ran a check fetches both.
+    let c = clone_of(&remote);
+    let said = receipts_ok(&c, &["fetch"]);
+    assert!(said.contains("merged into this clone's"), "{said}");
+    assert_eq!(noted(&c, &head), ["export-tests=true", "lint=true"]);
+    // Fetching again changes nothing.
+    let said = receipts_ok(&c, &["fetch"]);
+    assert!(said.contains("holds every receipt of origin"), "{said}");
+    // A fetches: a fast-forward to the merge.
+    receipts_ok(&a, &["fetch"]);
+    assert_eq!(a.rev("refs/notes/gate"), b.rev("refs/notes/gate"));
+}
+
+#[test]
+fn the_latest_attempt_of_a_check_wins_across_machines() {
+    let (a, b, remote) = two_machines();
+    let head = a.head();
+    // A's run fails; B's, later, passes: whichever pushes first, the pass holds.
+    a.write("ctl/verdict", "fail\n");
+    verify_exits(&a, "export-tests", 1);
+    verify_exits(&b, "export-tests", 0);
+    receipts_ok(&b, &["push"]);
+    receipts_ok(&a, &["push"]);
+    receipts_ok(&b, &["fetch"]);
+    for repo in [&a, &b, &remote] {
+        assert_eq!(noted(repo, &head), ["export-tests=true"]);
+    }
+    // A later failure on A wins everywhere once it travels.
+    verify_exits(&a, "export-tests", 1);
+    receipts_ok(&a, &["push"]);
+    receipts_ok(&b, &["fetch"]);
+    for repo in [&a, &b, &remote] {
+        assert_eq!(noted(repo, &head), ["export-tests=false"]);
+    }
+}
+
+#[test]
+fn notes_on_different_commits_are_both_kept() {
+    let (a, b, remote) = two_machines();
+    let base = a.head();
+    verify_exits(&a, "export-tests", 0);
+    b.write("docs/more.md", "more\n");
+    let tip = b.commit_all("docs: more");
+    verify_exits(&b, "lint", 0);
+    b.git(&["push", "-q", "--no-verify", "origin", "main"]);
+    receipts_ok(&b, &["push"]);
+    receipts_ok(&a, &["push"]);
+    assert_eq!(noted(&remote, &base), ["export-tests=true"]);
+    assert_eq!(noted(&remote, &tip), ["lint=true"]);
+    receipts_ok(&b, &["fetch"]);
+    assert_eq!(noted(&b, &base), ["export-tests=true"]);
+    assert_eq!(noted(&b, &tip), ["lint=true"]);
+}
+
+/// A `git` on PATH that, at its first `push`, lets `other` push its
+/// notes to origin first: the race a push loses when another clone's lands
+/// between the merge and the push.
+fn racing_git(repo: &TestRepo, other: &TestRepo) -> std::ffi::OsString {
+    let real = String::from_utf8(
+        std::process::Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let bin = repo.scratch("racing-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let marker = repo.scratch("raced");
+    let script = format!(
+        "#!/bin/sh\ncase \" $* \" in *\" push \"*) if [ ! -e '{marker}' ]; then : > '{marker}'; (cd '{other}' && '{real}' push -q --no-verify origin refs/notes/gate) >&2 || exit 99; fi;; esac\nexec '{real}' \"$@\"\n",
+        marker = marker.display(),
+        other = other.path().display(),
+        real = real.trim(),
+    );
+    let git = bin.join("git");
+    std::fs::write(&git, script).unwrap();
+    std::fs::set_permissions(&git, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut path = std::ffi::OsString::from(&bin);
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    path
+}
+
+#[test]
+fn a_push_that_loses_a_race_fetches_merges_and_pushes_again() {
+    let (a, b, remote) = two_machines();
+    let head = a.head();
+    verify_exits(&a, "export-tests", 0);
+    verify_exits(&b, "lint", 0);
+    // B pushes its notes (git's own push) just before A's push: A's is not
+    // a fast-forward of what the remote holds then.
+    let out = a
+        .gate()
+        .env("PATH", racing_git(&a, &b))
+        .args(["receipts", "push", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(a.scratch("raced").exists(), "the race did not happen");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["outcome"], "pushed", "{doc:#}");
+    assert_eq!(doc["tries"], 2, "{doc:#}");
+    assert_eq!(noted(&remote, &head), ["export-tests=true", "lint=true"]);
+}
+
+#[test]
+fn concurrent_pushes_from_four_clones_lose_nothing() {
+    let (a, _b, remote) = two_machines();
+    let mut clones = vec![a];
+    let mut tips = Vec::new();
+    for i in 1..4 {
+        let c = clone_of(&remote);
+        c.write(&format!("docs/c{i}.md"), format!("clone {i}\n"));
+        c.git(&["checkout", "-q", "-b", &format!("c{i}")]);
+        tips.push(c.commit_all(&format!("docs: clone {i}")));
+        c.git(&["push", "-q", "--no-verify", "origin", &format!("c{i}")]);
+        clones.push(c);
+    }
+    tips.insert(0, clones[0].head());
+    verify_exits(&clones[0], "export-tests", 0);
+    for c in &clones[1..] {
+        verify_exits(c, "lint", 0);
+    }
+    let children: Vec<_> = clones
+        .iter()
+        .map(|c| {
+            std::process::Command::new(assert_cmd::cargo::cargo_bin!("gate"))
+                .current_dir(c.path())
+                .env_clear()
+                .envs(crate::support::git_env())
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .args(["receipts", "push", "--json"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    }
+    assert_eq!(noted(&remote, &tips[0]), ["export-tests=true"]);
+    for tip in &tips[1..] {
+        assert_eq!(noted(&remote, tip), ["lint=true"]);
+    }
+}
+
+#[test]
+fn a_remote_without_notes_is_said_and_a_bare_clone_fetches() {
+    let (a, _b, remote) = two_machines();
+    let out = receipts(&a, &["fetch"]);
+    assert_golden("travel/fetch_none_there.txt", &transcript(Some(&a), &out));
+    verify_exits(&a, "export-tests", 0);
+    receipts_ok(&a, &["push"]);
+    // A server-side or CI bare clone fetches them as well.
+    let ci = TestRepo::bare();
+    ci.git(&["fetch", "-q", remote.path().to_str().unwrap(), "main:main"]);
+    let said = receipts_ok(&ci, &["fetch", remote.path().to_str().unwrap()]);
+    assert!(said.contains("merged into this clone's"), "{said}");
+    assert_eq!(noted(&ci, &a.head()), ["export-tests=true"]);
+}
+
+/// Object ids in a transcript (notes commits carry the time they were
+/// made) → `[ID]`.
+fn redact_ids(text: &str) -> String {
+    let mut out = String::new();
+    let mut run = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_hexdigit() && !c.is_ascii_uppercase() {
+            run.push(c);
+            continue;
+        }
+        match run.len() {
+            12 | 40 => out.push_str("[ID]"),
+            _ => out.push_str(&run),
+        }
+        run.clear();
+        out.push(c);
+    }
+    out.pop();
+    out
+}
+
+/// `gate.receipts/1`, every field (docs/json.md): a field cannot be
+/// added, renamed or dropped without this changing with it.
+#[allow(dead_code)]
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReceiptsDoc {
+    schema: String,
+    action: String,
+    remote: String,
+    outcome: String,
+    remote_notes: Option<String>,
+    local_notes: Option<String>,
+    tries: Option<u32>,
+}
+
+fn decode(out: &Output) -> ReceiptsDoc {
+    let doc: ReceiptsDoc = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not a gate.receipts/1 ({e}):\n{}", show(out)));
+    assert_eq!(doc.schema, "gate.receipts/1");
+    doc
+}
+
+#[test]
+fn fetch_and_push_render_as_text_and_json() {
+    let (a, b, _remote) = two_machines();
+    verify_exits(&a, "export-tests", 0);
+    let render = |repo: &TestRepo, args: &[&str]| {
+        let out = receipts(repo, args);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        redact_ids(&transcript(Some(repo), &out))
+    };
+    assert_golden("travel/push.txt", &render(&a, &["push"]));
+    assert_golden(
+        "travel/push_up_to_date_json.txt",
+        &render(&a, &["push", "--json"]),
+    );
+    assert_golden("travel/fetch_json.txt", &render(&b, &["fetch", "--json"]));
+    assert_golden("travel/fetch_held.txt", &render(&b, &["fetch"]));
+    let doc = decode(&receipts(&b, &["push", "--json"]));
+    assert_eq!(
+        (doc.action.as_str(), doc.outcome.as_str(), doc.tries),
+        ("push", "up_to_date", Some(1))
+    );
+    assert_eq!(doc.local_notes, Some(b.rev("refs/notes/gate")));
+    let doc = decode(&receipts(&b, &["fetch", "--json"]));
+    assert_eq!((doc.outcome.as_str(), doc.tries), ("held", None));
+    assert_eq!(doc.remote_notes, Some(b.rev("refs/notes/gate")));
+}
+
+#[test]
+fn the_default_remote_is_the_current_branch_s() {
+    let (a, _b, remote) = two_machines();
+    verify_exits(&a, "export-tests", 0);
+    // `origin` now names nowhere; the branch's remote is `upstream`.
+    a.git(&["remote", "rename", "origin", "upstream"]);
+    a.git(&["remote", "add", "origin", "/nonexistent/gate-test-remote"]);
+    a.git(&["config", "branch.main.remote", "upstream"]);
+    let said = receipts_ok(&a, &["push"]);
+    assert!(said.contains("pushed to upstream"), "{said}");
+    assert_eq!(noted(&remote, &a.head()), ["export-tests=true"]);
+    // Without it, origin: which fails, naming it, exit 3.
+    a.git(&["config", "--unset", "branch.main.remote"]);
+    let out = receipts(&a, &["fetch"]);
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("could not be fetched from origin")
+            && stderr.contains("gate receipts fetch origin"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_remote_that_refuses_the_notes_is_reported_not_passed() {
+    let (a, _b, remote) = two_machines();
+    let hook = remote.path().join("hooks/pre-receive");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\nwhile read old new ref; do case $ref in refs/notes/*) echo \"notes are not taken here\" >&2; exit 1;; esac; done\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    verify_exits(&a, "export-tests", 0);
+    let out = receipts(&a, &["push"]);
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("origin refused refs/notes/gate")
+            && stderr.contains("notes are not taken here")
+            && stderr.contains("allow refs/notes/gate there"),
+        "{}",
+        show(&out)
+    );
+    assert!(!remote.git_ok(&["rev-parse", "-q", "--verify", "refs/notes/gate"]));
+    let out = receipts(&a, &["push", "--json"]);
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["schema"], "gate.error/1", "{doc:#}");
+    // The branch is still pushable.
+    a.git(&["commit", "-q", "--allow-empty", "-m", "more"]);
+    a.git(&["push", "-q", "--no-verify", "origin", "main"]);
+}
