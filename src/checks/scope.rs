@@ -105,70 +105,51 @@ pub fn may_touch(ctx: &Ctx, task: &TaskState, paths: &[RepoPath]) -> (Vec<Touch>
             vec![Vec::new(); paths.len()]
         }
     };
-    let unknown =
-        |path: &RepoPath, issues: Vec<IssueCover>, reason: String, decide: String| Touch {
-            path: path.clone(),
-            verdict: Outcome::Unknown,
-            pattern: None,
-            issues,
-            reason,
-            decide: Some(decide),
-        };
-    let task = match task {
-        TaskState::Loaded(t) => t,
-        TaskState::None => {
-            let touches = paths
-                .iter()
-                .zip(covers)
-                .map(|(path, issues)| {
-                    let issue = issues.first().map_or("ID".to_string(), |c| c.issue.clone());
-                    unknown(
-                        path,
-                        issues,
-                        "no task is active in this worktree, so nothing says what this work may touch".into(),
-                        format!("start a task for the work (`gate start --issue {issue} --brief FILE`), or switch to one (`gate task switch ID`)"),
+    // The scope every path is judged with, or why none can be: then each
+    // path is unknown, with what decides it.
+    let judged: Result<(Scope, &str), (String, Option<&str>)> = match task {
+        TaskState::Loaded(t) => {
+            let id = t.record.id.as_str();
+            Scope::new(&t.scope(), id)
+                .map(|scope| (scope, id))
+                .map_err(|m| {
+                    (
+                        format!("task {id}: scope: {m}"),
+                        Some("fix the task's scope globs"),
                     )
                 })
-                .collect();
-            return (touches, notes);
         }
-        TaskState::Unreadable(m) => {
-            let touches = paths
-                .iter()
-                .zip(covers)
-                .map(|(path, issues)| {
-                    unknown(
-                        path,
-                        issues,
-                        format!("the task could not be read: {m}"),
-                        "fix the task file, or switch to another task with `gate task switch ID`"
-                            .into(),
-                    )
-                })
-                .collect();
-            return (touches, notes);
-        }
+        TaskState::None => Err((
+            "no task is active in this worktree, so nothing says what this work may touch".into(),
+            None,
+        )),
+        TaskState::Unreadable(m) => Err((
+            format!("the task could not be read: {m}"),
+            Some("fix the task file, or switch to another task with `gate task switch ID`"),
+        )),
     };
-    let id = &task.record.id;
-    let touches = match Scope::new(&task.scope(), id) {
-        Ok(scope) => paths
-            .iter()
-            .zip(covers)
-            .map(|(path, issues)| scope::touch(&scope, id, path, issues))
-            .collect(),
-        Err(m) => paths
-            .iter()
-            .zip(covers)
-            .map(|(path, issues)| {
-                unknown(
-                    path,
+    let touches = paths
+        .iter()
+        .zip(covers)
+        .map(|(path, issues)| match &judged {
+            Ok((scope, id)) => scope::touch(scope, id, path, issues),
+            Err((reason, decide)) => {
+                // No task: start one for the issue that covers the path.
+                let decide = decide.map(str::to_string).unwrap_or_else(|| {
+                    let issue = issues.first().map_or("ID", |c| c.issue.as_str());
+                    format!("start a task for the work (`gate start --issue {issue} --brief FILE`), or switch to one (`gate task switch ID`)")
+                });
+                Touch {
+                    path: path.clone(),
+                    verdict: Outcome::Unknown,
+                    pattern: None,
                     issues,
-                    format!("task {id}: scope: {m}"),
-                    "fix the task's scope globs".into(),
-                )
-            })
-            .collect(),
-    };
+                    reason: reason.clone(),
+                    decide: Some(decide),
+                }
+            }
+        })
+        .collect();
     (touches, notes)
 }
 
