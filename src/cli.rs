@@ -170,8 +170,14 @@ pub struct MayTouchArgs {
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// Overwrite files that already exist
-    #[arg(long)]
+    #[arg(long, conflicts_with = "agents")]
     pub force: bool,
+    /// Put the agent's loop into AGENTS.md, between gate's markers (the rest is kept)
+    #[arg(long)]
+    pub agents: bool,
+    /// With --agents: print the block instead of writing it
+    #[arg(long, requires = "agents")]
+    pub print: bool,
 }
 
 #[derive(Debug, Args)]

@@ -22,6 +22,7 @@ mod golden;
 mod help;
 mod hooks;
 mod init;
+mod init_agents;
 mod json_every_verb;
 mod json_schema;
 mod line_endings;
