@@ -197,3 +197,131 @@ pub fn check(
         ),
     }
 }
+
+/// The binding of a range (`gate check --range BASE..TIP`, CI; docs/ci.md):
+/// every task the range touches is asked again from its record at TIP,
+/// against TIP's plan and each trusted revision's (the range's base, or
+/// `--policy-from REV`; docs/trust.md, "The plan's trust"), and against the
+/// trusted plan for the names its record there gives. A refusal either plan
+/// gives counts: a range cannot bind its work by changing the plan it is
+/// judged by (reopening an issue, resolving its own critique). No local
+/// state is read.
+pub fn range_check(
+    repo: &crate::git::Repo,
+    policy: &Policy,
+    spec: &str,
+    trusted: &[super::range_rules::Trusted],
+) -> (String, Vec<Finding>) {
+    use super::range_rules;
+    let check = crate::binding::CHECK;
+    let range = match crate::provenance::parse_range(repo, spec) {
+        Ok(range) => range,
+        Err(f) => return ("range unreadable".into(), vec![Finding { check, ..*f }]),
+    };
+    let tip = range.tip;
+    let at = |task: Option<&str>| Subject {
+        commit: Some(tip.to_hex()),
+        task: task.map(str::to_string),
+        ..Subject::default()
+    };
+    let key = policy.provenance.trailer.as_deref().unwrap_or("Task");
+    let ids = match range_rules::tasks_touched(repo, tip, &range.base.hidden(), key) {
+        Ok(ids) => ids,
+        Err(e) => {
+            let finding = Finding::unknown(
+                check,
+                "input_unreadable",
+                format!("the range: {e}"),
+                "repair the repository (fetch the full history), then check again".into(),
+            )
+            .with_subject(at(None));
+            return ("range unreadable".into(), vec![finding]);
+        }
+    };
+    if ids.is_empty() {
+        return (
+            format!("no task in {}: nothing to bind", range.label),
+            Vec::new(),
+        );
+    }
+    let plans = match range_rules::plans(repo, tip, trusted, check) {
+        Ok(plans) => plans,
+        Err(f) => return ("the plan could not be read".into(), vec![*f]),
+    };
+    let empty = Plan::default();
+    let mut findings = Vec::new();
+    let mut standings = Vec::new();
+    for id in &ids {
+        let records = match range_rules::records(repo, tip, &plans, id) {
+            Ok(records) => records,
+            Err(why) => {
+                findings.push(
+                    Finding::unknown(
+                        check,
+                        "input_unreadable",
+                        format!("task {id}, named in {}: {why}", range.label),
+                        "commit the task's record (.gate/tasks/ID.md) with the work, then check again".into(),
+                    )
+                    .with_subject(at(Some(id))),
+                );
+                standings.push(format!("{id} unknown"));
+                continue;
+            }
+        };
+        let naming = naming_of(&records.tip);
+        let judgement = binding::judge(plans.tip.as_ref().unwrap_or(&empty), policy, &naming);
+        let mut refusals: Vec<(binding::Refusal, Option<&str>)> = judgement
+            .refusals
+            .iter()
+            .map(|r| (r.clone(), None))
+            .collect();
+        for (n, (side, plan)) in plans.trusted.iter().enumerate() {
+            let Some(plan) = plan else { continue };
+            let mut asked = vec![naming.clone()];
+            for (_, t) in records.trusted.iter().filter(|(m, _)| *m == n) {
+                let theirs = naming_of(t);
+                if theirs != naming {
+                    asked.push(theirs);
+                }
+            }
+            for naming in &asked {
+                for r in binding::judge(plan, policy, naming).refusals {
+                    let same = |(o, _): &(binding::Refusal, Option<&str>)| {
+                        o.cause == r.cause && o.issue == r.issue && o.message == r.message
+                    };
+                    if !refusals.iter().any(same) {
+                        refusals.push((r, Some(side.named.as_str())));
+                    }
+                }
+            }
+        }
+        let standing = match refusals.is_empty() {
+            true => judgement.standing.as_str(),
+            false => "refused",
+        };
+        standings.push(format!("{id} {standing}"));
+        for (r, by) in refusals {
+            let (message, decide) = match by {
+                None => (format!("task {id}: {}", r.message), r.decide),
+                Some(by) => (
+                    format!(
+                        "task {id}: {} (by the plan at {by}, which the range cannot change)",
+                        r.message
+                    ),
+                    format!(
+                        "{}; a change of .gate/plan.yaml judges once it is on the base: land it on its own first (docs/trust.md)",
+                        r.decide
+                    ),
+                ),
+            };
+            findings.push(
+                Finding::blocker(check, r.cause, message, decide).with_subject(Subject {
+                    key: r.issue.as_ref().map(|i| format!("issue {i}")),
+                    ..at(Some(id))
+                }),
+            );
+        }
+    }
+    let summary = format!("tasks judged at {}: {}", tip.short(), standings.join(", "));
+    (summary, findings)
+}

@@ -3,8 +3,9 @@
 //! repository and turning the decision of its pure core (`crate::scope`,
 //! `crate::provenance`, `crate::receipts`, `crate::binding`, `crate::brief`)
 //! into findings; [`trusted`] the policy each door judges with
-//! (docs/trust.md) and [`recorded`] the task's recorded version its frozen
-//! fields are judged from.
+//! (docs/trust.md), [`recorded`] the task's recorded version its frozen
+//! fields are judged from, and [`range_rules`] the plans and task records a
+//! range is judged by.
 //!
 //! Here: what a run looks at ([`Target`]), the task it is about
 //! ([`TaskState`]), and [`build`], the one function that runs the selected
@@ -14,6 +15,7 @@
 pub mod binding;
 pub mod brief;
 pub mod provenance;
+pub mod range_rules;
 pub mod receipts;
 pub mod recorded;
 pub mod scope;
@@ -84,6 +86,21 @@ pub fn build(
     only: &[CheckName],
     verb: String,
 ) -> Result<Report, Failure> {
+    build_trusting(ctx, policy, task_id, target, only, verb, &[])
+}
+
+/// [`build`], with the revisions a range's plan and task records are
+/// trusted from (docs/trust.md, "The plan's trust"): the range's base, or
+/// `--policy-from REV`.
+pub fn build_trusting(
+    ctx: &Ctx,
+    policy: &LoadedPolicy,
+    task_id: Option<&str>,
+    target: &Target,
+    only: &[CheckName],
+    verb: String,
+    trusted: &[range_rules::Trusted],
+) -> Result<Report, Failure> {
     let task = task_state(ctx, task_id);
     let p = &policy.policy;
     let wants = |c: CheckName| only.is_empty() || only.contains(&c);
@@ -150,7 +167,9 @@ pub fn build(
             || match target {
                 // CI: the receipts that travelled with the commits, as git
                 // notes (docs/receipts.md).
-                Target::Range(spec) => receipts::range_check(&ctx.repo, &policy.policy, spec),
+                Target::Range(spec) => {
+                    receipts::range_check(&ctx.repo, &policy.policy, spec, trusted)
+                }
                 _ => receipts::check(ctx, &policy.policy, &task),
             },
         );
@@ -164,15 +183,22 @@ pub fn build(
     }
     let binding_applies = match target {
         Target::Staged => Err("pre-commit runs scope (and brief) only"),
-        Target::Range(_) => Err(
-            "a range is proved by provenance; `gate check` without --range, and pre-push, ask the binding",
-        ),
-        Target::Task => Ok(()),
+        Target::Range(_) | Target::Task => Ok(()),
     };
     if wants(CheckName::Binding) {
-        report.run(crate::binding::CHECK, p.binding, binding_applies, || {
-            binding::check(ctx, &policy.policy, &task)
-        });
+        report.run(
+            crate::binding::CHECK,
+            p.binding,
+            binding_applies,
+            || match target {
+                // CI: every task the range touches, from the task records at
+                // its tip (docs/ci.md).
+                Target::Range(spec) => {
+                    binding::range_check(&ctx.repo, &policy.policy, spec, trusted)
+                }
+                _ => binding::check(ctx, &policy.policy, &task),
+            },
+        );
     }
     Ok(report)
 }

@@ -5,10 +5,11 @@
 
 use crate::checks::TaskState;
 use crate::checks::loaded;
+use crate::checks::range_rules::{self, Trusted};
 use crate::context::Ctx;
 use crate::error::Failure;
 use crate::git::{Oid, Repo};
-use crate::plan::Plan;
+use crate::plan::{Check, Plan};
 use crate::policy::Policy;
 use crate::receipts::{self, CheckStatus, Context, Served, State, Store, UnknownCause};
 use crate::report::{Finding, Severity, Subject};
@@ -304,11 +305,21 @@ pub fn check(
 /// The receipts check of a range (`gate check --range BASE..TIP`, CI;
 /// docs/receipts.md, "Receipts in CI"): for every task the range touches —
 /// named by a commit's trailer or whose record a commit changed — the
-/// checks it depends on by TIP's plan and TIP's task record, each proved by
-/// the note on TIP (`refs/notes/gate`): its entry's contract must be TIP's
-/// plan's and its fingerprint TIP's tree fingerprint, recomputed from the
-/// objects. Nothing local counts: no receipt store, no work tree.
-pub fn range_check(repo: &Repo, policy: &Policy, spec: &str) -> (String, Vec<Finding>) {
+/// checks it must prove: the union of what TIP's plan requires for TIP's
+/// record and what each trusted revision's plan (the range's base, or
+/// `--policy-from REV`) requires for the task's records there and at TIP
+/// (docs/trust.md, "The plan's trust"). Each is proved by the note on TIP
+/// (`refs/notes/gate`): its entry's contract must be TIP's plan's (the
+/// trusted plan's where TIP declares none) and its fingerprint TIP's tree
+/// fingerprint, recomputed from the objects. A requirement TIP drops, or a
+/// contract it loosens, is `plan_loosened`: reported, never obeyed.
+/// Nothing local counts: no receipt store, no work tree.
+pub fn range_check(
+    repo: &Repo,
+    policy: &Policy,
+    spec: &str,
+    trusted: &[Trusted],
+) -> (String, Vec<Finding>) {
     let range = match crate::provenance::parse_range(repo, spec) {
         Ok(range) => range,
         Err(f) => {
@@ -333,7 +344,7 @@ pub fn range_check(repo: &Repo, policy: &Policy, spec: &str) -> (String, Vec<Fin
         .with_subject(at(Subject::default()))
     };
     let key = policy.provenance.trailer.as_deref().unwrap_or("Task");
-    let ids = match tasks_touched(repo, tip, &range.base.hidden(), key) {
+    let ids = match range_rules::tasks_touched(repo, tip, &range.base.hidden(), key) {
         Ok(ids) => ids,
         Err(e) => {
             return (
@@ -348,8 +359,8 @@ pub fn range_check(repo: &Repo, policy: &Policy, spec: &str) -> (String, Vec<Fin
             Vec::new(),
         );
     }
-    let plan = match plan_at(repo, tip) {
-        Ok(plan) => plan,
+    let plans = match range_rules::plans(repo, tip, trusted, CHECK) {
+        Ok(plans) => plans,
         Err(f) => return ("the plan could not be read".into(), vec![*f]),
     };
     let note = match crate::notes::read(repo, tip) {
@@ -363,6 +374,8 @@ pub fn range_check(repo: &Repo, policy: &Policy, spec: &str) -> (String, Vec<Fin
     };
     let mut findings = Vec::new();
     let mut criteria: Vec<String> = Vec::new();
+    let mut new_tasks: Vec<&str> = Vec::new();
+    let mut contracts_reported = std::collections::BTreeSet::new();
     let (mut proved, mut total) = (0, 0);
     for id in &ids {
         let task_subject = || {
@@ -371,8 +384,8 @@ pub fn range_check(repo: &Repo, policy: &Policy, spec: &str) -> (String, Vec<Fin
                 ..Subject::default()
             })
         };
-        let task = match task_at(repo, tip, id) {
-            Ok(task) => task,
+        let records = match range_rules::records(repo, tip, &plans, id) {
+            Ok(records) => records,
             Err(why) => {
                 findings.push(
                     Finding::unknown(
@@ -386,50 +399,77 @@ pub fn range_check(repo: &Repo, policy: &Policy, spec: &str) -> (String, Vec<Fin
                 continue;
             }
         };
-        let (issue, intent) = (task.record.issue.as_deref(), task.record.intent.as_deref());
-        let Some(plan) = &plan else {
-            if issue.is_some() || intent.is_some() {
-                findings.push(
-                    Finding::unknown(
-                        CHECK,
-                        "input_unreadable",
-                        format!(
-                            "task {id} names {}, but {} holds no .gate/plan.yaml: which checks it depends on cannot be told",
-                            named(&task),
-                            tip.short()
-                        ),
-                        "commit .gate/plan.yaml with the work, then check again".into(),
-                    )
-                    .with_subject(task_subject()),
-                );
-            }
-            continue;
-        };
-        let served = match receipts::resolve_served(plan, issue, intent) {
-            Ok(served) => served,
-            Err(m) => {
-                findings.push(
-                    Finding::unknown(
-                        CHECK,
-                        "input_unreadable",
-                        unresolved(&task, &m).message,
-                        UNRESOLVED_DECIDE.into(),
-                    )
-                    .with_subject(task_subject()),
-                );
+        if records.new_in_range() && !trusted.is_empty() {
+            new_tasks.push(id);
+        }
+        let required = match required(&plans, &records, tip) {
+            Ok(required) => required,
+            Err(f) => {
+                findings.push(f.with_subject(task_subject()));
                 continue;
             }
         };
-        let baseline = Oid::from_hex(&task.record.baseline);
+        for d in &required.dropped {
+            findings.push(
+                Finding::blocker(
+                    CHECK,
+                    "plan_loosened",
+                    format!(
+                        "task {id}: the plan at {} requires check {} for criterion {}, and the tip {}'s plan or the task's record there no longer does; it is proved all the same",
+                        d.by,
+                        d.check,
+                        d.criterion,
+                        tip.short()
+                    ),
+                    PLAN_LOOSENED_DECIDE.into(),
+                )
+                .with_subject(at(Subject {
+                    task: Some(id.clone()),
+                    check_id: Some(d.check.clone()),
+                    file: Some(crate::plan::PLAN_PATH.into()),
+                    ..Subject::default()
+                })),
+            );
+        }
+        let baseline = Oid::from_hex(&records.tip.record.baseline);
         let mut states: Vec<(String, &'static str)> = Vec::new();
-        for check_id in receipts::dependent_checks(&served) {
+        for check_id in required.checks {
             total += 1;
             let subject = at(Subject {
                 task: Some(id.clone()),
                 check_id: Some(check_id.clone()),
                 ..Subject::default()
             });
-            let disproof = disproof(repo, policy, plan, tip, baseline, &check_id, note.as_ref());
+            let (declared, loosened) = declaration(&plans, &check_id);
+            for (side, what) in loosened {
+                if contracts_reported.insert((check_id.clone(), side.clone())) {
+                    findings.push(
+                        Finding::blocker(
+                            CHECK,
+                            "plan_loosened",
+                            format!(
+                                "the tip {} changes check {check_id} against the plan at {side}: {what}; a receipt under the tip's declaration proves less than the trusted one asks",
+                                tip.short()
+                            ),
+                            PLAN_LOOSENED_DECIDE.into(),
+                        )
+                        .with_subject(at(Subject {
+                            check_id: Some(check_id.clone()),
+                            file: Some(crate::plan::PLAN_PATH.into()),
+                            ..Subject::default()
+                        })),
+                    );
+                }
+            }
+            let disproof = disproof(
+                repo,
+                policy,
+                declared,
+                tip,
+                baseline,
+                &check_id,
+                note.as_ref(),
+            );
             let state = match disproof {
                 None => {
                     proved += 1;
@@ -448,7 +488,7 @@ pub fn range_check(repo: &Repo, policy: &Policy, spec: &str) -> (String, Vec<Fin
             };
             states.push((check_id, state));
         }
-        for c in &served {
+        for c in &required.served {
             let worst = c
                 .evidence
                 .iter()
@@ -459,15 +499,157 @@ pub fn range_check(repo: &Repo, policy: &Policy, spec: &str) -> (String, Vec<Fin
         }
     }
     let summary = format!(
-        "{proved} of {total} check{} proved by receipts that travelled with {} (verified against its tree){}",
+        "{proved} of {total} check{} proved by receipts that travelled with {} (verified against its tree){}{}",
         if total == 1 { "" } else { "s" },
         tip.short(),
         match criteria.is_empty() {
             true => String::new(),
             false => format!("; criteria: {}", criteria.join(", ")),
+        },
+        match new_tasks.is_empty() {
+            true => String::new(),
+            false => format!(
+                "; new in the range, so judged by the tip's record only: {}",
+                new_tasks.join(", ")
+            ),
         }
     );
     (summary, findings)
+}
+
+const PLAN_LOOSENED_DECIDE: &str = "keep the requirement in .gate/plan.yaml and the task's record; to change it, change the plan on its own (a governance task) and have its owners merge it onto the base: from there it judges (docs/trust.md)";
+
+/// What a task in a range must prove (docs/trust.md, "The plan's trust").
+struct Required {
+    /// The criteria served, TIP's first, each with the evidence either
+    /// side gives it.
+    served: Vec<Served>,
+    /// The checks to prove: TIP's, then those only a trusted plan requires.
+    checks: Vec<String>,
+    /// The requirements of a trusted plan that TIP's plan or record drops.
+    dropped: Vec<Dropped>,
+}
+
+struct Dropped {
+    check: String,
+    /// `intent#criterion`.
+    criterion: String,
+    /// The trusted revision that requires it.
+    by: String,
+}
+
+/// The union of what TIP's plan requires for TIP's record and what each
+/// trusted plan requires for the task's names, at TIP and in the trusted
+/// revision's own record. TIP's names must resolve in TIP's plan (unknown
+/// otherwise, as in the local check); a trusted plan asks only what it has.
+fn required(
+    plans: &range_rules::Plans,
+    records: &range_rules::Records,
+    tip: Oid,
+) -> Result<Required, Box<Finding>> {
+    let task = &records.tip;
+    let names = |t: &Task| (t.record.issue.clone(), t.record.intent.clone());
+    let (issue, intent) = names(task);
+    let mut served = match &plans.tip {
+        None if issue.is_some() || intent.is_some() => {
+            return Err(Box::new(Finding::unknown(
+                CHECK,
+                "input_unreadable",
+                format!(
+                    "task {} names {}, but {} holds no .gate/plan.yaml: which checks it depends on cannot be told",
+                    task.record.id,
+                    named(task),
+                    tip.short()
+                ),
+                "commit .gate/plan.yaml with the work, then check again".into(),
+            )));
+        }
+        None => Vec::new(),
+        Some(plan) => {
+            receipts::resolve_served(plan, issue.as_deref(), intent.as_deref()).map_err(|m| {
+                Box::new(Finding::unknown(
+                    CHECK,
+                    "input_unreadable",
+                    unresolved(task, &m).message,
+                    UNRESOLVED_DECIDE.into(),
+                ))
+            })?
+        }
+    };
+    let mut checks = receipts::dependent_checks(&served);
+    let mut dropped = Vec::new();
+    for (n, (side, plan)) in plans.trusted.iter().enumerate() {
+        let Some(plan) = plan else { continue };
+        let mut asked = vec![names(task)];
+        asked.extend(
+            records
+                .trusted
+                .iter()
+                .filter(|(m, _)| *m == n)
+                .map(|(_, t)| names(t)),
+        );
+        for (issue, intent) in asked {
+            for s in receipts::served(plan, issue.as_deref(), intent.as_deref()) {
+                for e in &s.evidence {
+                    if !checks.contains(e) {
+                        checks.push(e.clone());
+                        dropped.push(Dropped {
+                            check: e.clone(),
+                            criterion: format!("{}#{}", s.intent, s.criterion),
+                            by: side.named.clone(),
+                        });
+                    }
+                }
+                match served
+                    .iter_mut()
+                    .find(|c| c.intent == s.intent && c.criterion == s.criterion)
+                {
+                    Some(c) => {
+                        for e in s.evidence {
+                            if !c.evidence.contains(&e) {
+                                c.evidence.push(e);
+                            }
+                        }
+                    }
+                    None => served.push(s),
+                }
+            }
+        }
+    }
+    Ok(Required {
+        served,
+        checks,
+        dropped,
+    })
+}
+
+/// The declaration a check is proved against — TIP's, else the first
+/// trusted plan's — and each trusted revision whose declaration TIP's
+/// loosens, with what it loosens.
+fn declaration<'p>(
+    plans: &'p range_rules::Plans,
+    check_id: &str,
+) -> (Option<&'p Check>, Vec<(String, String)>) {
+    let at_tip = plans.tip.as_ref().and_then(|p| p.check(check_id));
+    let trusted: Vec<(&str, &Check)> = plans
+        .trusted
+        .iter()
+        .filter_map(|(side, plan)| {
+            let check = plan.as_ref()?.check(check_id)?;
+            Some((side.named.as_str(), check))
+        })
+        .collect();
+    let declared = at_tip.or(trusted.first().map(|(_, c)| *c));
+    let loosened = match at_tip {
+        None => Vec::new(),
+        Some(tip) => trusted
+            .iter()
+            .filter_map(|(side, c)| {
+                range_rules::contract_loosened(c, tip).map(|what| (side.to_string(), what))
+            })
+            .collect(),
+    };
+    (declared, loosened)
 }
 
 /// How bad a criterion's evidence state is (the worst of its checks counts).
@@ -486,7 +668,7 @@ fn rank(state: &str) -> u8 {
 fn disproof(
     repo: &Repo,
     policy: &Policy,
-    plan: &Plan,
+    declared: Option<&Check>,
     tip: Oid,
     baseline: Option<Oid>,
     check_id: &str,
@@ -496,7 +678,7 @@ fn disproof(
         "run `gate verify {check_id}` on a clean checkout of {} and push its note (`git push REMOTE refs/notes/gate`); CI fetches it with `git fetch REMOTE refs/notes/gate:refs/notes/gate`",
         tip.short()
     );
-    let Some(check) = plan.check(check_id) else {
+    let Some(check) = declared else {
         return Some(Finding::unknown(
             CHECK,
             "unknown_check",
@@ -593,75 +775,4 @@ fn disproof(
         ));
     }
     None
-}
-
-/// The tasks `tip` hiding `hidden` touches: named by a commit's `key:`
-/// trailer, or whose record a commit added or changed. Sorted.
-fn tasks_touched(
-    repo: &Repo,
-    tip: Oid,
-    hidden: &[Oid],
-    key: &str,
-) -> Result<Vec<String>, crate::git::GitError> {
-    let mut ids = std::collections::BTreeSet::new();
-    for commit in repo.walk(&[tip], hidden)? {
-        let info = repo.commit(commit)?;
-        ids.extend(crate::provenance::trailer_values(&info.message, key));
-        for diff in repo.changes(commit, crate::git::Renames::Off)? {
-            for change in &diff.changes {
-                if change.kind != crate::git::ChangeKind::Deleted
-                    && let Some(id) = crate::provenance::task_of_path(&change.path)
-                {
-                    ids.insert(id);
-                }
-            }
-        }
-    }
-    Ok(ids.into_iter().collect())
-}
-
-/// TIP's plan, `None` when it holds none; an unreadable one is the finding.
-fn plan_at(repo: &Repo, tip: Oid) -> Result<Option<Plan>, Box<Finding>> {
-    let path = crate::path::RepoPath::from(crate::plan::PLAN_PATH);
-    let unreadable = |why: String| {
-        Box::new(Finding::unknown(
-            CHECK,
-            "input_unreadable",
-            format!("{} in {}: {why}", crate::plan::PLAN_PATH, tip.short()),
-            "fix .gate/plan.yaml, then check again".into(),
-        ))
-    };
-    let text = match repo.entry_at(tip, &path) {
-        Ok(None) => return Ok(None),
-        Ok(Some((blob, crate::git::EntryKind::File | crate::git::EntryKind::Executable))) => repo
-            .read_blob(blob)
-            .map_err(|e| unreadable(e.to_string()))
-            .and_then(|b| String::from_utf8(b).map_err(|_| unreadable("not UTF-8".into())))?,
-        Ok(Some(_)) => return Err(unreadable("not a regular file".into())),
-        Err(e) => return Err(unreadable(e.to_string())),
-    };
-    crate::plan::parse(std::path::Path::new(crate::plan::PLAN_PATH), &text)
-        .map(Some)
-        .map_err(|e| Box::new(super::unreadable(CHECK, &e)))
-}
-
-/// Task `id`'s record in TIP's tree, or why there is none to read.
-fn task_at(repo: &Repo, tip: Oid, id: &str) -> Result<Task, String> {
-    crate::ids::task_id(id).map_err(|m| format!("`{id}` is not a task id: {m}"))?;
-    let file = crate::task::task_file(id);
-    let path = crate::path::RepoPath::from(file.to_string_lossy().as_ref());
-    match repo.entry_at(tip, &path) {
-        Ok(Some((blob, _))) => {
-            let bytes = repo.read_blob(blob).map_err(|e| e.to_string())?;
-            let text =
-                String::from_utf8(bytes).map_err(|_| "its record is not UTF-8".to_string())?;
-            crate::task::parse(&file, text).map_err(|e| e.to_string())
-        }
-        Ok(None) => Err(format!(
-            "{} holds no record {}",
-            tip.short(),
-            file.display()
-        )),
-        Err(e) => Err(e.to_string()),
-    }
 }

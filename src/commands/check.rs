@@ -7,8 +7,9 @@
 
 use std::path::Path;
 
+use crate::checks::range_rules::Trusted;
 use crate::checks::trusted;
-use crate::checks::{Target, TaskState, build, header};
+use crate::checks::{Target, TaskState, build_trusting, header};
 use crate::cli::{CheckArgs, CheckName, ReportFormat};
 use crate::context::{Ctx, out};
 use crate::error::Failure;
@@ -47,13 +48,18 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
             Target::Staged => trusted::local(&ctx, true)?,
             Target::Task => trusted::local(&ctx, false)?,
         };
-        let mut report = build(
+        let trusting = match &target {
+            Target::Range(spec) => trusted_revisions(&ctx.repo, spec, args, false),
+            _ => Vec::new(),
+        };
+        let mut report = build_trusting(
             &ctx,
             &policy,
             args.task.as_deref(),
             &target,
             &args.only,
             "check".into(),
+            &trusting,
         )?;
         report.attach(loosened);
         Ok(report)
@@ -145,18 +151,14 @@ fn build_bare(
         let why = "a range is proved by provenance, commit by commit";
         report.skip(scope::CHECK, p.scope, why);
     }
-    if wants(CheckName::Binding) {
-        let why =
-            "a range is proved by provenance; the binding is asked where work starts and is pushed";
-        report.skip(crate::binding::CHECK, p.binding, why);
-    }
+    let trusting = trusted_revisions(repo, spec, args, true);
     if wants(CheckName::Receipts) {
         // The receipts that travelled with the commits (git notes).
         report.run(
             crate::checks::receipts::CHECK,
             p.receipts.mode,
             Ok(()),
-            || crate::checks::receipts::range_check(repo, p, spec),
+            || crate::checks::receipts::range_check(repo, p, spec, &trusting),
         );
     }
     // The range is resolved once for both checks, and a --task the tip does
@@ -195,6 +197,12 @@ fn build_bare(
         progress: crate::progress::Sink::stderr(),
         ..provenance::Options::default()
     };
+    if wants(CheckName::Binding) {
+        // Every task the range touches, from the records at its tip.
+        report.run(crate::binding::CHECK, p.binding, Ok(()), || {
+            crate::checks::binding::range_check(repo, p, spec, &trusting)
+        });
+    }
     if wants(CheckName::Provenance) {
         report.run(
             provenance::CHECK,
@@ -274,4 +282,40 @@ fn range_policy(
         Some(floor) => trusted::combine(at_base, floor),
         None => at_base,
     })
+}
+
+/// The revisions a range's plan and task records are trusted from
+/// (docs/trust.md, "The plan's trust"): `--policy-from REV`, else the
+/// range's base — and in a bare repository HEAD too (the branch the server
+/// serves). A revision that does not resolve is left out: the policy, or
+/// the range's own finding, already says so as unknown.
+fn trusted_revisions(repo: &Repo, spec: &str, args: &CheckArgs, bare: bool) -> Vec<Trusted> {
+    let mut out = Vec::new();
+    match &args.policy_from {
+        Some(rev) => {
+            if let Ok(commit) = repo.resolve_commit(rev) {
+                out.push(Trusted {
+                    commit,
+                    named: format!("--policy-from {rev} ({})", commit.short()),
+                });
+            }
+        }
+        None => {
+            if let Ok(range) = provenance::parse_range(repo, spec)
+                && let provenance::Base::Commit(base) = range.base
+            {
+                out.push(Trusted {
+                    commit: base,
+                    named: format!("the range's base ({})", base.short()),
+                });
+            }
+            if bare && let Ok(Some(head)) = repo.head().map(|h| h.id()) {
+                out.push(Trusted {
+                    commit: head,
+                    named: format!("HEAD ({})", head.short()),
+                });
+            }
+        }
+    }
+    out
 }

@@ -273,3 +273,291 @@ fn a_range_that_touches_no_task_proves_nothing_and_passes() {
         "{doc:#}"
     );
 }
+
+// The plan's trust (docs/trust.md): what a task must prove is the union of
+// what the trusted side (the range's base, or --policy-from) requires and
+// what the tip requires; the tip cannot drop a requirement.
+
+/// Push without notes and check in a fresh clone, with `extra` arguments.
+fn check_unproved(s: &Setup, extra: &[&str]) -> (i32, Value) {
+    s.push(false);
+    let ci = s.ci();
+    let range = format!("{}..{}", s.base, ci.head());
+    let mut args = vec!["check", "--range", &range, "--json"];
+    args.extend_from_slice(extra);
+    let out = ci.gate().args(&args).output().unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not a report ({e}):\n{}", show(&out)));
+    (out.status.code().unwrap(), doc)
+}
+
+/// The findings of `cause` in the receipts check.
+fn findings_of<'d>(doc: &'d Value, cause: &str) -> Vec<&'d Value> {
+    receipts(doc)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["cause"] == cause)
+        .collect()
+}
+
+/// Edit the developer's plan in place.
+fn edit_plan(repo: &TestRepo, from: &str, to: &str) {
+    let plan = std::fs::read_to_string(repo.path().join(".gate/plan.yaml")).unwrap();
+    assert!(plan.contains(from), "the plan has no `{from}`:\n{plan}");
+    repo.write(".gate/plan.yaml", plan.replace(from, to));
+}
+
+#[test]
+fn a_tip_whose_plan_drops_the_criterions_check_must_still_prove_it() {
+    let s = setup();
+    // The pull request takes the check out of the criterion's evidence.
+    edit_plan(&s.dev, "evidence: [export-tests]", "evidence: []");
+    s.dev.commit_all("plan: C1 needs no check\n\nTask: T-42");
+    let (code, doc) = check_unproved(&s, &[]);
+    assert_eq!(code, 1, "{doc:#}");
+    let missing = findings_of(&doc, "receipt_missing");
+    assert_eq!(missing.len(), 1, "{doc:#}");
+    assert_eq!(missing[0]["check_id"], "export-tests");
+    let loosened = findings_of(&doc, "plan_loosened");
+    assert_eq!(loosened.len(), 1, "{doc:#}");
+    assert_eq!(loosened[0]["severity"], "blocker");
+    assert_eq!(loosened[0]["task"], "T-42");
+    let message = loosened[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("the range's base ({})", &s.base[..12]))
+            && message.contains("I-export#C1"),
+        "{message}"
+    );
+    // The task is new in the range: the report says whose record judged it.
+    let summary = receipts(&doc)["summary"].as_str().unwrap();
+    assert!(summary.starts_with("0 of 1 check proved"), "{summary}");
+    assert!(
+        summary.contains("new in the range, so judged by the tip's record only: T-42"),
+        "{summary}"
+    );
+    // The same with the trusted side named by --policy-from.
+    let (code, doc) = check_unproved(&s, &["--policy-from", "origin/main~1"]);
+    assert_eq!(code, 1, "{doc:#}");
+    let loosened = findings_of(&doc, "plan_loosened");
+    assert!(
+        loosened[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--policy-from origin/main~1"),
+        "{doc:#}"
+    );
+}
+
+#[test]
+fn a_tip_whose_issue_serves_nothing_more_must_still_prove_the_check() {
+    let s = setup();
+    // Issue 42 moves under no intent: a maintenance issue serves nothing.
+    edit_plan(&s.dev, "    intent: I-export\n    serves: [C1]\n", "");
+    s.dev.commit_all("plan: 42 is maintenance\n\nTask: T-42");
+    let (code, doc) = check_unproved(&s, &[]);
+    assert_eq!(code, 1, "{doc:#}");
+    assert_eq!(findings_of(&doc, "receipt_missing").len(), 1, "{doc:#}");
+    assert_eq!(findings_of(&doc, "plan_loosened").len(), 1, "{doc:#}");
+}
+
+#[test]
+fn a_tip_whose_task_record_drops_the_issue_must_still_prove_its_checks() {
+    let dev = crate::receipts::receipts_repo("required");
+    // The task's record is on the base: the trusted side has it.
+    dev.commit_all("T-42: the task");
+    let base = dev.head();
+    // The pull request rewrites the record to name the maintenance issue.
+    let file = dev.path().join(".gate/tasks/T-42.md");
+    let record = std::fs::read_to_string(&file).unwrap();
+    assert!(record.contains("issue: \"42\""), "{record}");
+    dev.write(
+        ".gate/tasks/T-42.md",
+        record.replace("issue: \"42\"", "issue: \"7\""),
+    );
+    dev.write("src/export/mod.rs", "// export, CSV\n");
+    dev.commit_all("export: CSV\n\nTask: T-42");
+    let remote = TestRepo::bare();
+    dev.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
+    let s = Setup { dev, remote, base };
+    let (code, doc) = check_unproved(&s, &[]);
+    assert_eq!(code, 1, "{doc:#}");
+    let missing = findings_of(&doc, "receipt_missing");
+    assert_eq!(missing.len(), 1, "{doc:#}");
+    assert_eq!(missing[0]["check_id"], "export-tests");
+    assert_eq!(findings_of(&doc, "plan_loosened").len(), 1, "{doc:#}");
+    // Not new in the range: its record on the base judges too.
+    let summary = receipts(&doc)["summary"].as_str().unwrap();
+    assert!(!summary.contains("new in the range"), "{summary}");
+}
+
+#[test]
+fn a_tip_that_loosens_a_checks_contract_is_refused_though_its_receipt_passed() {
+    let s = setup();
+    // The check now proves nothing; its receipt is made under that contract.
+    edit_plan(
+        &s.dev,
+        "command: \"test -f check.sh && sh check.sh\"\n    sources: [src, tests]",
+        "command: \"true\"\n    sources: [src]",
+    );
+    s.dev.commit_all("plan: a quicker check\n\nTask: T-42");
+    verify_exits(&s.dev, "export-tests", 0);
+    s.push(true);
+    let (code, doc, _) = s.check();
+    assert_eq!(code, 1, "{doc:#}");
+    assert_eq!(causes(&doc), ["plan_loosened"], "{doc:#}");
+    let message = receipts(&doc)["findings"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("becomes `true`") && message.contains("no longer covers tests"),
+        "{message}"
+    );
+    assert!(
+        receipts(&doc)["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("1 of 1 check proved"),
+        "{doc:#}"
+    );
+}
+
+#[test]
+fn a_tip_that_widens_a_checks_sources_is_no_loosening() {
+    let s = setup();
+    edit_plan(
+        &s.dev,
+        "sources: [src, tests]",
+        "sources: [src, tests, README.md]",
+    );
+    s.dev
+        .commit_all("plan: the check reads the README\n\nTask: T-42");
+    verify_exits(&s.dev, "export-tests", 0);
+    s.push(true);
+    let (code, doc, _) = s.check();
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(causes(&doc), Vec::<String>::new(), "{doc:#}");
+}
+
+#[test]
+fn a_range_whose_commits_name_no_task_is_refused_by_provenance() {
+    // Receipts find no task to prove; provenance, required, refuses the
+    // commit that belongs to none.
+    let dev = crate::fixture::plan_repo("required");
+    let base = dev.head();
+    dev.write("src/export/mod.rs", "// export, CSV\n");
+    dev.commit_all("export: CSV, no task named");
+    let out = dev
+        .gate()
+        .args(["check", "--range", &format!("{base}..HEAD"), "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let provenance = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "provenance")
+        .unwrap();
+    let causes: Vec<&str> = provenance["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["cause"].as_str().unwrap())
+        .collect();
+    assert_eq!(causes, ["unattributed_commit"], "{doc:#}");
+}
+
+// The binding judged in CI (docs/ci.md): every task the range touches, from
+// its record at the tip, against the tip's plan and the trusted one.
+
+/// A developer's clone under `binding: required` (every other check off)
+/// with task T-42 started and committed, and `owner` applied to the plan
+/// on the base; the pull request's work commit follows with `pr` applied.
+fn binding_setup(owner: (&str, &str), pr: (&str, &str)) -> Setup {
+    let dev = crate::fixture::plan_repo("off");
+    dev.write(
+        ".gate/policy.yaml",
+        "version: 1\nbinding: required\nscope: off\nprovenance:\n  mode: off\n  merges: refuse\nreceipts:\n  mode: off\nbrief:\n  mode: off\n",
+    );
+    dev.commit_all("binding required");
+    crate::fixture::start_42(&dev);
+    edit_plan(&dev, owner.0, owner.1);
+    dev.commit_all("T-42, and the owner's plan");
+    let base = dev.head();
+    edit_plan(&dev, pr.0, pr.1);
+    dev.write("src/export/mod.rs", "// export, CSV\n");
+    dev.commit_all("export: CSV\n\nTask: T-42");
+    let remote = TestRepo::bare();
+    dev.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
+    Setup { dev, remote, base }
+}
+
+/// The binding check of a report.
+fn binding(doc: &Value) -> &Value {
+    doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "binding")
+        .unwrap_or_else(|| panic!("no binding check in {doc:#}"))
+}
+
+#[test]
+fn a_range_judges_the_binding_of_each_task_from_its_record_at_the_tip() {
+    // Unchanged plans: bound.
+    let s = binding_setup(("title: CSV export", "title: CSV export"), ("", ""));
+    let (code, doc) = check_unproved(&s, &[]);
+    assert_eq!(code, 0, "{doc:#}");
+    let summary = binding(&doc)["summary"].as_str().unwrap();
+    assert!(summary.ends_with(": T-42 bound"), "{summary}");
+
+    // The tip retires the task's intent: refused by the tip's own plan.
+    let s = binding_setup(
+        ("title: CSV export", "title: CSV export"),
+        ("    status: active\n", "    status: retired\n"),
+    );
+    let (code, doc) = check_unproved(&s, &[]);
+    assert_eq!(code, 1, "{doc:#}");
+    let finding = &binding(&doc)["findings"][0];
+    assert_eq!(finding["cause"], "intent_retired", "{doc:#}");
+    assert_eq!(finding["task"], "T-42");
+    assert!(
+        binding(&doc)["summary"]
+            .as_str()
+            .unwrap()
+            .ends_with(": T-42 refused")
+    );
+}
+
+#[test]
+fn a_range_cannot_resolve_its_own_blocking_finding() {
+    let open =
+        "    findings:\n      - id: F1\n        blocking: true\n        text: Which encoding?\n";
+    let s = binding_setup(
+        ("    findings: []\n", open),
+        (
+            open,
+            &format!("{open}        resolution: UTF-8, says the worker.\n"),
+        ),
+    );
+    let (code, doc) = check_unproved(&s, &[]);
+    assert_eq!(code, 1, "{doc:#}");
+    let findings = binding(&doc)["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{doc:#}");
+    assert_eq!(findings[0]["cause"], "open_blocking_finding");
+    let message = findings[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!(
+            "by the plan at the range's base ({})",
+            &s.base[..12]
+        )),
+        "{message}"
+    );
+    assert!(
+        findings[0]["decide"]
+            .as_str()
+            .unwrap()
+            .contains("land it on its own first"),
+        "{doc:#}"
+    );
+}
