@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::fingerprint::{self, Fingerprint, Inputs};
 use crate::git::{GitError, NotesUpdate, Oid, PushResult, Repo};
-use crate::path::RepoPath;
 use crate::receipts::Receipt;
 
 /// The notes ref gate's receipts live under.
@@ -56,13 +55,12 @@ impl Entry {
     /// The entry for `receipt`, when it is fresh: the same available
     /// fingerprint before and after the run.
     pub fn of(receipt: &Receipt, log_digest: Option<String>) -> Option<Entry> {
-        let before = receipt.fingerprint_before.digest.as_ref()?;
-        let after = receipt.fingerprint_after.digest.as_ref()?;
-        (before == after).then(|| Entry {
+        let fingerprint = fresh_digest(receipt)?;
+        Some(Entry {
             check: receipt.check.clone(),
             evidence: receipt.evidence.clone(),
             contract: receipt.contract.clone(),
-            fingerprint: after.clone(),
+            fingerprint,
             exit_code: receipt.exit_code,
             signal: receipt.signal,
             passed: receipt.passed(),
@@ -184,48 +182,7 @@ pub fn attach(repo: &Repo, commit: Oid, entries: &[Entry]) -> Result<NotesUpdate
     })?
 }
 
-/// Whether a receipt can be attached to a commit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Match {
-    /// Its fingerprint is the commit's tree fingerprint.
-    Same(Box<Entry>),
-    /// The receipt is not fresh: it vouches for no one state of the sources.
-    NotFresh,
-    /// The commit's tree holds other bytes (uncommitted changes, or bytes
-    /// git converts on checkout), or its fingerprint is unavailable.
-    Differs(Fingerprint),
-}
-
-/// Compare `receipt` with the tree fingerprint of `commit` over `sources`
-/// and `touched` (the task's paths as of that commit).
-pub fn matches(
-    repo: &Repo,
-    commit: Oid,
-    receipt: &Receipt,
-    sources: &[String],
-    touched: &[RepoPath],
-    limits: (u64, u64),
-    log_digest: Option<String>,
-) -> Result<Match, GitError> {
-    let Some(entry) = Entry::of(receipt, log_digest) else {
-        return Ok(Match::NotFresh);
-    };
-    let inputs = Inputs {
-        sources,
-        touched,
-        max_entries: limits.0,
-        max_bytes: limits.1,
-    };
-    let tree = fingerprint::of_tree(repo, commit, &inputs)?;
-    Ok(match &tree {
-        Fingerprint::Available { digest, .. } if *digest == entry.fingerprint => {
-            Match::Same(Box::new(entry))
-        }
-        _ => Match::Differs(tree),
-    })
-}
-
-/// What [`attach_receipt`] did.
+/// What [`attach_latest`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Attached {
     /// The note now holds the receipt.
@@ -248,40 +205,131 @@ pub struct Subject<'a> {
     pub max_bytes: u64,
 }
 
-/// Attach `receipt` to `commit` when its fingerprint is the commit's tree
-/// fingerprint; `log` is the run's log (its digest goes in the note).
-pub fn attach_receipt(
+/// Attach to `commit` the latest fresh attempt among `candidates` (newest
+/// first, one check's receipts made for one task, each with its run's log)
+/// whose fingerprint is the commit's tree fingerprint over `subject`: the
+/// one rule `gate verify` and pre-push attach by (docs/receipts.md,
+/// "Receipts on commits"). The tree fingerprint is computed once, and only
+/// when a candidate is fresh.
+pub fn attach_latest(
     repo: &Repo,
     commit: Oid,
-    receipt: &Receipt,
+    candidates: impl IntoIterator<Item = (Receipt, std::path::PathBuf)>,
     subject: &Subject,
-    log: &std::path::Path,
 ) -> Result<Attached, AttachError> {
+    let mut tree = None;
+    for (receipt, log) in candidates {
+        let Some(digest) = fresh_digest(&receipt) else {
+            continue;
+        };
+        let tree = match &tree {
+            Some(tree) => tree,
+            None => tree.insert(tree_fingerprint(repo, commit, subject)?),
+        };
+        if !matches!(tree, Fingerprint::Available { digest: d, .. } if *d == digest) {
+            continue;
+        }
+        let log_digest = std::fs::read(&log)
+            .ok()
+            .map(|bytes| crate::digest::sha256_hex(&bytes));
+        let entry = Entry::of(&receipt, log_digest).expect("a fresh receipt has an entry");
+        return Ok(match attach(repo, commit, &[entry])? {
+            NotesUpdate::Written(_) => Attached::Written,
+            NotesUpdate::Unchanged => Attached::AlreadyHeld,
+        });
+    }
+    // The tree fingerprint was computed only for a fresh receipt.
+    Ok(match tree {
+        Some(tree) => Attached::Differs(tree),
+        None => Attached::NotFresh,
+    })
+}
+
+/// The fingerprint a receipt vouches for: the same available one before
+/// and after its run, `None` when it is not fresh.
+fn fresh_digest(receipt: &Receipt) -> Option<String> {
+    let before = receipt.fingerprint_before.digest.as_ref()?;
+    let after = receipt.fingerprint_after.digest.as_ref()?;
+    (before == after).then(|| after.clone())
+}
+
+/// The tree fingerprint of `commit` over the subject's sources and the
+/// task's paths as of that commit.
+fn tree_fingerprint(repo: &Repo, commit: Oid, subject: &Subject) -> Result<Fingerprint, GitError> {
     let touched = match subject.baseline {
         Some(baseline) => fingerprint::Touched::of_commits(repo, baseline, commit)?
             .for_sources(repo, subject.sources)?,
         None => Vec::new(),
     };
-    let log_digest = std::fs::read(log)
-        .ok()
-        .map(|bytes| crate::digest::sha256_hex(&bytes));
-    let found = matches(
-        repo,
-        commit,
-        receipt,
-        subject.sources,
-        &touched,
-        (subject.max_entries, subject.max_bytes),
-        log_digest,
-    )?;
-    match found {
-        Match::NotFresh => Ok(Attached::NotFresh),
-        Match::Differs(tree) => Ok(Attached::Differs(tree)),
-        Match::Same(entry) => Ok(match attach(repo, commit, &[*entry])? {
-            NotesUpdate::Written(_) => Attached::Written,
-            NotesUpdate::Unchanged => Attached::AlreadyHeld,
-        }),
+    let inputs = Inputs {
+        sources: subject.sources,
+        touched: &touched,
+        max_entries: subject.max_entries,
+        max_bytes: subject.max_bytes,
+    };
+    fingerprint::of_tree(repo, commit, &inputs)
+}
+
+/// Pre-push's attach (docs/hooks.md, "pre-push sends the receipts with the
+/// push"): for each of `tips`, each of `checks`' latest fresh receipt made
+/// under its current contract whose fingerprint is the tip's tree
+/// fingerprint, by [`attach_latest`] — the rule `gate verify` attaches by.
+/// A task's receipts are compared over its paths as of the tip
+/// (`baseline_of` the task id; `None`, a task that cannot be read: its
+/// receipts are left out). Returns, per tip, the checks its note holds now.
+pub fn attach_to_tips(
+    repo: &Repo,
+    store: &crate::receipts::Store,
+    checks: &[crate::plan::Check],
+    tips: &[Oid],
+    limits: (u64, u64),
+    mut baseline_of: impl FnMut(&str) -> Option<Oid>,
+) -> Result<Vec<(Oid, Vec<String>)>, AttachError> {
+    let mut held: Vec<(Oid, Vec<String>)> = tips.iter().map(|t| (*t, Vec::new())).collect();
+    for check in checks {
+        let contract = check.contract_digest();
+        // This check's readable receipts, newest first, by the task they
+        // were made for.
+        let mut by_task: std::collections::BTreeMap<Option<String>, Vec<_>> = Default::default();
+        let files = store
+            .newest_first(&check.id)
+            .map_err(|e| GitError::other("reading the receipts", e))?;
+        for file in files {
+            if let Ok(receipt) = file.receipt
+                && receipt.contract == contract
+            {
+                let log = store.log_path(&check.id, &receipt.evidence).0;
+                by_task
+                    .entry(receipt.task.clone())
+                    .or_default()
+                    .push((receipt, log));
+            }
+        }
+        for (task, candidates) in by_task {
+            let baseline = match &task {
+                None => None,
+                Some(id) => match baseline_of(id) {
+                    Some(baseline) => Some(baseline),
+                    None => continue,
+                },
+            };
+            let subject = Subject {
+                sources: &check.sources,
+                baseline,
+                max_entries: limits.0,
+                max_bytes: limits.1,
+            };
+            for (tip, checks) in held.iter_mut() {
+                let attached = attach_latest(repo, *tip, candidates.iter().cloned(), &subject)?;
+                if matches!(attached, Attached::Written | Attached::AlreadyHeld)
+                    && !checks.contains(&check.id)
+                {
+                    checks.push(check.id.clone());
+                }
+            }
+        }
     }
+    Ok(held)
 }
 
 /// Where the notes fetched from a remote wait to be merged: a tracking

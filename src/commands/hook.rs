@@ -486,7 +486,90 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
     });
     report.attach(loosened);
     print(&report);
+    if report.exit_code() == ExitCode::Pass {
+        send_receipts(ctx, p, remote, &lines);
+    }
     Ok(report.exit_code())
+}
+
+/// Pre-push's last step, when nothing blocks: the receipts of each pushed
+/// tip attached, and `refs/notes/gate` pushed to the remote git pushes to
+/// (docs/hooks.md, "pre-push sends the receipts with the push"). It never
+/// blocks the push: what failed is said on stderr, with what CI will then
+/// report and the command that repairs it.
+fn send_receipts(ctx: &Ctx, p: &crate::policy::Policy, remote: &str, lines: &[PushLine]) {
+    if p.receipts.mode == Mode::Off {
+        return;
+    }
+    let mut tips: Vec<Oid> = Vec::new();
+    for line in lines.iter().filter(|l| !is_zero_id(&l.local)) {
+        // A tag pushed: its commit carries the note.
+        if let Ok(tip) = ctx.repo.resolve_commit(&line.local)
+            && !tips.contains(&tip)
+        {
+            tips.push(tip);
+        }
+    }
+    let mut said = String::new();
+    if let Ok(Some(plan)) = ctx.plan() {
+        let store = crate::receipts::Store::new(&ctx.repo.common_dir());
+        let baseline_of = |id: &str| match checks::task_state(ctx, Some(id)) {
+            TaskState::Loaded(t) => Oid::from_hex(&t.record.baseline),
+            _ => None,
+        };
+        match crate::notes::attach_to_tips(
+            &ctx.repo,
+            &store,
+            &plan.plan.checks,
+            &tips,
+            (p.receipts.max_entries, p.receipts.max_bytes),
+            baseline_of,
+        ) {
+            Ok(held) => {
+                for (tip, checks) in held.iter().filter(|(_, c)| !c.is_empty()) {
+                    said.push_str(&format!(
+                        "gate: receipts: on {}: {}\n",
+                        tip.short(),
+                        checks.join(", ")
+                    ));
+                }
+            }
+            Err(e) => said.push_str(&format!(
+                "gate: receipts could not be attached to the pushed commits: {}\n",
+                shown_line(&e.to_string())
+            )),
+        }
+    }
+    let wanted = ctx.repo.config_string("gate.pushReceipts").is_none_or(|v| {
+        !matches!(
+            v.to_ascii_lowercase().as_str(),
+            "false" | "no" | "off" | "0"
+        )
+    });
+    let notes = crate::notes::NOTES_REF;
+    match ctx.repo.ref_target(notes).map(|tip| tip.is_some()) {
+        _ if !wanted => said.push_str(&format!(
+            "gate: {notes} not pushed (gate.pushReceipts is false): `gate receipts push {remote}` sends it\n"
+        )),
+        Ok(false) => {}
+        Ok(true) => match crate::notes::push(&ctx.repo, remote) {
+            Ok(crate::notes::Pushed::Sent { .. }) => {
+                said.push_str(&format!("gate: {notes} pushed to {}\n", shown_line(remote)));
+            }
+            Ok(_) => {}
+            Err(e) => said.push_str(&format!(
+                "gate: receipts did not travel to {r}: {e}\ngate: CI will report each required check without a receipt as receipt_missing (\"no receipt travelled with the push\"); fix it, then run `gate receipts push {r}`\n",
+                r = shown_line(remote),
+                e = shown_line(&e.to_string()),
+            )),
+        },
+        Err(e) => said.push_str(&format!(
+            "gate: receipts did not travel to {}: {notes} cannot be read: {}\n",
+            shown_line(remote),
+            shown_line(&e.to_string())
+        )),
+    }
+    err(&said);
 }
 
 /// The one task whose file the pushed commits change, if exactly one is;

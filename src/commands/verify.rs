@@ -260,7 +260,8 @@ fn attach_to_head(
         max_bytes: policy.receipts.max_bytes,
     };
     let at = head.short();
-    match notes::attach_receipt(&ctx.repo, head, receipt, &subject, log) {
+    let candidate = (receipt.clone(), log.to_path_buf());
+    match notes::attach_latest(&ctx.repo, head, [candidate], &subject) {
         Ok(notes::Attached::Written | notes::Attached::AlreadyHeld) => format!(
             "{}: receipt attached to commit {at} ({})\n",
             check.id,

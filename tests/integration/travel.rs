@@ -370,3 +370,208 @@ fn a_remote_that_refuses_the_notes_is_reported_not_passed() {
     a.git(&["commit", "-q", "--allow-empty", "-m", "more"]);
     a.git(&["push", "-q", "--no-verify", "origin", "main"]);
 }
+
+/// A developer's clone with task T-42 (issue 42, evidenced by
+/// `export-tests`) committed with its work under receipts `mode`, gate's
+/// hooks installed, and a bare remote `origin`; the base the work started
+/// from.
+fn pushing(mode: &str) -> (TestRepo, TestRepo, String) {
+    let dev = receipts_repo(mode);
+    let base = dev.head();
+    dev.write("src/export/mod.rs", "// export, CSV\n");
+    dev.commit_all("export: CSV\n\nTask: T-42");
+    let remote = TestRepo::bare();
+    dev.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
+    let out = dev.gate().arg("install").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    (dev, remote, base)
+}
+
+/// `git push ARGS…` with gate's hooks.
+fn git_push(repo: &TestRepo, args: &[&str]) -> Output {
+    let mut all = vec!["push", "-q"];
+    all.extend_from_slice(args);
+    repo.git_may_fail(&all)
+}
+
+/// In a fresh clone of `remote` that never ran a check: `gate receipts
+/// fetch`, then `gate check --range BASE..TIP --json`'s exit code and the
+/// causes of its receipts findings.
+fn ci_proves(remote: &TestRepo, base: &str) -> (i32, Vec<String>, Value) {
+    let ci = clone_of(remote);
+    receipts_ok(&ci, &["fetch"]);
+    let range = format!("{base}..{}", ci.head());
+    let out = ci
+        .gate()
+        .args(["check", "--range", &range, "--json"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not a report ({e}):\n{}", show(&out)));
+    let check = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "receipts")
+        .unwrap_or_else(|| panic!("no receipts check in {doc:#}"))
+        .clone();
+    let causes = check["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["cause"].as_str().unwrap().to_string())
+        .collect();
+    (out.status.code().unwrap(), causes, check)
+}
+
+#[test]
+fn a_push_carries_the_receipts_and_a_fresh_clone_proves_them() {
+    let (dev, remote, base) = pushing("required");
+    verify_exits(&dev, "export-tests", 0);
+    // The note `gate verify` attached is dropped: pre-push attaches again
+    // from the receipt it recorded.
+    dev.git(&["update-ref", "-d", "refs/notes/gate"]);
+    let out = git_push(&dev, &["origin", "main"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let tip = dev.head();
+    assert!(
+        stderr.contains(&format!("gate: receipts: on {}: export-tests", &tip[..12])),
+        "{}",
+        show(&out)
+    );
+    // Pushed once: the notes push runs no hook (no recursion).
+    assert_eq!(
+        stderr.matches("refs/notes/gate pushed to origin").count(),
+        1,
+        "{}",
+        show(&out)
+    );
+    assert_eq!(noted(&remote, &tip), ["export-tests=true"]);
+    let (code, causes, check) = ci_proves(&remote, &base);
+    assert_eq!((code, causes), (0, Vec::<String>::new()), "{check:#}");
+    assert!(
+        check["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("1 of 1 check proved"),
+        "{check:#}"
+    );
+}
+
+#[test]
+fn a_commit_that_changes_a_source_carries_no_receipt_of_the_old_one() {
+    let (dev, remote, base) = pushing("advisory");
+    verify_exits(&dev, "export-tests", 0);
+    assert!(git_push(&dev, &["origin", "main"]).status.success());
+    // git copies the note to the amended commit (notes.rewriteRef), whose
+    // sources are not what the run saw: pre-push attaches nothing to it,
+    // and CI finds the copied note stale.
+    dev.git(&["config", "notes.rewriteRef", "refs/notes/gate"]);
+    dev.write("src/export/mod.rs", "// export, CSV, amended\n");
+    dev.git(&["add", "-A"]);
+    dev.git(&[
+        "-c",
+        "core.hooksPath=/dev/null",
+        "commit",
+        "-q",
+        "--amend",
+        "--no-edit",
+    ]);
+    let out = git_push(&dev, &["-f", "origin", "main"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("gate: receipts: on"),
+        "{}",
+        show(&out)
+    );
+    let (_, causes, check) = ci_proves(&remote, &base);
+    assert_eq!(causes, ["receipt_stale"], "{check:#}");
+    // A new commit that changes a source, without the note: missing.
+    dev.write("src/export/mod.rs", "// export, CSV, again\n");
+    dev.git(&["add", "-A"]);
+    dev.git(&[
+        "-c",
+        "core.hooksPath=/dev/null",
+        "commit",
+        "-q",
+        "-m",
+        "more\n\nTask: T-42",
+    ]);
+    assert!(git_push(&dev, &["origin", "main"]).status.success());
+    let (_, causes, check) = ci_proves(&remote, &base);
+    assert_eq!(causes, ["receipt_missing"], "{check:#}");
+}
+
+#[test]
+fn a_no_verify_push_carries_no_receipt_and_ci_says_so() {
+    let (dev, remote, base) = pushing("required");
+    verify_exits(&dev, "export-tests", 0);
+    assert!(dev.git_ok(&["notes", "--ref", "gate", "show", "HEAD"]));
+    let out = git_push(&dev, &["--no-verify", "origin", "main"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(!remote.git_ok(&["rev-parse", "-q", "--verify", "refs/notes/gate"]));
+    let (code, causes, check) = ci_proves(&remote, &base);
+    assert_eq!(
+        (code, causes),
+        (1, vec!["receipt_missing".to_string()]),
+        "{check:#}"
+    );
+    assert!(
+        check["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no receipt travelled with the push"),
+        "{check:#}"
+    );
+    // The repair: push the receipts, and CI proves them.
+    receipts_ok(&dev, &["push"]);
+    let (code, causes, _) = ci_proves(&remote, &base);
+    assert_eq!((code, causes), (0, Vec::<String>::new()));
+}
+
+#[test]
+fn a_remote_that_refuses_notes_lets_the_branch_through_and_says_what_ci_will_say() {
+    let (dev, remote, base) = pushing("required");
+    let hook = remote.path().join("hooks/pre-receive");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\nwhile read old new ref; do case $ref in refs/notes/*) echo \"notes are not taken here\" >&2; exit 1;; esac; done\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    verify_exits(&dev, "export-tests", 0);
+    let out = git_push(&dev, &["origin", "main"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("gate: receipts did not travel to origin: origin refused refs/notes/gate")
+            && stderr.contains("notes are not taken here")
+            && stderr.contains("receipt_missing")
+            && stderr.contains("gate receipts push origin"),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(remote.rev("main"), dev.head());
+    let (code, causes, _) = ci_proves(&remote, &base);
+    assert_eq!((code, causes), (1, vec!["receipt_missing".to_string()]));
+}
+
+#[test]
+fn the_notes_push_can_be_turned_off_per_clone() {
+    let (dev, remote, _base) = pushing("required");
+    dev.git(&["config", "gate.pushReceipts", "false"]);
+    verify_exits(&dev, "export-tests", 0);
+    dev.git(&["update-ref", "-d", "refs/notes/gate"]);
+    let out = git_push(&dev, &["origin", "main"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("refs/notes/gate not pushed (gate.pushReceipts is false)"),
+        "{}",
+        show(&out)
+    );
+    assert!(!remote.git_ok(&["rev-parse", "-q", "--verify", "refs/notes/gate"]));
+    // Attached here all the same.
+    assert_eq!(noted(&dev, &dev.head()), ["export-tests=true"]);
+}
