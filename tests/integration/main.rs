@@ -8,6 +8,7 @@ mod binding;
 mod brief;
 mod check_scope;
 mod ci_receipts;
+mod ci_recipe;
 mod claude_code;
 mod coexist;
 mod context;
