@@ -340,9 +340,9 @@ fn the_default_remote_is_the_current_branch_s() {
     );
 }
 
-#[test]
-fn a_remote_that_refuses_the_notes_is_reported_not_passed() {
-    let (a, _b, remote) = two_machines();
+/// Make the bare `remote` refuse every `refs/notes/*` in its `pre-receive`
+/// hook, saying "notes are not taken here".
+fn refuse_notes(remote: &TestRepo) {
     let hook = remote.path().join("hooks/pre-receive");
     std::fs::write(
         &hook,
@@ -350,6 +350,12 @@ fn a_remote_that_refuses_the_notes_is_reported_not_passed() {
     )
     .unwrap();
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn a_remote_that_refuses_the_notes_is_reported_not_passed() {
+    let (a, _b, remote) = two_machines();
+    refuse_notes(&remote);
     verify_exits(&a, "export-tests", 0);
     let out = receipts(&a, &["push"]);
     assert_eq!(out.status.code(), Some(3), "{}", show(&out));
@@ -459,6 +465,16 @@ fn a_push_carries_the_receipts_and_a_fresh_clone_proves_them() {
     );
 }
 
+/// Write `text` into a source of `export-tests` and commit it with
+/// `commit_args`, without gate's commit hooks.
+fn change_a_source(dev: &TestRepo, text: &str, commit_args: &[&str]) {
+    dev.write("src/export/mod.rs", text);
+    dev.git(&["add", "-A"]);
+    let mut args = vec!["-c", "core.hooksPath=/dev/null", "commit", "-q"];
+    args.extend_from_slice(commit_args);
+    dev.git(&args);
+}
+
 #[test]
 fn a_commit_that_changes_a_source_carries_no_receipt_of_the_old_one() {
     let (dev, remote, base) = pushing("advisory");
@@ -468,16 +484,7 @@ fn a_commit_that_changes_a_source_carries_no_receipt_of_the_old_one() {
     // sources are not what the run saw: pre-push attaches nothing to it,
     // and CI finds the copied note stale.
     dev.git(&["config", "notes.rewriteRef", "refs/notes/gate"]);
-    dev.write("src/export/mod.rs", "// export, CSV, amended\n");
-    dev.git(&["add", "-A"]);
-    dev.git(&[
-        "-c",
-        "core.hooksPath=/dev/null",
-        "commit",
-        "-q",
-        "--amend",
-        "--no-edit",
-    ]);
+    change_a_source(&dev, "// export, CSV, amended\n", &["--amend", "--no-edit"]);
     let out = git_push(&dev, &["-f", "origin", "main"]);
     assert!(out.status.success(), "{}", show(&out));
     assert!(
@@ -488,16 +495,11 @@ fn a_commit_that_changes_a_source_carries_no_receipt_of_the_old_one() {
     let (_, causes, check) = ci_proves(&remote, &base);
     assert_eq!(causes, ["receipt_stale"], "{check:#}");
     // A new commit that changes a source, without the note: missing.
-    dev.write("src/export/mod.rs", "// export, CSV, again\n");
-    dev.git(&["add", "-A"]);
-    dev.git(&[
-        "-c",
-        "core.hooksPath=/dev/null",
-        "commit",
-        "-q",
-        "-m",
-        "more\n\nTask: T-42",
-    ]);
+    change_a_source(
+        &dev,
+        "// export, CSV, again\n",
+        &["-m", "more\n\nTask: T-42"],
+    );
     assert!(git_push(&dev, &["origin", "main"]).status.success());
     let (_, causes, check) = ci_proves(&remote, &base);
     assert_eq!(causes, ["receipt_missing"], "{check:#}");
@@ -533,13 +535,7 @@ fn a_no_verify_push_carries_no_receipt_and_ci_says_so() {
 #[test]
 fn a_remote_that_refuses_notes_lets_the_branch_through_and_says_what_ci_will_say() {
     let (dev, remote, base) = pushing("required");
-    let hook = remote.path().join("hooks/pre-receive");
-    std::fs::write(
-        &hook,
-        "#!/bin/sh\nwhile read old new ref; do case $ref in refs/notes/*) echo \"notes are not taken here\" >&2; exit 1;; esac; done\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    refuse_notes(&remote);
     verify_exits(&dev, "export-tests", 0);
     let out = git_push(&dev, &["origin", "main"]);
     assert!(out.status.success(), "{}", show(&out));
