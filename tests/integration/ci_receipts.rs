@@ -561,3 +561,41 @@ fn a_range_cannot_resolve_its_own_blocking_finding() {
         "{doc:#}"
     );
 }
+
+#[test]
+fn a_server_judges_by_its_heads_plan_too() {
+    // The branch was cut before the owners made C1 need export-tests; the
+    // server's HEAD (main) has that rule now, and judges the push by it.
+    let dev = crate::receipts::receipts_repo("required");
+    edit_plan(&dev, "evidence: [export-tests]", "evidence: []");
+    dev.commit_all("plan: C1 without evidence yet");
+    let base = dev.head();
+    dev.git(&["switch", "-q", "-c", "feature"]);
+    dev.write("src/export/mod.rs", "// export, CSV\n");
+    dev.commit_all("export: CSV\n\nTask: T-42");
+    let tip = dev.head();
+    dev.git(&["switch", "-q", "main"]);
+    edit_plan(&dev, "evidence: []", "evidence: [export-tests]");
+    dev.commit_all("plan: C1 needs export-tests");
+    let remote = TestRepo::bare();
+    let url = remote.path().to_str().unwrap();
+    dev.git(&["push", "-q", "--no-verify", url, "main", "feature"]);
+    let out = remote
+        .gate()
+        .args(["check", "--range", &format!("{base}..{tip}"), "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(findings_of(&doc, "receipt_missing").len(), 1, "{doc:#}");
+    let loosened = findings_of(&doc, "plan_loosened");
+    assert_eq!(loosened.len(), 1, "{doc:#}");
+    let head = remote.rev("HEAD");
+    assert!(
+        loosened[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("the plan at HEAD ({})", &head[..12])),
+        "{doc:#}"
+    );
+}

@@ -93,6 +93,23 @@ fn github_workspace(r: &Remote) -> TestRepo {
     ws
 }
 
+/// A workspace with `refspec` fetched in full and the branch's head
+/// checked out detached.
+fn full_workspace(r: &Remote, refspec: &str) -> TestRepo {
+    let ws = TestRepo::new();
+    ws.git(&["remote", "add", "origin", r.remote.path().to_str().unwrap()]);
+    ws.git(&["fetch", "-q", "origin", refspec]);
+    ws.git(&["checkout", "-q", "--detach", &r.head]);
+    ws
+}
+
+/// A directory beside the workspace (the runner's temp, its HOME).
+fn scratch_dir(ws: &TestRepo, name: &str) -> PathBuf {
+    let dir = ws.scratch(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// `sh SCRIPT check` in `dir` with a cleared environment: the isolated git
 /// variables, the built gate first on PATH, and `envs`.
 fn run_script(script: &str, dir: &Path, home: &Path, envs: &[(&str, String)]) -> Output {
@@ -124,8 +141,7 @@ struct GithubRun {
 }
 
 fn run_github(r: &Remote, ws: &TestRepo) -> GithubRun {
-    let runner = ws.scratch("runner");
-    std::fs::create_dir_all(&runner).unwrap();
+    let runner = scratch_dir(ws, "runner");
     let event = runner.join("event.json");
     let doc = serde_json::json!({
         "action": "opened",
@@ -140,8 +156,7 @@ fn run_github(r: &Remote, ws: &TestRepo) -> GithubRun {
     std::fs::write(&event, doc.to_string()).unwrap();
     let summary = runner.join("summary.md");
     let outputs = runner.join("output");
-    let home = ws.scratch("runner-home");
-    std::fs::create_dir_all(&home).unwrap();
+    let home = scratch_dir(ws, "runner-home");
     let s = |p: &Path| p.display().to_string();
     let out = run_script(
         "ci/github.sh",
@@ -252,17 +267,8 @@ fn the_gitlab_script_proves_a_merge_request() {
     for notes in [true, false] {
         let r = remote(notes);
         // GitLab's clone: full depth (GIT_DEPTH 0), the source branch's head.
-        let ws = TestRepo::new();
-        ws.git(&["remote", "add", "origin", r.remote.path().to_str().unwrap()]);
-        ws.git(&[
-            "fetch",
-            "-q",
-            "origin",
-            "+refs/heads/csv:refs/remotes/origin/csv",
-        ]);
-        ws.git(&["checkout", "-q", "--detach", &r.head]);
-        let home = ws.scratch("runner-home");
-        std::fs::create_dir_all(&home).unwrap();
+        let ws = full_workspace(&r, "+refs/heads/csv:refs/remotes/origin/csv");
+        let home = scratch_dir(&ws, "runner-home");
         let out = run_script(
             "ci/gitlab.sh",
             ws.path(),
@@ -303,8 +309,7 @@ fn the_gitlab_script_proves_a_merge_request() {
 fn a_script_that_cannot_tell_what_to_prove_is_unknown() {
     let r = remote(true);
     let ws = github_workspace(&r);
-    let home = ws.scratch("runner-home");
-    std::fs::create_dir_all(&home).unwrap();
+    let home = scratch_dir(&ws, "runner-home");
     let event = ws.scratch("event.json");
     std::fs::write(&event, "{}").unwrap();
     let out = run_script(
@@ -425,19 +430,9 @@ fn the_cache_key_names_the_version_and_the_lockfile() {
 fn the_github_script_proves_a_push_from_the_events_before() {
     let r = remote(false);
     // The branch as pushed: a full-depth checkout of its head.
-    let ws = TestRepo::new();
-    ws.git(&["remote", "add", "origin", r.remote.path().to_str().unwrap()]);
-    ws.git(&[
-        "fetch",
-        "-q",
-        "origin",
-        "+refs/heads/*:refs/remotes/origin/*",
-    ]);
-    ws.git(&["checkout", "-q", "--detach", &r.head]);
-    let runner = ws.scratch("runner");
-    std::fs::create_dir_all(&runner).unwrap();
-    let home = ws.scratch("runner-home");
-    std::fs::create_dir_all(&home).unwrap();
+    let ws = full_workspace(&r, "+refs/heads/*:refs/remotes/origin/*");
+    let runner = scratch_dir(&ws, "runner");
+    let home = scratch_dir(&ws, "runner-home");
     let outputs = runner.join("output");
     let run = |before: &str| {
         let event = runner.join("event.json");
