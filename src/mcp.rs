@@ -45,7 +45,7 @@ pub fn serve(dir: Option<&Path>, dispatch: Dispatch) -> Result<(), Failure> {
         dispatch,
         tool_router: Gate::tool_router(),
     };
-    let served = runtime.block_on(async move {
+    let session = runtime.block_on(async move {
         let transport = (
             tokio::fs::File::from_std(input),
             tokio::fs::File::from_std(output),
@@ -63,7 +63,7 @@ pub fn serve(dir: Option<&Path>, dispatch: Dispatch) -> Result<(), Failure> {
     // A read of the closed protocol stream may still sit on the blocking
     // pool: do not wait for it.
     runtime.shutdown_background();
-    served.map_err(Failure::unknown)
+    session.map_err(Failure::unknown)
 }
 
 /// The protocol's two streams, moved off fd 0 and fd 1: fd 0 becomes
