@@ -280,7 +280,7 @@ fn tree_fingerprint(repo: &Repo, commit: Oid, subject: &Subject) -> Result<Finge
 pub fn attach_to_tips(
     repo: &Repo,
     store: &crate::receipts::Store,
-    checks: &[crate::plan::Check],
+    checks: &[crate::plan::AcceptanceCheck],
     tips: &[Oid],
     limits: (u64, u64),
     mut baseline_of: impl FnMut(&str) -> Option<Oid>,

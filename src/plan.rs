@@ -4,7 +4,7 @@
 //! Owns the closed schema, load-time validation, reference resolution
 //! ([`Plan::reference_faults`]), the glob dialect of issue paths
 //! ([`compile_glob`]) and a check's contract digest
-//! ([`Check::contract_digest`]). It decides no binding and runs no check.
+//! ([`AcceptanceCheck::contract_digest`]). It decides no binding and runs no check.
 //!
 //! # Keys
 //!
@@ -100,7 +100,7 @@ pub struct Plan {
     #[serde(default)]
     pub intents: Vec<Intent>,
     #[serde(default)]
-    pub checks: Vec<Check>,
+    pub checks: Vec<AcceptanceCheck>,
     #[serde(default)]
     pub issues: Vec<Issue>,
     #[serde(default)]
@@ -157,13 +157,16 @@ pub struct Criterion {
     pub evidence: Vec<String>,
 }
 
-/// An executable acceptance check.
+/// An executable acceptance check: what the plan's `checks` declare and
+/// `gate verify` runs (docs/receipts.md) — never one of gate's five checks.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a check mapping (id, command, sources, purpose, environment)"
 )]
-pub struct Check {
+// The schema keeps the name the plan file's documentation uses.
+#[schemars(rename = "Check")]
+pub struct AcceptanceCheck {
     #[serde(deserialize_with = "yaml::string")]
     pub id: String,
     /// Run with `sh -c` at the repository root by `gate verify`.
@@ -179,7 +182,7 @@ pub struct Check {
     pub environment: Option<String>,
 }
 
-impl Check {
+impl AcceptanceCheck {
     /// SHA-256 (hex) of the canonical JSON of every field of the check
     /// (`command`, `environment`, `id`, `purpose`, `sources`; an absent
     /// optional is `null`, `sources` in the order written). Any edit to a
@@ -409,7 +412,7 @@ impl Plan {
         self.issues.iter().find(|i| i.id == id)
     }
 
-    pub fn check(&self, id: &str) -> Option<&Check> {
+    pub fn check(&self, id: &str) -> Option<&AcceptanceCheck> {
         self.checks.iter().find(|c| c.id == id)
     }
 

@@ -1098,7 +1098,7 @@ pub struct Context<'a> {
 /// The fingerprint of `check`'s sources plus the touched paths, now.
 pub fn fingerprint_now(
     ctx: &Context,
-    check: &crate::plan::Check,
+    check: &crate::plan::AcceptanceCheck,
 ) -> Result<Fingerprint, crate::git::GitError> {
     // One reading of the index for the touched paths and the fingerprint.
     let read;

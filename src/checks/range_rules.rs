@@ -170,7 +170,10 @@ fn task_at(repo: &Repo, commit: Oid, id: &str) -> Result<Option<Task>, String> {
 /// Whether `tip`'s declaration of a check proves less than `trusted`'s:
 /// another command or environment, or a trusted source no source of the
 /// tip covers (docs/trust.md). What it loosens, for the message.
-pub fn contract_loosened(trusted: &crate::plan::Check, tip: &crate::plan::Check) -> Option<String> {
+pub fn contract_loosened(
+    trusted: &crate::plan::AcceptanceCheck,
+    tip: &crate::plan::AcceptanceCheck,
+) -> Option<String> {
     let mut what = Vec::new();
     if trusted.command != tip.command {
         what.push(format!(

@@ -9,7 +9,7 @@ use crate::checks::range_rules::{self, Trusted};
 use crate::context::Ctx;
 use crate::error::Failure;
 use crate::git::{Oid, Repo};
-use crate::plan::{Check, Plan};
+use crate::plan::{AcceptanceCheck, Plan};
 use crate::policy::Policy;
 use crate::receipts::{self, CheckStatus, Context, Served, State, Store, UnknownCause};
 use crate::report::{Finding, Severity, Subject};
@@ -629,9 +629,9 @@ fn required(
 fn declaration<'p>(
     plans: &'p range_rules::Plans,
     check_id: &str,
-) -> (Option<&'p Check>, Vec<(String, String)>) {
+) -> (Option<&'p AcceptanceCheck>, Vec<(String, String)>) {
     let at_tip = plans.tip.as_ref().and_then(|p| p.check(check_id));
-    let trusted: Vec<(&str, &Check)> = plans
+    let trusted: Vec<(&str, &AcceptanceCheck)> = plans
         .trusted
         .iter()
         .filter_map(|(side, plan)| {
@@ -668,7 +668,7 @@ fn rank(state: &str) -> u8 {
 fn disproof(
     repo: &Repo,
     policy: &Policy,
-    declared: Option<&Check>,
+    declared: Option<&AcceptanceCheck>,
     tip: Oid,
     baseline: Option<Oid>,
     check_id: &str,

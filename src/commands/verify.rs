@@ -238,7 +238,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
 fn attach_to_head(
     ctx: &Ctx,
     receipt: &Receipt,
-    check: &crate::plan::Check,
+    check: &crate::plan::AcceptanceCheck,
     policy: &crate::policy::Policy,
     task: Option<&crate::task::Task>,
     log: &Path,
