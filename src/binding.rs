@@ -25,6 +25,7 @@ use crate::plan::{Intent, IntentStatus, Issue, IssueStatus, Plan, ServesFault};
 use crate::policy::Policy;
 use crate::receipts::Served;
 use crate::scope::Scope;
+use crate::task::Pins;
 
 pub const CHECK: &str = "binding";
 
@@ -104,13 +105,6 @@ pub struct Judgement {
     /// The named exemption class's description, as the policy declares
     /// it; `None` when nothing is exempt or the class is not declared.
     pub exemption_description: Option<String>,
-}
-
-/// The two pins; both empty when no intent is reached.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Pins {
-    pub plan_revision: String,
-    pub evidence_standing: String,
 }
 
 fn refusal(issue: Option<&str>, cause: &'static str, message: String, decide: &str) -> Refusal {

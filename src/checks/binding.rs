@@ -4,7 +4,7 @@
 //! and `gate handover` derive ([`derive`]).
 
 use super::{TaskState, loaded};
-use crate::binding::{self, Judgement, Naming, Pins};
+use crate::binding::{self, Judgement, Naming};
 use crate::cli::NamingArgs;
 use crate::context::Ctx;
 use crate::error::Failure;
@@ -12,7 +12,7 @@ use crate::plan::Plan;
 use crate::policy::Policy;
 use crate::receipts::{self, Served, Store};
 use crate::report::{Finding, Subject};
-use crate::task::Task;
+use crate::task::{Pins, Task};
 
 /// A judgement with its pins, as every door sees it.
 pub struct Derived {

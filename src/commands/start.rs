@@ -28,7 +28,7 @@ use crate::report::text::shown_line;
 use crate::report::wire::start::{START_SCHEMA, StartWire};
 use crate::scope::Scope;
 use crate::started::started_path;
-use crate::task::{self as tasks, Exemption, Pins, TASK_SCHEMA, TaskRecord, TaskStatus};
+use crate::task::{self as tasks, Exemption, TASK_SCHEMA, TaskRecord, TaskStatus};
 
 /// What the task names, once checked.
 struct Named {
@@ -186,10 +186,7 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<ExitCode, Failure> {
         issue: recorded.issue,
         intent: recorded.intent,
         exemption: recorded.exemption,
-        pins: Pins {
-            plan_revision: pins.plan_revision,
-            evidence_standing: pins.evidence_standing,
-        },
+        pins,
     };
     Scope::new(&record.scope, &id).map_err(|m| Failure::usage(format!("--scope: {m}")))?;
     let file = tasks::create(ctx.root(), &ctx.state_dir(), &record, &brief)?;

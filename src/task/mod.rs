@@ -53,7 +53,9 @@ pub struct Exemption {
     pub because: String,
 }
 
-/// The two binding pins (docs/binding.md); empty when no intent is reached.
+/// The two binding pins (docs/binding.md): what a task file records, and
+/// what `binding::pins` derives now to compare with it; both empty when no
+/// intent is reached.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pins {
