@@ -615,13 +615,13 @@ pub fn pins(plan: &Plan, j: &Judgement, served: &[Served], states: &[&str]) -> P
 
 /// The criteria a judgement serves: the named issue's (or, in path mode, the
 /// covering issues'), else every criterion of the named intent.
-pub fn served(plan: &Plan, j: &Judgement) -> Vec<Served> {
+pub fn judged_criteria(plan: &Plan, j: &Judgement) -> Vec<Served> {
     let mut out: Vec<Served> = Vec::new();
     if j.named.issue.is_none() && j.named.intent.is_some() {
-        return crate::receipts::served(plan, None, j.named.intent.as_deref());
+        return crate::receipts::criteria_served(plan, None, j.named.intent.as_deref());
     }
     for issue in &j.issues {
-        for s in crate::receipts::served(plan, Some(issue), None) {
+        for s in crate::receipts::criteria_served(plan, Some(issue), None) {
             if !out
                 .iter()
                 .any(|o| o.intent == s.intent && o.criterion == s.criterion)

@@ -987,7 +987,11 @@ pub struct Served {
 /// The criteria a task serves (docs/receipts.md): those its issue serves, or every
 /// criterion of the intent it names. Empty for maintenance, exemptions and
 /// tasks that name nothing.
-pub fn served(plan: &crate::plan::Plan, issue: Option<&str>, intent: Option<&str>) -> Vec<Served> {
+pub fn criteria_served(
+    plan: &crate::plan::Plan,
+    issue: Option<&str>,
+    intent: Option<&str>,
+) -> Vec<Served> {
     let mut out = Vec::new();
     let mut push = |intent: &crate::plan::Intent, c: &crate::plan::Criterion| {
         out.push(Served {
@@ -1018,7 +1022,7 @@ pub fn served(plan: &crate::plan::Plan, issue: Option<&str>, intent: Option<&str
 /// have, an issue whose intent is gone, a `serves` naming no criterion of
 /// it. Which checks the task depends on cannot be told then, so it is never
 /// read as "depends on no check" (docs/receipts.md).
-pub fn resolve_served(
+pub fn resolve_criteria_served(
     plan: &crate::plan::Plan,
     issue: Option<&str>,
     intent: Option<&str>,
@@ -1042,7 +1046,7 @@ pub fn resolve_served(
     {
         return Err(format!("its intent `{id}` is not in the plan"));
     }
-    Ok(served(plan, issue, intent))
+    Ok(criteria_served(plan, issue, intent))
 }
 
 /// The checks a task depends on: the evidence of the criteria it serves,

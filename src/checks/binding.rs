@@ -49,7 +49,7 @@ pub fn derive(
     evidence_for: Option<(&str, crate::git::Oid)>,
 ) -> Result<Derived, Failure> {
     let (plan, judgement) = judge(ctx, policy, naming)?;
-    let served = binding::served(&plan, &judgement);
+    let served = binding::judged_criteria(&plan, &judgement);
     let states = evidence_states(ctx, policy, &plan, evidence_for, &served)?;
     let pins = binding::pins(&plan, &judgement, &served, &states);
     Ok(Derived {

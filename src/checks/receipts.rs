@@ -58,7 +58,7 @@ pub fn status(
 ) -> Result<Status, Failure> {
     let (served, checks): (Vec<Served>, Vec<String>) = match task {
         Some(t) => {
-            let served = receipts::resolve_served(
+            let served = receipts::resolve_criteria_served(
                 plan,
                 t.record.issue.as_deref(),
                 t.record.intent.as_deref(),
@@ -140,7 +140,7 @@ pub fn check_with(
             )],
         );
     };
-    if let Err(m) = receipts::resolve_served(
+    if let Err(m) = receipts::resolve_criteria_served(
         plan,
         task.record.issue.as_deref(),
         task.record.intent.as_deref(),
@@ -565,16 +565,15 @@ fn required(
             )));
         }
         None => Vec::new(),
-        Some(plan) => {
-            receipts::resolve_served(plan, issue.as_deref(), intent.as_deref()).map_err(|m| {
+        Some(plan) => receipts::resolve_criteria_served(plan, issue.as_deref(), intent.as_deref())
+            .map_err(|m| {
                 Box::new(Finding::unknown(
                     CHECK,
                     "input_unreadable",
                     unresolved(task, &m).message,
                     UNRESOLVED_DECIDE.into(),
                 ))
-            })?
-        }
+            })?,
     };
     let mut checks = receipts::dependent_checks(&served);
     let mut dropped = Vec::new();
@@ -589,7 +588,7 @@ fn required(
                 .map(|(_, t)| names(t)),
         );
         for (issue, intent) in asked {
-            for s in receipts::served(plan, issue.as_deref(), intent.as_deref()) {
+            for s in receipts::criteria_served(plan, issue.as_deref(), intent.as_deref()) {
                 for e in &s.evidence {
                     if !checks.contains(e) {
                         checks.push(e.clone());

@@ -444,7 +444,7 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
                 // above is unknown then, and the pushed code is judged too.
                 let names = t.record.issue.is_some() || t.record.intent.is_some();
                 let depends = match ctx.plan() {
-                    Ok(Some(plan)) => crate::receipts::resolve_served(
+                    Ok(Some(plan)) => crate::receipts::resolve_criteria_served(
                         &plan.plan,
                         t.record.issue.as_deref(),
                         t.record.intent.as_deref(),

@@ -262,7 +262,7 @@ fn binding_lines(plan: &Plan, j: &Judgement) -> String {
                     ));
                 }
             }
-            for sv in crate::binding::served(plan, j) {
+            for sv in crate::binding::judged_criteria(plan, j) {
                 s.push_str(&format!(
                     "    serves {}#{}: {}\n",
                     shown_line(&sv.intent),
