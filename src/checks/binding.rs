@@ -1,5 +1,5 @@
 //! The binding check (docs/binding.md): the names a task records asked of
-//! the one derivation again ([`judge`]), its standing and refusals as
+//! the one derivation again ([`load_and_judge`]), its standing and refusals as
 //! findings, and the pins and evidence standing `gate start`, `gate binding`
 //! and `gate handover` derive ([`derive`]).
 
@@ -22,11 +22,16 @@ pub struct Derived {
     pub pins: Pins,
 }
 
-/// Judge `naming` against the plan, without evidence: what the binding
+/// Read the repository's plan and judge `naming` against it with the pure
+/// `binding::judge`, without evidence: what the binding
 /// check at each door asks. A plan that cannot be read is an error
 /// (unknown); an absent plan judges against an empty one, which is returned
 /// with the judgement.
-pub fn judge(ctx: &Ctx, policy: &Policy, naming: &Naming) -> Result<(Plan, Judgement), Failure> {
+pub fn load_and_judge(
+    ctx: &Ctx,
+    policy: &Policy,
+    naming: &Naming,
+) -> Result<(Plan, Judgement), Failure> {
     let loaded = ctx.plan()?;
     let absent = loaded.is_none();
     let plan = loaded.map(|p| p.plan.clone()).unwrap_or_default();
@@ -39,7 +44,7 @@ pub fn judge(ctx: &Ctx, policy: &Policy, naming: &Naming) -> Result<(Plan, Judge
     Ok((plan, judgement))
 }
 
-/// [`judge`], then the pins, with evidence read now for `task_id` in this
+/// [`load_and_judge`], then the pins, with evidence read now for `task_id` in this
 /// worktree (only when the judgement serves criteria: a maintenance or
 /// exempt task walks nothing).
 pub fn derive(
@@ -48,7 +53,7 @@ pub fn derive(
     naming: &Naming,
     evidence_for: Option<(&str, crate::git::Oid)>,
 ) -> Result<Derived, Failure> {
-    let (plan, judgement) = judge(ctx, policy, naming)?;
+    let (plan, judgement) = load_and_judge(ctx, policy, naming)?;
     let served = binding::judged_criteria(&plan, &judgement);
     let states = evidence_states(ctx, policy, &plan, evidence_for, &served)?;
     let pins = binding::pins(&plan, &judgement, &served, &states);
@@ -181,7 +186,7 @@ pub fn check(
     };
     // The standing and its refusals need no evidence: the pins are
     // `handover`'s business, and the receipts check reads the receipts.
-    match judge(ctx, policy, &naming_of(t)) {
+    match load_and_judge(ctx, policy, &naming_of(t)) {
         Ok((_, judgement)) => (
             format!("task {} is {}", t.record.id, judgement.standing.as_str()),
             findings(&judgement),

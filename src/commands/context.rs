@@ -5,7 +5,7 @@
 //! serves (statement, invariants, non-goals), each served criterion with
 //! its evidence checks and their receipt states (the receipts check's
 //! standing, `checks::receipts::status`), the critique, the binding
-//! standing (`checks::binding::judge`), and the next commands that move the
+//! standing (`checks::binding::load_and_judge`), and the next commands that move the
 //! task forward. A part that cannot be read is listed under `unknowns` with
 //! what would decide it, never dropped.
 //!
@@ -16,7 +16,7 @@
 
 use std::path::Path;
 
-use crate::checks::binding::{judge, naming_of};
+use crate::checks::binding::{load_and_judge, naming_of};
 use crate::checks::{TaskState, task_state, trusted};
 use crate::cli::ContextArgs;
 use crate::context::{Ctx, commit_of, committed_as_is, out};
@@ -145,7 +145,7 @@ fn gather(ctx: &Ctx, id: Option<&str>) -> ContextWire {
     }
     if let (Some(policy), Some(plan)) = (&policy, &plan) {
         criteria(ctx, &mut c, policy, plan, &task);
-        match judge(ctx, policy, &naming_of(&task)) {
+        match load_and_judge(ctx, policy, &naming_of(&task)) {
             Ok((_, j)) => {
                 c.binding = Some(BindingStandingWire {
                     standing: j.standing.as_str(),

@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use crate::binding::{Judgement, Naming, Standing};
-use crate::checks::binding::{derive, judge};
+use crate::checks::binding::{derive, load_and_judge};
 use crate::cli::StartArgs;
 use crate::clock::Timestamp;
 use crate::context::read_input;
@@ -68,7 +68,7 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<ExitCode, Failure> {
     // The standing needs no evidence; the pins are asked for below, under
     // the task's own id, once the record's names are known.
     let judged = if asks || policy.binding != Mode::Off {
-        match judge(&ctx, &policy, &naming) {
+        match load_and_judge(&ctx, &policy, &naming) {
             Ok(j) => Some(j),
             Err(f) if asks || policy.binding == Mode::Required => {
                 let message = format!(
