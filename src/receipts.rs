@@ -1063,9 +1063,10 @@ pub fn dependent_checks(served: &[Served]) -> Vec<String> {
     out
 }
 
-/// A check's state now, with what was read to decide it.
+/// An acceptance check's state now (a check the plan declares), with what
+/// was read to decide it.
 #[derive(Debug, Clone)]
-pub struct CheckStatus {
+pub struct AcceptanceCheckStatus {
     pub check: String,
     pub state: State,
     /// Receipt files newer than `latest` that could not be read (reported,
@@ -1134,7 +1135,7 @@ pub fn fingerprint_now(
 }
 
 /// The state of each check in `checks`, now.
-pub fn evaluate(ctx: &Context, checks: &[String]) -> Vec<CheckStatus> {
+pub fn evaluate(ctx: &Context, checks: &[String]) -> Vec<AcceptanceCheckStatus> {
     // Checks with the same sources share one fingerprint (and one status of
     // the rest of the tree): it is the same question asked at the same time.
     let mut prints = Prints::new();
@@ -1147,8 +1148,8 @@ pub fn evaluate(ctx: &Context, checks: &[String]) -> Vec<CheckStatus> {
 /// Fingerprints of one evaluation, by sources (an error as its message).
 type Prints = std::collections::HashMap<Vec<String>, Result<Fingerprint, String>>;
 
-fn evaluate_one(ctx: &Context, id: &str, prints: &mut Prints) -> CheckStatus {
-    let unknown = |cause, reason: String, unreadable, latest| CheckStatus {
+fn evaluate_one(ctx: &Context, id: &str, prints: &mut Prints) -> AcceptanceCheckStatus {
+    let unknown = |cause, reason: String, unreadable, latest| AcceptanceCheckStatus {
         check: id.to_string(),
         state: State::Unknown {
             cause,
@@ -1215,7 +1216,7 @@ fn evaluate_one(ctx: &Context, id: &str, prints: &mut Prints) -> CheckStatus {
             );
         }
     };
-    CheckStatus {
+    AcceptanceCheckStatus {
         check: id.to_string(),
         state: state(&selection, &live, &check.contract_digest(), &now),
         unreadable,
@@ -1247,7 +1248,7 @@ fn same_task(r: &Receipt, created_at: Option<&str>) -> bool {
 
 /// The evidence state of a criterion: the worst state of its checks, or
 /// `unevidenced` when it names none (docs/binding.md).
-pub fn criterion_state(served: &Served, statuses: &[CheckStatus]) -> &'static str {
+pub fn criterion_state(served: &Served, statuses: &[AcceptanceCheckStatus]) -> &'static str {
     if served.evidence.is_empty() {
         return "unevidenced";
     }

@@ -11,7 +11,7 @@ use crate::error::Failure;
 use crate::git::{Oid, Repo};
 use crate::plan::{AcceptanceCheck, Plan};
 use crate::policy::Policy;
-use crate::receipts::{self, CheckStatus, Context, Served, State, Store, UnknownCause};
+use crate::receipts::{self, AcceptanceCheckStatus, Context, Served, State, Store, UnknownCause};
 use crate::report::{Finding, Severity, Subject};
 use crate::task::Task;
 
@@ -21,7 +21,7 @@ pub const CHECK: &str = "receipts";
 /// state of each check it depends on.
 pub struct Status {
     pub served: Vec<Served>,
-    pub checks: Vec<CheckStatus>,
+    pub checks: Vec<AcceptanceCheckStatus>,
 }
 
 /// What a task touched (nothing without one), with the staged paths of
@@ -210,7 +210,7 @@ fn unresolved(task: &Task, why: &str) -> Failure {
 }
 
 /// The finding for a check that does not stand as passed.
-fn finding(s: &CheckStatus) -> Option<Finding> {
+fn finding(s: &AcceptanceCheckStatus) -> Option<Finding> {
     let id = &s.check;
     let subject = Subject {
         check_id: Some(id.clone()),

@@ -13,14 +13,14 @@ use crate::checks::receipts::status;
 use crate::cli::StatusArgs;
 use crate::context::{Ctx, out, task_ref};
 use crate::error::Failure;
-use crate::receipts::{self, CheckStatus, State};
+use crate::receipts::{self, AcceptanceCheckStatus, State};
 use crate::report::wire::status::{
     STATUS_SCHEMA, StatusCheckWire, StatusCriterionWire, StatusWire,
 };
 use crate::report::{ExitCode, Outcome};
 use crate::report::{human, json};
 
-fn exit_code(checks: &[CheckStatus]) -> ExitCode {
+fn exit_code(checks: &[AcceptanceCheckStatus]) -> ExitCode {
     ExitCode::of(checks.iter().map(|c| match c.state {
         State::Failed { .. } | State::Stale { .. } | State::Running { .. } | State::Missing => {
             Outcome::Refused
@@ -69,7 +69,7 @@ pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<ExitCode, Failure> {
     Ok(code)
 }
 
-fn check_wire(c: &CheckStatus) -> StatusCheckWire<'_> {
+fn check_wire(c: &AcceptanceCheckStatus) -> StatusCheckWire<'_> {
     let latest = c.latest.as_ref();
     let (why, reason, path) = match &c.state {
         State::Stale { why, .. } => (Some(why.key()), None, None),
