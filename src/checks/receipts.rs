@@ -674,7 +674,7 @@ fn disproof(
     note: Option<&crate::notes::Note>,
 ) -> Option<Finding> {
     let verify = format!(
-        "run `gate verify {check_id}` on a clean checkout of {} and push its note (`git push REMOTE refs/notes/gate`); CI fetches it with `git fetch REMOTE refs/notes/gate:refs/notes/gate`",
+        "run `gate verify {check_id}` on a clean checkout of {} and push its note with `gate receipts push REMOTE` (a push through gate's pre-push sends it too); CI fetches it with `gate receipts fetch REMOTE`",
         tip.short()
     );
     let Some(check) = declared else {
