@@ -210,8 +210,11 @@ pub enum Agent {
     ClaudeCode,
 }
 
-/// The checks `--only` can name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+/// The checks `--only` (and the MCP `check` tool's `only`) can name.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum CheckName {
     Scope,
     Provenance,

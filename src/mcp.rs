@@ -22,6 +22,7 @@ use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabiliti
 use rmcp::{ErrorData, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
+use crate::cli::CheckName;
 use crate::error::Failure;
 
 /// Parses a command line (`gate …`) and runs it; returns the exit code.
@@ -244,29 +245,6 @@ struct StartArgs {
 struct TaskArgs {
     /// The task (default: the worktree's active task)
     task: Option<String>,
-}
-
-/// The checks `check` can be limited to.
-#[derive(Debug, Clone, Copy, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum CheckName {
-    Scope,
-    Provenance,
-    Receipts,
-    Binding,
-    Brief,
-}
-
-impl CheckName {
-    fn as_str(self) -> &'static str {
-        match self {
-            CheckName::Scope => "scope",
-            CheckName::Provenance => "provenance",
-            CheckName::Receipts => "receipts",
-            CheckName::Binding => "binding",
-            CheckName::Brief => "brief",
-        }
-    }
 }
 
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
