@@ -99,8 +99,8 @@ pub mod cause {
 pub struct Plan {
     #[serde(default)]
     pub intents: Vec<Intent>,
-    #[serde(default)]
-    pub checks: Vec<AcceptanceCheck>,
+    #[serde(default, rename = "checks")]
+    pub acceptance_checks: Vec<AcceptanceCheck>,
     #[serde(default)]
     pub issues: Vec<Issue>,
     #[serde(default)]
@@ -412,8 +412,8 @@ impl Plan {
         self.issues.iter().find(|i| i.id == id)
     }
 
-    pub fn check(&self, id: &str) -> Option<&AcceptanceCheck> {
-        self.checks.iter().find(|c| c.id == id)
+    pub fn acceptance_check(&self, id: &str) -> Option<&AcceptanceCheck> {
+        self.acceptance_checks.iter().find(|c| c.id == id)
     }
 
     /// Every reference that resolves to nothing, in document order: unknown
@@ -434,7 +434,7 @@ impl Plan {
         for (i, intent) in self.intents.iter().enumerate() {
             for (k, criterion) in intent.criteria.iter().enumerate() {
                 for (e, check) in criterion.evidence.iter().enumerate() {
-                    if self.check(check).is_none() {
+                    if self.acceptance_check(check).is_none() {
                         fault(
                             cause::UNKNOWN_CHECK,
                             format!("intents[{i}].criteria[{k}].evidence[{e}]"),
@@ -568,7 +568,7 @@ impl Plan {
     /// `None` here; use [`LoadedPlan::command_lints`] to have them.
     pub fn command_lints(&self) -> Vec<PlanFault> {
         let mut lints = Vec::new();
-        for (i, check) in self.checks.iter().enumerate() {
+        for (i, check) in self.acceptance_checks.iter().enumerate() {
             let key = format!("checks[{i}].command");
             let refs = moving_refs(&check.command);
             if !refs.is_empty() {
@@ -731,7 +731,7 @@ fn validate(plan: &Plan) -> Result<(), (String, String)> {
     }
 
     let mut seen = std::collections::HashMap::new();
-    for (i, check) in plan.checks.iter().enumerate() {
+    for (i, check) in plan.acceptance_checks.iter().enumerate() {
         let at = |field: &str| format!("checks[{i}].{field}");
         id_ok(ids::check_id, &check.id, || at("id"))?;
         unique(&mut seen, "check", &check.id, i, |n| {
@@ -1013,12 +1013,20 @@ critiques:
         let plan = parse_text(EXAMPLE_PLAN).unwrap();
         assert_eq!(plan.intents[0].status, IntentStatus::Active);
         assert_eq!(plan.issue("42").unwrap().status, IssueStatus::Open);
-        assert_eq!(plan.check("binding-tests").unwrap().sources.len(), 4);
+        assert_eq!(
+            plan.acceptance_check("binding-tests")
+                .unwrap()
+                .sources
+                .len(),
+            4
+        );
         assert_eq!(plan.intent("I-binding").unwrap().criteria[0].id, "C1");
         assert!(!plan.critiques[0].findings[0].is_open());
         assert!(plan.reference_faults().is_empty());
         assert!(
-            plan.issue("43").is_none() && plan.check("x").is_none() && plan.intent("x").is_none()
+            plan.issue("43").is_none()
+                && plan.acceptance_check("x").is_none()
+                && plan.intent("x").is_none()
         );
     }
 
@@ -1028,7 +1036,7 @@ critiques:
         assert_eq!(loaded(EXAMPLE).reference_faults(), []);
         assert_eq!(plan.intents.len(), 1);
         assert_eq!(plan.intents[0].criteria.len(), 2);
-        assert_eq!(plan.checks.len(), 2);
+        assert_eq!(plan.acceptance_checks.len(), 2);
         // Every criterion is served by an open issue; issue 17, the one the
         // README's flow starts, depends on export-tests only (the check the
         // flow runs).
@@ -1060,7 +1068,10 @@ critiques:
                 && intent.non_goals.is_empty()
                 && intent.criteria.is_empty()
         );
-        assert!(plan.checks[0].purpose.is_none() && plan.checks[0].environment.is_none());
+        assert!(
+            plan.acceptance_checks[0].purpose.is_none()
+                && plan.acceptance_checks[0].environment.is_none()
+        );
         assert!(plan.issues[0].intent.is_none() && plan.issues[0].serves.is_empty());
         assert!(plan.critiques[0].revision().is_none() && plan.critiques[0].findings.is_empty());
         assert_eq!(parse_text("{}").unwrap(), Plan::default());
@@ -1466,7 +1477,7 @@ critiques:
     fn contract_digest_is_stable_under_key_order_and_moves_with_every_field() {
         let base = "checks:\n  - id: t\n    command: cargo test\n    sources: [src, Cargo.toml]\n    purpose: p\n    environment: local\n";
         let reordered = "checks:\n  - environment: local\n    sources:\n      - src\n      - Cargo.toml\n    purpose: p\n    command: 'cargo test'\n    id: t\n";
-        let digest = |text: &str| parse_text(text).unwrap().checks[0].contract_digest();
+        let digest = |text: &str| parse_text(text).unwrap().acceptance_checks[0].contract_digest();
         let d = digest(base);
         assert_eq!(d.len(), 64);
         assert_eq!(digest(reordered), d);

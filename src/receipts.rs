@@ -1051,7 +1051,7 @@ pub fn resolve_criteria_served(
 
 /// The checks a task depends on: the evidence of the criteria it serves,
 /// each once, in first-mention order.
-pub fn dependent_checks(served: &[Served]) -> Vec<String> {
+pub fn dependent_acceptance_checks(served: &[Served]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for s in served {
         for c in &s.evidence {
@@ -1067,7 +1067,7 @@ pub fn dependent_checks(served: &[Served]) -> Vec<String> {
 /// was read to decide it.
 #[derive(Debug, Clone)]
 pub struct AcceptanceCheckStatus {
-    pub check: String,
+    pub id: String,
     pub state: State,
     /// Receipt files newer than `latest` that could not be read (reported,
     /// never trusted): `path: error`.
@@ -1150,7 +1150,7 @@ type Prints = std::collections::HashMap<Vec<String>, Result<Fingerprint, String>
 
 fn evaluate_one(ctx: &Context, id: &str, prints: &mut Prints) -> AcceptanceCheckStatus {
     let unknown = |cause, reason: String, unreadable, latest| AcceptanceCheckStatus {
-        check: id.to_string(),
+        id: id.to_string(),
         state: State::Unknown {
             cause,
             reason,
@@ -1159,7 +1159,7 @@ fn evaluate_one(ctx: &Context, id: &str, prints: &mut Prints) -> AcceptanceCheck
         unreadable,
         latest,
     };
-    let Some(check) = ctx.plan.check(id) else {
+    let Some(check) = ctx.plan.acceptance_check(id) else {
         return unknown(
             UnknownCause::UnknownCheck,
             "unknown_check".into(),
@@ -1217,7 +1217,7 @@ fn evaluate_one(ctx: &Context, id: &str, prints: &mut Prints) -> AcceptanceCheck
         }
     };
     AcceptanceCheckStatus {
-        check: id.to_string(),
+        id: id.to_string(),
         state: state(&selection, &live, &check.contract_digest(), &now),
         unreadable,
         latest: selection.latest,
@@ -1258,7 +1258,7 @@ pub fn criterion_state(served: &Served, statuses: &[AcceptanceCheckStatus]) -> &
         .map(|c| {
             statuses
                 .iter()
-                .find(|s| &s.check == c)
+                .find(|s| &s.id == c)
                 .map_or((0, "unknown"), |s| (s.state.rank(), s.state.name()))
         })
         .min_by_key(|&(rank, _)| rank)

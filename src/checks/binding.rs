@@ -108,7 +108,7 @@ fn evidence_states(
         prefetch: None,
         progress: ctx.progress,
     };
-    let checks = receipts::evaluate(&rctx, &receipts::dependent_checks(served));
+    let checks = receipts::evaluate(&rctx, &receipts::dependent_acceptance_checks(served));
     Ok(served
         .iter()
         .map(|s| receipts::criterion_state(s, &checks))

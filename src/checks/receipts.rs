@@ -1,6 +1,6 @@
-//! The receipts check (docs/receipts.md): each check a task depends on as
-//! passed, failed, stale, running, missing or unknown, and the acceptance
-//! criteria it serves — the [`Status`] `gate status` shows and the findings
+//! The receipts check (docs/receipts.md): each acceptance check a task
+//! depends on as passed, failed, stale, running, missing or unknown, and the
+//! acceptance criteria it serves — the [`Status`] `gate status` shows and the findings
 //! `gate check` and pre-push report.
 
 use crate::checks::TaskState;
@@ -18,10 +18,10 @@ use crate::task::Task;
 pub const CHECK: &str = "receipts";
 
 /// What `gate status` shows of one task: the criteria it serves and the
-/// state of each check it depends on.
+/// state of each acceptance check it depends on.
 pub struct Status {
     pub served: Vec<Served>,
-    pub checks: Vec<AcceptanceCheckStatus>,
+    pub acceptance_checks: Vec<AcceptanceCheckStatus>,
 }
 
 /// What a task touched (nothing without one), with the staged paths of
@@ -49,14 +49,15 @@ pub fn touched(
     }
 }
 
-/// Evaluate the checks a task depends on (every plan check when there is no task).
+/// Evaluate the acceptance checks a task depends on (every one the plan
+/// declares when there is no task).
 pub fn status(
     ctx: &Ctx,
     policy: &Policy,
     plan: &Plan,
     task: Option<&Task>,
 ) -> Result<Status, Failure> {
-    let (served, checks): (Vec<Served>, Vec<String>) = match task {
+    let (served, acceptance_ids): (Vec<Served>, Vec<String>) = match task {
         Some(t) => {
             let served = receipts::resolve_criteria_served(
                 plan,
@@ -64,26 +65,29 @@ pub fn status(
                 t.record.intent.as_deref(),
             )
             .map_err(|m| unresolved(t, &m))?;
-            let checks = receipts::dependent_checks(&served);
-            (served, checks)
+            let acceptance_ids = receipts::dependent_acceptance_checks(&served);
+            (served, acceptance_ids)
         }
         None => (
             Vec::new(),
-            plan.checks.iter().map(|c| c.id.clone()).collect(),
+            plan.acceptance_checks
+                .iter()
+                .map(|a| a.id.clone())
+                .collect(),
         ),
     };
     let store = Store::new(&ctx.repo.common_dir());
     // Stat on the other core while this one works out what is covered.
-    let sources: Vec<&[String]> = checks
+    let sources: Vec<&[String]> = acceptance_ids
         .iter()
-        .filter_map(|id| plan.checks.iter().find(|c| &c.id == id))
-        .map(|c| c.sources.as_slice())
+        .filter_map(|id| plan.acceptance_checks.iter().find(|a| &a.id == id))
+        .map(|a| a.sources.as_slice())
         .collect();
-    let prefetch = (!checks.is_empty())
+    let prefetch = (!acceptance_ids.is_empty())
         .then(|| crate::fingerprint::Prefetch::start(&ctx.repo, &store.cache_dir(), &sources))
         .flatten();
     // One reading of the index for the staged paths and every fingerprint.
-    let index = match task.is_some() || !checks.is_empty() {
+    let index = match task.is_some() || !acceptance_ids.is_empty() {
         true => Some(ctx.index()?),
         false => None,
     };
@@ -103,7 +107,7 @@ pub fn status(
         progress: ctx.progress,
     };
     Ok(Status {
-        checks: receipts::evaluate(&rctx, &checks),
+        acceptance_checks: receipts::evaluate(&rctx, &acceptance_ids),
         served,
     })
 }
@@ -123,8 +127,8 @@ pub fn check_with(
         if task.record.issue.is_none() && task.record.intent.is_none() {
             return ("no plan: the task depends on no check".into(), vec![]);
         }
-        // The task names an issue or intent: the checks it depends on are
-        // in a plan that is not there (docs/receipts.md).
+        // The task names an issue or intent: the acceptance checks it
+        // depends on are in a plan that is not there (docs/receipts.md).
         return (
             "no plan: which checks the task depends on is unknown".into(),
             vec![Finding::unknown(
@@ -169,12 +173,16 @@ pub fn check_with(
             );
         }
     };
-    let findings = status.checks.iter().filter_map(finding).collect();
-    let n = status.checks.len();
-    let passed = status
-        .checks
+    let findings = status
+        .acceptance_checks
         .iter()
-        .filter(|c| matches!(c.state, State::Passed { .. }))
+        .filter_map(finding)
+        .collect();
+    let n = status.acceptance_checks.len();
+    let passed = status
+        .acceptance_checks
+        .iter()
+        .filter(|a| matches!(a.state, State::Passed { .. }))
         .count();
     let summary = if n == 0 {
         format!("task {} depends on no check", task.record.id)
@@ -209,15 +217,15 @@ fn unresolved(task: &Task, why: &str) -> Failure {
     .hint(UNRESOLVED_DECIDE)
 }
 
-/// The finding for a check that does not stand as passed.
-fn finding(s: &AcceptanceCheckStatus) -> Option<Finding> {
-    let id = &s.check;
+/// The finding for an acceptance check that does not stand as passed.
+fn finding(acceptance: &AcceptanceCheckStatus) -> Option<Finding> {
+    let id = &acceptance.id;
     let subject = Subject {
-        check_id: Some(id.clone()),
+        acceptance_id: Some(id.clone()),
         ..Subject::default()
     };
     let verify = format!("run `gate verify {id}`");
-    let (cause, severity, message, decide) = match &s.state {
+    let (cause, severity, message, decide) = match &acceptance.state {
         State::Passed { .. } => return None,
         State::Missing => ("receipt_missing", Severity::Blocker, format!("check {id} has no receipt for this task in this worktree"), verify),
         State::Failed { evidence, exit_code } => (
@@ -305,9 +313,9 @@ pub fn check(
 /// The receipts check of a range (`gate check --range BASE..TIP`, CI;
 /// docs/receipts.md, "Receipts in CI"): for every task the range touches —
 /// named by a commit's trailer or whose record a commit changed — the
-/// checks it must prove: the union of what TIP's plan requires for TIP's
-/// record and what each trusted revision's plan (the range's base, or
-/// `--policy-from REV`) requires for the task's records there and at TIP
+/// acceptance checks it must prove: the union of what TIP's plan requires
+/// for TIP's record and what each trusted revision's plan (the range's base,
+/// or `--policy-from REV`) requires for the task's records there and at TIP
 /// (docs/trust.md, "The plan's trust"). Each is proved by the note on TIP
 /// (`refs/notes/gate`): its entry's contract must be TIP's plan's (the
 /// trusted plan's where TIP declares none) and its fingerprint TIP's tree
@@ -417,7 +425,7 @@ pub fn range_check(
                     format!(
                         "task {id}: the plan at {} requires check {} for criterion {}, and the tip {}'s plan or the task's record there no longer does; it is proved all the same",
                         d.by,
-                        d.check,
+                        d.acceptance_id,
                         d.criterion,
                         tip.short()
                     ),
@@ -425,7 +433,7 @@ pub fn range_check(
                 )
                 .with_subject(at(Subject {
                     task: Some(id.clone()),
-                    check_id: Some(d.check.clone()),
+                    acceptance_id: Some(d.acceptance_id.clone()),
                     file: Some(crate::plan::PLAN_PATH.into()),
                     ..Subject::default()
                 })),
@@ -433,28 +441,28 @@ pub fn range_check(
         }
         let baseline = Oid::from_hex(&records.tip.record.baseline);
         let mut states: Vec<(String, &'static str)> = Vec::new();
-        for check_id in required.checks {
+        for acceptance_id in required.acceptance_ids {
             total += 1;
             let subject = at(Subject {
                 task: Some(id.clone()),
-                check_id: Some(check_id.clone()),
+                acceptance_id: Some(acceptance_id.clone()),
                 ..Subject::default()
             });
-            let (declared, loosened) = declaration(&plans, &check_id);
+            let (declared, loosened) = declaration(&plans, &acceptance_id);
             for (side, what) in loosened {
-                if contracts_reported.insert((check_id.clone(), side.clone())) {
+                if contracts_reported.insert((acceptance_id.clone(), side.clone())) {
                     findings.push(
                         Finding::blocker(
                             CHECK,
                             "plan_loosened",
                             format!(
-                                "the tip {} changes check {check_id} against the plan at {side}: {what}; a receipt under the tip's declaration proves less than the trusted one asks",
+                                "the tip {} changes check {acceptance_id} against the plan at {side}: {what}; a receipt under the tip's declaration proves less than the trusted one asks",
                                 tip.short()
                             ),
                             PLAN_LOOSENED_DECIDE.into(),
                         )
                         .with_subject(at(Subject {
-                            check_id: Some(check_id.clone()),
+                            acceptance_id: Some(acceptance_id.clone()),
                             file: Some(crate::plan::PLAN_PATH.into()),
                             ..Subject::default()
                         })),
@@ -467,7 +475,7 @@ pub fn range_check(
                 declared,
                 tip,
                 baseline,
-                &check_id,
+                &acceptance_id,
                 note.as_ref(),
             );
             let state = match disproof {
@@ -486,7 +494,7 @@ pub fn range_check(
                     state
                 }
             };
-            states.push((check_id, state));
+            states.push((acceptance_id, state));
         }
         for c in &required.served {
             let worst = c
@@ -524,14 +532,15 @@ struct Required {
     /// The criteria served, TIP's first, each with the evidence either
     /// side gives it.
     served: Vec<Served>,
-    /// The checks to prove: TIP's, then those only a trusted plan requires.
-    checks: Vec<String>,
+    /// The acceptance checks to prove: TIP's, then those only a trusted
+    /// plan requires.
+    acceptance_ids: Vec<String>,
     /// The requirements of a trusted plan that TIP's plan or record drops.
     dropped: Vec<Dropped>,
 }
 
 struct Dropped {
-    check: String,
+    acceptance_id: String,
     /// `intent#criterion`.
     criterion: String,
     /// The trusted revision that requires it.
@@ -575,7 +584,7 @@ fn required(
                 ))
             })?,
     };
-    let mut checks = receipts::dependent_checks(&served);
+    let mut acceptance_ids = receipts::dependent_acceptance_checks(&served);
     let mut dropped = Vec::new();
     for (n, (side, plan)) in plans.trusted.iter().enumerate() {
         let Some(plan) = plan else { continue };
@@ -590,10 +599,10 @@ fn required(
         for (issue, intent) in asked {
             for s in receipts::criteria_served(plan, issue.as_deref(), intent.as_deref()) {
                 for e in &s.evidence {
-                    if !checks.contains(e) {
-                        checks.push(e.clone());
+                    if !acceptance_ids.contains(e) {
+                        acceptance_ids.push(e.clone());
                         dropped.push(Dropped {
-                            check: e.clone(),
+                            acceptance_id: e.clone(),
                             criterion: format!("{}#{}", s.intent, s.criterion),
                             by: side.named.clone(),
                         });
@@ -617,41 +626,45 @@ fn required(
     }
     Ok(Required {
         served,
-        checks,
+        acceptance_ids,
         dropped,
     })
 }
 
-/// The declaration a check is proved against — TIP's, else the first
-/// trusted plan's — and each trusted revision whose declaration TIP's
+/// The declaration an acceptance check is proved against — TIP's, else the
+/// first trusted plan's — and each trusted revision whose declaration TIP's
 /// loosens, with what it loosens.
 fn declaration<'p>(
     plans: &'p range_rules::Plans,
-    check_id: &str,
+    acceptance_id: &str,
 ) -> (Option<&'p AcceptanceCheck>, Vec<(String, String)>) {
-    let at_tip = plans.tip.as_ref().and_then(|p| p.check(check_id));
+    let at_tip = plans
+        .tip
+        .as_ref()
+        .and_then(|p| p.acceptance_check(acceptance_id));
     let trusted: Vec<(&str, &AcceptanceCheck)> = plans
         .trusted
         .iter()
         .filter_map(|(side, plan)| {
-            let check = plan.as_ref()?.check(check_id)?;
-            Some((side.named.as_str(), check))
+            let acceptance = plan.as_ref()?.acceptance_check(acceptance_id)?;
+            Some((side.named.as_str(), acceptance))
         })
         .collect();
-    let declared = at_tip.or(trusted.first().map(|(_, c)| *c));
+    let declared = at_tip.or(trusted.first().map(|(_, a)| *a));
     let loosened = match at_tip {
         None => Vec::new(),
         Some(tip) => trusted
             .iter()
-            .filter_map(|(side, c)| {
-                range_rules::contract_loosened(c, tip).map(|what| (side.to_string(), what))
+            .filter_map(|(side, a)| {
+                range_rules::contract_loosened(a, tip).map(|what| (side.to_string(), what))
             })
             .collect(),
     };
     (declared, loosened)
 }
 
-/// How bad a criterion's evidence state is (the worst of its checks counts).
+/// How bad a criterion's evidence state is (the worst of its acceptance
+/// checks counts).
 fn rank(state: &str) -> u8 {
     match state {
         "passed" => 0,
@@ -662,7 +675,7 @@ fn rank(state: &str) -> u8 {
     }
 }
 
-/// What keeps the note on `tip` from proving `check_id`: `None` when its
+/// What keeps the note on `tip` from proving `acceptance_id`: `None` when its
 /// entry passed on TIP's contract and TIP's tree fingerprint.
 fn disproof(
     repo: &Repo,
@@ -670,27 +683,27 @@ fn disproof(
     declared: Option<&AcceptanceCheck>,
     tip: Oid,
     baseline: Option<Oid>,
-    check_id: &str,
+    acceptance_id: &str,
     note: Option<&crate::notes::Note>,
 ) -> Option<Finding> {
     let verify = format!(
-        "run `gate verify {check_id}` on a clean checkout of {} and push its note with `gate receipts push REMOTE` (a push through gate's pre-push sends it too); CI fetches it with `gate receipts fetch REMOTE`",
+        "run `gate verify {acceptance_id}` on a clean checkout of {} and push its note with `gate receipts push REMOTE` (a push through gate's pre-push sends it too); CI fetches it with `gate receipts fetch REMOTE`",
         tip.short()
     );
-    let Some(check) = declared else {
+    let Some(acceptance) = declared else {
         return Some(Finding::unknown(
             CHECK,
             "unknown_check",
-            format!("the plan declares no check {check_id}, yet a served criterion names it"),
+            format!("the plan declares no check {acceptance_id}, yet a served criterion names it"),
             "fix the criterion's evidence in .gate/plan.yaml".into(),
         ));
     };
-    let Some(entry) = note.and_then(|n| n.entry(check_id)) else {
+    let Some(entry) = note.and_then(|n| n.entry(acceptance_id)) else {
         return Some(Finding::blocker(
             CHECK,
             "receipt_missing",
             format!(
-                "no receipt travelled with the push: {} carries no receipt of {check_id} (refs/notes/gate)",
+                "no receipt travelled with the push: {} carries no receipt of {acceptance_id} (refs/notes/gate)",
                 tip.short()
             ),
             verify,
@@ -698,12 +711,12 @@ fn disproof(
     };
     let touched = match baseline {
         Some(baseline) => crate::fingerprint::Touched::of_commits(repo, baseline, tip)
-            .and_then(|t| t.for_sources(repo, &check.sources)),
+            .and_then(|t| t.for_sources(repo, &acceptance.sources)),
         None => Ok(Vec::new()),
     };
     let tree = touched.and_then(|touched| {
         let inputs = crate::fingerprint::Inputs {
-            sources: &check.sources,
+            sources: &acceptance.sources,
             touched: &touched,
             max_entries: policy.receipts.max_entries,
             max_bytes: policy.receipts.max_bytes,
@@ -717,7 +730,7 @@ fn disproof(
                 CHECK,
                 "fingerprint_unavailable",
                 format!(
-                    "the sources of {check_id} in {} cannot be fingerprinted: {}{}",
+                    "the sources of {acceptance_id} in {} cannot be fingerprinted: {}{}",
                     tip.short(),
                     reason.as_str().replace('_', " "),
                     path.map(|p| format!(" ({p})")).unwrap_or_default()
@@ -729,18 +742,18 @@ fn disproof(
             return Some(Finding::unknown(
                 CHECK,
                 "input_unreadable",
-                format!("the sources of {check_id} in {}: {e}", tip.short()),
+                format!("the sources of {acceptance_id} in {}: {e}", tip.short()),
                 "fetch the full history (a full-depth checkout), then check again".into(),
             ));
         }
     };
     let evidence = &entry.evidence;
-    if entry.contract != check.contract_digest() {
+    if entry.contract != acceptance.contract_digest() {
         return Some(Finding::blocker(
             CHECK,
             "receipt_stale",
             format!(
-                "the receipt of {check_id} on {} ({evidence}) was made under another contract than {}'s plan declares",
+                "the receipt of {acceptance_id} on {} ({evidence}) was made under another contract than {}'s plan declares",
                 tip.short(),
                 tip.short()
             ),
@@ -752,7 +765,7 @@ fn disproof(
             CHECK,
             "receipt_stale",
             format!(
-                "the receipt of {check_id} on {} ({evidence}) is for other content than its tree holds",
+                "the receipt of {acceptance_id} on {} ({evidence}) is for other content than its tree holds",
                 tip.short()
             ),
             verify,
@@ -763,7 +776,7 @@ fn disproof(
             CHECK,
             "receipt_failed",
             format!(
-                "the latest run of {check_id} on {} ({evidence}) failed{}",
+                "the latest run of {acceptance_id} on {} ({evidence}) failed{}",
                 tip.short(),
                 entry
                     .exit_code

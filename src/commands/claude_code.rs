@@ -277,8 +277,8 @@ fn unfinished(ctx: &Ctx) -> Result<Option<String>, Failure> {
     };
     let standing = crate::checks::receipts::status(ctx, &policy.policy, &plan, Some(&task))?;
     let mut lines = Vec::new();
-    for check in &standing.checks {
-        let id = &check.check;
+    for check in &standing.acceptance_checks {
+        let id = &check.id;
         lines.push(match &check.state {
             State::Passed { .. } => continue,
             State::Running { .. } => {

@@ -301,12 +301,12 @@ fn criteria(ctx: &Ctx, c: &mut ContextWire, policy: &Policy, plan: &Plan, task: 
             intent: s.intent.clone(),
             criterion: s.criterion.clone(),
             text: s.text.clone(),
-            state: receipts::criterion_state(s, &standing.checks),
+            state: receipts::criterion_state(s, &standing.acceptance_checks),
             evidence: s
                 .evidence
                 .iter()
                 .map(|id| {
-                    let status = standing.checks.iter().find(|c| &c.check == id);
+                    let status = standing.acceptance_checks.iter().find(|c| &c.id == id);
                     EvidenceWire {
                         check: id.clone(),
                         state: status.map_or("unknown", |c| c.state.name()),
@@ -320,8 +320,8 @@ fn criteria(ctx: &Ctx, c: &mut ContextWire, policy: &Policy, plan: &Plan, task: 
                 .collect(),
         });
     }
-    for check in &standing.checks {
-        let id = &check.check;
+    for check in &standing.acceptance_checks {
+        let id = &check.id;
         let verify = format!("gate verify {id}");
         match &check.state {
             State::Passed { .. } => {}

@@ -450,7 +450,7 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
                         t.record.intent.as_deref(),
                     )
                     .map_or(true, |served| {
-                        !crate::receipts::dependent_checks(&served).is_empty()
+                        !crate::receipts::dependent_acceptance_checks(&served).is_empty()
                     }),
                     Ok(None) => names,
                     Err(_) => true,
@@ -520,7 +520,7 @@ fn send_receipts(ctx: &Ctx, p: &crate::policy::Policy, remote: &str, lines: &[Pu
         match crate::notes::attach_to_tips(
             &ctx.repo,
             &store,
-            &plan.plan.checks,
+            &plan.plan.acceptance_checks,
             &tips,
             (p.receipts.max_entries, p.receipts.max_bytes),
             baseline_of,

@@ -272,7 +272,7 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<ExitCode, Failure> {
             let p = &loaded.plan;
             let summary = [
                 (p.intents.len(), "intent"),
-                (p.checks.len(), "check"),
+                (p.acceptance_checks.len(), "check"),
                 (p.issues.len(), "issue"),
                 (p.critiques.len(), "critique"),
             ]

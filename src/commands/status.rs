@@ -36,7 +36,7 @@ pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<ExitCode, Failure> {
     let plan = ctx.plan()?.map(|p| p.plan.clone()).unwrap_or_default();
     let task = ctx.task(args.task.as_deref())?;
     let status = status(&ctx, &policy, &plan, task.as_ref())?;
-    let code = exit_code(&status.checks);
+    let code = exit_code(&status.acceptance_checks);
     let task_ref = task.as_ref().map(task_ref);
     if args.json {
         let wire = StatusWire {
@@ -49,7 +49,7 @@ pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<ExitCode, Failure> {
             exit_code: code.code(),
             task: task_ref.as_ref().map(json::task),
             worktree: crate::context::worktree_key(&ctx),
-            checks: status.checks.iter().map(check_wire).collect(),
+            checks: status.acceptance_checks.iter().map(check_wire).collect(),
             criteria: status
                 .served
                 .iter()
@@ -58,7 +58,7 @@ pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<ExitCode, Failure> {
                     criterion: &s.criterion,
                     text: &s.text,
                     evidence: &s.evidence,
-                    state: receipts::criterion_state(s, &status.checks),
+                    state: receipts::criterion_state(s, &status.acceptance_checks),
                 })
                 .collect(),
         };
@@ -77,7 +77,7 @@ fn check_wire(c: &AcceptanceCheckStatus) -> StatusCheckWire<'_> {
         _ => (None, None, None),
     };
     StatusCheckWire {
-        check: &c.check,
+        check: &c.id,
         state: c.state.name(),
         why,
         reason,

@@ -40,8 +40,12 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         })?
         .plan
         .clone();
-    let Some(check) = plan.check(&args.check) else {
-        let known: Vec<&str> = plan.checks.iter().map(|c| c.id.as_str()).collect();
+    let Some(check) = plan.acceptance_check(&args.check) else {
+        let known: Vec<&str> = plan
+            .acceptance_checks
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect();
         return Err(Failure::usage(format!(
             "the plan declares no check `{}` (declared: {})",
             args.check,

@@ -448,7 +448,7 @@ pub fn status(task: Option<&TaskRef>, status: &ReceiptsStatus, code: ExitCode) -
         None => s.push_str("no task: every plan check, with receipts made without a task\n"),
     }
     s.push('\n');
-    if status.checks.is_empty() {
+    if status.acceptance_checks.is_empty() {
         s.push_str(match (task, status.served.is_empty()) {
             (None, _) => "checks: none (the plan declares no check)\n",
             (Some(_), true) => {
@@ -459,12 +459,12 @@ pub fn status(task: Option<&TaskRef>, status: &ReceiptsStatus, code: ExitCode) -
             }
         });
     }
-    for c in &status.checks {
+    for c in &status.acceptance_checks {
         let detail = match &c.state {
             State::Passed { evidence } | State::Failed { evidence, .. } => evidence.clone(),
             State::Stale { evidence, why } => format!("{} · {evidence}", why.as_str()),
             State::Running { .. } => "a run is under way".into(),
-            State::Missing => format!("no receipt: `gate verify {}`", c.check),
+            State::Missing => format!("no receipt: `gate verify {}`", c.id),
             State::Unknown {
                 cause,
                 reason,
@@ -484,7 +484,7 @@ pub fn status(task: Option<&TaskRef>, status: &ReceiptsStatus, code: ExitCode) -
                 )
             }
         };
-        let _ = writeln!(s, "  {:<20} {} {detail}", c.check, state_word(&c.state));
+        let _ = writeln!(s, "  {:<20} {} {detail}", c.id, state_word(&c.state));
         for bad in &c.unreadable {
             let _ = writeln!(s, "    ! unreadable receipt: {}", shown_line(bad));
         }
@@ -492,7 +492,7 @@ pub fn status(task: Option<&TaskRef>, status: &ReceiptsStatus, code: ExitCode) -
     if !status.served.is_empty() {
         s.push_str("\ncriteria\n");
         for sv in &status.served {
-            let state = crate::receipts::criterion_state(sv, &status.checks);
+            let state = crate::receipts::criterion_state(sv, &status.acceptance_checks);
             let evidence = if sv.evidence.is_empty() {
                 "no check".to_string()
             } else {
@@ -509,7 +509,9 @@ pub fn status(task: Option<&TaskRef>, status: &ReceiptsStatus, code: ExitCode) -
         }
     }
     let verdict = match code {
-        ExitCode::Pass if status.checks.is_empty() => style::pass(Out::Stdout, "nothing to verify"),
+        ExitCode::Pass if status.acceptance_checks.is_empty() => {
+            style::pass(Out::Stdout, "nothing to verify")
+        }
         ExitCode::Pass => style::pass(Out::Stdout, "every check passed on these sources"),
         ExitCode::Refused => {
             style::refused(Out::Stdout, "not every check has a fresh, passing receipt")

@@ -38,7 +38,7 @@ pub fn finding(f: &Finding) -> FindingWire<'_> {
             .map(|p| hex(p.as_bytes())),
         change: s.change,
         task: s.task.as_deref(),
-        check_id: s.check_id.as_deref(),
+        check_id: s.acceptance_id.as_deref(),
         ref_name: s.ref_name.as_deref(),
         file: s.file.as_deref(),
         line: s.line,

@@ -75,7 +75,7 @@ pub struct Subject {
     /// `renamed_from`, `renamed_to`, `merge`).
     pub change: Option<&'static str>,
     pub task: Option<String>,
-    pub check_id: Option<String>,
+    pub acceptance_id: Option<String>,
     /// A ref name (pre-push).
     pub ref_name: Option<String>,
     /// A file with its line and key, for unreadable inputs.

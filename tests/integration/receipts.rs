@@ -320,7 +320,7 @@ fn verify_runs_the_plans_command_at_the_root_and_records_every_field() {
         .expect("the plan loads")
         .expect("a plan")
         .plan;
-    let check = plan.check("export-tests").expect("declared");
+    let check = plan.acceptance_check("export-tests").expect("declared");
     assert_eq!(r["contract"], check.contract_digest());
     assert_eq!(r["command"], EXPORT_COMMAND);
     let before = &r["fingerprint_before"];
