@@ -541,7 +541,7 @@ fn intent_value(plan: &Plan, id: &str, with_critiques: bool) -> Value {
             let mut evidence: Vec<Value> = c
                 .evidence
                 .iter()
-                .map(|e| json!({ "check": e, "contract": plan.acceptance_check(e).map(|k| k.contract_digest()) }))
+                .map(|e| json!({ "check": e, "contract": plan.acceptance_check(e).map(|a| a.contract_digest()) }))
                 .collect();
             evidence.sort_by_key(|v| v["check"].as_str().unwrap_or_default().to_string());
             json!({ "id": c.id, "criterion": c.criterion, "evidence": evidence })

@@ -88,8 +88,8 @@ const fn name_rule(kind: &'static str) -> Rule {
     }
 }
 
-/// A check id (`binding-tests`).
-pub fn check_id(id: &str) -> Result<(), String> {
+/// An acceptance check id (`binding-tests`).
+pub fn acceptance_id(id: &str) -> Result<(), String> {
     name_rule("check").check(id)
 }
 
@@ -142,7 +142,7 @@ mod tests {
     #[test]
     fn name_ids() {
         for ok in ["a", "binding-tests", "C1", "I_x-9", &"a".repeat(40)] {
-            assert_eq!(check_id(ok), Ok(()), "{ok}");
+            assert_eq!(acceptance_id(ok), Ok(()), "{ok}");
             assert_eq!(intent_id(ok), Ok(()));
             assert_eq!(criterion_id(ok), Ok(()));
             assert_eq!(exemption_id(ok), Ok(()));
@@ -160,10 +160,10 @@ mod tests {
             "aé",
             &"a".repeat(41),
         ] {
-            assert!(check_id(bad).is_err(), "{bad:?}");
+            assert!(acceptance_id(bad).is_err(), "{bad:?}");
         }
         assert_eq!(
-            check_id("binding tests").unwrap_err(),
+            acceptance_id("binding tests").unwrap_err(),
             "\"binding tests\" is not a valid check id: ' ' is not allowed; use a letter then \
              up to 39 letters, digits, '_' or '-'"
         );
@@ -172,7 +172,7 @@ mod tests {
             "the intent id is empty; use a letter then up to 39 letters, digits, '_' or '-'"
         );
         assert!(
-            check_id(&"a".repeat(41))
+            acceptance_id(&"a".repeat(41))
                 .unwrap_err()
                 .contains("41 characters")
         );

@@ -1,10 +1,10 @@
 //! Receipts on commits (docs/receipts.md, "Receipts on commits"): a fresh
 //! receipt whose fingerprint equals a commit's tree fingerprint is recorded
 //! in a git note on that commit under [`NOTES_REF`], so that it travels with
-//! the commit and a clone that never ran the check can verify it.
+//! the commit and a clone that never ran the acceptance check can verify it.
 //!
 //! One note per commit, a `gate.note/1` JSON document holding one entry per
-//! check; a newer attempt of a check replaces its entry (the latest attempt
+//! acceptance check; a newer attempt of one replaces its entry (the latest attempt
 //! wins, ordered by `started_ns` as local receipts are).
 
 use serde::{Deserialize, Serialize};
@@ -23,17 +23,21 @@ pub const NOTE_SCHEMA: &str = "gate.note/1";
 #[serde(deny_unknown_fields)]
 pub struct Note {
     pub schema: String,
-    /// One entry per check, sorted by check id.
-    pub checks: Vec<Entry>,
+    /// One entry per acceptance check, sorted by its id (the note's
+    /// `checks`).
+    #[serde(rename = "checks")]
+    pub entries: Vec<Entry>,
 }
 
-/// One check's latest attempt on the commit.
+/// One acceptance check's latest attempt on the commit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
-    pub check: String,
+    /// The acceptance check's id (the entry's `check`).
+    #[serde(rename = "check")]
+    pub acceptance_id: String,
     pub evidence: String,
-    /// The check's contract digest when it ran.
+    /// The acceptance check's contract digest when it ran.
     pub contract: String,
     /// The source fingerprint it ran on: the commit's tree fingerprint.
     pub fingerprint: String,
@@ -57,7 +61,7 @@ impl Entry {
     pub fn of(receipt: &Receipt, log_digest: Option<String>) -> Option<Entry> {
         let fingerprint = fresh_digest(receipt)?;
         Some(Entry {
-            check: receipt.check.clone(),
+            acceptance_id: receipt.acceptance_id.clone(),
             evidence: receipt.evidence.clone(),
             contract: receipt.contract.clone(),
             fingerprint,
@@ -84,7 +88,7 @@ impl Note {
     pub fn empty() -> Note {
         Note {
             schema: NOTE_SCHEMA.to_string(),
-            checks: Vec::new(),
+            entries: Vec::new(),
         }
     }
 
@@ -106,20 +110,27 @@ impl Note {
         bytes
     }
 
-    /// The entry of `check`.
-    pub fn entry(&self, check: &str) -> Option<&Entry> {
-        self.checks.iter().find(|e| e.check == check)
+    /// The entry of the acceptance check `acceptance_id`.
+    pub fn entry(&self, acceptance_id: &str) -> Option<&Entry> {
+        self.entries
+            .iter()
+            .find(|e| e.acceptance_id == acceptance_id)
     }
 
-    /// Take `entry` unless the note holds a later attempt of its check;
-    /// whether the note changed.
+    /// Take `entry` unless the note holds a later attempt of its acceptance
+    /// check; whether the note changed.
     pub fn merge(&mut self, entry: Entry) -> bool {
-        match self.checks.iter_mut().find(|e| e.check == entry.check) {
+        match self
+            .entries
+            .iter_mut()
+            .find(|e| e.acceptance_id == entry.acceptance_id)
+        {
             Some(held) if entry.later_than(held) => *held = entry,
             Some(_) => return false,
             None => {
-                self.checks.push(entry);
-                self.checks.sort_by(|a, b| a.check.cmp(&b.check));
+                self.entries.push(entry);
+                self.entries
+                    .sort_by(|a, b| a.acceptance_id.cmp(&b.acceptance_id));
             }
         }
         true
@@ -156,7 +167,7 @@ pub fn attach(repo: &Repo, commit: Oid, entries: &[Entry]) -> Result<NotesUpdate
         "gate: receipts of {} on {}",
         entries
             .iter()
-            .map(|e| e.check.as_str())
+            .map(|e| e.acceptance_id.as_str())
             .collect::<Vec<_>>()
             .join(", "),
         commit.short()
@@ -187,7 +198,7 @@ pub fn attach(repo: &Repo, commit: Oid, entries: &[Entry]) -> Result<NotesUpdate
 pub enum Attached {
     /// The note now holds the receipt.
     Written,
-    /// The note held it, or a later attempt of its check, already.
+    /// The note held it, or a later attempt of its acceptance check, already.
     AlreadyHeld,
     /// The receipt is not fresh.
     NotFresh,
@@ -195,9 +206,9 @@ pub enum Attached {
     Differs(Fingerprint),
 }
 
-/// What a receipt is compared with a commit by: the check's sources, the
-/// task's baseline (its touched paths are those of `baseline..commit`) and
-/// the policy's limits.
+/// What a receipt is compared with a commit by: the acceptance check's
+/// sources, the task's baseline (its touched paths are those of
+/// `baseline..commit`) and the policy's limits.
 pub struct Subject<'a> {
     pub sources: &'a [String],
     pub baseline: Option<Oid>,
@@ -206,11 +217,11 @@ pub struct Subject<'a> {
 }
 
 /// Attach to `commit` the latest fresh attempt among `candidates` (newest
-/// first, one check's receipts made for one task, each with its run's log)
-/// whose fingerprint is the commit's tree fingerprint over `subject`: the
-/// one rule `gate verify` and pre-push attach by (docs/receipts.md,
-/// "Receipts on commits"). The tree fingerprint is computed once, and only
-/// when a candidate is fresh.
+/// first, one acceptance check's receipts made for one task, each with its
+/// run's log) whose fingerprint is the commit's tree fingerprint over
+/// `subject`: the one rule `gate verify` and pre-push attach by
+/// (docs/receipts.md, "Receipts on commits"). The tree fingerprint is
+/// computed once, and only when a candidate is fresh.
 pub fn attach_latest(
     repo: &Repo,
     commit: Oid,
@@ -271,34 +282,36 @@ fn tree_fingerprint(repo: &Repo, commit: Oid, subject: &Subject) -> Result<Finge
 }
 
 /// Pre-push's attach (docs/hooks.md, "pre-push sends the receipts with the
-/// push"): for each of `tips`, each of `checks`' latest fresh receipt made
-/// under its current contract whose fingerprint is the tip's tree
-/// fingerprint, by [`attach_latest`] — the rule `gate verify` attaches by.
+/// push"): for each of `tips`, each of `acceptance_checks`' latest fresh
+/// receipt made under its current contract whose fingerprint is the tip's
+/// tree fingerprint, by [`attach_latest`] — the rule `gate verify` attaches
+/// by.
 /// A task's receipts are compared over its paths as of the tip
 /// (`baseline_of` the task id; `None`, a task that cannot be read: its
-/// receipts are left out). Returns, per tip, the checks its note holds now.
+/// receipts are left out). Returns, per tip, the acceptance checks its note
+/// holds now.
 pub fn attach_to_tips(
     repo: &Repo,
     store: &crate::receipts::Store,
-    checks: &[crate::plan::AcceptanceCheck],
+    acceptance_checks: &[crate::plan::AcceptanceCheck],
     tips: &[Oid],
     limits: (u64, u64),
     mut baseline_of: impl FnMut(&str) -> Option<Oid>,
 ) -> Result<Vec<(Oid, Vec<String>)>, AttachError> {
     let mut held: Vec<(Oid, Vec<String>)> = tips.iter().map(|t| (*t, Vec::new())).collect();
-    for check in checks {
-        let contract = check.contract_digest();
-        // This check's readable receipts, newest first, by the task they
-        // were made for.
+    for acceptance in acceptance_checks {
+        let contract = acceptance.contract_digest();
+        // This acceptance check's readable receipts, newest first, by the
+        // task they were made for.
         let mut by_task: std::collections::BTreeMap<Option<String>, Vec<_>> = Default::default();
         let files = store
-            .newest_first(&check.id)
+            .newest_first(&acceptance.id)
             .map_err(|e| GitError::other("reading the receipts", e))?;
         for file in files {
             if let Ok(receipt) = file.receipt
                 && receipt.contract == contract
             {
-                let log = store.log_path(&check.id, &receipt.evidence).0;
+                let log = store.log_path(&acceptance.id, &receipt.evidence).0;
                 by_task
                     .entry(receipt.task.clone())
                     .or_default()
@@ -314,17 +327,17 @@ pub fn attach_to_tips(
                 },
             };
             let subject = Subject {
-                sources: &check.sources,
+                sources: &acceptance.sources,
                 baseline,
                 max_entries: limits.0,
                 max_bytes: limits.1,
             };
-            for (tip, checks) in held.iter_mut() {
+            for (tip, acceptance_ids) in held.iter_mut() {
                 let attached = attach_latest(repo, *tip, candidates.iter().cloned(), &subject)?;
                 if matches!(attached, Attached::Written | Attached::AlreadyHeld)
-                    && !checks.contains(&check.id)
+                    && !acceptance_ids.contains(&acceptance.id)
                 {
-                    checks.push(check.id.clone());
+                    acceptance_ids.push(acceptance.id.clone());
                 }
             }
         }
@@ -374,8 +387,8 @@ pub enum Fetched {
 }
 
 /// Fetch `remote`'s `refs/notes/gate` and merge it into this clone's,
-/// never overwriting: entry by entry, the latest attempt of each check
-/// winning (docs/receipts.md, "Receipts travel").
+/// never overwriting: entry by entry, the latest attempt of each
+/// acceptance check winning (docs/receipts.md, "Receipts travel").
 pub fn fetch(repo: &Repo, remote: &str) -> Result<Fetched, TravelError> {
     match repo.remote_ref(remote, NOTES_REF)? {
         None => Ok(Fetched::NoneThere),
@@ -408,15 +421,15 @@ fn take(repo: &Repo, remote: &str, listed: Oid) -> Result<Fetched, TravelError> 
     }
 }
 
-/// The note of `commit` holding every check of `ours` and `theirs`, the
-/// later attempt of a check both hold winning ([`Note::merge`]).
+/// The note of `commit` holding every acceptance check of `ours` and
+/// `theirs`, the later attempt of one both hold winning ([`Note::merge`]).
 fn merge_note(commit: Oid, ours: &[u8], theirs: &[u8]) -> Result<Vec<u8>, AttachError> {
     let unreadable = |problem| AttachError::Unreadable {
         commit: commit.to_hex(),
         problem,
     };
     let mut note = Note::parse(ours).map_err(unreadable)?;
-    for entry in Note::parse(theirs).map_err(unreadable)?.checks {
+    for entry in Note::parse(theirs).map_err(unreadable)?.entries {
         note.merge(entry);
     }
     Ok(note.to_bytes())

@@ -433,14 +433,14 @@ impl Plan {
 
         for (i, intent) in self.intents.iter().enumerate() {
             for (k, criterion) in intent.criteria.iter().enumerate() {
-                for (e, check) in criterion.evidence.iter().enumerate() {
-                    if self.acceptance_check(check).is_none() {
+                for (e, acceptance_id) in criterion.evidence.iter().enumerate() {
+                    if self.acceptance_check(acceptance_id).is_none() {
                         fault(
                             cause::UNKNOWN_CHECK,
                             format!("intents[{i}].criteria[{k}].evidence[{e}]"),
                             format!(
-                                "criterion {} of intent {} names check {check:?}, which the plan \
-                                 does not declare",
+                                "criterion {} of intent {} names check {acceptance_id:?}, which the \
+                                 plan does not declare",
                                 criterion.id, intent.id
                             ),
                         );
@@ -568,9 +568,9 @@ impl Plan {
     /// `None` here; use [`LoadedPlan::command_lints`] to have them.
     pub fn command_lints(&self) -> Vec<PlanFault> {
         let mut lints = Vec::new();
-        for (i, check) in self.acceptance_checks.iter().enumerate() {
+        for (i, acceptance) in self.acceptance_checks.iter().enumerate() {
             let key = format!("checks[{i}].command");
-            let refs = moving_refs(&check.command);
+            let refs = moving_refs(&acceptance.command);
             if !refs.is_empty() {
                 let refs = refs
                     .iter()
@@ -584,11 +584,11 @@ impl Plan {
                     message: format!(
                         "the command of check {} names {refs}, which moves without a commit here: \
                          its receipt could not be reproduced",
-                        check.id
+                        acceptance.id
                     ),
                 });
             }
-            let lines = check.command.trim_end().lines().count();
+            let lines = acceptance.command.trim_end().lines().count();
             if lines > 1 {
                 lints.push(PlanFault {
                     cause: cause::COMMAND_SPANS_LINES,
@@ -597,7 +597,7 @@ impl Plan {
                     message: format!(
                         "the command of check {} spans {lines} lines: its receipt could not be \
                          reproduced from one command line",
-                        check.id
+                        acceptance.id
                     ),
                 });
             }
@@ -673,11 +673,11 @@ fn validate(plan: &Plan) -> Result<(), (String, String)> {
         }
     }
     fn id_ok(
-        check: fn(&str) -> Result<(), String>,
+        valid: fn(&str) -> Result<(), String>,
         id: &str,
         key: impl Fn() -> String,
     ) -> Result<(), (String, String)> {
-        check(id).map_err(|message| (key(), message))
+        valid(id).map_err(|message| (key(), message))
     }
     /// Refuses `id`, the `n`th of its list, when `seen` (that list's ids so
     /// far, each with its first index) holds it already.
@@ -731,23 +731,23 @@ fn validate(plan: &Plan) -> Result<(), (String, String)> {
     }
 
     let mut seen = std::collections::HashMap::new();
-    for (i, check) in plan.acceptance_checks.iter().enumerate() {
+    for (i, acceptance) in plan.acceptance_checks.iter().enumerate() {
         let at = |field: &str| format!("checks[{i}].{field}");
-        id_ok(ids::check_id, &check.id, || at("id"))?;
-        unique(&mut seen, "check", &check.id, i, |n| {
+        id_ok(ids::acceptance_id, &acceptance.id, || at("id"))?;
+        unique(&mut seen, "check", &acceptance.id, i, |n| {
             format!("checks[{n}].id")
         })?;
         ensure(
-            !check.command.trim().is_empty(),
+            !acceptance.command.trim().is_empty(),
             || at("command"),
             "the command is blank",
         )?;
         ensure(
-            !check.sources.is_empty(),
+            !acceptance.sources.is_empty(),
             || at("sources"),
             "a check names at least one source: the files and directories its result depends on",
         )?;
-        for (s, source) in check.sources.iter().enumerate() {
+        for (s, source) in acceptance.sources.iter().enumerate() {
             check_source(source)
                 .map_err(|message| (format!("checks[{i}].sources[{s}]"), message))?;
         }

@@ -1,6 +1,6 @@
-//! Receipts (docs/receipts.md): the record of one run of a plan check, bound to the
-//! check's contract and to the exact source content, and the status derived
-//! from them at read time.
+//! Receipts (docs/receipts.md): the record of one run of an acceptance
+//! check, bound to its contract and to the exact source content, and the
+//! status derived from them at read time.
 //!
 //! Storage, under `<common-dir>/gate/` (shared by linked worktrees):
 //!
@@ -14,12 +14,13 @@
 //! - `logs/<check>/<evidence>.log` — the run's output.
 //!
 //! Which receipts count: those of this worktree and this task, with the
-//! check's contract and source content as they are now (docs/receipts.md). The latest
-//! attempt — the one started last — decides. Files are read newest first
-//! and only until this worktree's and task's latest is found; a file that
-//! cannot be read on the way (torn, corrupt, or written by a newer gate)
-//! may be that latest attempt — whose it is cannot be told — so it makes
-//! the state unknown rather than let an older receipt decide.
+//! acceptance check's contract and source content as they are now
+//! (docs/receipts.md). The latest attempt — the one started last — decides.
+//! Files are read newest first and only until this worktree's and task's
+//! latest is found; a file that cannot be read on the way (torn, corrupt, or
+//! written by a newer gate) may be that latest attempt — whose it is cannot
+//! be told — so it makes the state unknown rather than let an older receipt
+//! decide.
 
 use std::fs;
 use std::io;
@@ -71,15 +72,17 @@ impl PrintRecord {
     }
 }
 
-/// One run of one check.
+/// One run of one acceptance check.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Receipt {
     pub schema: String,
     /// `ev-<started>-<nonce>`: names this run in status and logs.
     pub evidence: String,
-    pub check: String,
-    /// The check's contract digest when it ran.
+    /// The acceptance check's id (the file's `check`).
+    #[serde(rename = "check")]
+    pub acceptance_id: String,
+    /// The acceptance check's contract digest when it ran.
     pub contract: String,
     pub command: String,
     pub fingerprint_before: PrintRecord,
@@ -128,12 +131,12 @@ impl Store {
         }
     }
 
-    fn receipts_dir(&self, check: &str) -> PathBuf {
-        self.root.join("receipts").join(check)
+    fn receipts_dir(&self, acceptance_id: &str) -> PathBuf {
+        self.root.join("receipts").join(acceptance_id)
     }
 
-    fn running_dir(&self, check: &str) -> PathBuf {
-        self.root.join("running").join(check)
+    fn running_dir(&self, acceptance_id: &str) -> PathBuf {
+        self.root.join("running").join(acceptance_id)
     }
 
     pub fn cache_dir(&self) -> PathBuf {
@@ -141,19 +144,19 @@ impl Store {
     }
 
     /// Where the log of a run goes (absolute) and how the receipt names it.
-    pub fn log_path(&self, check: &str, evidence: &str) -> (PathBuf, String) {
-        let rel = format!("logs/{check}/{evidence}.log");
+    pub fn log_path(&self, acceptance_id: &str, evidence: &str) -> (PathBuf, String) {
+        let rel = format!("logs/{acceptance_id}/{evidence}.log");
         (self.root.join(&rel), rel)
     }
 
     /// The order of a run starting now, when the clock reads `now_ns`: at
     /// least `now_ns`, and past every run started before it — the last one
-    /// taken (`<gate>/sequence`) and every receipt of `check` — so it never
+    /// taken (`<gate>/sequence`) and every receipt of `acceptance_id` — so it never
     /// goes backwards when the clock does (stepped back, or another
     /// machine's on a shared disk). Taken under an OS lock
     /// (`<gate>/sequence.lock`), so two runs starting together get two
     /// values, in the order they started (docs/receipts.md).
-    pub fn next_order(&self, check: &str, now_ns: u128) -> Result<u128, String> {
+    pub fn next_order(&self, acceptance_id: &str, now_ns: u128) -> Result<u128, String> {
         // Opened and read like every state file: never through a link,
         // never waiting on a FIFO (crate::fsutil).
         let _lock = fsutil::lock(
@@ -181,7 +184,7 @@ impl Store {
         // The receipts bound it too: a lost `sequence` never sends the
         // order back behind them.
         let newest = self
-            .newest_first(check)
+            .newest_first(acceptance_id)
             .map_err(|e| e.to_string())?
             .find_map(|f| f.started_ns);
         let next = [Some(now_ns), last.map(|n| n + 1), newest.map(|n| n + 1)]
@@ -197,14 +200,14 @@ impl Store {
     /// Record a receipt: a new file, written whole and atomically.
     pub fn record(&self, r: &Receipt) -> Result<PathBuf, FsError> {
         let name = format!("{}-{}.json", r.started_ns, r.evidence);
-        let path = self.receipts_dir(&r.check).join(name);
+        let path = self.receipts_dir(&r.acceptance_id).join(name);
         let mut text = serde_json::to_string_pretty(r).expect("a receipt always serialises");
         text.push('\n');
         fsutil::write_atomic(&path, text.as_bytes(), None)?;
         Ok(path)
     }
 
-    /// The receipt files of `check`, newest attempt first, each read only
+    /// The receipt files of `acceptance_id`, newest attempt first, each read only
     /// when the iterator reaches it.
     ///
     /// The order comes from the names (`<started_ns>-<evidence>.json`, as
@@ -213,9 +216,9 @@ impl Store {
     /// first: it cannot be shown to be older than anything.
     pub fn newest_first(
         &self,
-        check: &str,
+        acceptance_id: &str,
     ) -> Result<impl Iterator<Item = ReceiptFile> + use<>, FsError> {
-        let dir = self.receipts_dir(check);
+        let dir = self.receipts_dir(acceptance_id);
         let mut files = Vec::new();
         let entries = match fs::read_dir(&dir) {
             Ok(e) => Some(e),
@@ -249,9 +252,9 @@ impl Store {
     /// only then renamed into place (the lock belongs to the open file, so it
     /// survives the rename): a reader never sees a marker that is not yet
     /// locked, which it would take for a dead run's leftover and remove.
-    pub fn start_run(&self, check: &str, marker: &RunMarker) -> Result<RunGuard, FsError> {
+    pub fn start_run(&self, acceptance_id: &str, marker: &RunMarker) -> Result<RunGuard, FsError> {
         use std::io::Write;
-        let dir = self.running_dir(check);
+        let dir = self.running_dir(acceptance_id);
         fs::create_dir_all(&dir).map_err(|e| FsError::new(&dir, "create directory", e))?;
         let name = format!("{}-{}", marker.pid, marker.nonce);
         let tmp = dir.join(format!(".{name}.tmp"));
@@ -277,14 +280,14 @@ impl Store {
         Ok(RunGuard { path, _file: file })
     }
 
-    /// Runs of `check` under way now: markers whose lock a live process holds.
+    /// Runs of `acceptance_id` under way now: markers whose lock a live process holds.
     /// Leftovers of dead runs are removed (a temporary marker only once it is
     /// a minute old: a younger one may be a run starting now, not yet locked).
     ///
     /// A directory that cannot be listed is an error: a run it hides would
     /// let the receipts before it decide (docs/receipts.md).
-    pub fn live_runs(&self, check: &str) -> Result<Vec<RunMarker>, FsError> {
-        let dir = self.running_dir(check);
+    pub fn live_runs(&self, acceptance_id: &str) -> Result<Vec<RunMarker>, FsError> {
+        let dir = self.running_dir(acceptance_id);
         let entries = match fs::read_dir(&dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -471,7 +474,7 @@ impl Drop for RunGuard {
     }
 }
 
-/// The state of one check for one worktree and task.
+/// The state of one acceptance check for one worktree and task.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum State {
     Passed {
@@ -490,8 +493,8 @@ pub enum State {
     },
     Missing,
     /// Freshness cannot be decided now: the current fingerprint is
-    /// unavailable (nothing can be fresh), the plan names no such check, or
-    /// an input could not be read.
+    /// unavailable (nothing can be fresh), the plan declares no such
+    /// acceptance check, or an input could not be read.
     Unknown {
         cause: UnknownCause,
         /// For a fingerprint, the stable reason (`symlink`, …); else a message.
@@ -575,9 +578,9 @@ impl State {
     }
 }
 
-/// Derive a check's state: `selection` is this worktree's and task's
-/// latest receipt and the unreadable files newer than it; `live` the runs
-/// under way; `contract` the check's contract digest now; `now` its
+/// Derive an acceptance check's state: `selection` is this worktree's and
+/// task's latest receipt and the unreadable files newer than it; `live` the runs
+/// under way; `contract` its contract digest now; `now` its
 /// fingerprint now. Pure.
 ///
 /// A live run started after the latest receipt and after every newer
@@ -673,7 +676,7 @@ mod tests {
         Receipt {
             schema: RECEIPT_SCHEMA.into(),
             evidence: format!("ev-{ns}"),
-            check: "c".into(),
+            acceptance_id: "c".into(),
             contract: "k".into(),
             command: "true".into(),
             fingerprint_before: print(before),
@@ -975,7 +978,7 @@ mod tests {
     }
 }
 
-/// One criterion a task serves, with the checks that evidence it.
+/// One criterion a task serves, with the acceptance checks that evidence it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Served {
     pub intent: String,
@@ -1020,8 +1023,8 @@ pub fn criteria_served(
 /// What a task names (its issue, else its intent) as the plan resolves
 /// it, or what no longer resolves: an issue or intent the plan does not
 /// have, an issue whose intent is gone, a `serves` naming no criterion of
-/// it. Which checks the task depends on cannot be told then, so it is never
-/// read as "depends on no check" (docs/receipts.md).
+/// it. Which acceptance checks the task depends on cannot be told then, so
+/// it is never read as "depends on no check" (docs/receipts.md).
 pub fn resolve_criteria_served(
     plan: &crate::plan::Plan,
     issue: Option<&str>,
@@ -1049,21 +1052,21 @@ pub fn resolve_criteria_served(
     Ok(criteria_served(plan, issue, intent))
 }
 
-/// The checks a task depends on: the evidence of the criteria it serves,
-/// each once, in first-mention order.
+/// The acceptance checks a task depends on: the evidence of the criteria
+/// it serves, each once, in first-mention order.
 pub fn dependent_acceptance_checks(served: &[Served]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for s in served {
-        for c in &s.evidence {
-            if !out.contains(c) {
-                out.push(c.clone());
+        for id in &s.evidence {
+            if !out.contains(id) {
+                out.push(id.clone());
             }
         }
     }
     out
 }
 
-/// An acceptance check's state now (a check the plan declares), with what
+/// An acceptance check's state now (one the plan declares), with what
 /// was read to decide it.
 #[derive(Debug, Clone)]
 pub struct AcceptanceCheckStatus {
@@ -1089,7 +1092,7 @@ pub struct Context<'a> {
     /// That task's `created_at`: a receipt made for an earlier task under
     /// the same id does not match.
     pub task_created_at: Option<&'a str>,
-    /// What the task touched, covered by every check's fingerprint.
+    /// What the task touched, covered by every acceptance check's fingerprint.
     pub touched: &'a crate::fingerprint::Touched,
     /// The index this evaluation reads (`None`: each fingerprint reads it).
     pub index: Option<&'a crate::git::IndexSnapshot>,
@@ -1100,10 +1103,10 @@ pub struct Context<'a> {
     pub progress: crate::progress::Sink,
 }
 
-/// The fingerprint of `check`'s sources plus the touched paths, now.
+/// The fingerprint of `acceptance`'s sources plus the touched paths, now.
 pub fn fingerprint_now(
     ctx: &Context,
-    check: &crate::plan::AcceptanceCheck,
+    acceptance: &crate::plan::AcceptanceCheck,
 ) -> Result<Fingerprint, crate::git::GitError> {
     // One reading of the index for the touched paths and the fingerprint.
     let read;
@@ -1116,9 +1119,9 @@ pub fn fingerprint_now(
     };
     let touched = ctx
         .touched
-        .for_sources_in(ctx.repo, index, &check.sources)?;
+        .for_sources_in(ctx.repo, index, &acceptance.sources)?;
     let inputs = crate::fingerprint::Inputs {
-        sources: &check.sources,
+        sources: &acceptance.sources,
         touched: &touched,
         max_entries: ctx.policy.receipts.max_entries,
         max_bytes: ctx.policy.receipts.max_bytes,
@@ -1134,12 +1137,12 @@ pub fn fingerprint_now(
     .map(|(fp, _)| fp)
 }
 
-/// The state of each check in `checks`, now.
-pub fn evaluate(ctx: &Context, checks: &[String]) -> Vec<AcceptanceCheckStatus> {
-    // Checks with the same sources share one fingerprint (and one status of
-    // the rest of the tree): it is the same question asked at the same time.
+/// The state of each acceptance check in `acceptance_ids`, now.
+pub fn evaluate(ctx: &Context, acceptance_ids: &[String]) -> Vec<AcceptanceCheckStatus> {
+    // Acceptance checks with the same sources share one fingerprint (and one
+    // status of the rest of the tree): it is the same question asked at the same time.
     let mut prints = Prints::new();
-    checks
+    acceptance_ids
         .iter()
         .map(|id| evaluate_one(ctx, id, &mut prints))
         .collect()
@@ -1159,7 +1162,7 @@ fn evaluate_one(ctx: &Context, id: &str, prints: &mut Prints) -> AcceptanceCheck
         unreadable,
         latest,
     };
-    let Some(check) = ctx.plan.acceptance_check(id) else {
+    let Some(acceptance) = ctx.plan.acceptance_check(id) else {
         return unknown(
             UnknownCause::UnknownCheck,
             "unknown_check".into(),
@@ -1202,8 +1205,8 @@ fn evaluate_one(ctx: &Context, id: &str, prints: &mut Prints) -> AcceptanceCheck
     });
     let unreadable = selection.unreadable.iter().map(|u| u.to_string()).collect();
     let now = prints
-        .entry(check.sources.clone())
-        .or_insert_with(|| fingerprint_now(ctx, check).map_err(|e| e.to_string()))
+        .entry(acceptance.sources.clone())
+        .or_insert_with(|| fingerprint_now(ctx, acceptance).map_err(|e| e.to_string()))
         .clone();
     let now = match now {
         Ok(f) => f,
@@ -1218,7 +1221,7 @@ fn evaluate_one(ctx: &Context, id: &str, prints: &mut Prints) -> AcceptanceCheck
     };
     AcceptanceCheckStatus {
         id: id.to_string(),
-        state: state(&selection, &live, &check.contract_digest(), &now),
+        state: state(&selection, &live, &acceptance.contract_digest(), &now),
         unreadable,
         latest: selection.latest,
     }
@@ -1246,8 +1249,8 @@ fn same_task(r: &Receipt, created_at: Option<&str>) -> bool {
     }
 }
 
-/// The evidence state of a criterion: the worst state of its checks, or
-/// `unevidenced` when it names none (docs/binding.md).
+/// The evidence state of a criterion: the worst state of its acceptance
+/// checks, or `unevidenced` when it names none (docs/binding.md).
 pub fn criterion_state(served: &Served, statuses: &[AcceptanceCheckStatus]) -> &'static str {
     if served.evidence.is_empty() {
         return "unevidenced";
@@ -1255,10 +1258,10 @@ pub fn criterion_state(served: &Served, statuses: &[AcceptanceCheckStatus]) -> &
     served
         .evidence
         .iter()
-        .map(|c| {
+        .map(|id| {
             statuses
                 .iter()
-                .find(|s| &s.id == c)
+                .find(|s| &s.id == id)
                 .map_or((0, "unknown"), |s| (s.state.rank(), s.state.name()))
         })
         .min_by_key(|&(rank, _)| rank)

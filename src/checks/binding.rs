@@ -108,10 +108,11 @@ fn evidence_states(
         prefetch: None,
         progress: ctx.progress,
     };
-    let checks = receipts::evaluate(&rctx, &receipts::dependent_acceptance_checks(served));
+    let acceptance_checks =
+        receipts::evaluate(&rctx, &receipts::dependent_acceptance_checks(served));
     Ok(served
         .iter()
-        .map(|s| receipts::criterion_state(s, &checks))
+        .map(|s| receipts::criterion_state(s, &acceptance_checks))
         .collect())
 }
 

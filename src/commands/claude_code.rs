@@ -277,9 +277,9 @@ fn unfinished(ctx: &Ctx) -> Result<Option<String>, Failure> {
     };
     let standing = crate::checks::receipts::status(ctx, &policy.policy, &plan, Some(&task))?;
     let mut lines = Vec::new();
-    for check in &standing.acceptance_checks {
-        let id = &check.id;
-        lines.push(match &check.state {
+    for acceptance in &standing.acceptance_checks {
+        let id = &acceptance.id;
+        lines.push(match &acceptance.state {
             State::Passed { .. } => continue,
             State::Running { .. } => {
                 format!("- {id}: running: wait for the `gate verify {id}` under way")

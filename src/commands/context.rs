@@ -3,14 +3,15 @@
 //! every addendum, the effective scope (the recorded scope and recorded
 //! additions, as the scope check judges: docs/trust.md), the intents it
 //! serves (statement, invariants, non-goals), each served criterion with
-//! its evidence checks and their receipt states (the receipts check's
-//! standing, `checks::receipts::status`), the critique, the binding
-//! standing (`checks::binding::load_and_judge`), and the next commands that move the
-//! task forward. A part that cannot be read is listed under `unknowns` with
-//! what would decide it, never dropped.
+//! the acceptance checks that evidence it and their receipt states (the
+//! receipts check's standing, `checks::receipts::status`), the critique, the
+//! binding standing (`checks::binding::load_and_judge`), and the next
+//! commands that move the task forward. A part that cannot be read is
+//! listed under `unknowns` with what would decide it, never dropped.
 //!
 //! Exit: 0 every part could be read, 3 a part could not (no active task, an
-//! unreadable task, policy or plan, a check whose state cannot be decided).
+//! unreadable task, policy or plan, an acceptance check whose state cannot
+//! be decided).
 //! The context judges nothing: a refused binding or a stale receipt is
 //! reported, and `gate check` is what refuses.
 
@@ -283,7 +284,7 @@ fn critiques(plan: &Plan, id: &str) -> Vec<CritiqueWire> {
         .collect()
 }
 
-/// Each served criterion with its checks' states, as the receipts check
+/// Each served criterion with its acceptance checks' states, as the receipts check
 /// finds them, and the commands that would move them.
 fn criteria(ctx: &Ctx, c: &mut ContextWire, policy: &Policy, plan: &Plan, task: &Task) {
     let standing = match crate::checks::receipts::status(ctx, policy, plan, Some(task)) {
@@ -306,11 +307,11 @@ fn criteria(ctx: &Ctx, c: &mut ContextWire, policy: &Policy, plan: &Plan, task: 
                 .evidence
                 .iter()
                 .map(|id| {
-                    let status = standing.acceptance_checks.iter().find(|c| &c.id == id);
+                    let status = standing.acceptance_checks.iter().find(|a| &a.id == id);
                     EvidenceWire {
                         check: id.clone(),
-                        state: status.map_or("unknown", |c| c.state.name()),
-                        why: status.and_then(|c| match &c.state {
+                        state: status.map_or("unknown", |a| a.state.name()),
+                        why: status.and_then(|a| match &a.state {
                             State::Stale { why, .. } => Some(why.key().to_string()),
                             State::Unknown { reason, .. } => Some(reason.clone()),
                             _ => None,
@@ -320,10 +321,10 @@ fn criteria(ctx: &Ctx, c: &mut ContextWire, policy: &Policy, plan: &Plan, task: 
                 .collect(),
         });
     }
-    for check in &standing.acceptance_checks {
-        let id = &check.id;
+    for acceptance in &standing.acceptance_checks {
+        let id = &acceptance.id;
         let verify = format!("gate verify {id}");
-        match &check.state {
+        match &acceptance.state {
             State::Passed { .. } => {}
             State::Missing => next(
                 c,

@@ -526,11 +526,11 @@ fn send_receipts(ctx: &Ctx, p: &crate::policy::Policy, remote: &str, lines: &[Pu
             baseline_of,
         ) {
             Ok(held) => {
-                for (tip, checks) in held.iter().filter(|(_, c)| !c.is_empty()) {
+                for (tip, acceptance_ids) in held.iter().filter(|(_, ids)| !ids.is_empty()) {
                     said.push_str(&format!(
                         "gate: receipts: on {}: {}\n",
                         tip.short(),
-                        checks.join(", ")
+                        acceptance_ids.join(", ")
                     ));
                 }
             }

@@ -1,11 +1,11 @@
-//! `gate status [--task ID] [--json]`: each check the task depends on as
-//! passed, failed, stale (and why), running, missing or unknown, and the
-//! acceptance coverage — every criterion served and the state of its
-//! evidence, as the receipts check (`crate::checks::receipts`, which
+//! `gate status [--task ID] [--json]`: each acceptance check the task
+//! depends on as passed, failed, stale (and why), running, missing or
+//! unknown, and the acceptance coverage — every criterion served and the
+//! state of its evidence, as the receipts check (`crate::checks::receipts`, which
 //! `gate check` and pre-push also run) finds them.
 //!
-//! Exit: 0 every check passed (or there is none), 1 any check is failed,
-//! stale, running or missing, 3 any is unknown and none of those.
+//! Exit: 0 every acceptance check passed (or there is none), 1 any is
+//! failed, stale, running or missing, 3 any is unknown and none of those.
 
 use std::path::Path;
 
@@ -20,8 +20,8 @@ use crate::report::wire::status::{
 use crate::report::{ExitCode, Outcome};
 use crate::report::{human, json};
 
-fn exit_code(checks: &[AcceptanceCheckStatus]) -> ExitCode {
-    ExitCode::of(checks.iter().map(|c| match c.state {
+fn exit_code(acceptance_checks: &[AcceptanceCheckStatus]) -> ExitCode {
+    ExitCode::of(acceptance_checks.iter().map(|a| match a.state {
         State::Failed { .. } | State::Stale { .. } | State::Running { .. } | State::Missing => {
             Outcome::Refused
         }
@@ -49,7 +49,11 @@ pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<ExitCode, Failure> {
             exit_code: code.code(),
             task: task_ref.as_ref().map(json::task),
             worktree: crate::context::worktree_key(&ctx),
-            checks: status.acceptance_checks.iter().map(check_wire).collect(),
+            checks: status
+                .acceptance_checks
+                .iter()
+                .map(acceptance_wire)
+                .collect(),
             criteria: status
                 .served
                 .iter()
@@ -69,16 +73,16 @@ pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<ExitCode, Failure> {
     Ok(code)
 }
 
-fn check_wire(c: &AcceptanceCheckStatus) -> StatusCheckWire<'_> {
-    let latest = c.latest.as_ref();
-    let (why, reason, path) = match &c.state {
+fn acceptance_wire(acceptance: &AcceptanceCheckStatus) -> StatusCheckWire<'_> {
+    let latest = acceptance.latest.as_ref();
+    let (why, reason, path) = match &acceptance.state {
         State::Stale { why, .. } => (Some(why.key()), None, None),
         State::Unknown { reason, path, .. } => (None, Some(reason.as_str()), path.as_deref()),
         _ => (None, None, None),
     };
     StatusCheckWire {
-        check: &c.id,
-        state: c.state.name(),
+        check: &acceptance.id,
+        state: acceptance.state.name(),
         why,
         reason,
         path,
@@ -87,6 +91,6 @@ fn check_wire(c: &AcceptanceCheckStatus) -> StatusCheckWire<'_> {
         started_at: latest.map(|r| r.started_at.as_str()),
         ended_at: latest.map(|r| r.ended_at.as_str()),
         log: latest.map(|r| r.log.as_str()),
-        unreadable_receipts: &c.unreadable,
+        unreadable_receipts: &acceptance.unreadable,
     }
 }

@@ -1,13 +1,13 @@
-//! `gate verify CHECK [--task ID]`: run a plan check's command — only the
-//! plan's, never one from the command line — with `sh -c` at the repository
-//! root, stream its output to the terminal and to a log, and record a receipt
-//! bound to the check's contract and to the source fingerprint before and
-//! after the run.
+//! `gate verify CHECK [--task ID]`: run an acceptance check's command —
+//! only the plan's, never one from the command line — with `sh -c` at the
+//! repository root, stream its output to the terminal and to a log, and
+//! record a receipt bound to the acceptance check's contract and to the
+//! source fingerprint before and after the run.
 //!
-//! Exit: 0 the check passed, 1 it failed, 3 no fresh receipt could be made
-//! (the fingerprint is unavailable, the sources changed during the run, or
-//! git failed while fingerprinting them after it: the receipt is recorded,
-//! stale, and the error reported).
+//! Exit: 0 the acceptance check passed, 1 it failed, 3 no fresh receipt
+//! could be made (the fingerprint is unavailable, the sources changed during
+//! the run, or git failed while fingerprinting them after it: the receipt is
+//! recorded, stale, and the error reported).
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -40,11 +40,11 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         })?
         .plan
         .clone();
-    let Some(check) = plan.acceptance_check(&args.check) else {
+    let Some(acceptance) = plan.acceptance_check(&args.check) else {
         let known: Vec<&str> = plan
             .acceptance_checks
             .iter()
-            .map(|c| c.id.as_str())
+            .map(|a| a.id.as_str())
             .collect();
         return Err(Failure::usage(format!(
             "the plan declares no check `{}` (declared: {})",
@@ -88,14 +88,14 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
             prefetch: None,
             progress: ctx.progress,
         };
-        Ok(receipts::fingerprint_now(&rctx, check)?)
+        Ok(receipts::fingerprint_now(&rctx, acceptance)?)
     };
     let before = fingerprint_now()?;
     if let Fingerprint::Unavailable { reason, path } = &before {
         let at = path.as_ref().map(|p| format!(" ({p})")).unwrap_or_default();
         return Err(Failure::unknown(format!(
             "{}: the source fingerprint is unavailable ({}): {reason}{at}; a run could not make a fresh receipt, so it was not started",
-            check.id,
+            acceptance.id,
             reason.as_str(),
         ))
         .hint("remove the symlink, nested repository or special file from the sources, or raise the limits in .gate/policy.yaml"));
@@ -106,7 +106,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
     // whatever the clock does (docs/receipts.md).
     let started_ns = store
         .next_order(
-            &check.id,
+            &acceptance.id,
             started
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos()),
@@ -115,7 +115,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
     let started_at = Timestamp::from_system_time(started);
     let nonce = nonce(started_ns);
     let evidence = format!("ev-{}-{nonce}", compact(&started_at.to_string()));
-    let (log_path, log_rel) = store.log_path(&check.id, &evidence);
+    let (log_path, log_rel) = store.log_path(&acceptance.id, &evidence);
     let marker = RunMarker {
         pid: std::process::id(),
         nonce: nonce.clone(),
@@ -123,17 +123,17 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         worktree: worktree.clone(),
         task: task_id.clone(),
     };
-    let guard = store.start_run(&check.id, &marker)?;
+    let guard = store.start_run(&acceptance.id, &marker)?;
     err(&format!(
         "gate verify {}: sh -c {:?} (log: {})\n",
-        check.id,
-        check.command,
+        acceptance.id,
+        acceptance.command,
         log_path.display()
     ));
     let (exit_code, signal) = run_command(
         ctx.root(),
-        &check.command,
-        &check.id,
+        &acceptance.command,
+        &acceptance.id,
         &evidence,
         &log_path,
         args.json,
@@ -155,9 +155,9 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
     let receipt = Receipt {
         schema: RECEIPT_SCHEMA.into(),
         evidence: evidence.clone(),
-        check: check.id.clone(),
-        contract: check.contract_digest(),
-        command: check.command.clone(),
+        acceptance_id: acceptance.id.clone(),
+        contract: acceptance.contract_digest(),
+        command: acceptance.command.clone(),
         fingerprint_before: PrintRecord::of(&before),
         fingerprint_after: PrintRecord::of(&after),
         exit_code,
@@ -179,23 +179,23 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         (None, Some(s)) => format!("failed (killed by signal {s})"),
         (None, None) => "failed".to_string(),
     };
-    let mut text = format!("{}: {outcome} · receipt {evidence}\n", check.id);
+    let mut text = format!("{}: {outcome} · receipt {evidence}\n", acceptance.id);
     let changed = receipt.fingerprint_before.digest != receipt.fingerprint_after.digest;
     if let Some(e) = after_failed {
         say(&text);
         return Err(Failure::unknown(format!(
             "{}: the sources could not be fingerprinted after the run, so receipt {evidence} is stale: {}",
-            check.id, e.message
+            acceptance.id, e.message
         ))
         .hint(format!(
             "repair the repository, then run `gate verify {}` again",
-            check.id
+            acceptance.id
         )));
     }
     if changed {
         text.push_str(&format!(
             "{}: the sources changed during the run{}: this receipt is stale; run it again on still sources\n",
-            check.id,
+            acceptance.id,
             match &after {
                 Fingerprint::Unavailable { reason, .. } => format!(" (now unavailable: {})", reason.as_str()),
                 Fingerprint::Available { .. } => String::new(),
@@ -206,7 +206,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         text.push_str(&attach_to_head(
             &ctx,
             &receipt,
-            check,
+            acceptance,
             &policy,
             task.as_ref(),
             &log_path,
@@ -224,7 +224,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         let task = task.as_ref().map(task_ref);
         out(&json::to_string(&VerifyWire {
             schema: VERIFY_SCHEMA,
-            check: &check.id,
+            check: &acceptance.id,
             outcome,
             exit_code: code.code(),
             task: task.as_ref().map(json::task),
@@ -242,7 +242,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
 fn attach_to_head(
     ctx: &Ctx,
     receipt: &Receipt,
-    check: &crate::plan::AcceptanceCheck,
+    acceptance: &crate::plan::AcceptanceCheck,
     policy: &crate::policy::Policy,
     task: Option<&crate::task::Task>,
     log: &Path,
@@ -258,7 +258,7 @@ fn attach_to_head(
         None => None,
     };
     let subject = notes::Subject {
-        sources: &check.sources,
+        sources: &acceptance.sources,
         baseline,
         max_entries: policy.receipts.max_entries,
         max_bytes: policy.receipts.max_bytes,
@@ -268,18 +268,18 @@ fn attach_to_head(
     match notes::attach_latest(&ctx.repo, head, [candidate], &subject) {
         Ok(notes::Attached::Written | notes::Attached::AlreadyHeld) => format!(
             "{}: receipt attached to commit {at} ({})\n",
-            check.id,
+            acceptance.id,
             notes::NOTES_REF
         ),
         Ok(notes::Attached::NotFresh) => String::new(),
         Ok(notes::Attached::Differs(_)) => format!(
             "{}: not attached to commit {at}: the sources it ran on are not what that commit holds (uncommitted changes, or bytes git converts on checkout); commit them and run `gate verify {}` again for a receipt that travels with the commit\n",
-            check.id, check.id
+            acceptance.id, acceptance.id
         ),
         Err(e) => {
             err(&format!(
                 "{}: the receipt could not be attached to commit {at}: {e}\n",
-                check.id
+                acceptance.id
             ));
             String::new()
         }
@@ -303,7 +303,7 @@ const OUTPUT_GRACE: Duration = Duration::from_secs(2);
 fn run_command(
     root: &Path,
     command: &str,
-    check: &str,
+    acceptance_id: &str,
     evidence: &str,
     log_path: &Path,
     json: bool,
@@ -318,7 +318,7 @@ fn run_command(
         .arg("-c")
         .arg(command)
         .current_dir(root)
-        .env("GATE_CHECK", check)
+        .env("GATE_CHECK", acceptance_id)
         .env("GATE_EVIDENCE", evidence)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -357,7 +357,7 @@ fn run_command(
             OUTPUT_GRACE.as_secs()
         );
         let _ = file.write_all(note.as_bytes());
-        err(&format!("{check}: {note}"));
+        err(&format!("{acceptance_id}: {note}"));
     }
     let _ = file.sync_all();
     drop(file);

@@ -439,8 +439,8 @@ pub fn may_touch(
     s
 }
 
-/// The human rendering of `gate status`: each check the task depends on
-/// with its state, then the criteria it serves, then the verdict.
+/// The human rendering of `gate status`: each acceptance check the task
+/// depends on with its state, then the criteria it serves, then the verdict.
 pub fn status(task: Option<&TaskRef>, status: &ReceiptsStatus, code: ExitCode) -> String {
     let mut s = String::from("gate status\n");
     match task {
@@ -459,12 +459,12 @@ pub fn status(task: Option<&TaskRef>, status: &ReceiptsStatus, code: ExitCode) -
             }
         });
     }
-    for c in &status.acceptance_checks {
-        let detail = match &c.state {
+    for acceptance in &status.acceptance_checks {
+        let detail = match &acceptance.state {
             State::Passed { evidence } | State::Failed { evidence, .. } => evidence.clone(),
             State::Stale { evidence, why } => format!("{} · {evidence}", why.as_str()),
             State::Running { .. } => "a run is under way".into(),
-            State::Missing => format!("no receipt: `gate verify {}`", c.id),
+            State::Missing => format!("no receipt: `gate verify {}`", acceptance.id),
             State::Unknown {
                 cause,
                 reason,
@@ -484,8 +484,13 @@ pub fn status(task: Option<&TaskRef>, status: &ReceiptsStatus, code: ExitCode) -
                 )
             }
         };
-        let _ = writeln!(s, "  {:<20} {} {detail}", c.id, state_word(&c.state));
-        for bad in &c.unreadable {
+        let _ = writeln!(
+            s,
+            "  {:<20} {} {detail}",
+            acceptance.id,
+            state_word(&acceptance.state)
+        );
+        for bad in &acceptance.unreadable {
             let _ = writeln!(s, "    ! unreadable receipt: {}", shown_line(bad));
         }
     }

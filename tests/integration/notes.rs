@@ -34,7 +34,7 @@ fn entry_of<'a>(note: &'a Value, check: &str) -> &'a Value {
 
 fn entry(check: &str, started_ns: u128) -> Entry {
     Entry {
-        check: check.into(),
+        acceptance_id: check.into(),
         evidence: format!("ev-{started_ns}"),
         contract: "c".repeat(64),
         fingerprint: "f".repeat(64),
@@ -173,7 +173,7 @@ fn notes_git_wrote_with_fanout_are_read_and_kept() {
     // `ab/cdef…` under the notes commit's tree.
     let note = Note {
         schema: notes::NOTE_SCHEMA.into(),
-        checks: vec![entry("unit", 5)],
+        entries: vec![entry("unit", 5)],
     };
     std::fs::write(repo.scratch("note"), note.to_bytes()).unwrap();
     let scratch = repo.scratch("note");

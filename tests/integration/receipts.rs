@@ -1030,7 +1030,7 @@ fn overlapping_runs_lose_and_tear_nothing() {
             let r: gate::receipts::Receipt = serde_json::from_slice(&bytes)
                 .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
             assert!(bytes.ends_with(b"}\n"), "{}", file.display());
-            assert_eq!(r.check, check);
+            assert_eq!(r.acceptance_id, check);
             assert_eq!(r.exit_code, Some(0));
             assert_eq!(r.fingerprint_before, r.fingerprint_after);
             assert!(gate_dir(&repo).join(&r.log).is_file(), "{}", r.log);
