@@ -42,9 +42,9 @@ pub enum Command {
     Binding(BindingArgs),
     /// Record the binding pins and print the handover; --resolve asks again
     Handover(HandoverArgs),
-    /// Run a plan check and record a receipt bound to the sources
+    /// Run an acceptance check and record a receipt bound to the sources
     Verify(VerifyArgs),
-    /// Show each check the task depends on: passed, failed, stale, running, missing
+    /// Show each acceptance check the task depends on: passed, failed, stale, running, missing
     Status(StatusArgs),
     /// Everything a worker needs before touching anything: task, brief, scope, intent, criteria, next steps
     Context(ContextArgs),
@@ -127,7 +127,7 @@ pub struct HandoverArgs {
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// The plan check to run (its command comes from the plan, never from here)
+    /// The acceptance check to run (its command comes from the plan, never from here)
     pub check: String,
     /// The task the run is for (default: the active task)
     #[arg(long, value_name = "ID")]

@@ -271,7 +271,7 @@ struct MayTouchArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 struct VerifyArgs {
-    /// The plan check to run, by its id in .gate/plan.yaml (its command comes from the plan, never from here)
+    /// The acceptance check to run, by its id in .gate/plan.yaml (its command comes from the plan, never from here)
     check: String,
     /// The task the run is for (default: the active task)
     task: Option<String>,
@@ -360,7 +360,7 @@ impl Gate {
     }
 
     #[tool(
-        description = "Show each check the task depends on: passed, failed, stale, running, missing. Returns gate.status/1, as `gate status --json`."
+        description = "Show each acceptance check the task depends on: passed, failed, stale, running, missing. Returns gate.status/1, as `gate status --json`."
     )]
     async fn status(
         &self,
@@ -371,7 +371,7 @@ impl Gate {
     }
 
     #[tool(
-        description = "Before touching anything: the task, its brief and addenda verbatim, the effective scope, the intents served, each criterion's checks and their states, the critique, the binding and the next commands. Returns gate.context/1, as `gate context --json`."
+        description = "Before touching anything: the task, its brief and addenda verbatim, the effective scope, the intents served, each criterion's acceptance checks and their states, the critique, the binding and the next commands. Returns gate.context/1, as `gate context --json`."
     )]
     async fn context(
         &self,
@@ -413,7 +413,7 @@ impl Gate {
     }
 
     #[tool(
-        description = "Run a plan check by its id (the command comes from .gate/plan.yaml, never from the caller) and record a receipt bound to the sources. Returns gate.verify/1, as `gate verify --json`; the command's output goes to the server's stderr and the receipt's log."
+        description = "Run an acceptance check by its id (the command comes from .gate/plan.yaml, never from the caller) and record a receipt bound to the sources. Returns gate.verify/1, as `gate verify --json`; the command's output goes to the server's stderr and the receipt's log."
     )]
     async fn verify(
         &self,
@@ -486,8 +486,8 @@ impl ServerHandler for Gate {
             .with_instructions(
                 "gate's questions and appends for the task in this repository. Each tool returns \
                  the JSON document the CLI's --json prints (docs/json.md). The loop: binding, \
-                 start, may_touch before each edit, verify each plan check, status until every \
-                 check passed, check before pushing; ask for a decision made alone, amend for \
+                 start, may_touch before each edit, verify each acceptance check, status until \
+                 every one passed, check before pushing; ask for a decision made alone, amend for \
                  the operator's clarification, note where the work diverges. Never bypass \
                  gate's hooks with --no-verify.",
             )

@@ -445,7 +445,7 @@ pub fn status(task: Option<&TaskRef>, status: &ReceiptsStatus, code: ExitCode) -
     let mut s = String::from("gate status\n");
     match task {
         Some(t) => s.push_str(&task_lines(t)),
-        None => s.push_str("no task: every plan check, with receipts made without a task\n"),
+        None => s.push_str("no task: every acceptance check, with receipts made without a task\n"),
     }
     s.push('\n');
     if status.acceptance_checks.is_empty() {

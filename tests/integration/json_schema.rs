@@ -314,7 +314,7 @@ fn status_documents_and_receipts_decode_strictly() {
         ".gate/policy.yaml",
         "version: 1\nreceipts:\n  mode: required\n",
     );
-    // Without a task: every plan check, receipts made without a task.
+    // Without a task: every acceptance check, receipts made without a task.
     let status = |repo: &crate::support::TestRepo| {
         let out = repo.gate().args(["status", "--json"]).output().unwrap();
         let doc: StatusDoc = decode(&out.stdout);

@@ -75,7 +75,7 @@ fn mask_runs(value: &mut Value) {
 }
 
 /// A repository with the plan, a policy that asks the binding, and one
-/// plan check whose command writes to both streams.
+/// acceptance check whose command writes to both streams.
 fn twin() -> TestRepo {
     let repo = plan_repo("required");
     repo.write(
