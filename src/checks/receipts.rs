@@ -321,7 +321,9 @@ pub fn check(
 /// trusted plan's where TIP declares none) and its fingerprint TIP's tree
 /// fingerprint, recomputed from the objects. A requirement TIP drops, or a
 /// contract it loosens, is `plan_loosened`: reported, never obeyed.
-/// Nothing local counts: no receipt store, no work tree.
+/// A range that names no task proves every acceptance check of the plan by
+/// receipts made without a task ([`without_task`]). Nothing local counts:
+/// no receipt store, no work tree.
 pub fn range_check(
     repo: &Repo,
     policy: &Policy,
@@ -361,12 +363,6 @@ pub fn range_check(
             );
         }
     };
-    if ids.is_empty() {
-        return (
-            format!("no task in {}: no check to prove", range.label),
-            Vec::new(),
-        );
-    }
     let plans = match range_rules::plans(repo, tip, trusted, CHECK) {
         Ok(plans) => plans,
         Err(f) => return ("the plan could not be read".into(), vec![*f]),
@@ -380,6 +376,9 @@ pub fn range_check(
             );
         }
     };
+    if ids.is_empty() {
+        return without_task(repo, policy, &range.label, tip, &plans, note.as_ref());
+    }
     let mut findings = Vec::new();
     let mut criteria: Vec<String> = Vec::new();
     let mut new_tasks: Vec<&str> = Vec::new();
@@ -451,22 +450,7 @@ pub fn range_check(
             let (declared, loosened) = declaration(&plans, &acceptance_id);
             for (side, what) in loosened {
                 if contracts_reported.insert((acceptance_id.clone(), side.clone())) {
-                    findings.push(
-                        Finding::blocker(
-                            CHECK,
-                            "plan_loosened",
-                            format!(
-                                "the tip {} changes check {acceptance_id} against the plan at {side}: {what}; a receipt under the tip's declaration proves less than the trusted one asks",
-                                tip.short()
-                            ),
-                            PLAN_LOOSENED_DECIDE.into(),
-                        )
-                        .with_subject(at(Subject {
-                            acceptance_id: Some(acceptance_id.clone()),
-                            file: Some(crate::plan::PLAN_PATH.into()),
-                            ..Subject::default()
-                        })),
-                    );
+                    findings.push(contract_loosened(tip, &acceptance_id, &side, &what));
                 }
             }
             let disproof = disproof(
@@ -474,7 +458,7 @@ pub fn range_check(
                 policy,
                 declared,
                 tip,
-                baseline,
+                Proving::Task { baseline },
                 &acceptance_id,
                 note.as_ref(),
             );
@@ -523,6 +507,146 @@ pub fn range_check(
         }
     );
     (summary, findings)
+}
+
+/// The receipts check of a range whose commits name no task and change no
+/// task's record (docs/receipts.md, "Receipts in CI"): the rule `gate
+/// status` keeps without a task — every acceptance check of the plan,
+/// proved by receipts made without a task, over the check's sources alone —
+/// so removing the trailers never removes the proof. The plan is TIP's and
+/// every trusted revision's (docs/trust.md, "The plan's trust"): an
+/// acceptance check only a trusted plan declares is `plan_loosened` and
+/// proved all the same. Neither side holding a plan is unknown: what the
+/// range must prove cannot be told.
+fn without_task(
+    repo: &Repo,
+    policy: &Policy,
+    label: &str,
+    tip: Oid,
+    plans: &range_rules::Plans,
+    note: Option<&crate::notes::Note>,
+) -> (String, Vec<Finding>) {
+    let at = |subject: Subject| Subject {
+        commit: Some(tip.to_hex()),
+        ..subject
+    };
+    if plans.tip.is_none() && plans.trusted.iter().all(|(_, plan)| plan.is_none()) {
+        let sides: Vec<String> = std::iter::once(format!("the tip {}", tip.short()))
+            .chain(plans.trusted.iter().map(|(side, _)| side.named.clone()))
+            .collect();
+        return (
+            format!("no task in {label} and no plan: which acceptance checks to prove is unknown"),
+            vec![
+                Finding::unknown(
+                    CHECK,
+                    "input_unreadable",
+                    format!(
+                        "the commits of {label} name no task, so every acceptance check of the plan must be proved, but {}: which checks cannot be told",
+                        match sides.as_slice() {
+                            [one] => format!("{one} holds no .gate/plan.yaml"),
+                            _ => format!("neither {} holds a .gate/plan.yaml", sides.join(" nor ")),
+                        }
+                    ),
+                    "commit .gate/plan.yaml (`gate init` writes one), or name the work's task in the range's commits (a `Task: ID` trailer)".into(),
+                )
+                .with_subject(at(Subject {
+                    file: Some(crate::plan::PLAN_PATH.into()),
+                    ..Subject::default()
+                })),
+            ],
+        );
+    }
+    let mut findings = Vec::new();
+    let mut acceptance_ids: Vec<String> = plans
+        .tip
+        .iter()
+        .flat_map(|plan| plan.acceptance_checks.iter().map(|a| a.id.clone()))
+        .collect();
+    for (side, plan) in &plans.trusted {
+        for acceptance in plan.iter().flat_map(|plan| &plan.acceptance_checks) {
+            if acceptance_ids.contains(&acceptance.id) {
+                continue;
+            }
+            acceptance_ids.push(acceptance.id.clone());
+            findings.push(
+                Finding::blocker(
+                    CHECK,
+                    "plan_loosened",
+                    format!(
+                        "the plan at {} declares acceptance check {}, and the tip {}'s plan no longer does; a range that names no task proves every one, so it is proved all the same",
+                        side.named,
+                        acceptance.id,
+                        tip.short()
+                    ),
+                    PLAN_LOOSENED_DECIDE.into(),
+                )
+                .with_subject(at(Subject {
+                    acceptance_id: Some(acceptance.id.clone()),
+                    file: Some(crate::plan::PLAN_PATH.into()),
+                    ..Subject::default()
+                })),
+            );
+        }
+    }
+    if acceptance_ids.is_empty() {
+        return (
+            format!(
+                "no task in {label}, and the plan declares no acceptance check: nothing to prove"
+            ),
+            findings,
+        );
+    }
+    let mut proved = 0;
+    for acceptance_id in &acceptance_ids {
+        let (declared, loosened) = declaration(plans, acceptance_id);
+        for (side, what) in loosened {
+            findings.push(contract_loosened(tip, acceptance_id, &side, &what));
+        }
+        match disproof(
+            repo,
+            policy,
+            declared,
+            tip,
+            Proving::WithoutTask,
+            acceptance_id,
+            note,
+        ) {
+            None => proved += 1,
+            Some(f) => findings.push(f.with_subject(at(Subject {
+                acceptance_id: Some(acceptance_id.clone()),
+                ..Subject::default()
+            }))),
+        }
+    }
+    let total = acceptance_ids.len();
+    (
+        format!(
+            "no task in {label}: {proved} of {total} acceptance check{} of the plan proved by receipts made without a task that travelled with {} (verified against its tree)",
+            if total == 1 { "" } else { "s" },
+            tip.short()
+        ),
+        findings,
+    )
+}
+
+/// The finding for a declaration of `acceptance_id` TIP changes so that it
+/// proves less than the plan at `side` asks (`what`).
+fn contract_loosened(tip: Oid, acceptance_id: &str, side: &str, what: &str) -> Finding {
+    Finding::blocker(
+        CHECK,
+        "plan_loosened",
+        format!(
+            "the tip {} changes check {acceptance_id} against the plan at {side}: {what}; a receipt under the tip's declaration proves less than the trusted one asks",
+            tip.short()
+        ),
+        PLAN_LOOSENED_DECIDE.into(),
+    )
+    .with_subject(Subject {
+        commit: Some(tip.to_hex()),
+        acceptance_id: Some(acceptance_id.to_string()),
+        file: Some(crate::plan::PLAN_PATH.into()),
+        ..Subject::default()
+    })
 }
 
 const PLAN_LOOSENED_DECIDE: &str = "keep the requirement in .gate/plan.yaml and the task's record; to change it, change the plan on its own (a governance task) and have its owners merge it onto the base: from there it judges (docs/trust.md)";
@@ -675,6 +799,18 @@ fn rank(state: &str) -> u8 {
     }
 }
 
+/// Whose proof the note on TIP must give.
+#[derive(Clone, Copy)]
+enum Proving {
+    /// A task's: any entry, over the acceptance check's sources and the
+    /// paths the task touched in `baseline..TIP`.
+    Task { baseline: Option<Oid> },
+    /// A range that names no task: an entry made without a task, over the
+    /// acceptance check's sources alone — the receipts `gate status` counts
+    /// without a task (docs/receipts.md).
+    WithoutTask,
+}
+
 /// What keeps the note on `tip` from proving `acceptance_id`: `None` when its
 /// entry passed on TIP's contract and TIP's tree fingerprint.
 fn disproof(
@@ -682,14 +818,20 @@ fn disproof(
     policy: &Policy,
     declared: Option<&AcceptanceCheck>,
     tip: Oid,
-    baseline: Option<Oid>,
+    proving: Proving,
     acceptance_id: &str,
     note: Option<&crate::notes::Note>,
 ) -> Option<Finding> {
-    let verify = format!(
-        "run `gate verify {acceptance_id}` on a clean checkout of {} and push its note with `gate receipts push REMOTE` (a push through gate's pre-push sends it too); CI fetches it with `gate receipts fetch REMOTE`",
-        tip.short()
-    );
+    let verify = match proving {
+        Proving::Task { .. } => format!(
+            "run `gate verify {acceptance_id}` on a clean checkout of {} and push its note with `gate receipts push REMOTE` (a push through gate's pre-push sends it too); CI fetches it with `gate receipts fetch REMOTE`",
+            tip.short()
+        ),
+        Proving::WithoutTask => format!(
+            "name the work's task in the range's commits (a `Task: ID` trailer), so the range proves what that task depends on; or run `gate verify {acceptance_id}` with no task active on a clean checkout of {} and push its note with `gate receipts push REMOTE`; CI fetches it with `gate receipts fetch REMOTE`",
+            tip.short()
+        ),
+    };
     let Some(acceptance) = declared else {
         return Some(Finding::unknown(
             CHECK,
@@ -708,6 +850,23 @@ fn disproof(
             ),
             verify,
         ));
+    };
+    let baseline = match proving {
+        Proving::Task { baseline } => baseline,
+        Proving::WithoutTask => {
+            if let Some(task) = &entry.task {
+                return Some(Finding::blocker(
+                    CHECK,
+                    "receipt_missing",
+                    format!(
+                        "no receipt made without a task travelled with the push: {} carries a receipt of {acceptance_id} made for task {task} (refs/notes/gate), and a range that names no task is proved by receipts made without one",
+                        tip.short()
+                    ),
+                    verify,
+                ));
+            }
+            None
+        }
     };
     let touched = match baseline {
         Some(baseline) => crate::fingerprint::Touched::of_commits(repo, baseline, tip)

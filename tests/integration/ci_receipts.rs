@@ -252,8 +252,135 @@ fn a_note_under_another_contract_is_stale_and_a_failed_run_fails() {
     );
 }
 
+// A range that names no task — no commit's trailer names one, no commit
+// changes a task's record — proves what `gate status` proves without a task:
+// every acceptance check of the plan, by receipts made without a task
+// (docs/receipts.md, "Receipts in CI"). Removing the trailers never removes
+// the proof.
+
+/// The receipts scenery (`export-tests` over src and tests, `lint` over
+/// docs) with no task started, provenance `advisory` and receipts
+/// `required`, `plan` (when given) as `.gate/plan.yaml` on the base (none
+/// when it is ""), and a work commit that names no task.
+fn no_task_setup(plan: Option<&str>) -> Setup {
+    let dev = crate::receipts::receipts_scenery("required");
+    dev.write(
+        ".gate/policy.yaml",
+        "version: 1\nbinding: off\nscope: off\nprovenance:\n  mode: advisory\n  merges: refuse\nreceipts:\n  mode: required\nbrief:\n  mode: off\n",
+    );
+    match plan {
+        None => {}
+        Some("") => dev.remove(b".gate/plan.yaml"),
+        Some(plan) => dev.write(".gate/plan.yaml", plan),
+    }
+    dev.commit_all("provenance advises");
+    let base = dev.head();
+    dev.write("src/export/mod.rs", "// export, CSV\n");
+    dev.commit_all("export: CSV, no task named");
+    let remote = TestRepo::bare();
+    dev.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
+    Setup { dev, remote, base }
+}
+
 #[test]
-fn a_range_that_touches_no_task_proves_nothing_and_passes() {
+fn a_range_that_names_no_task_proves_every_acceptance_check_without_a_task() {
+    let s = no_task_setup(None);
+    let (code, doc) = check_unproved(&s, &[]);
+    assert_eq!(code, 1, "{doc:#}");
+    let missing = findings_of(&doc, "receipt_missing");
+    let ids: Vec<&str> = missing
+        .iter()
+        .map(|f| f["check_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["export-tests", "lint"], "{doc:#}");
+    assert_eq!(causes(&doc).len(), 2, "{doc:#}");
+    for f in &missing {
+        assert_eq!(f["task"], Value::Null, "{f:#}");
+        let decide = f["decide"].as_str().unwrap();
+        assert!(
+            decide.contains("`Task: ID` trailer")
+                && decide.contains("with no task active")
+                && decide.contains("gate receipts push REMOTE"),
+            "{decide}"
+        );
+    }
+    let summary = receipts(&doc)["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("no task in ")
+            && summary.contains(": 0 of 2 acceptance checks of the plan proved"),
+        "{summary}"
+    );
+    // The human and JSON renderings.
+    let ci = s.ci();
+    let tip = ci.head();
+    let range = format!("{}..{tip}", s.base);
+    let render = |args: &[&str]| {
+        let out = ci.gate().args(args).output().unwrap();
+        transcript(Some(&ci), &out)
+            .replace(&tip, "[TIP]")
+            .replace(&tip[..12], "[TIP]")
+            .replace(&s.base, "[BASE]")
+            .replace(&s.base[..12], "[BASE]")
+    };
+    assert_golden(
+        "check/range_no_task_receipt_missing.txt",
+        &render(&["check", "--range", &range]),
+    );
+    assert_golden(
+        "check/range_no_task_receipt_missing_json.txt",
+        &render(&["check", "--range", &range, "--json"]),
+    );
+
+    // What the remedy says: each check verified with no task active, its
+    // note pushed.
+    verify_exits(&s.dev, "export-tests", 0);
+    verify_exits(&s.dev, "lint", 0);
+    let out = s
+        .dev
+        .gate()
+        .args(["receipts", "push", "origin"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let (code, doc, _) = s.check();
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(causes(&doc), Vec::<String>::new(), "{doc:#}");
+    let summary = receipts(&doc)["summary"].as_str().unwrap();
+    assert!(
+        summary.contains(
+            ": 2 of 2 acceptance checks of the plan proved by receipts made without a task"
+        ),
+        "{summary}"
+    );
+
+    // A receipt made for a task proves that task's work, not a range that
+    // names none: the task's later attempt replaces the entry, and the
+    // check is missing again.
+    crate::fixture::start_42(&s.dev);
+    verify_exits(&s.dev, "export-tests", 0);
+    let out = s
+        .dev
+        .gate()
+        .args(["receipts", "push", "origin"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let (code, doc, _) = s.check();
+    assert_eq!(code, 1, "{doc:#}");
+    assert_eq!(causes(&doc), ["receipt_missing"], "{doc:#}");
+    let finding = &receipts(&doc)["findings"][0];
+    assert_eq!(finding["check_id"], "export-tests");
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("made for task T-42"),
+        "{finding:#}"
+    );
+}
+
+#[test]
+fn an_empty_range_names_no_task_and_proves_every_acceptance_check_on_its_tip() {
     let s = setup();
     s.push(false);
     let ci = s.ci();
@@ -264,13 +391,100 @@ fn a_range_that_touches_no_task_proves_nothing_and_passes() {
         .output()
         .unwrap();
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert_eq!(
+        causes(&doc),
+        ["receipt_missing", "receipt_missing"],
+        "{doc:#}"
+    );
     assert!(
         receipts(&doc)["summary"]
             .as_str()
             .unwrap()
             .starts_with("no task in"),
         "{doc:#}"
+    );
+}
+
+#[test]
+fn a_range_that_names_no_task_under_a_plan_without_acceptance_checks_says_so_and_passes() {
+    let s = no_task_setup(Some("checks: []\n"));
+    let (code, doc) = check_unproved(&s, &[]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(causes(&doc), Vec::<String>::new(), "{doc:#}");
+    let summary = receipts(&doc)["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("no task in ")
+            && summary.ends_with(", and the plan declares no acceptance check: nothing to prove"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn a_range_that_names_no_task_and_holds_no_plan_is_unknown() {
+    let s = no_task_setup(Some(""));
+    let (code, doc) = check_unproved(&s, &[]);
+    assert_eq!(code, 3, "{doc:#}");
+    assert_eq!(causes(&doc), ["input_unreadable"], "{doc:#}");
+    let finding = &receipts(&doc)["findings"][0];
+    assert_eq!(finding["unknown"], true, "{finding:#}");
+    let message = finding["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!(
+            "nor the range's base ({}) holds a .gate/plan.yaml",
+            &s.base[..12]
+        )),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_range_that_names_no_task_cannot_drop_an_acceptance_check_from_the_plan() {
+    let s = no_task_setup(None);
+    // The pull request takes `lint` out of the plan.
+    edit_plan(
+        &s.dev,
+        "  - id: lint\n    command: sh check.sh\n    sources: [docs]\n    purpose: The docs are clean\n",
+        "",
+    );
+    s.dev.commit_all("plan: no lint");
+    verify_exits(&s.dev, "export-tests", 0);
+    s.push(true);
+    let (code, doc, _) = s.check();
+    assert_eq!(code, 1, "{doc:#}");
+    let loosened = findings_of(&doc, "plan_loosened");
+    assert_eq!(loosened.len(), 1, "{doc:#}");
+    assert_eq!(loosened[0]["check_id"], "lint");
+    assert!(
+        loosened[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("the plan at the range's base ({})", &s.base[..12])),
+        "{doc:#}"
+    );
+    let missing = findings_of(&doc, "receipt_missing");
+    assert_eq!(missing.len(), 1, "{doc:#}");
+    assert_eq!(missing[0]["check_id"], "lint");
+}
+
+#[test]
+fn pre_push_refuses_commits_that_name_no_task_when_no_task_is_active() {
+    // Pre-push judges the active task, never the trailers: with none active
+    // (and no task record pushed) the receipts check is `no_active_task`.
+    let s = no_task_setup(None);
+    let out = s.dev.gate().arg("install").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let out = s.dev.git_may_fail(&["push", "origin", "main"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("no_active_task"), "{said}");
+    assert!(
+        !s.remote
+            .git_ok(&["rev-parse", "--verify", "-q", "refs/heads/main"])
     );
 }
 

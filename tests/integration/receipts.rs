@@ -67,6 +67,13 @@ fn policy(mode: &str, extra: &str) -> String {
 /// saying `pass`, and task T-42 (issue 42: C1, evidenced by
 /// `export-tests`) active; its task file is not committed.
 pub(crate) fn receipts_repo(mode: &str) -> TestRepo {
+    let repo = receipts_scenery(mode);
+    fixture::start_42(&repo);
+    repo
+}
+
+/// [`receipts_repo`] before any task is started.
+pub(crate) fn receipts_scenery(mode: &str) -> TestRepo {
     let repo = fixture::plan_repo("off");
     repo.write(".gate/policy.yaml", policy(mode, ""));
     repo.write(".gate/plan.yaml", plan());
@@ -75,7 +82,6 @@ pub(crate) fn receipts_repo(mode: &str) -> TestRepo {
     repo.write("tests/export.rs", "// export tests\n");
     repo.commit_all("receipts scenery");
     repo.write("ctl/verdict", "pass\n");
-    fixture::start_42(&repo);
     repo
 }
 
