@@ -3,9 +3,11 @@
 //!
 //! The library holds everything; `main.rs` only dispatches. `git` is the only
 //! module that talks to git; `yaml` the only one that names the YAML parser.
-//! Each check's decision is a pure core (`scope`, `provenance`, `receipts`,
-//! `binding`, `brief`: inputs in, findings out); `checks` gathers their
-//! inputs and runs them under the policy; `report` renders the verdict;
+//! Each check's decision is in a core module: `scope`, `binding` and `brief`
+//! are pure (inputs in, findings out); `receipts` keeps its pure `state`
+//! beside the store it reads; `provenance` walks and diffs the range itself,
+//! judging each commit as it goes. `checks` gathers their inputs and runs
+//! them under the policy; `report` holds the verdict model and renders it;
 //! `commands` has one module per verb, which never names another
 //! (docs/architecture.md).
 
