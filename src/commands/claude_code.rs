@@ -275,9 +275,9 @@ fn unfinished(ctx: &Ctx) -> Result<Option<String>, Failure> {
     let Some(plan) = ctx.plan()?.map(|p| p.plan.clone()) else {
         return Ok(None);
     };
-    let standing = crate::checks::receipts::status(ctx, &policy.policy, &plan, Some(&task))?;
+    let receipts_status = crate::checks::receipts::status(ctx, &policy.policy, &plan, Some(&task))?;
     let mut lines = Vec::new();
-    for acceptance in &standing.acceptance_checks {
+    for acceptance in &receipts_status.acceptance_checks {
         let id = &acceptance.id;
         lines.push(match &acceptance.state {
             State::Passed { .. } => continue,

@@ -4,7 +4,7 @@
 //! additions, as the scope check judges: docs/trust.md), the intents it
 //! serves (statement, invariants, non-goals), each served criterion with
 //! the acceptance checks that evidence it and their receipt states (the
-//! receipts check's standing, `checks::receipts::status`), the critique, the
+//! receipts check's state, `checks::receipts::status`), the critique, the
 //! binding standing (`checks::binding::load_and_judge`), and the next
 //! commands that move the task forward. A part that cannot be read is
 //! listed under `unknowns` with what would decide it, never dropped.
@@ -287,7 +287,7 @@ fn critiques(plan: &Plan, id: &str) -> Vec<CritiqueWire> {
 /// Each served criterion with its acceptance checks' states, as the receipts check
 /// finds them, and the commands that would move them.
 fn criteria(ctx: &Ctx, c: &mut ContextWire, policy: &Policy, plan: &Plan, task: &Task) {
-    let standing = match crate::checks::receipts::status(ctx, policy, plan, Some(task)) {
+    let receipts_status = match crate::checks::receipts::status(ctx, policy, plan, Some(task)) {
         Ok(s) => s,
         Err(f) => {
             let decide = f.hint.clone().unwrap_or_else(|| {
@@ -297,17 +297,20 @@ fn criteria(ctx: &Ctx, c: &mut ContextWire, policy: &Policy, plan: &Plan, task: 
             return;
         }
     };
-    for s in &standing.served {
+    for s in &receipts_status.served {
         c.criteria.push(CriterionWire {
             intent: s.intent.clone(),
             criterion: s.criterion.clone(),
             text: s.text.clone(),
-            state: receipts::criterion_state(s, &standing.acceptance_checks),
+            state: receipts::criterion_state(s, &receipts_status.acceptance_checks),
             evidence: s
                 .evidence
                 .iter()
                 .map(|id| {
-                    let status = standing.acceptance_checks.iter().find(|a| &a.id == id);
+                    let status = receipts_status
+                        .acceptance_checks
+                        .iter()
+                        .find(|a| &a.id == id);
                     EvidenceWire {
                         check: id.clone(),
                         state: status.map_or("unknown", |a| a.state.name()),
@@ -321,7 +324,7 @@ fn criteria(ctx: &Ctx, c: &mut ContextWire, policy: &Policy, plan: &Plan, task: 
                 .collect(),
         });
     }
-    for acceptance in &standing.acceptance_checks {
+    for acceptance in &receipts_status.acceptance_checks {
         let id = &acceptance.id;
         let verify = format!("gate verify {id}");
         match &acceptance.state {
