@@ -222,7 +222,7 @@ pub fn range_check(
     let check = crate::binding::CHECK;
     let range = match crate::provenance::parse_range(repo, spec) {
         Ok(range) => range,
-        Err(f) => return ("range unreadable".into(), vec![Finding { check, ..*f }]),
+        Err(f) => return ("range unreadable".into(), vec![f.reported_by(check)]),
     };
     let tip = range.tip;
     let at = |task: Option<&str>| Subject {

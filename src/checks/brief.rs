@@ -522,10 +522,7 @@ pub fn check(
             }
             Err(f) => (
                 "range unreadable".into(),
-                vec![Finding {
-                    check: crate::brief::CHECK,
-                    ..*f
-                }],
+                vec![f.reported_by(crate::brief::CHECK)],
             ),
         },
     }

@@ -333,10 +333,7 @@ pub fn range_check(
     let range = match crate::provenance::parse_range(repo, spec) {
         Ok(range) => range,
         Err(f) => {
-            return (
-                "range unreadable".into(),
-                vec![Finding { check: CHECK, ..*f }],
-            );
+            return ("range unreadable".into(), vec![f.reported_by(CHECK)]);
         }
     };
     let tip = range.tip;

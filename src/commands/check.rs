@@ -179,8 +179,10 @@ fn build_bare(
         _ => None,
     };
     let unreadable = |f: &Finding, check| {
-        let finding = Finding { check, ..f.clone() };
-        ("range unreadable".to_string(), vec![finding])
+        (
+            "range unreadable".to_string(),
+            vec![f.clone().reported_by(check)],
+        )
     };
     if wants(CheckName::Brief) {
         report.run(crate::brief::CHECK, p.brief.mode, Ok(()), || match &range {

@@ -142,6 +142,14 @@ impl Finding {
         self.subject = subject;
         self
     }
+
+    /// The same finding, reported by `check`: what one check's reading
+    /// found (an unreadable range, `provenance::parse_range`) where another
+    /// check needed it.
+    pub fn reported_by(mut self, check: &'static str) -> Finding {
+        self.check = check;
+        self
+    }
 }
 
 /// One check as run under a mode.
