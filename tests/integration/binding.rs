@@ -1,4 +1,4 @@
-//! The binding end to end (SPEC §4.4, source A), through the CLI, human and
+//! The binding end to end (docs/binding.md), through the CLI, human and
 //! JSON: every standing and every cause of `gate binding` and the order of
 //! judgement; the two pins; the policy at every door (`start`, `gate check`,
 //! the pre-push hook through a real `git push`); the record (names and pins

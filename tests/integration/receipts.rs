@@ -694,7 +694,7 @@ fn what_stales_a_receipt_and_what_does_not() {
     assert_state(&repo, "passed", "writing ignored files");
 
     // A tracked file outside the sources becomes touched by being edited:
-    // dirty paths are the task's touched paths (SPEC §4.3).
+    // dirty paths are the task's touched paths (docs/receipts.md).
     repo.write("README.md", "# demo, edited\n");
     assert_state(
         &repo,
