@@ -27,9 +27,9 @@ use crate::policy::Policy;
 use crate::receipts::{self, State};
 use crate::report::ExitCode;
 use crate::report::wire::context::{
-    AddedWire, AddendumWire, BindingStandingWire, CONTEXT_SCHEMA, ContextTaskWire, ContextWire,
-    CriterionWire, CritiqueWire, EvidenceWire, ExemptionWire, FindingWire, IntentWire, NextWire,
-    RefusalWire, ScopeWire, UnknownWire,
+    AddedWire, AddendumWire, BindingStandingWire, CONTEXT_SCHEMA, ContextCritiqueWire,
+    ContextRefusalWire, ContextTaskWire, ContextWire, CriterionWire, CritiqueFindingWire,
+    EvidenceWire, ExemptionWire, IntentWire, NextWire, ScopeWire, UnknownWire,
 };
 use crate::report::{human, json};
 use crate::task::Task;
@@ -157,7 +157,7 @@ fn gather(ctx: &Ctx, id: Option<&str>) -> ContextWire {
                     refusals: j
                         .refusals
                         .iter()
-                        .map(|r| RefusalWire {
+                        .map(|r| ContextRefusalWire {
                             cause: r.cause,
                             message: r.message.clone(),
                             decide: r.decide.clone(),
@@ -256,17 +256,17 @@ fn served_intents(task: &Task, plan: Option<&Plan>) -> Vec<String> {
 }
 
 /// The critiques of intent `id`, with their open blocking findings.
-fn critiques(plan: &Plan, id: &str) -> Vec<CritiqueWire> {
+fn critiques(plan: &Plan, id: &str) -> Vec<ContextCritiqueWire> {
     plan.critiques
         .iter()
         .filter(|c| c.intent == id)
-        .map(|c| CritiqueWire {
+        .map(|c| ContextCritiqueWire {
             intent: c.intent.clone(),
             reviewed_at: c.reviewed_at.clone(),
             findings: c
                 .findings
                 .iter()
-                .map(|f| FindingWire {
+                .map(|f| CritiqueFindingWire {
                     id: f.id.clone(),
                     blocking: f.blocking,
                     open: f.is_open(),

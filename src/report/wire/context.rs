@@ -20,7 +20,7 @@ pub struct ContextWire {
     pub scope: Option<ScopeWire>,
     pub intents: Vec<IntentWire>,
     pub criteria: Vec<CriterionWire>,
-    pub critiques: Vec<CritiqueWire>,
+    pub critiques: Vec<ContextCritiqueWire>,
     pub binding: Option<BindingStandingWire>,
     pub next: Vec<NextWire>,
     pub unknowns: Vec<UnknownWire>,
@@ -103,16 +103,16 @@ pub struct EvidenceWire {
 }
 
 #[derive(Serialize)]
-pub struct CritiqueWire {
+pub struct ContextCritiqueWire {
     pub intent: String,
     pub reviewed_at: String,
-    pub findings: Vec<FindingWire>,
+    pub findings: Vec<CritiqueFindingWire>,
     /// The ids of the blocking findings that are still open.
     pub open_blocking: Vec<String>,
 }
 
 #[derive(Serialize)]
-pub struct FindingWire {
+pub struct CritiqueFindingWire {
     pub id: String,
     pub blocking: bool,
     pub open: bool,
@@ -129,11 +129,11 @@ pub struct BindingStandingWire {
     pub issues: Vec<String>,
     pub intents: Vec<String>,
     pub notes: Vec<String>,
-    pub refusals: Vec<RefusalWire>,
+    pub refusals: Vec<ContextRefusalWire>,
 }
 
 #[derive(Serialize)]
-pub struct RefusalWire {
+pub struct ContextRefusalWire {
     pub cause: &'static str,
     pub message: String,
     pub decide: String,
