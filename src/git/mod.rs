@@ -26,7 +26,7 @@ mod transport;
 mod tree;
 
 pub use notes::{Notes, NotesUpdate};
-pub use transport::PushResult;
+pub use transport::{PushResult, REDIRECTING_VARS};
 pub use tree::TreePath;
 
 pub use files::{

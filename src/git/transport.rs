@@ -17,7 +17,8 @@ use super::{GitError, Oid, Repo};
 /// The variables by which git finds a repository: set by git for a hook
 /// (`GIT_DIR` in a linked worktree, `GIT_INDEX_FILE` during a commit) or
 /// by the user's shell. The repository is named with `--git-dir` instead.
-const REDIRECTING: [&str; 9] = [
+/// (gix keeps its own list private, in gix-transport.)
+pub const REDIRECTING_VARS: &[&str] = &[
     "GIT_DIR",
     "GIT_WORK_TREE",
     "GIT_INDEX_FILE",
@@ -48,7 +49,7 @@ impl Repo {
     /// `git` on this repository, nothing inherited that could redirect it.
     fn git_cli(&self) -> Command {
         let mut cmd = Command::new("git");
-        for var in REDIRECTING {
+        for var in REDIRECTING_VARS {
             cmd.env_remove(var);
         }
         cmd.arg("--git-dir").arg(self.git_dir());

@@ -15,16 +15,11 @@ use std::process::{Command, Output};
 const EPOCH: u64 = 1_767_225_600;
 
 /// Variables that would point git (or gix, in-process) at another
-/// repository, index or config: never inherited by what tests run.
-const INHERITED_GIT_VARS: &[&str] = &[
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_COMMON_DIR",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_NAMESPACE",
-    "GIT_PREFIX",
+/// repository, index or config: never inherited by what tests run. Those
+/// that name another repository are gate's own list, which it clears when
+/// it runs git ([`gate::git::REDIRECTING_VARS`]); these change discovery,
+/// config and the object store besides.
+const ISOLATING_GIT_VARS: &[&str] = &[
     "GIT_CEILING_DIRECTORIES",
     "GIT_DISCOVERY_ACROSS_FILESYSTEM",
     "GIT_CONFIG",
@@ -33,6 +28,14 @@ const INHERITED_GIT_VARS: &[&str] = &[
     "GIT_SHALLOW_FILE",
     "GIT_QUARANTINE_PATH",
 ];
+
+/// Every variable a test's git or gate must not inherit.
+fn inherited_git_vars() -> impl Iterator<Item = &'static str> {
+    gate::git::REDIRECTING_VARS
+        .iter()
+        .chain(ISOLATING_GIT_VARS)
+        .copied()
+}
 
 /// The isolated git environment: no system or global config, fixed names,
 /// emails and dates. [`TestRepo`] advances the dates per git call.
@@ -60,7 +63,7 @@ pub fn git_env() -> Vec<(String, String)> {
 pub fn git_command(dir: &Path) -> Command {
     let mut cmd = Command::new("git");
     cmd.current_dir(dir);
-    for var in INHERITED_GIT_VARS {
+    for var in inherited_git_vars() {
         cmd.env_remove(var);
     }
     cmd.envs(git_env());
@@ -299,7 +302,7 @@ pub fn run_in_child(test: &str, cwd: &Path, envs: &[(&str, OsString)]) {
     let mut cmd = Command::new(exe);
     cmd.args([test, "--exact", "--nocapture", "--test-threads=1"])
         .current_dir(cwd);
-    for var in INHERITED_GIT_VARS {
+    for var in inherited_git_vars() {
         cmd.env_remove(var);
     }
     cmd.envs(git_env()).env(CHILD_MARKER, "1");
