@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::golden::redact;
-use crate::support::{TestRepo, git_env};
+use crate::support::{TestRepo, git_env, marked_block};
 
 const BEGIN: &str = "<!-- agents-session: begin -->\n```console\n";
 const END: &str = "```\n<!-- agents-session: end -->";
@@ -20,21 +20,15 @@ const END: &str = "```\n<!-- agents-session: end -->";
 const SHOWN_ROOT: &str = "/home/ada/invoices";
 const SHOWN_HOME: &str = "/home/ada";
 
+const PAGE: &str = "docs/agents.md";
+
 fn page() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/agents.md")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(PAGE)
 }
 
 /// The page, and the byte range of the marked block's body.
 fn block() -> (String, std::ops::Range<usize>) {
-    let text = std::fs::read_to_string(page()).expect("docs/agents.md");
-    let start = text
-        .find(BEGIN)
-        .expect("docs/agents.md marks the session's start")
-        + BEGIN.len();
-    let len = text[start..]
-        .find(END)
-        .expect("docs/agents.md marks the session's end");
-    (text, start..start + len)
+    marked_block(PAGE, BEGIN, END)
 }
 
 /// The block's commands: each starts at a line `$ …`; a command that opens

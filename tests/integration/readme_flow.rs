@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{check, git_command, git_env};
+use crate::support::{check, git_command, git_env, marked_block};
 
 const BEGIN: &str = "<!-- readme-flow: begin -->";
 const END: &str = "<!-- readme-flow: end -->";
@@ -17,16 +17,8 @@ const ALL_REQUIRED: &str = "version: 1\nbinding: required\nexemptions: []\nscope
 
 /// The shell commands of README.md's marked block, without its fences.
 fn readme_flow() -> String {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
-    let start = readme
-        .find(BEGIN)
-        .expect("README.md marks the flow's start")
-        + BEGIN.len();
-    let len = readme[start..]
-        .find(END)
-        .expect("README.md marks the flow's end");
-    let block = readme[start..start + len].trim();
+    let (readme, range) = marked_block("README.md", BEGIN, END);
+    let block = readme[range].trim();
     let body = block
         .strip_prefix("```sh\n")
         .and_then(|b| b.strip_suffix("```"))

@@ -37,6 +37,23 @@ fn inherited_git_vars() -> impl Iterator<Item = &'static str> {
         .copied()
 }
 
+/// The text of `file` (relative to the repository's root) and the byte
+/// range of the body of its block marked by the lines `begin` and `end`:
+/// the docs whose examples a test runs (README.md's flow, docs/agents.md's
+/// session).
+pub fn marked_block(file: &str, begin: &str, end: &str) -> (String, std::ops::Range<usize>) {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file))
+        .unwrap_or_else(|e| panic!("{file}: {e}"));
+    let start = text
+        .find(begin)
+        .unwrap_or_else(|| panic!("{file} marks no block's start ({begin})"))
+        + begin.len();
+    let len = text[start..]
+        .find(end)
+        .unwrap_or_else(|| panic!("{file} marks no block's end ({end})"));
+    (text, start..start + len)
+}
+
 /// The isolated git environment: no system or global config, fixed names,
 /// emails and dates. [`TestRepo`] advances the dates per git call.
 pub fn git_env() -> Vec<(String, String)> {
