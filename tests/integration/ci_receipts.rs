@@ -72,15 +72,36 @@ impl Setup {
     fn check(&self) -> (i32, Value, TestRepo) {
         let ci = self.ci();
         let range = format!("{}..{}", self.base, ci.head());
-        let out = ci
-            .gate()
-            .args(["check", "--range", &range, "--json"])
-            .output()
-            .unwrap();
-        let doc: Value = serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("not a report ({e}):\n{}", show(&out)));
-        (out.status.code().unwrap(), doc, ci)
+        let (code, doc) = check_range(&ci, &range, &[]);
+        (code, doc, ci)
     }
+}
+
+/// `gate check --range RANGE --json` with `extra` arguments in `repo`: the
+/// exit code and the report.
+fn check_range(repo: &TestRepo, range: &str, extra: &[&str]) -> (i32, Value) {
+    let mut args = vec!["check", "--range", range, "--json"];
+    args.extend_from_slice(extra);
+    let out = repo.gate().args(&args).output().unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not a report ({e}):\n{}", show(&out)));
+    (out.status.code().unwrap(), doc)
+}
+
+/// `gate check --range RANGE` in `repo` (`--json` when `json`) as a
+/// transcript for a golden, each commit id of `named` (whole and as its
+/// first 12 digits) replaced by its name.
+fn range_transcript(repo: &TestRepo, range: &str, json: bool, named: &[(&str, &str)]) -> String {
+    let mut args = vec!["check", "--range", range];
+    if json {
+        args.push("--json");
+    }
+    let out = repo.gate().args(&args).output().unwrap();
+    named
+        .iter()
+        .fold(transcript(Some(repo), &out), |text, (id, name)| {
+            text.replace(id, name).replace(&id[..12], name)
+        })
 }
 
 /// The receipts check of a report.
@@ -117,14 +138,8 @@ fn a_receipt_attached_on_the_developers_machine_is_verified_in_a_fresh_clone() {
     assert!(!ci.path().join(".git/gate/receipts").exists());
     // The server proves it too, in its bare repository.
     let range = format!("{}..{}", s.base, ci.head());
-    let out = s
-        .remote
-        .gate()
-        .args(["check", "--range", &range, "--json"])
-        .output()
-        .unwrap();
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let (code, doc) = check_range(&s.remote, &range, &[]);
+    assert_eq!(code, 0, "{doc:#}");
     assert!(
         receipts(&doc)["summary"]
             .as_str()
@@ -134,13 +149,8 @@ fn a_receipt_attached_on_the_developers_machine_is_verified_in_a_fresh_clone() {
     );
     // Without the notes, the server refuses.
     s.remote.git(&["update-ref", "-d", "refs/notes/gate"]);
-    let out = s
-        .remote
-        .gate()
-        .args(["check", "--range", &range, "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let (code, doc) = check_range(&s.remote, &range, &[]);
+    assert_eq!(code, 1, "{doc:#}");
 }
 
 #[test]
@@ -166,19 +176,14 @@ fn a_push_without_notes_leaves_a_trace_and_is_refused() {
     let range = format!("{}..{}", s.base, ci.head());
     // TIP's id depends on the task record's creation time: named [TIP].
     let tip = ci.head();
-    let render = |args: &[&str]| {
-        let out = ci.gate().args(args).output().unwrap();
-        transcript(Some(&ci), &out)
-            .replace(&tip, "[TIP]")
-            .replace(&tip[..12], "[TIP]")
-    };
+    let named = [(tip.as_str(), "[TIP]")];
     assert_golden(
         "check/range_receipt_missing.txt",
-        &render(&["check", "--range", &range]),
+        &range_transcript(&ci, &range, false, &named),
     );
     assert_golden(
         "check/range_receipt_missing_json.txt",
-        &render(&["check", "--range", &range, "--json"]),
+        &range_transcript(&ci, &range, true, &named),
     );
 }
 
@@ -186,24 +191,34 @@ fn a_push_without_notes_leaves_a_trace_and_is_refused() {
 fn a_note_carried_to_other_content_is_stale() {
     let s = setup();
     verify_exits(&s.dev, "export-tests", 0);
-    // git copies the note when the commit is amended (notes.rewriteRef):
-    // the new commit's sources are not what the run saw.
-    s.dev
-        .git(&["config", "notes.rewriteRef", "refs/notes/gate"]);
+    // The new commit's sources are not what the run saw.
     s.dev
         .write("src/export/mod.rs", "// export, CSV, amended\n");
-    s.dev.git(&["add", "-A"]);
-    s.dev.git(&["commit", "-q", "--amend", "--no-edit"]);
+    amend_carrying_the_note(&s.dev);
     assert!(s.dev.git_ok(&["notes", "--ref", "gate", "show", "HEAD"]));
     s.push(true);
     let (code, doc, _) = s.check();
     assert_eq!(code, 1, "{doc:#}");
-    assert_eq!(causes(&doc), ["receipt_stale"]);
+    assert_only_finding(&doc, "receipt_stale", "other content");
+}
+
+/// Amend HEAD with everything in the work tree; git copies its note to the
+/// new commit (`notes.rewriteRef`), as it does for a user who set it.
+fn amend_carrying_the_note(repo: &TestRepo) {
+    repo.git(&["config", "notes.rewriteRef", "refs/notes/gate"]);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--amend", "--no-edit"]);
+}
+
+/// The receipts check found one finding, of `cause`, whose message says
+/// `text`.
+fn assert_only_finding(doc: &Value, cause: &str, text: &str) {
+    assert_eq!(causes(doc), [cause], "{doc:#}");
     assert!(
-        receipts(&doc)["findings"][0]["message"]
+        receipts(doc)["findings"][0]["message"]
             .as_str()
             .unwrap()
-            .contains("other content"),
+            .contains(text),
         "{doc:#}"
     );
 }
@@ -227,29 +242,16 @@ fn a_note_under_another_contract_is_stale_and_a_failed_run_fails() {
     // The plan's command changes in the tip's commit, the note is copied.
     s.dev.write("ctl/verdict", "pass\n");
     verify_exits(&s.dev, "export-tests", 0);
-    s.dev
-        .git(&["config", "notes.rewriteRef", "refs/notes/gate"]);
-    let plan = std::fs::read_to_string(s.dev.path().join(".gate/plan.yaml")).unwrap();
-    s.dev.write(
-        ".gate/plan.yaml",
-        plan.replace(
-            "purpose: The export end to end",
-            "purpose: The export, end to end",
-        ),
+    edit_plan(
+        &s.dev,
+        "purpose: The export end to end",
+        "purpose: The export, end to end",
     );
-    s.dev.git(&["add", "-A"]);
-    s.dev.git(&["commit", "-q", "--amend", "--no-edit"]);
+    amend_carrying_the_note(&s.dev);
     s.push(true);
     let (code, doc, _) = s.check();
     assert_eq!(code, 1, "{doc:#}");
-    assert_eq!(causes(&doc), ["receipt_stale"]);
-    assert!(
-        receipts(&doc)["findings"][0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("another contract"),
-        "{doc:#}"
-    );
+    assert_only_finding(&doc, "receipt_stale", "another contract");
 }
 
 // A range that names no task — no commit's trailer names one, no commit
@@ -314,21 +316,14 @@ fn a_range_that_names_no_task_proves_every_acceptance_check_without_a_task() {
     let ci = s.ci();
     let tip = ci.head();
     let range = format!("{}..{tip}", s.base);
-    let render = |args: &[&str]| {
-        let out = ci.gate().args(args).output().unwrap();
-        transcript(Some(&ci), &out)
-            .replace(&tip, "[TIP]")
-            .replace(&tip[..12], "[TIP]")
-            .replace(&s.base, "[BASE]")
-            .replace(&s.base[..12], "[BASE]")
-    };
+    let named = [(tip.as_str(), "[TIP]"), (s.base.as_str(), "[BASE]")];
     assert_golden(
         "check/range_no_task_receipt_missing.txt",
-        &render(&["check", "--range", &range]),
+        &range_transcript(&ci, &range, false, &named),
     );
     assert_golden(
         "check/range_no_task_receipt_missing_json.txt",
-        &render(&["check", "--range", &range, "--json"]),
+        &range_transcript(&ci, &range, true, &named),
     );
 
     // What the remedy says: each check verified with no task active, its
@@ -385,13 +380,8 @@ fn an_empty_range_names_no_task_and_proves_every_acceptance_check_on_its_tip() {
     s.push(false);
     let ci = s.ci();
     let range = format!("{}..{}", s.base, s.base);
-    let out = ci
-        .gate()
-        .args(["check", "--range", &range, "--json"])
-        .output()
-        .unwrap();
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let (code, doc) = check_range(&ci, &range, &[]);
+    assert_eq!(code, 1, "{doc:#}");
     assert_eq!(
         causes(&doc),
         ["receipt_missing", "receipt_missing"],
@@ -476,11 +466,7 @@ fn pre_push_refuses_commits_that_name_no_task_when_no_task_is_active() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let out = s.dev.git_may_fail(&["push", "origin", "main"]);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let said = crate::receipts::said(&out);
     assert!(said.contains("no_active_task"), "{said}");
     assert!(
         !s.remote
@@ -497,12 +483,7 @@ fn check_unproved(s: &Setup, extra: &[&str]) -> (i32, Value) {
     s.push(false);
     let ci = s.ci();
     let range = format!("{}..{}", s.base, ci.head());
-    let mut args = vec!["check", "--range", &range, "--json"];
-    args.extend_from_slice(extra);
-    let out = ci.gate().args(&args).output().unwrap();
-    let doc: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not a report ({e}):\n{}", show(&out)));
-    (out.status.code().unwrap(), doc)
+    check_range(&ci, &range, extra)
 }
 
 /// The findings of `cause` in the receipts check.
@@ -653,19 +634,14 @@ fn a_tip_that_widens_a_checks_sources_is_no_loosening() {
 
 #[test]
 fn a_range_whose_commits_name_no_task_is_refused_by_provenance() {
-    // Receipts find no task to prove; provenance, required, refuses the
-    // commit that belongs to none.
+    // Provenance, required, refuses the commit that belongs to none
+    // (receipts are off here; what they ask of such a range is above).
     let dev = crate::fixture::plan_repo("required");
     let base = dev.head();
     dev.write("src/export/mod.rs", "// export, CSV\n");
     dev.commit_all("export: CSV, no task named");
-    let out = dev
-        .gate()
-        .args(["check", "--range", &format!("{base}..HEAD"), "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, doc) = check_range(&dev, &format!("{base}..HEAD"), &[]);
+    assert_eq!(code, 1, "{doc:#}");
     let provenance = doc["checks"]
         .as_array()
         .unwrap()
@@ -794,13 +770,8 @@ fn a_server_judges_by_its_heads_plan_too() {
     let remote = TestRepo::bare();
     let url = remote.path().to_str().unwrap();
     dev.git(&["push", "-q", "--no-verify", url, "main", "feature"]);
-    let out = remote
-        .gate()
-        .args(["check", "--range", &format!("{base}..{tip}"), "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, doc) = check_range(&remote, &format!("{base}..{tip}"), &[]);
+    assert_eq!(code, 1, "{doc:#}");
     assert_eq!(findings_of(&doc, "receipt_missing").len(), 1, "{doc:#}");
     let loosened = findings_of(&doc, "plan_loosened");
     assert_eq!(loosened.len(), 1, "{doc:#}");

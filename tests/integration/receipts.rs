@@ -1316,7 +1316,8 @@ fn push(repo: &TestRepo, args: &[&str]) -> Output {
     repo.git_may_fail(&all)
 }
 
-fn said(out: &Output) -> String {
+/// What a command printed, stdout then stderr.
+pub(crate) fn said(out: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
