@@ -68,6 +68,18 @@ impl Setup {
         ci
     }
 
+    /// `gate receipts push origin` in the developer's clone, which must
+    /// succeed.
+    fn push_receipts(&self) {
+        let out = self
+            .dev
+            .gate()
+            .args(["receipts", "push", "origin"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    }
+
     /// `gate check --range BASE..TIP --json` in a fresh clone.
     fn check(&self) -> (i32, Value, TestRepo) {
         let ci = self.ci();
@@ -330,13 +342,7 @@ fn a_range_that_names_no_task_proves_every_acceptance_check_without_a_task() {
     // note pushed.
     verify_exits(&s.dev, "export-tests", 0);
     verify_exits(&s.dev, "lint", 0);
-    let out = s
-        .dev
-        .gate()
-        .args(["receipts", "push", "origin"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    s.push_receipts();
     let (code, doc, _) = s.check();
     assert_eq!(code, 0, "{doc:#}");
     assert_eq!(causes(&doc), Vec::<String>::new(), "{doc:#}");
@@ -353,25 +359,11 @@ fn a_range_that_names_no_task_proves_every_acceptance_check_without_a_task() {
     // check is missing again.
     crate::fixture::start_42(&s.dev);
     verify_exits(&s.dev, "export-tests", 0);
-    let out = s
-        .dev
-        .gate()
-        .args(["receipts", "push", "origin"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    s.push_receipts();
     let (code, doc, _) = s.check();
     assert_eq!(code, 1, "{doc:#}");
-    assert_eq!(causes(&doc), ["receipt_missing"], "{doc:#}");
-    let finding = &receipts(&doc)["findings"][0];
-    assert_eq!(finding["check_id"], "export-tests");
-    assert!(
-        finding["message"]
-            .as_str()
-            .unwrap()
-            .contains("made for task T-42"),
-        "{finding:#}"
-    );
+    assert_only_finding(&doc, "receipt_missing", "made for task T-42");
+    assert_eq!(receipts(&doc)["findings"][0]["check_id"], "export-tests");
 }
 
 #[test]
