@@ -7,10 +7,11 @@
 //!   scope, or inside the git directory, is denied before the edit; a Bash
 //!   call running `git commit`/`git push` so that gate's hooks are skipped
 //!   is denied. Other tools pass without opening the repository.
-//! - stop: while a check the task depends on is not passed on the current
-//!   sources, the stop is blocked with the `gate verify` commands to run —
-//!   once: when Claude is already continuing because of this hook
-//!   (`stop_hook_active`), it may stop, and the user is told what is left.
+//! - stop: while an acceptance check the task depends on is not passed on
+//!   the current sources, the stop is blocked with the `gate verify`
+//!   commands to run — once: when Claude is already continuing because of
+//!   this hook (`stop_hook_active`), it may stop, and the user is told what
+//!   is left.
 //!
 //! Fails closed: input gate cannot read, or a repository gate governs whose
 //! state cannot be read, is exit 2 with the reason on stderr, which Claude

@@ -1,5 +1,5 @@
 //! `gate.status/1` (docs/json.md): what `gate status --json` says of each
-//! check the task depends on and of the acceptance coverage.
+//! acceptance check the task depends on and of the acceptance coverage.
 
 use serde::Serialize;
 
