@@ -9,9 +9,11 @@
 //! Gregorian calendar.
 //!
 //! [`Timestamp::now`] is where gate reads the date and time it records or
-//! judges with; checks take them as an argument so tests can pin them
-//! (`checks::build` reads today's date once for the brief check). Two
-//! places read `SystemTime` directly, needing more than whole seconds:
+//! judges with; the pure cores take them as an argument so tests can pin
+//! them (`checks::build` reads today's date once for the brief check, and
+//! the binding's input gathering reads the time once for a task being
+//! started, whose receipts count only from then: `checks::binding::derive`).
+//! Two places read `SystemTime` directly, needing more than whole seconds:
 //! `gate verify`'s start (the receipt's `started_at`, via
 //! [`Timestamp::from_system_time`], and the nanoseconds that order its
 //! attempts) and the age of a task file's leftover temporaries.
