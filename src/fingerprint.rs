@@ -665,12 +665,12 @@ pub(crate) fn source_path(source: &str) -> Result<Option<RepoPath>, (RepoPath, U
 
 /// What a task touched (docs/receipts.md): every path changed in
 /// `baseline..HEAD` (every commit, every parent, both sides of renames) or
-/// staged, and — asked per check — the work tree's dirty paths (unstaged,
-/// untracked non-ignored). `.gate/` paths never count.
+/// staged, and — asked per acceptance check — the work tree's dirty paths
+/// (unstaged, untracked non-ignored). `.gate/` paths never count.
 ///
-/// Dirty paths inside a check's sources are covered by the sources anyway
-/// (tracked and untracked non-ignored files of a source directory, an
-/// explicit source file whatever its state), so
+/// Dirty paths inside an acceptance check's sources are covered by the
+/// sources anyway (tracked and untracked non-ignored files of a source
+/// directory, an explicit source file whatever its state), so
 /// [`for_sources`](Touched::for_sources) asks git's status only about the
 /// rest of the tree: on a warm run that is the difference between stat-ing
 /// every file once and twice.

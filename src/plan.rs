@@ -1,10 +1,12 @@
-//! `.gate/plan.yaml`: intents, their criteria, the checks that evidence them,
-//! the issues that serve them and the critiques of them (docs/plan.md).
+//! `.gate/plan.yaml`: intents, their criteria, the acceptance checks that
+//! evidence them (the file's `checks`), the issues that serve them and the
+//! critiques of them (docs/plan.md).
 //!
 //! Owns the closed schema, load-time validation, reference resolution
 //! ([`Plan::reference_faults`]), the glob dialect of issue paths
-//! ([`compile_glob`]) and a check's contract digest
-//! ([`AcceptanceCheck::contract_digest`]). It decides no binding and runs no check.
+//! ([`compile_glob`]) and an acceptance check's contract digest
+//! ([`AcceptanceCheck::contract_digest`]). It decides no binding and runs
+//! nothing.
 //!
 //! # Keys
 //!
@@ -350,7 +352,8 @@ const MOVING_PREFIXES: &[&str] = &["origin/", "upstream/", "refs/remotes/"];
 /// any commit in this repository — a remote-tracking branch (`origin/…`,
 /// `upstream/…`, `refs/remotes/…`), an upstream (`@{u}`, `@{upstream}`,
 /// `@{push}`) or `FETCH_HEAD` — in order of appearance. A receipt binds the
-/// check's sources, not where such a ref pointed when it ran (docs/plan.md).
+/// acceptance check's sources, not where such a ref pointed when it ran
+/// (docs/plan.md).
 pub fn moving_refs(command: &str) -> Vec<&str> {
     let separators = |c: char| {
         c.is_whitespace()

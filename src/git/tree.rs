@@ -1,5 +1,5 @@
 //! What a commit's tree holds at a path: the files the tree fingerprint of
-//! a check's sources covers (docs/receipts.md, "The tree fingerprint").
+//! an acceptance check's sources covers (docs/receipts.md, "The tree fingerprint").
 
 use super::{EntryKind, GitError, Oid, Repo, entry_kind};
 use crate::path::RepoPath;
