@@ -124,12 +124,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         task: task_id.clone(),
     };
     let guard = store.start_run(&acceptance.id, &marker)?;
-    err(&format!(
-        "gate verify {}: sh -c {:?} (log: {})\n",
-        acceptance.id,
-        acceptance.command,
-        log_path.display()
-    ));
+    err(&human::verify_started(acceptance, &log_path));
     let (exit_code, signal) = run_command(
         ctx.root(),
         &acceptance.command,
@@ -173,13 +168,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
     };
     store.record(&receipt)?;
     drop(guard);
-    let outcome = match (exit_code, signal) {
-        (Some(0), _) => "passed (exit 0)".to_string(),
-        (Some(c), _) => format!("failed (exit {c})"),
-        (None, Some(s)) => format!("failed (killed by signal {s})"),
-        (None, None) => "failed".to_string(),
-    };
-    let mut text = format!("{}: {outcome} · receipt {evidence}\n", acceptance.id);
+    let mut text = human::verify_ran(&receipt);
     let changed = receipt.fingerprint_before.digest != receipt.fingerprint_after.digest;
     if let Some(e) = after_failed {
         say(&text);
@@ -193,14 +182,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         )));
     }
     if changed {
-        text.push_str(&format!(
-            "{}: the sources changed during the run{}: this receipt is stale; run it again on still sources\n",
-            acceptance.id,
-            match &after {
-                Fingerprint::Unavailable { reason, .. } => format!(" (now unavailable: {})", reason.as_str()),
-                Fingerprint::Available { .. } => String::new(),
-            }
-        ));
+        text.push_str(&human::verify_changed(&acceptance.id, &after));
     }
     if !changed {
         text.push_str(&attach_to_head(
@@ -266,16 +248,11 @@ fn attach_to_head(
     let at = head.short();
     let candidate = (receipt.clone(), log.to_path_buf());
     match notes::attach_latest(&ctx.repo, head, [candidate], &subject) {
-        Ok(notes::Attached::Written | notes::Attached::AlreadyHeld) => format!(
-            "{}: receipt attached to commit {at} ({})\n",
-            acceptance.id,
-            notes::NOTES_REF
-        ),
+        Ok(notes::Attached::Written | notes::Attached::AlreadyHeld) => {
+            human::verify_attached(&acceptance.id, &at)
+        }
         Ok(notes::Attached::NotFresh) => String::new(),
-        Ok(notes::Attached::Differs(_)) => format!(
-            "{}: not attached to commit {at}: the sources it ran on are not what that commit holds (uncommitted changes, or bytes git converts on checkout); commit them and run `gate verify {}` again for a receipt that travels with the commit\n",
-            acceptance.id, acceptance.id
-        ),
+        Ok(notes::Attached::Differs(_)) => human::verify_not_attached(&acceptance.id, &at),
         Err(e) => {
             err(&format!(
                 "{}: the receipt could not be attached to commit {at}: {e}\n",

@@ -439,6 +439,62 @@ pub fn may_touch(
     s
 }
 
+/// `gate verify`'s line before the run, on stderr: what runs, and where
+/// its log goes.
+pub fn verify_started(acceptance: &crate::plan::AcceptanceCheck, log: &Path) -> String {
+    format!(
+        "gate verify {}: sh -c {:?} (log: {})\n",
+        acceptance.id,
+        acceptance.command,
+        log.display()
+    )
+}
+
+/// `gate verify`'s line once the run is recorded: how it ended, and its
+/// receipt.
+pub fn verify_ran(receipt: &crate::receipts::Receipt) -> String {
+    let outcome = match (receipt.exit_code, receipt.signal) {
+        (Some(0), _) => "passed (exit 0)".to_string(),
+        (Some(c), _) => format!("failed (exit {c})"),
+        (None, Some(s)) => format!("failed (killed by signal {s})"),
+        (None, None) => "failed".to_string(),
+    };
+    format!(
+        "{}: {outcome} · receipt {}\n",
+        receipt.acceptance_id, receipt.evidence
+    )
+}
+
+/// `gate verify`'s line when the sources changed during the run (`after`:
+/// their fingerprint after it).
+pub fn verify_changed(id: &str, after: &crate::fingerprint::Fingerprint) -> String {
+    use crate::fingerprint::Fingerprint;
+    format!(
+        "{id}: the sources changed during the run{}: this receipt is stale; run it again on still sources\n",
+        match after {
+            Fingerprint::Unavailable { reason, .. } => {
+                format!(" (now unavailable: {})", reason.as_str())
+            }
+            Fingerprint::Available { .. } => String::new(),
+        }
+    )
+}
+
+/// `gate verify`'s line when the receipt is on commit `at` now.
+pub fn verify_attached(id: &str, at: &str) -> String {
+    format!(
+        "{id}: receipt attached to commit {at} ({})\n",
+        crate::notes::NOTES_REF
+    )
+}
+
+/// `gate verify`'s line when the run's sources are not commit `at`'s.
+pub fn verify_not_attached(id: &str, at: &str) -> String {
+    format!(
+        "{id}: not attached to commit {at}: the sources it ran on are not what that commit holds (uncommitted changes, or bytes git converts on checkout); commit them and run `gate verify {id}` again for a receipt that travels with the commit\n"
+    )
+}
+
 /// The human rendering of `gate status`: each acceptance check the task
 /// depends on with its state, then the criteria it serves, then the verdict.
 pub fn status(task: Option<&TaskRef>, status: &ReceiptsStatus, code: ExitCode) -> String {
