@@ -76,6 +76,26 @@ prepare_walk() { # $1 = repository
     policy off required off > "$1/.gate/policy.yaml"
     printf 'bench\n' | (cd "$1" && "$gate" start --operator Bench --scope '**' --id T-bench --brief - >/dev/null)
 }
+# `gate check --range` judges with the policy committed at the range's base
+# (docs/trust.md), and the generated histories commit none: the walk would
+# run under the embedded default, which refuses merges and so never diffs
+# them. The bench's policy goes into a commit of its own, outside the
+# history, named with --policy-from (refs/bench/policy).
+policy_ref() { # $1 = repository
+    blob=$(git -C "$1" hash-object -w "$1/.gate/policy.yaml")
+    sub=$(printf '100644 blob %s\tpolicy.yaml\n' "$blob" | git -C "$1" mktree)
+    top=$(printf '040000 tree %s\t.gate\n' "$sub" | git -C "$1" mktree)
+    git -C "$1" update-ref refs/bench/policy "$(git -C "$1" commit-tree -m 'bench policy' "$top")"
+}
+# The walk must do the work it is compared on: every merge's combined diff.
+check_walk() { # $1 = repository, $2 = base
+    summary=$("$gate" -C "$1" check --range "$2..HEAD" --task T-bench --only provenance --policy-from refs/bench/policy --json) || {
+        echo "bench.sh: gate check --range failed on $1" >&2; exit 1; }
+    case $summary in
+        *'"--policy-from ('*) ;;
+        *) echo "bench.sh: gate did not judge $1 with the bench's policy" >&2; exit 1 ;;
+    esac
+}
 generate_history() { # $1 = directory, $2 = tree depth (gen-history.py)
     if [ ! -f "$1/.git/bench-ready-gc" ]; then
         echo "== generating the 10,000-commit history (tree depth $2)"
@@ -228,15 +248,17 @@ hyperfine --style basic --warmup 3 --runs "$runs" --export-json "$out/commit.jso
 # commit-graph (a fresh clone has none), then with one.
 echo "$walks" | while read -r name repo base; do
     echo "== provenance, $name ($(git -C "$repo" rev-list --count "$base..HEAD") commits)"
+    policy_ref "$repo"
+    check_walk "$repo" "$base"
     rm -f "$repo/.git/objects/info/commit-graph"; rm -rf "$repo/.git/objects/info/commit-graphs"
     hyperfine -N --style basic --warmup 1 --runs "$runs" --export-json "$out/walk-$name.json" \
         -n "git -c" "git -C $repo log --raw --no-renames -c $base..HEAD" \
         -n "git -M -m" "git -C $repo log -M -m --name-status $base..HEAD" \
-        -n "gate" "$gate -C $repo check --range $base..HEAD --task T-bench --only provenance" >/dev/null
+        -n "gate" "$gate -C $repo check --range $base..HEAD --task T-bench --only provenance --policy-from refs/bench/policy" >/dev/null
     git -C "$repo" commit-graph write --reachable
     hyperfine -N --style basic --warmup 1 --runs "$runs" --export-json "$out/graph-$name.json" \
         -n "git -c" "git -C $repo log --raw --no-renames -c $base..HEAD" \
-        -n "gate" "$gate -C $repo check --range $base..HEAD --task T-bench --only provenance" >/dev/null
+        -n "gate" "$gate -C $repo check --range $base..HEAD --task T-bench --only provenance --policy-from refs/bench/policy" >/dev/null
     rm -f "$repo/.git/objects/info/commit-graph"
     printf '%s\t%s\t%s\n' "$name" "$(git -C "$repo" rev-list --count "$base..HEAD")" "$(git -C "$repo" rev-list --merges --count "$base..HEAD")" >> "$out/walks.tsv"
 done
@@ -269,7 +291,7 @@ peak() { /usr/bin/time -f '%M' sh -c "$1" 2>&1 >/dev/null | tail -1; }
 {
     echo "git log -c	$(peak "git -C $history log --raw --no-renames -c $range_base..HEAD")"
     echo "git log -M -m --name-status	$(peak "git -C $history log -M -m --name-status $range_base..HEAD")"
-    echo "gate check --range (provenance)	$(peak "cd $history && $gate check --range $range_base..HEAD --task T-bench --only provenance")"
+    echo "gate check --range (provenance)	$(peak "cd $history && $gate check --range $range_base..HEAD --task T-bench --only provenance --policy-from refs/bench/policy")"
     echo "git ls-files -z | xargs -0 sha256sum	$(peak "cd $tree && git ls-files -z | xargs -0 sha256sum")"
     rm -rf "$tree/.git/gate/cache"
     echo "cold gate status	$(peak "cd $tree && $gate status")"
@@ -283,7 +305,7 @@ peak() { /usr/bin/time -f '%M' sh -c "$1" 2>&1 >/dev/null | tail -1; }
         base=$(git -C "$history" rev-list HEAD | sed -n "${n}p")
         echo "git log -c $n	$(peak "git -C $history log --raw --no-renames -c $base..HEAD")"
         echo "git log $n	$(peak "git -C $history log -M -m --name-status $base..HEAD")"
-        echo "gate $n	$(peak "cd $history && $gate check --range $base..HEAD --task T-bench --only provenance")"
+        echo "gate $n	$(peak "cd $history && $gate check --range $base..HEAD --task T-bench --only provenance --policy-from refs/bench/policy")"
     done
 } > "$out/memory.tsv"
 if [ -n "$monitored" ]; then

@@ -495,19 +495,59 @@ pub fn check_walked(
     } else {
         HashSet::new()
     };
-    // One walk gives the range and, for an explicit base, whether the base
-    // is an ancestor of the tip (Repo::walk_from_base).
-    let walked = match &range.base {
-        Base::Commit(base) => repo
-            .walk_from_base(range.tip, *base)
-            .map(|(commits, ancestor)| (commits, ancestor, vec![*base])),
-        Base::Hidden(h) => repo
-            .walk(&[range.tip], h)
-            .map(|commits| (commits, true, h.clone())),
+    let hidden = match &range.base {
+        Base::Commit(base) => vec![*base],
+        Base::Hidden(h) => h.clone(),
     };
-    let (commits, hidden) = match walked {
-        Ok((commits, true, hidden)) => (commits, hidden),
-        Ok((commits, false, hidden)) => {
+    // Imported commits: reachable from the named upstream (never a
+    // remote-tracking ref the policy does not name). Known before the walk,
+    // which diffs only the others.
+    let mut upstream_findings = Vec::new();
+    let mut authored: Option<HashSet<Oid>> = None;
+    if let Some(upstream) = &policy.provenance.upstream {
+        match repo.resolve_commit(upstream) {
+            Ok(up) => match repo.walk(&[range.tip], &[hidden.clone(), vec![up]].concat()) {
+                Ok(commits) => authored = Some(commits.into_iter().collect()),
+                Err(e) => upstream_findings.push(git_unknown(&e, subject(Some(up)))),
+            },
+            Err(e) => upstream_findings.push(unknown(
+                "upstream_unavailable",
+                format!("the policy's upstream `{upstream}` does not resolve: {e}"),
+                "fetch it, or correct provenance.upstream in .gate/policy.yaml",
+                subject(None),
+            )),
+        }
+    }
+    let is_imported = |id: &Oid| authored.as_ref().is_some_and(|a| !a.contains(id));
+    // A merge is judged by the paths it changed itself (its combined diff),
+    // path by path: rename pairing would tie a path of the merge to one of a
+    // parent. Refused merges need no diff at all.
+    let merge_changes = match policy.provenance.merges {
+        Merges::Inspect => MergeChanges::Combined,
+        Merges::Refuse => MergeChanges::Skip,
+    };
+    // One walk gives the range and, for an explicit base, whether the base
+    // is an ancestor of the tip; the diffs of its commits (not the imported
+    // ones, not shallow boundaries) run while it goes on.
+    let walked = repo
+        .walk_changes(
+            &[range.tip],
+            &hidden,
+            |id| !shallow.contains(&id) && !is_imported(&id),
+            Renames::Exact,
+            merge_changes,
+        )
+        .map(|walked| {
+            let ancestor = match &range.base {
+                Base::Commit(base) => range.tip == *base || walked.reaches(*base),
+                Base::Hidden(_) => true,
+            };
+            let commits = walked.commits().to_vec();
+            (walked, commits, ancestor)
+        });
+    let (walked, commits) = match walked {
+        Ok((walked, commits, true)) => (walked, commits),
+        Ok((_, commits, false)) => {
             let base = hidden[0];
             // In a shallow clone the answer is only definite when the walk
             // from the tip never reached the boundary.
@@ -579,30 +619,8 @@ pub fn check_walked(
         ));
         return (format!("{}: no commits", range.label), findings, None);
     }
-    // Imported commits: reachable from the named upstream (never a
-    // remote-tracking ref the policy does not name).
-    let mut imported: HashSet<Oid> = HashSet::new();
-    if let Some(upstream) = &policy.provenance.upstream {
-        match repo.resolve_commit(upstream) {
-            Ok(up) => match repo.walk(&[range.tip], &[hidden.clone(), vec![up]].concat()) {
-                Ok(authored) => {
-                    let authored: HashSet<Oid> = authored.into_iter().collect();
-                    imported = commits
-                        .iter()
-                        .filter(|c| !authored.contains(c))
-                        .copied()
-                        .collect();
-                }
-                Err(e) => findings.push(git_unknown(&e, subject(Some(up)))),
-            },
-            Err(e) => findings.push(unknown(
-                "upstream_unavailable",
-                format!("the policy's upstream `{upstream}` does not resolve: {e}"),
-                "fetch it, or correct provenance.upstream in .gate/policy.yaml",
-                subject(None),
-            )),
-        }
-    }
+    findings.extend(upstream_findings);
+    let imported: HashSet<Oid> = commits.iter().filter(|c| is_imported(c)).copied().collect();
     let trailer_key = policy.provenance.trailer.as_deref();
     let key = trailer_key.unwrap_or("Task");
     let unattributed_decide = if opts.push {
@@ -629,14 +647,12 @@ pub fn check_walked(
     let mut pending: Vec<Pending> = Vec::new();
     let mut touched_tasks: BTreeSet<String> = BTreeSet::new();
     let mut merges = 0;
-    // Imported commits and shallow boundaries need no diff; the rest are
-    // read on two threads, in order.
-    let mut work: Vec<(usize, Oid)> = Vec::with_capacity(commits.len());
-    let mut walked = ChangedTasks::default();
+    // Imported commits and shallow boundaries were not diffed.
+    let mut walked_tasks = ChangedTasks::default();
     for (index, &id) in commits.iter().enumerate() {
         let sub = subject(Some(id));
         if imported.contains(&id) || shallow.contains(&id) {
-            walked.undiffed.push(id);
+            walked_tasks.undiffed.push(id);
         }
         if imported.contains(&id) {
             out.push((
@@ -665,37 +681,26 @@ pub fn check_walked(
                     sub,
                 ),
             ));
-        } else {
-            work.push((index, id));
         }
     }
-    let ids: Vec<Oid> = work.iter().map(|&(_, id)| id).collect();
-    // A merge is judged by the paths it changed itself (its combined diff),
-    // path by path: rename pairing would tie a path of the merge to one of a
-    // parent. Refused merges need no diff at all.
-    let merge_changes = match policy.provenance.merges {
-        Merges::Inspect => MergeChanges::Combined,
-        Merges::Refuse => MergeChanges::Skip,
-    };
-    repo.for_each_commit_changes(&ids, Renames::Exact, merge_changes, |k, id, result| {
-        let index = work[k].0;
+    walked.each(|index, id, result| {
         progress.tick(index);
         let sub = subject(Some(id));
         let mut push = |f: Finding| out.push((index, f));
         let (info, changes) = match result {
             Ok(c) => (c.info, c.changes),
             Err(e) => {
-                walked.failed = true;
+                walked_tasks.failed = true;
                 push(git_unknown(&e, sub));
                 return;
             }
         };
         let merge = info.parents.len() > 1;
         if merge {
-            walked.undiffed.push(id);
+            walked_tasks.undiffed.push(id);
         } else {
             for c in &changes {
-                walked
+                walked_tasks
                     .tasks
                     .extend(c.paths().filter_map(task_of_path));
             }
@@ -908,7 +913,7 @@ pub fn check_walked(
             )),
         }
     }
-    (summary, findings, Some(walked))
+    (summary, findings, Some(walked_tasks))
 }
 
 /// The commits of a range that a task's baseline already holds.

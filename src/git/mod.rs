@@ -11,7 +11,7 @@
 //! report it as *unknown* rather than guess.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -24,6 +24,7 @@ mod staged;
 mod status;
 mod transport;
 mod tree;
+mod walk;
 
 pub use notes::{Notes, NotesUpdate};
 pub use transport::{PushResult, REDIRECTING_VARS};
@@ -310,24 +311,6 @@ impl GitError {
         GitError::Other {
             context: context.into(),
             message: plain_chain(err),
-        }
-    }
-
-    /// Like [`GitError::gix`], but an error gix classifies as "not found"
-    /// that names an object id is [`GitError::MissingObject`] (a commit
-    /// absent in the middle of a walk, for one).
-    fn missing_or(context: impl Into<String>, err: &gix::Error) -> GitError {
-        let text = format!("{err:#}");
-        let id = err
-            .is_not_found()
-            .then(|| {
-                text.split(|c: char| !c.is_ascii_hexdigit())
-                    .find(|word| Oid::from_hex(word).is_some())
-            })
-            .flatten();
-        match id {
-            Some(id) => GitError::MissingObject { id: id.to_string() },
-            None => GitError::gix(context, err),
         }
     }
 }
@@ -748,7 +731,8 @@ impl Repo {
         Ok((out, reached))
     }
 
-    /// [`walk`](Self::walk), handing each commit and its parents to `each`.
+    /// [`walk`](Self::walk), handing each commit of the walk and its
+    /// parents to `each`, in walk order (walk.rs).
     fn walk_each(
         &self,
         tips: &[Oid],
@@ -758,33 +742,29 @@ impl Repo {
         if tips.is_empty() {
             return Ok(());
         }
-        for id in tips.iter().chain(hidden) {
-            self.find_commit(*id)?;
-        }
-        let context = || {
-            let mut range = String::from("walking");
-            for id in tips {
-                range.push_str(&format!(" {}", id.short()));
+        let mut walked: Vec<(gix::ObjectId, Vec<gix::ObjectId>)> = Vec::new();
+        let ended = walk::walk(
+            &self.repo,
+            tips,
+            hidden,
+            self.shallow_set()?,
+            &|| walk_context(tips, hidden),
+            |commit| walked.push((commit.id, commit.parents)),
+        )?;
+        for (id, parents) in walked {
+            if !ended.dropped.contains(&id) {
+                each(Oid(id), &parents);
             }
-            for id in hidden {
-                range.push_str(&format!(" ^{}", id.short()));
-            }
-            range
-        };
-        let walk = self
-            .repo
-            .rev_walk(tips.iter().map(|id| id.0))
-            .with_hidden(hidden.iter().map(|id| id.0))
-            .sorting(gix::revision::walk::Sorting::ByCommitTime(
-                gix::traverse::commit::simple::CommitTimeOrder::NewestFirst,
-            ))
-            .all()
-            .map_err(|err| GitError::missing_or(context(), &err))?;
-        for info in walk {
-            let info = info.map_err(|err| GitError::missing_or(context(), &err))?;
-            each(Oid(info.id), &info.parent_ids);
         }
         Ok(())
+    }
+
+    /// The shallow boundary commits (none in a full clone).
+    fn shallow_set(&self) -> Result<HashSet<gix::ObjectId>, GitError> {
+        if !self.is_shallow() {
+            return Ok(HashSet::new());
+        }
+        Ok(self.shallow_commits()?.into_iter().map(|id| id.0).collect())
     }
 
     /// The changes of commit `id` against each of its parents, in parent
@@ -884,6 +864,22 @@ impl Repo {
         parents: &[gix::ObjectId],
         renames: Renames,
     ) -> Result<Vec<ParentDiff>, GitError> {
+        let parent_trees = parents
+            .iter()
+            .map(|&parent| self.parent_tree(id, Oid(parent)))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.changes_against(id, tree_id, parents, &parent_trees, renames)
+    }
+
+    /// [`changes`](Self::changes) of a commit whose parents' trees are known.
+    fn changes_against(
+        &self,
+        id: Oid,
+        tree_id: gix::ObjectId,
+        parents: &[gix::ObjectId],
+        parent_trees: &[gix::ObjectId],
+        renames: Renames,
+    ) -> Result<Vec<ParentDiff>, GitError> {
         let new_tree = self.find_tree(tree_id, || format!("the tree of commit {id}"))?;
 
         let mut cache = self.diff.borrow_mut();
@@ -899,9 +895,8 @@ impl Repo {
             });
             return Ok(out);
         }
-        for &parent in parents {
+        for (&parent, &parent_tree_id) in parents.iter().zip(parent_trees) {
             let parent = Oid(parent);
-            let parent_tree_id = self.parent_tree(id, parent)?;
             let old_tree =
                 self.find_tree(parent_tree_id, || format!("the tree of commit {parent}"))?;
             let changes = cache.tree_changes(&self.repo, &old_tree, &new_tree, renames, || {
@@ -915,97 +910,141 @@ impl Repo {
         Ok(out)
     }
 
-    /// For each of `ids`, in order: the commit's header and its changes
-    /// ([`changes`](Self::changes) with `renames`), computed on two threads
-    /// and handed to `each` in the order of `ids` (with its index). A
-    /// merge's changes are what `merges` asks for: none, or its combined
-    /// diff ([`combined_changes`](Self::combined_changes)).
-    ///
-    /// Work is cut into runs of consecutive commits, which share most of
-    /// their trees, so each thread's object cache stays warm; at most a few
-    /// runs are in flight, so memory does not grow with the range.
-    pub fn for_each_commit_changes(
+    /// The changes of each commit of a run handed on by the walk, computed
+    /// oldest first (a commit's parent is usually the one before it, whose
+    /// trees the caches still hold) and returned in walk order.
+    fn diff_run(
         &self,
-        ids: &[Oid],
+        run: Vec<walk::Walked>,
         renames: Renames,
         merges: MergeChanges,
-        mut each: impl FnMut(usize, Oid, Result<CommitChanges, GitError>),
-    ) {
-        const RUN: usize = 128;
-        // Each commit is read and decoded once, for its header and its diff.
-        let one = |repo: &Repo, id: Oid| -> Result<CommitChanges, GitError> {
-            let (tree, parents, message) = repo.decode_commit(id)?;
-            let changes = match (parents.len() > 1, merges) {
-                (true, MergeChanges::Skip) => Vec::new(),
-                (true, MergeChanges::Combined) => repo.combined_changes_of(id, tree, &parents)?,
-                (false, _) => repo
-                    .changes_of(id, tree, &parents, renames)?
-                    .into_iter()
-                    .flat_map(|d| d.changes)
-                    .collect(),
-            };
-            let info = CommitInfo {
-                id,
-                parents: parents.into_iter().map(Oid).collect(),
-                message,
-            };
-            Ok(CommitChanges { info, changes })
-        };
-        // A run is diffed oldest first, so that each commit's parent (the
-        // next one in walk order) was decoded just before and its tree is
-        // known; the results are handed on in walk order.
-        let diff_run = |repo: &Repo, run: &[Oid]| -> Vec<Result<CommitChanges, GitError>> {
-            let mut results: Vec<_> = run.iter().rev().map(|&id| one(repo, id)).collect();
-            results.reverse();
-            results
-        };
-        if ids.len() < 2 * RUN {
-            for (i, result) in diff_run(self, ids).into_iter().enumerate() {
-                each(i, ids[i], result);
-            }
-            return;
+    ) -> RunResults {
+        let mut results: RunResults = run
+            .into_iter()
+            .rev()
+            .map(|commit| (commit.id, self.walked_changes(commit, renames, merges)))
+            .collect();
+        results.reverse();
+        results
+    }
+
+    fn walked_changes(
+        &self,
+        commit: walk::Walked,
+        renames: Renames,
+        merges: MergeChanges,
+    ) -> Result<CommitChanges, GitError> {
+        let id = Oid(commit.id);
+        // A shallow boundary's parents were not read: it fails as
+        // `changes` says.
+        if commit.parent_trees.len() != commit.parents.len() {
+            return Err(self.missing_parent(id, Oid(commit.parents[0])));
         }
-        let runs: Vec<&[Oid]> = ids.chunks(RUN).collect();
-        std::thread::scope(|s| {
-            let mut receivers = Vec::new();
-            for worker in 0..2 {
-                let (tx, rx) =
-                    std::sync::mpsc::sync_channel::<Vec<Result<CommitChanges, GitError>>>(1);
-                receivers.push(rx);
-                let mut clone = self.repo.clone();
-                set_caches(&mut clone);
-                let repo = Repo::from_gix(clone);
-                let runs = &runs;
-                s.spawn(move || {
-                    for run in runs.iter().skip(worker).step_by(2) {
-                        let results = diff_run(&repo, run);
-                        if tx.send(results).is_err() {
-                            break;
-                        }
+        let changes = match (commit.parents.len() > 1, merges) {
+            (true, MergeChanges::Skip) => Vec::new(),
+            (true, MergeChanges::Combined) => {
+                diff::combined_changes(&self.repo, commit.tree, &commit.parent_trees, || {
+                    format!("diffing merge {id} against its parents")
+                })?
+            }
+            (false, _) => self
+                .changes_against(
+                    id,
+                    commit.tree,
+                    &commit.parents,
+                    &commit.parent_trees,
+                    renames,
+                )?
+                .into_iter()
+                .flat_map(|d| d.changes)
+                .collect(),
+        };
+        // Read from the commit-graph, the walk has no message: read here,
+        // on the diff thread.
+        let message = match commit.message {
+            Some(message) => message,
+            None => self.decode_commit(id)?.2,
+        };
+        Ok(CommitChanges {
+            info: CommitInfo {
+                id,
+                parents: commit.parents.into_iter().map(Oid).collect(),
+                message,
+            },
+            changes,
+        })
+    }
+
+    /// The commits of `tips` hiding `hidden` ([`walk`](Self::walk)), and for
+    /// each that `diff` accepts its header and changes ([`changes`](Self::changes)
+    /// with `renames`; for a merge what `merges` asks for: none, or its
+    /// combined diff, [`combined_changes`](Self::combined_changes)).
+    ///
+    /// Each commit is read once, by the walk, which hands it on with its
+    /// tree, its parents' trees and its message. The diffs run on two
+    /// threads while the walk goes on, in runs of consecutive commits, which
+    /// share most of their trees, so each thread's object cache stays warm;
+    /// a range too short to pay for threads is diffed on this one, after the
+    /// walk. The results wait until [`WalkedChanges::each`] takes them.
+    pub fn walk_changes(
+        &self,
+        tips: &[Oid],
+        hidden: &[Oid],
+        diff: impl Fn(Oid) -> bool,
+        renames: Renames,
+        merges: MergeChanges,
+    ) -> Result<WalkedChanges<'_>, GitError> {
+        let mut commits = Vec::new();
+        let mut parents = Vec::new();
+        let mut runs = Runs {
+            repo: &self.repo,
+            renames,
+            merges,
+            run: Vec::new(),
+            waiting: Vec::new(),
+            workers: None,
+            sent: Vec::new(),
+        };
+        let ended = if tips.is_empty() {
+            walk::Ended {
+                dropped: HashSet::new(),
+            }
+        } else {
+            walk::walk(
+                &self.repo,
+                tips,
+                hidden,
+                self.shallow_set()?,
+                &|| walk_context(tips, hidden),
+                |commit| {
+                    commits.push(Oid(commit.id));
+                    parents.push(commit.parents.clone());
+                    if diff(Oid(commit.id)) {
+                        runs.add(commit);
                     }
-                });
+                },
+            )?
+        };
+        let mut index = HashMap::with_capacity(commits.len());
+        let mut kept = Vec::with_capacity(commits.len());
+        for (id, parents) in commits.into_iter().zip(parents) {
+            if ended.dropped.contains(&id.0) {
+                continue;
             }
-            let mut index = 0;
-            for (n, run) in runs.iter().enumerate() {
-                let results = match receivers[n % 2].recv() {
-                    Ok(r) => r,
-                    // The worker died: say so for each commit it owed.
-                    Err(_) => run
-                        .iter()
-                        .map(|id| {
-                            Err(GitError::other(
-                                format!("reading commit {id}"),
-                                "the worker thread stopped",
-                            ))
-                        })
-                        .collect(),
-                };
-                for (&id, result) in run.iter().zip(results) {
-                    each(index, id, result);
-                    index += 1;
-                }
-            }
-        });
+            index.insert(id.0, kept.len());
+            kept.push((id, parents));
+        }
+        let pending = runs.finish();
+        Ok(WalkedChanges {
+            commits: kept.iter().map(|(id, _)| *id).collect(),
+            parents: kept.into_iter().map(|(_, p)| p).collect(),
+            index,
+            dropped: ended.dropped,
+            pending,
+            repo: self,
+            renames,
+            merges,
+        })
     }
 
     /// Staged changes: the index against HEAD's tree (the empty tree when
@@ -1378,6 +1417,228 @@ fn exact_rewrites() -> gix::diff::Rewrites {
         percentage: None,
         limit: 0,
         track_empty: true,
+    }
+}
+
+/// The text that names a walk in its errors.
+fn walk_context(tips: &[Oid], hidden: &[Oid]) -> String {
+    let mut range = String::from("walking");
+    for id in tips {
+        range.push_str(&format!(" {}", id.short()));
+    }
+    for id in hidden {
+        range.push_str(&format!(" ^{}", id.short()));
+    }
+    range
+}
+
+/// How many consecutive commits one thread diffs at a time.
+const RUN: usize = 128;
+
+type RunResults = Vec<(gix::ObjectId, Result<CommitChanges, GitError>)>;
+
+/// The diff threads: one queue of runs and one of results each; runs go to
+/// them in turn, so the results come back in walk order.
+struct Workers {
+    jobs: Vec<std::sync::mpsc::Sender<Vec<walk::Walked>>>,
+    results: Vec<std::sync::mpsc::Receiver<RunResults>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+/// The runs of a walk being cut and handed to the diff threads.
+struct Runs<'r> {
+    repo: &'r gix::Repository,
+    renames: Renames,
+    merges: MergeChanges,
+    run: Vec<walk::Walked>,
+    /// Runs held until there are enough to start the threads.
+    waiting: Vec<Vec<walk::Walked>>,
+    workers: Option<Workers>,
+    /// The commits of each run sent, in order.
+    sent: Vec<Vec<gix::ObjectId>>,
+}
+
+impl Runs<'_> {
+    fn add(&mut self, commit: walk::Walked) {
+        self.run.push(commit);
+        if self.run.len() < RUN {
+            return;
+        }
+        let run = std::mem::take(&mut self.run);
+        if self.workers.is_none() {
+            self.waiting.push(run);
+            if self.waiting.len() < 2 {
+                return;
+            }
+            self.workers = Some(self.start());
+            for run in std::mem::take(&mut self.waiting) {
+                self.send(run);
+            }
+            return;
+        }
+        self.send(run);
+    }
+
+    fn start(&self) -> Workers {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut workers = Workers {
+            jobs: Vec::new(),
+            results: Vec::new(),
+            stop: stop.clone(),
+            threads: Vec::new(),
+        };
+        for _ in 0..2 {
+            let (job_tx, job_rx) = std::sync::mpsc::channel::<Vec<walk::Walked>>();
+            let (result_tx, result_rx) = std::sync::mpsc::channel::<RunResults>();
+            let mut clone = self.repo.clone();
+            set_caches(&mut clone);
+            let (renames, merges, stop) = (self.renames, self.merges, stop.clone());
+            workers.threads.push(std::thread::spawn(move || {
+                let repo = Repo::from_gix(clone);
+                for run in job_rx {
+                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        break;
+                    }
+                    if result_tx.send(repo.diff_run(run, renames, merges)).is_err() {
+                        break;
+                    }
+                }
+            }));
+            workers.jobs.push(job_tx);
+            workers.results.push(result_rx);
+        }
+        workers
+    }
+
+    fn send(&mut self, run: Vec<walk::Walked>) {
+        let workers = self.workers.as_ref().expect("started");
+        // A worker that stopped is reported when its results are taken.
+        self.sent.push(run.iter().map(|c| c.id).collect());
+        let _ = workers.jobs[(self.sent.len() - 1) % 2].send(run);
+    }
+
+    /// Hand on the last run; what is left to take.
+    fn finish(mut self) -> Pending {
+        let last = std::mem::take(&mut self.run);
+        match self.workers.take() {
+            Some(mut workers) => {
+                if !last.is_empty() {
+                    self.workers = Some(workers);
+                    self.send(last);
+                    workers = self.workers.take().expect("started");
+                }
+                workers.jobs.clear();
+                Pending::Threads {
+                    workers,
+                    runs: self.sent,
+                }
+            }
+            None => {
+                let mut runs = self.waiting;
+                if !last.is_empty() {
+                    runs.push(last);
+                }
+                Pending::Here(runs)
+            }
+        }
+    }
+}
+
+/// The diffs of a walk not taken yet.
+enum Pending {
+    /// Runs to diff on the calling thread.
+    Here(Vec<Vec<walk::Walked>>),
+    /// Runs sent to the threads, in turn.
+    Threads {
+        workers: Workers,
+        /// The commits of each run sent, in order.
+        runs: Vec<Vec<gix::ObjectId>>,
+    },
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.jobs.clear();
+        self.results.clear();
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A walked range ([`Repo::walk_changes`]) whose diffs may still be running.
+pub struct WalkedChanges<'r> {
+    commits: Vec<Oid>,
+    parents: Vec<Vec<gix::ObjectId>>,
+    index: HashMap<gix::ObjectId, usize>,
+    dropped: HashSet<gix::ObjectId>,
+    pending: Pending,
+    repo: &'r Repo,
+    renames: Renames,
+    merges: MergeChanges,
+}
+
+impl WalkedChanges<'_> {
+    /// Every commit of the range, in walk order (newest first).
+    pub fn commits(&self) -> &[Oid] {
+        &self.commits
+    }
+
+    /// Whether `base` is one of the tips or a parent of a walked commit:
+    /// with `base` the hidden commit, whether it is an ancestor of the tip
+    /// ([`Repo::walk_from_base`]).
+    pub fn reaches(&self, base: Oid) -> bool {
+        self.parents.iter().any(|p| p.contains(&base.0))
+    }
+
+    /// Each diffed commit's header and changes, handed to `each` in walk
+    /// order with its index in [`commits`](Self::commits).
+    pub fn each(self, mut each: impl FnMut(usize, Oid, Result<CommitChanges, GitError>)) {
+        let WalkedChanges {
+            index,
+            dropped,
+            pending,
+            repo,
+            renames,
+            merges,
+            ..
+        } = self;
+        let mut hand = |results: RunResults| {
+            for (id, result) in results {
+                if dropped.contains(&id) {
+                    continue;
+                }
+                each(index[&id], Oid(id), result);
+            }
+        };
+        match pending {
+            Pending::Here(runs) => {
+                for run in runs {
+                    hand(repo.diff_run(run, renames, merges));
+                }
+            }
+            Pending::Threads { workers, runs } => {
+                for (n, ids) in runs.into_iter().enumerate() {
+                    match workers.results[n % 2].recv() {
+                        Ok(results) => hand(results),
+                        // The thread died: say so for each commit it owed.
+                        Err(_) => hand(
+                            ids.into_iter()
+                                .map(|id| {
+                                    let error = GitError::other(
+                                        format!("reading commit {id}"),
+                                        "the worker thread stopped",
+                                    );
+                                    (id, Err(error))
+                                })
+                                .collect(),
+                        ),
+                    }
+                }
+            }
+        }
     }
 }
 

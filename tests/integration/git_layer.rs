@@ -963,6 +963,137 @@ fn walk_and_ancestry_match_git_rev_list_and_merge_base() {
     );
 }
 
+/// A `git fast-import` stream of `count` commits on a random graph (one or
+/// two parents among the commits before), whose committer dates mostly rise
+/// but often tie and sometimes go back before a parent's: what a walk by
+/// date must survive. Each commit is on its own branch `c<mark>`.
+fn skewed_history_stream(count: u64, seed: u64) -> Vec<u8> {
+    use std::io::Write;
+    let mut rng = Rng::new(seed);
+    let mut s = Vec::new();
+    let mut dates: Vec<i64> = vec![0];
+    for mark in 1..=count {
+        let first = (mark > 1).then(|| {
+            // Mostly the commit just before, else any earlier one.
+            if rng.chance(70) {
+                mark - 1
+            } else {
+                1 + rng.below((mark - 1) as usize) as u64
+            }
+        });
+        let second = first
+            .filter(|_| mark > 3 && rng.chance(20))
+            .map(|_| 1 + rng.below((mark - 1) as usize) as u64)
+            .filter(|&p| Some(p) != first);
+        let parent_date = first.map_or(1_700_000_000, |p| dates[p as usize]);
+        let date = match rng.below(10) {
+            // Back before its parent.
+            0 | 1 => parent_date - 1 - rng.below(500) as i64,
+            // The same second as its parent.
+            2 => parent_date,
+            _ => parent_date + 1 + rng.below(100) as i64,
+        };
+        dates.push(date);
+        let msg = format!("commit {mark}\n");
+        writeln!(s, "commit refs/heads/c{mark}\nmark :{mark}").expect("write");
+        writeln!(
+            s,
+            "committer T <t@example.com> {date} +0000\ndata {}\n{msg}",
+            msg.len()
+        )
+        .expect("write");
+        if let Some(first) = first {
+            writeln!(s, "from :{first}").expect("write");
+        }
+        if let Some(second) = second {
+            writeln!(s, "merge :{second}").expect("write");
+        }
+        let content = format!("{mark}\n");
+        writeln!(
+            s,
+            "M 100644 inline f{}.txt\ndata {}\n{content}",
+            mark % 7,
+            content.len()
+        )
+        .expect("write");
+        s.push(b'\n');
+    }
+    s
+}
+
+#[test]
+fn the_walk_is_git_rev_list_when_dates_tie_and_go_backwards() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    use std::io::Write;
+    const COUNT: u64 = 600;
+    let repo = TestRepo::new();
+    let mut cmd = git_command(repo.path());
+    cmd.args(["fast-import", "--quiet"])
+        .stdin(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn fast-import");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(&skewed_history_stream(COUNT, 0x5e3d))
+        .expect("feed fast-import");
+    assert!(child.wait().expect("fast-import").success());
+    let commit = |mark: u64| repo.rev(&format!("c{mark}"));
+    // Read from the commits, then from a commit-graph: the same walk.
+    for graph in [false, true] {
+        if graph {
+            repo.git(&["commit-graph", "write", "--reachable"]);
+        }
+        let gate = open(&repo);
+        let mut rng = Rng::new(11);
+        for round in 0..40 {
+            let tips: Vec<String> = (0..1 + rng.below(2))
+                .map(|_| commit(COUNT / 2 + 1 + rng.below((COUNT / 2) as usize) as u64))
+                .collect();
+            let hidden: Vec<String> = (0..rng.below(3))
+                .map(|_| commit(1 + rng.below(COUNT as usize) as u64))
+                .collect();
+            let mut args = vec!["rev-list".to_owned()];
+            args.extend(tips.iter().cloned());
+            args.extend(hidden.iter().map(|h| format!("^{h}")));
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let git: Vec<Oid> = repo.git(&args).lines().map(oid).collect();
+            let tips: Vec<Oid> = tips.iter().map(|t| oid(t)).collect();
+            let hidden: Vec<Oid> = hidden.iter().map(|h| oid(h)).collect();
+            // Set and order: git's, ties and skew included.
+            let walked = gate.walk(&tips, &hidden).expect("walk");
+            assert_eq!(walked, git, "graph {graph}, round {round}: walk {args:?}");
+            // The walk that hands commits to the diff threads as it goes: the
+            // same commits, each diffed once, none that turned out hidden.
+            let changes = gate
+                .walk_changes(
+                    &tips,
+                    &hidden,
+                    |_| true,
+                    Renames::Off,
+                    gate::git::MergeChanges::Combined,
+                )
+                .expect("walk_changes");
+            assert_eq!(
+                changes.commits(),
+                &git[..],
+                "graph {graph}, round {round}: walk_changes"
+            );
+            let mut diffed = Vec::new();
+            changes.each(|index, id, result| {
+                let result =
+                    result.unwrap_or_else(|e| panic!("graph {graph}, round {round}: {id:?}: {e}"));
+                assert_eq!(result.info.id, id);
+                diffed.push((index, id));
+            });
+            let want: Vec<(usize, Oid)> = git.iter().copied().enumerate().collect();
+            assert_eq!(diffed, want, "graph {graph}, round {round}: diffed");
+        }
+    }
+}
+
 #[test]
 fn commit_entries_and_blobs_match_git() {
     if !isolate(this_test!()) {

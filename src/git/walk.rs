@@ -1,0 +1,357 @@
+//! The commits of a range, `git rev-list TIPS ^HIDDEN`, newest first by
+//! committer date, each commit read and decoded once.
+//!
+//! The walk is git's own (`limit_list` in git's `revision.c`): commits come
+//! off a queue ordered by committer date; a hidden commit hides its parents,
+//! and the walk ends when everything queued is hidden and no queued commit is
+//! newer than the last one shown (with git's five commits of slop for clocks
+//! that went backwards). A commit is handed on as soon as it is taken off the
+//! queue, with its tree, its parents' trees and its message, so the diffs can
+//! start before the walk ends (docs/performance.md, "Provenance on equal
+//! work"); one that a later hidden commit turns out to reach (only possible
+//! when committer dates go backwards) is named at the end and dropped, as git
+//! drops it.
+//!
+//! A shallow clone's boundary commits are walked without their parents, as
+//! git grafts them; their parents are not read.
+//!
+//! With a commit-graph (`git commit-graph write --reachable`; docs/ci.md),
+//! the walk reads each commit's parents, date and tree from it and no
+//! commit object at all: the messages are read by the diff threads, in
+//! parallel.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
+
+use super::{GitError, Oid};
+
+/// A commit as the walk hands it on: enough to diff it without reading it
+/// again.
+pub(super) struct Walked {
+    pub id: gix::ObjectId,
+    pub tree: gix::ObjectId,
+    /// The parents as the commit names them (a shallow boundary's too).
+    pub parents: Vec<gix::ObjectId>,
+    /// Each parent's tree, in parent order; empty for a shallow boundary,
+    /// whose parents are not read.
+    pub parent_trees: Vec<gix::ObjectId>,
+    /// `None` when the walk read the commit from the commit-graph.
+    pub message: Option<Vec<u8>>,
+}
+
+/// How the walk ended: the commits handed on that turned out to be hidden
+/// (the others are the range, in the order they were handed on).
+pub(super) struct Ended {
+    pub dropped: HashSet<gix::ObjectId>,
+}
+
+const SEEN: u8 = 1;
+const HIDDEN: u8 = 2;
+const QUEUED: u8 = 4;
+/// git's `SLOP`: how many more hidden commits are taken off the queue once
+/// only hidden ones are left, in case a commit's date is older than its
+/// parent's.
+const SLOP: u32 = 5;
+
+struct Node {
+    flags: u8,
+    /// `None` until read (a hidden mark can reach a commit not read yet).
+    data: Option<Data>,
+}
+
+struct Data {
+    time: i64,
+    tree: gix::ObjectId,
+    parents: Vec<gix::ObjectId>,
+    message: Option<Vec<u8>>,
+}
+
+struct Walk<'r> {
+    repo: &'r gix::Repository,
+    nodes: gix::hashtable::HashMap<gix::ObjectId, Node>,
+    /// Newest first; among equal dates, first queued first (git's
+    /// `commit_list_insert_by_date`).
+    queue: BinaryHeap<(i64, Reverse<u64>, gix::ObjectId)>,
+    queued: u64,
+    /// Queued commits not hidden (git's `everybody_uninteresting`, counted).
+    queued_shown: usize,
+    shallow: HashSet<gix::ObjectId>,
+    graph: Option<gix::commitgraph::Graph>,
+    buf: Vec<u8>,
+    context: &'r dyn Fn() -> String,
+}
+
+/// Walk `tips` hiding `hidden`, handing each commit shown to `each` as it is
+/// taken off the queue.
+pub(super) fn walk(
+    repo: &gix::Repository,
+    tips: &[Oid],
+    hidden: &[Oid],
+    shallow: HashSet<gix::ObjectId>,
+    context: &dyn Fn() -> String,
+    mut each: impl FnMut(Walked),
+) -> Result<Ended, GitError> {
+    // git writes no commit-graph for a shallow clone's grafted history, nor
+    // trusts one where objects are replaced (gix declines those itself). One
+    // that cannot be read leaves the objects to read.
+    let graph = if shallow.is_empty() {
+        repo.commit_graph_if_enabled().ok().flatten()
+    } else {
+        None
+    };
+    let mut walk = Walk {
+        repo,
+        nodes: Default::default(),
+        queue: BinaryHeap::new(),
+        queued: 0,
+        queued_shown: 0,
+        shallow,
+        graph,
+        buf: Vec::new(),
+        context,
+    };
+    // Every tip and hidden commit must be a commit there is (as git's
+    // `rev-list` refuses a name it cannot read).
+    for id in tips.iter().chain(hidden) {
+        walk.read(id.0, true)?;
+    }
+    for id in hidden {
+        walk.hide(id.0);
+    }
+    for id in tips.iter().chain(hidden) {
+        walk.push(id.0);
+    }
+    let mut shown: Vec<gix::ObjectId> = Vec::new();
+    let mut slop = SLOP;
+    let mut last_shown = i64::MAX;
+    while let Some((_, _, id)) = walk.queue.pop() {
+        let flags = walk.flags(id);
+        walk.set(id, flags & !QUEUED);
+        let hidden = flags & HIDDEN != 0;
+        if !hidden {
+            walk.queued_shown -= 1;
+        }
+        let parents = walk.walked_parents(id);
+        if hidden {
+            walk.data_mut(id).message = None;
+            for &parent in &parents {
+                // A hidden commit's absent parent is skipped, as git does
+                // (`parse_commit_gently`): nothing shown can come from it.
+                if walk.read(parent, false).is_err() {
+                    continue;
+                }
+                walk.hide(parent);
+                walk.push(parent);
+            }
+            slop = match walk.queue.peek() {
+                None => 0,
+                Some(&(newest, _, _)) if last_shown <= newest => SLOP,
+                Some(_) if walk.queued_shown > 0 => SLOP,
+                Some(_) => slop - 1,
+            };
+            if slop == 0 {
+                break;
+            }
+            continue;
+        }
+        let mut parent_trees = Vec::with_capacity(parents.len());
+        for &parent in &parents {
+            walk.read(parent, false)?;
+            parent_trees.push(walk.data(parent).tree);
+            walk.push(parent);
+        }
+        let data = walk.data_mut(id);
+        last_shown = data.time;
+        let message = std::mem::take(&mut data.message);
+        let (tree, parents) = (data.tree, data.parents.clone());
+        shown.push(id);
+        each(Walked {
+            id,
+            tree,
+            parents,
+            parent_trees,
+            message,
+        });
+    }
+    let dropped: HashSet<gix::ObjectId> = shown
+        .into_iter()
+        .filter(|id| walk.flags(*id) & HIDDEN != 0)
+        .collect();
+    Ok(Ended { dropped })
+}
+
+impl Walk<'_> {
+    fn flags(&self, id: gix::ObjectId) -> u8 {
+        self.nodes.get(&id).map_or(0, |n| n.flags)
+    }
+
+    fn set(&mut self, id: gix::ObjectId, flags: u8) {
+        self.nodes
+            .entry(id)
+            .or_insert(Node {
+                flags: 0,
+                data: None,
+            })
+            .flags = flags;
+    }
+
+    fn data(&self, id: gix::ObjectId) -> &Data {
+        self.nodes[&id].data.as_ref().expect("read before use")
+    }
+
+    fn data_mut(&mut self, id: gix::ObjectId) -> &mut Data {
+        self.nodes
+            .get_mut(&id)
+            .and_then(|n| n.data.as_mut())
+            .expect("read before use")
+    }
+
+    /// The parents the walk follows: none for a shallow boundary.
+    fn walked_parents(&self, id: gix::ObjectId) -> Vec<gix::ObjectId> {
+        if self.shallow.contains(&id) {
+            return Vec::new();
+        }
+        self.data(id).parents.clone()
+    }
+
+    /// Queue `id` (read) unless it was queued before.
+    fn push(&mut self, id: gix::ObjectId) {
+        let node = self.nodes.get_mut(&id).expect("read before queued");
+        if node.flags & SEEN != 0 {
+            return;
+        }
+        node.flags |= SEEN | QUEUED;
+        if node.flags & HIDDEN == 0 {
+            self.queued_shown += 1;
+        }
+        let time = node.data.as_ref().expect("read before queued").time;
+        self.queue.push((time, Reverse(self.queued), id));
+        self.queued += 1;
+    }
+
+    /// Mark `id` and every ancestor already read as hidden (git's
+    /// `mark_parents_uninteresting`).
+    fn hide(&mut self, id: gix::ObjectId) {
+        let mut pending = vec![id];
+        while let Some(id) = pending.pop() {
+            let shallow = self.shallow.contains(&id);
+            let node = self.nodes.entry(id).or_insert(Node {
+                flags: 0,
+                data: None,
+            });
+            if node.flags & HIDDEN != 0 {
+                continue;
+            }
+            node.flags |= HIDDEN;
+            if node.flags & QUEUED != 0 {
+                self.queued_shown -= 1;
+            }
+            if let Some(data) = &node.data
+                && !shallow
+            {
+                pending.extend(data.parents.iter().copied());
+            }
+        }
+    }
+
+    /// Commit `id` as the commit-graph has it, if it has it.
+    fn graph_commit(&self, id: gix::ObjectId) -> Result<Option<Data>, GitError> {
+        let Some(graph) = &self.graph else {
+            return Ok(None);
+        };
+        let Some(commit) = graph.commit_by_id(id) else {
+            return Ok(None);
+        };
+        let parents = commit
+            .iter_parents()
+            .map(|parent| parent.map(|pos| graph.id_at(pos).to_owned()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|err| {
+                GitError::other(
+                    (self.context)(),
+                    format_args!("reading commit {id} from the commit-graph: {err}"),
+                )
+            })?;
+        Ok(Some(Data {
+            time: i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX),
+            tree: commit.root_tree_id().to_owned(),
+            parents,
+            message: None,
+        }))
+    }
+
+    /// Commit `id` read from the object database.
+    fn object_commit(&mut self, id: gix::ObjectId, named: bool) -> Result<Data, GitError> {
+        let kind = match gix::objs::Find::try_find(&self.repo.objects, &id, &mut self.buf) {
+            Ok(Some(object)) => object.kind,
+            Ok(None) => return Err(GitError::MissingObject { id: id.to_string() }),
+            Err(err) => {
+                return Err(GitError::other(
+                    (self.context)(),
+                    format_args!("reading commit {id}: {err}"),
+                ));
+            }
+        };
+        if kind != gix::objs::Kind::Commit {
+            if named {
+                return Err(GitError::NotACommit {
+                    spec: id.to_string(),
+                    kind: kind.to_string(),
+                });
+            }
+            return Err(GitError::other(
+                (self.context)(),
+                format_args!("{id} is a {kind}, not a commit"),
+            ));
+        }
+        let data = {
+            let commit = gix::objs::CommitRef::from_bytes(&self.buf, id.kind()).map_err(|err| {
+                GitError::other(
+                    (self.context)(),
+                    format_args!("decoding commit {id}: {err}"),
+                )
+            })?;
+            let time = commit.committer().map(|c| c.seconds()).map_err(|err| {
+                GitError::other(
+                    (self.context)(),
+                    format_args!("decoding commit {id}: {err}"),
+                )
+            })?;
+            Data {
+                time,
+                tree: commit.tree(),
+                parents: commit.parents().collect(),
+                message: Some(commit.message.to_vec()),
+            }
+        };
+        Ok(data)
+    }
+
+    /// Read and decode commit `id` unless it was; its message is kept until
+    /// it is handed on.
+    fn read(&mut self, id: gix::ObjectId, named: bool) -> Result<(), GitError> {
+        if self.nodes.get(&id).is_some_and(|node| node.data.is_some()) {
+            return Ok(());
+        }
+        let data = match self.graph_commit(id)? {
+            Some(data) => data,
+            None => self.object_commit(id, named)?,
+        };
+        let parents_hidden = {
+            let node = self.nodes.entry(id).or_insert(Node {
+                flags: 0,
+                data: None,
+            });
+            node.data = Some(data);
+            node.flags & HIDDEN != 0
+        };
+        // Hidden before it was read: its parents are hidden too.
+        if parents_hidden && !self.shallow.contains(&id) {
+            let parents = self.data(id).parents.clone();
+            for parent in parents {
+                self.hide(parent);
+            }
+        }
+        Ok(())
+    }
+}
