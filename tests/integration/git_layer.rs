@@ -1026,20 +1026,9 @@ fn the_walk_is_git_rev_list_when_dates_tie_and_go_backwards() {
     if !isolate(this_test!()) {
         return;
     }
-    use std::io::Write;
     const COUNT: u64 = 600;
     let repo = TestRepo::new();
-    let mut cmd = git_command(repo.path());
-    cmd.args(["fast-import", "--quiet"])
-        .stdin(std::process::Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn fast-import");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(&skewed_history_stream(COUNT, 0x5e3d))
-        .expect("feed fast-import");
-    assert!(child.wait().expect("fast-import").success());
+    crate::support::fast_import(&repo, &skewed_history_stream(COUNT, 0x5e3d));
     let commit = |mark: u64| repo.rev(&format!("c{mark}"));
     // Read from the commits, then from a commit-graph: the same walk.
     for graph in [false, true] {
@@ -2362,19 +2351,8 @@ fn a_ten_thousand_commit_history_is_walked_and_diffed_as_git_does() {
     if !isolate(this_test!()) {
         return;
     }
-    use std::io::Write;
     let repo = TestRepo::new();
-    let mut cmd = git_command(repo.path());
-    cmd.args(["fast-import", "--quiet"])
-        .stdin(std::process::Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn fast-import");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(&long_history_stream(10_000))
-        .expect("feed fast-import");
-    assert!(child.wait().expect("fast-import").success());
+    crate::support::fast_import(&repo, &long_history_stream(10_000));
     repo.git(&["reset", "-q", "--hard", "main"]);
 
     let gate = open(&repo);

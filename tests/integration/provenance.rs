@@ -1183,19 +1183,8 @@ fn run_measuring_memory(mut cmd: std::process::Command) -> (Output, Option<u64>)
 
 #[test]
 fn a_hundred_thousand_commit_range_is_proved() {
-    use std::io::Write;
     let repo = TestRepo::new();
-    let mut cmd = crate::support::git_command(repo.path());
-    cmd.args(["fast-import", "--quiet"])
-        .stdin(std::process::Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn fast-import");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&crate::git_layer::long_history_stream(100_000))
-        .unwrap();
-    assert!(child.wait().unwrap().success());
+    crate::support::fast_import(&repo, &crate::git_layer::long_history_stream(100_000));
     repo.git(&["reset", "-q", "--hard", "main"]);
     let root = repo
         .git(&["rev-list", "--max-parents=0", "main"])

@@ -445,3 +445,19 @@ pub fn tick() {
     }
     panic!("the file system's clock did not move in 10,000 waits of 1 ms");
 }
+
+/// Feed `stream` to `git fast-import` in `repo` and fail unless it took it.
+pub fn fast_import(repo: &TestRepo, stream: &[u8]) {
+    use std::io::Write;
+    let mut cmd = git_command(repo.path());
+    cmd.args(["fast-import", "--quiet"])
+        .stdin(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn fast-import");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stream)
+        .expect("feed fast-import");
+    assert!(child.wait().expect("fast-import").success());
+}
