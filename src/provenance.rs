@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::Path;
 
-use crate::git::{Change, ChangeKind, GitError, MergeChanges, Oid, Renames, Repo};
+use crate::git::{Change, ChangeKind, GitError, MergeChanges, Oid, Renames, Repo, WalkedChanges};
 use crate::path::RepoPath;
 use crate::policy::{Merges, Policy};
 use crate::report::{Finding, Severity, Subject};
@@ -458,6 +458,15 @@ pub struct ChangedTasks {
 /// [`check`], and the task files the range's commits change — `None` when
 /// the proof ended before it diffed the range (an unreadable or empty
 /// range, a baseline that is not an ancestor).
+///
+/// The steps, in order: the task listings that could not be read; the
+/// shallow boundaries ([`shallow_set`]); the imported commits
+/// ([`imported_set`]); the walk and the range's shape ([`walk_range`]); the
+/// commits the walk does not diff ([`undiffed_findings`]); each diffed
+/// commit as the walk hands it over ([`judge_walked`], which calls the pure
+/// [`judge_commit`]); the commits whose task only the whole range tells
+/// ([`attribute_pending`]); the widened scopes ([`widened_findings`]); the
+/// summary ([`summary`]).
 pub fn check_walked(
     repo: &Repo,
     policy: &Policy,
@@ -466,59 +475,191 @@ pub fn check_walked(
     opts: &Options,
 ) -> (String, Vec<Finding>, Option<ChangedTasks>) {
     let mut findings = Vec::new();
-    let base_subject = Subject {
-        ref_name: range.ref_name.clone(),
-        ..Subject::default()
-    };
-    let subject = |commit: Option<Oid>| Subject {
-        commit: commit.map(|c| c.to_hex()),
-        ..base_subject.clone()
-    };
     for why in &tasks.unreadable {
         findings.push(unknown(
             "task_unreadable",
             why.clone(),
             "repair the repository or the task files, then check again",
-            subject(None),
+            commit_subject(range, None),
         ));
     }
-    let shallow: HashSet<Oid> = if repo.is_shallow() {
-        match repo.shallow_commits() {
-            Ok(commits) => commits.into_iter().collect(),
-            // Which commits are boundaries cannot be told: a boundary would
-            // pass as a root commit.
-            Err(e) => {
-                findings.push(git_unknown(&e, subject(None)));
-                return (format!("{} unreadable", range.label), findings, None);
+    let shallow = match shallow_set(repo) {
+        Ok(shallow) => shallow,
+        Err(e) => {
+            findings.push(git_unknown(&e, commit_subject(range, None)));
+            return (format!("{} unreadable", range.label), findings, None);
+        }
+    };
+    let hidden = range.base.hidden();
+    let mut upstream = imported_set(repo, policy, range, &hidden);
+    let (walked, commits) =
+        match walk_range(repo, policy, range, &hidden, &shallow, &upstream, opts) {
+            Ok(walked) => walked,
+            Err(ended) => {
+                findings.push(ended.finding);
+                return (ended.summary, findings, None);
             }
-        }
-    } else {
-        HashSet::new()
+        };
+    findings.append(&mut upstream.findings);
+    let imported: HashSet<Oid> = commits
+        .iter()
+        .filter(|c| upstream.imports(c))
+        .copied()
+        .collect();
+    let rules = Rules::new(policy, range, opts.push);
+    // In a push, a commit the task's baseline already holds was made before
+    // the task: only its trailer can say it is that task's.
+    let default = tasks
+        .default
+        .as_deref()
+        .map(|t| (t, held_by(repo, tasks, &hidden, opts.push, t)));
+    let mut tally = Tally::default();
+    let upstream_name = policy.provenance.upstream.as_deref().unwrap_or("upstream");
+    undiffed_findings(
+        &commits,
+        &imported,
+        &shallow,
+        upstream_name,
+        &rules,
+        &mut tally,
+    );
+    let progress = Progress::new(commits.len(), opts.progress);
+    judge_walked(
+        walked,
+        &rules,
+        tasks,
+        default.as_ref().map(|(t, held)| (*t, held)),
+        &progress,
+        &mut tally,
+    );
+    progress.done();
+    // Commits with no trailer and no task given: the one task whose file the
+    // range adds or changes, if there is exactly one.
+    let fallback = match tally.touched_tasks.len() {
+        1 => tally.touched_tasks.iter().next().cloned(),
+        _ => None,
     };
-    let hidden = match &range.base {
-        Base::Commit(base) => vec![*base],
-        Base::Hidden(h) => h.clone(),
+    let fallback_held = fallback
+        .as_deref()
+        .map(|t| (t, held_by(repo, tasks, &hidden, opts.push, t)));
+    attribute_pending(
+        &rules,
+        tasks,
+        fallback_held.as_ref().map(|(t, held)| (*t, held)),
+        &mut tally,
+    );
+    let Tally {
+        mut out,
+        touched_tasks,
+        merges,
+        attributed,
+        unattributed,
+        walked_tasks,
+        ..
+    } = tally;
+    out.sort_by_key(|(i, _)| *i);
+    findings.extend(out.into_iter().map(|(_, f)| f));
+    findings.extend(widened_findings(tasks, &touched_tasks, range));
+    let counts = Counts {
+        commits: &commits,
+        merges,
+        imported: imported.len(),
+        attributed,
+        unattributed,
     };
-    // Imported commits: reachable from the named upstream (never a
-    // remote-tracking ref the policy does not name). Known before the walk,
-    // which diffs only the others.
-    let mut upstream_findings = Vec::new();
-    let mut authored: Option<HashSet<Oid>> = None;
-    if let Some(upstream) = &policy.provenance.upstream {
-        match repo.resolve_commit(upstream) {
-            Ok(up) => match repo.walk(&[range.tip], &[hidden.clone(), vec![up]].concat()) {
-                Ok(commits) => authored = Some(commits.into_iter().collect()),
-                Err(e) => upstream_findings.push(git_unknown(&e, subject(Some(up)))),
-            },
-            Err(e) => upstream_findings.push(unknown(
-                "upstream_unavailable",
-                format!("the policy's upstream `{upstream}` does not resolve: {e}"),
-                "fetch it, or correct provenance.upstream in .gate/policy.yaml",
-                subject(None),
-            )),
-        }
+    let summary = summary(range, opts.push, hidden.is_empty(), counts);
+    (summary, findings, Some(walked_tasks))
+}
+
+/// The subject of a finding about the range, or one of its commits.
+fn commit_subject(range: &RangeSpec, commit: Option<Oid>) -> Subject {
+    Subject {
+        commit: commit.map(|c| c.to_hex()),
+        ref_name: range.ref_name.clone(),
+        ..Subject::default()
     }
-    let is_imported = |id: &Oid| authored.as_ref().is_some_and(|a| !a.contains(id));
+}
+
+/// The boundaries of a shallow clone (none when the clone is whole): their
+/// parents are absent, so their changes cannot be told. An error when which
+/// commits they are cannot be read — a boundary would pass as a root commit.
+fn shallow_set(repo: &Repo) -> Result<HashSet<Oid>, GitError> {
+    if !repo.is_shallow() {
+        return Ok(HashSet::new());
+    }
+    Ok(repo.shallow_commits()?.into_iter().collect())
+}
+
+/// The policy's `upstream` as the range sees it (docs/provenance.md).
+struct Upstream {
+    /// The range's commits the upstream does not reach, when one is named
+    /// and could be read; every other commit of the range is imported.
+    authored: Option<HashSet<Oid>>,
+    /// Why the upstream could not be read: reported once the range is known
+    /// not to be empty.
+    findings: Vec<Finding>,
+}
+
+impl Upstream {
+    /// Whether commit `id` is reachable from the upstream: imported, listed,
+    /// not scope-checked.
+    fn imports(&self, id: &Oid) -> bool {
+        self.authored.as_ref().is_some_and(|a| !a.contains(id))
+    }
+}
+
+/// The imported commits: reachable from the policy's `upstream` (never a
+/// remote-tracking ref the policy does not name). Known before the walk,
+/// which diffs only the others.
+fn imported_set(repo: &Repo, policy: &Policy, range: &RangeSpec, hidden: &[Oid]) -> Upstream {
+    let mut upstream = Upstream {
+        authored: None,
+        findings: Vec::new(),
+    };
+    let Some(name) = &policy.provenance.upstream else {
+        return upstream;
+    };
+    match repo.resolve_commit(name) {
+        Ok(up) => match repo.walk(&[range.tip], &[hidden.to_vec(), vec![up]].concat()) {
+            Ok(commits) => upstream.authored = Some(commits.into_iter().collect()),
+            Err(e) => upstream
+                .findings
+                .push(git_unknown(&e, commit_subject(range, Some(up)))),
+        },
+        Err(e) => upstream.findings.push(unknown(
+            "upstream_unavailable",
+            format!("the policy's upstream `{name}` does not resolve: {e}"),
+            "fetch it, or correct provenance.upstream in .gate/policy.yaml",
+            commit_subject(range, None),
+        )),
+    }
+    upstream
+}
+
+/// How a proof ends before it judges a commit: its summary, and the
+/// finding that says why.
+struct Ended {
+    summary: String,
+    finding: Finding,
+}
+
+/// The walk of the range — its commits newest first, their diffs running
+/// beside it (not the imported ones, not shallow boundaries) — once the
+/// range's shape holds: an explicit base is an ancestor of the tip (else
+/// `baseline_not_ancestor`, or `shallow_history` where the clone's boundary
+/// hides the answer), and the range holds a commit (else `no_commits_yet`
+/// for a task's own range, `empty_range` otherwise).
+fn walk_range<'r>(
+    repo: &'r Repo,
+    policy: &Policy,
+    range: &RangeSpec,
+    hidden: &[Oid],
+    shallow: &HashSet<Oid>,
+    upstream: &Upstream,
+    opts: &Options,
+) -> Result<(WalkedChanges<'r>, Vec<Oid>), Box<Ended>> {
+    let ended = |summary: String, finding: Finding| Box::new(Ended { summary, finding });
+    let subject = |commit: Option<Oid>| commit_subject(range, commit);
     // A merge is judged by the paths it changed itself (its combined diff),
     // path by path: rename pairing would tie a path of the merge to one of a
     // parent. Refused merges need no diff at all.
@@ -532,8 +673,8 @@ pub fn check_walked(
     let walked = repo
         .walk_changes(
             &[range.tip],
-            &hidden,
-            |id| !shallow.contains(&id) && !is_imported(&id),
+            hidden,
+            |id| !shallow.contains(&id) && !upstream.imports(&id),
             Renames::Exact,
             merge_changes,
         )
@@ -552,44 +693,56 @@ pub fn check_walked(
             // In a shallow clone the answer is only definite when the walk
             // from the tip never reached the boundary.
             if commits.iter().any(|id| shallow.contains(id)) {
-                findings.push(unknown(
-                    "shallow_history",
+                return Err(ended(
+                    format!("{} not provable", range.label),
+                    unknown(
+                        "shallow_history",
+                        format!(
+                            "the clone is shallow: whether the baseline {} is an ancestor of {} lies beyond its boundary",
+                            base.short(),
+                            range.tip.short()
+                        ),
+                        SHALLOW_DECIDE,
+                        subject(Some(base)),
+                    ),
+                ));
+            }
+            return Err(ended(
+                format!("{} not a range", range.label),
+                finding(
+                    "baseline_not_ancestor",
                     format!(
-                        "the clone is shallow: whether the baseline {} is an ancestor of {} lies beyond its boundary",
+                        "the baseline {} is not an ancestor of {}",
                         base.short(),
                         range.tip.short()
                     ),
-                    SHALLOW_DECIDE,
+                    "rebase the work onto its baseline, or check a range whose base the tip descends from",
                     subject(Some(base)),
-                ));
-                return (format!("{} not provable", range.label), findings, None);
-            }
-            findings.push(finding(
-                "baseline_not_ancestor",
-                format!("the baseline {} is not an ancestor of {}", base.short(), range.tip.short()),
-                "rebase the work onto its baseline, or check a range whose base the tip descends from",
-                subject(Some(base)),
+                ),
             ));
-            return (format!("{} not a range", range.label), findings, None);
         }
         Err(e) => {
             // The message names the absent object; the base is not it.
-            findings.push(git_unknown(&e, subject(None)));
-            return (format!("{} unreadable", range.label), findings, None);
+            return Err(ended(
+                format!("{} unreadable", range.label),
+                git_unknown(&e, subject(None)),
+            ));
         }
     };
     if commits.is_empty() && opts.task_range {
-        findings.push(weighed(
-            Severity::Info,
-            "no_commits_yet",
-            format!(
-                "{}: the task has no commits yet, so there is nothing to prove until its first",
-                range.label
+        return Err(ended(
+            format!("{}: no commits yet", range.label),
+            weighed(
+                Severity::Info,
+                "no_commits_yet",
+                format!(
+                    "{}: the task has no commits yet, so there is nothing to prove until its first",
+                    range.label
+                ),
+                "",
+                subject(None),
             ),
-            "",
-            subject(None),
         ));
-        return (format!("{}: no commits yet", range.label), findings, None);
     }
     if commits.is_empty() {
         let (severity, message) = if opts.push {
@@ -606,56 +759,58 @@ pub fn check_walked(
                 ),
             )
         };
-        findings.push(weighed(
-            severity,
-            "empty_range",
-            message,
-            if opts.push {
-                ""
-            } else {
-                "commit the work, or check the range that holds it"
-            },
-            subject(None),
+        return Err(ended(
+            format!("{}: no commits", range.label),
+            weighed(
+                severity,
+                "empty_range",
+                message,
+                if opts.push {
+                    ""
+                } else {
+                    "commit the work, or check the range that holds it"
+                },
+                subject(None),
+            ),
         ));
-        return (format!("{}: no commits", range.label), findings, None);
     }
-    findings.extend(upstream_findings);
-    let imported: HashSet<Oid> = commits.iter().filter(|c| is_imported(c)).copied().collect();
-    let trailer_key = policy.provenance.trailer.as_deref();
-    let key = trailer_key.unwrap_or("Task");
-    let unattributed_decide = if opts.push {
-        format!(
-            "add a `{key}: <task id>` trailer naming the task it belongs to (git rebase -i to reword); for history that predates gate, tag its last commit and name the tag in provenance.upstream (docs/provenance.md#history-that-predates-gate)"
-        )
-    } else {
-        format!("add a `{key}: <task id>` trailer to the commit, or name the task with --task ID")
-    };
-    // In a push, a commit the task's baseline already holds was made before
-    // the task: only its trailer can say it is that task's.
-    let default_held = tasks
-        .default
-        .as_deref()
-        .map(|t| held_by(repo, tasks, &hidden, opts.push, t));
-    let mut attributed = 0usize;
-    let mut unattributed: Vec<Oid> = Vec::new();
-    let upstream_name = policy.provenance.upstream.as_deref().unwrap_or("upstream");
-    let progress = Progress::new(commits.len(), opts.progress);
+    Ok((walked, commits))
+}
 
-    // Findings carry the index of their commit, so the deferred ones land
-    // in walk order too.
-    let mut out: Vec<(usize, Finding)> = Vec::new();
-    let mut pending: Vec<Pending> = Vec::new();
-    let mut touched_tasks: BTreeSet<String> = BTreeSet::new();
-    let mut merges = 0;
-    // Imported commits and shallow boundaries were not diffed.
-    let mut walked_tasks = ChangedTasks::default();
+/// What the judgement of a range's commits gathers as it goes.
+#[derive(Default)]
+struct Tally {
+    /// Findings with the index of their commit, so the deferred ones land
+    /// in walk order too.
+    out: Vec<(usize, Finding)>,
+    /// The commits whose task the range's task files decide.
+    pending: Vec<Pending>,
+    /// The tasks whose files the range adds or changes.
+    touched_tasks: BTreeSet<String>,
+    merges: usize,
+    attributed: usize,
+    unattributed: Vec<Oid>,
+    /// The task files the diffs saw, for the caller ([`ChangedTasks`]).
+    walked_tasks: ChangedTasks,
+}
+
+/// The commits the walk does not diff: imported ones (`imported_commit`,
+/// info) and shallow boundaries (`shallow_history`, their changes unknown).
+fn undiffed_findings(
+    commits: &[Oid],
+    imported: &HashSet<Oid>,
+    shallow: &HashSet<Oid>,
+    upstream_name: &str,
+    rules: &Rules,
+    tally: &mut Tally,
+) {
     for (index, &id) in commits.iter().enumerate() {
-        let sub = subject(Some(id));
+        let sub = rules.subject(Some(id));
         if imported.contains(&id) || shallow.contains(&id) {
-            walked_tasks.undiffed.push(id);
+            tally.walked_tasks.undiffed.push(id);
         }
         if imported.contains(&id) {
-            out.push((
+            tally.out.push((
                 index,
                 weighed(
                     Severity::Info,
@@ -669,7 +824,7 @@ pub fn check_walked(
                 ),
             ));
         } else if shallow.contains(&id) {
-            out.push((
+            tally.out.push((
                 index,
                 unknown(
                     "shallow_history",
@@ -683,110 +838,71 @@ pub fn check_walked(
             ));
         }
     }
+}
+
+/// Each diffed commit as the walk hands it over: the task files it
+/// changes, then its judgement ([`judge_commit`]). Its changes are dropped
+/// once judged, unless its task waits for the whole range.
+fn judge_walked(
+    walked: WalkedChanges<'_>,
+    rules: &Rules,
+    tasks: &TaskSet,
+    default: Option<(&str, &HeldBy)>,
+    progress: &Progress,
+    tally: &mut Tally,
+) {
     walked.each(|index, id, result| {
         progress.tick(index);
-        let sub = subject(Some(id));
-        let mut push = |f: Finding| out.push((index, f));
         let (info, changes) = match result {
             Ok(c) => (c.info, c.changes),
             Err(e) => {
-                walked_tasks.failed = true;
-                push(git_unknown(&e, sub));
+                tally.walked_tasks.failed = true;
+                tally
+                    .out
+                    .push((index, git_unknown(&e, rules.subject(Some(id)))));
                 return;
             }
         };
         let merge = info.parents.len() > 1;
         if merge {
-            walked_tasks.undiffed.push(id);
+            tally.walked_tasks.undiffed.push(id);
+            tally.merges += 1;
         } else {
             for c in &changes {
-                walked_tasks
+                tally
+                    .walked_tasks
                     .tasks
                     .extend(c.paths().filter_map(task_of_path));
             }
         }
-        if merge {
-            merges += 1;
-            if policy.provenance.merges == Merges::Refuse {
-                push(finding(
-                    "merge_commit",
-                    format!(
-                        "{} is a merge commit, and the policy refuses merges",
-                        id.short()
-                    ),
-                    "rebase instead of merging, or set provenance.merges: inspect (with provenance.upstream) in .gate/policy.yaml",
-                    Subject {
-                        change: Some("merge"),
-                        ..sub
-                    },
-                ));
-                return;
+        // A refused merge's changes are not read: it names no task file.
+        if !(merge && rules.merges == Merges::Refuse) {
+            for c in &changes {
+                if c.kind != ChangeKind::Deleted
+                    && let Some(task) = task_of_path(&c.path)
+                {
+                    tally.touched_tasks.insert(task);
+                }
             }
         }
-        for c in &changes {
-            if c.kind != ChangeKind::Deleted
-                && let Some(task) = task_of_path(&c.path)
-            {
-                touched_tasks.insert(task);
-            }
-        }
-        let trailers = trailer_values(&info.message, key);
-        let task = match trailers.as_slice() {
-            [one] => Some(one.clone()),
-            [] => {
-                if trailer_key.is_some() && !merge {
-                    push(finding(
-                        "missing_trailer",
-                        format!("{} carries no `{key}:` trailer", id.short()),
-                        &format!(
-                            "add `{key}: <task id>` to the commit message (git commit --amend, or git rebase -i to reword)"
-                        ),
-                        sub.clone(),
-                    ));
-                }
-                match (&tasks.default, &default_held) {
-                    (Some(task), Some(held)) => match held.precedes(id) {
-                        Ok(false) => Some(task.clone()),
-                        Ok(true) => {
-                            unattributed.push(id);
-                            push(finding(
-                                "unattributed_commit",
-                                format!(
-                                    "{} precedes task {task}'s baseline and has no `{key}:` trailer: it is no task's work",
-                                    id.short()
-                                ),
-                                &unattributed_decide,
-                                sub,
-                            ));
-                            return;
-                        }
-                        Err(f) => {
-                            push(f.with_subject(sub));
-                            return;
-                        }
-                    },
-                    _ => None,
-                }
-            }
-            many => {
-                unattributed.push(id);
-                push(finding(
-                    "unattributed_commit",
-                    format!("{} names several tasks: {}", id.short(), many.join(", ")),
-                    "split the commit so that each names one task",
-                    sub,
-                ));
-                return;
-            }
-        };
-        match task {
-            Some(task) => {
-                attributed += 1;
-                for f in scope_findings(tasks, &task, id, merge, &changes, range) {
-                    push(f);
-                }
-            }
-            None => pending.push(Pending {
+        let trailers = trailer_values(&info.message, rules.key);
+        let judged = judge_commit(
+            rules,
+            tasks,
+            default,
+            id,
+            info.parents.len(),
+            &trailers,
+            &changes,
+        );
+        tally
+            .out
+            .extend(judged.findings.into_iter().map(|f| (index, f)));
+        match judged.attribution {
+            Attribution::Task => tally.attributed += 1,
+            Attribution::Unattributed => tally.unattributed.push(id),
+            Attribution::Undecided => {}
+            Attribution::Pending => tally.pending.push(Pending {
                 index,
                 id,
                 merge,
@@ -794,70 +910,270 @@ pub fn check_walked(
             }),
         }
     });
-    progress.done();
-    // Commits with no trailer and no task given: the one task whose file the
-    // range adds or changes, if there is exactly one.
-    let fallback = match touched_tasks.len() {
-        1 => touched_tasks.iter().next().cloned(),
-        _ => None,
+}
+
+/// What every commit of a range is judged by: the policy's provenance
+/// rules, how the check runs, and the range.
+struct Rules<'a> {
+    range: &'a RangeSpec,
+    /// `provenance.merges`: refused, or inspected for their own changes.
+    merges: Merges,
+    /// Whether the policy names the trailer (`provenance.trailer`), which
+    /// then every commit but a merge must carry (`missing_trailer`).
+    trailer_required: bool,
+    /// The trailer that names a commit's task: the policy's, else `Task`.
+    key: &'a str,
+    /// What gets an unattributed commit through: in a push, also how to
+    /// leave history that predates gate out of the range.
+    unattributed_decide: String,
+}
+
+impl<'a> Rules<'a> {
+    fn new(policy: &'a Policy, range: &'a RangeSpec, push: bool) -> Rules<'a> {
+        let trailer = policy.provenance.trailer.as_deref();
+        let key = trailer.unwrap_or("Task");
+        let unattributed_decide = if push {
+            format!(
+                "add a `{key}: <task id>` trailer naming the task it belongs to (git rebase -i to reword); for history that predates gate, tag its last commit and name the tag in provenance.upstream (docs/provenance.md#history-that-predates-gate)"
+            )
+        } else {
+            format!(
+                "add a `{key}: <task id>` trailer to the commit, or name the task with --task ID"
+            )
+        };
+        Rules {
+            range,
+            merges: policy.provenance.merges,
+            trailer_required: trailer.is_some(),
+            key,
+            unattributed_decide,
+        }
+    }
+
+    fn subject(&self, commit: Option<Oid>) -> Subject {
+        commit_subject(self.range, commit)
+    }
+}
+
+/// Whom a judged commit belongs to.
+#[derive(Debug, PartialEq, Eq)]
+enum Attribution {
+    /// A task, whose scope its changes were checked against.
+    Task,
+    /// No task: it names several, or was made before the task it would
+    /// belong to.
+    Unattributed,
+    /// Not told: a merge the policy refuses, or a baseline that could not
+    /// be read.
+    Undecided,
+    /// No trailer and no task given: the range's task files decide
+    /// ([`attribute_pending`]).
+    Pending,
+}
+
+/// One commit's findings and whom it belongs to.
+#[derive(Debug)]
+struct Judged {
+    findings: Vec<Finding>,
+    attribution: Attribution,
+}
+
+/// One commit's judgement: a pure decision over what the walk read of it —
+/// its number of parents, the values of its trailer (`rules.key`), its
+/// changes (a merge's own) — the tasks, and `default`, the task given
+/// (`--task`, the active task) with the commits its baseline already holds.
+///
+/// In order: a merge the policy refuses (`merge_commit`); a missing trailer
+/// the policy requires (`missing_trailer`); the task — the one its trailer
+/// names, several (`unattributed_commit`), else the task given unless its
+/// baseline holds the commit (`unattributed_commit`), else
+/// [`Attribution::Pending`]; then its changes against that task's scope
+/// ([`scope_findings`]).
+fn judge_commit(
+    rules: &Rules,
+    tasks: &TaskSet,
+    default: Option<(&str, &HeldBy)>,
+    id: Oid,
+    parents: usize,
+    trailers: &[String],
+    changes: &[Change],
+) -> Judged {
+    let sub = rules.subject(Some(id));
+    let merge = parents > 1;
+    let key = rules.key;
+    let mut findings = Vec::new();
+    let judged = |findings, attribution| Judged {
+        findings,
+        attribution,
     };
-    let fallback_held = fallback
-        .as_deref()
-        .map(|t| held_by(repo, tasks, &hidden, opts.push, t));
-    for p in pending {
-        let found = match (&fallback, &fallback_held) {
-            (Some(task), Some(held)) => match held.precedes(p.id) {
-                Ok(false) => {
-                    attributed += 1;
-                    scope_findings(tasks, task, p.id, p.merge, &p.changes, range)
-                }
+    if merge && rules.merges == Merges::Refuse {
+        findings.push(finding(
+            "merge_commit",
+            format!(
+                "{} is a merge commit, and the policy refuses merges",
+                id.short()
+            ),
+            "rebase instead of merging, or set provenance.merges: inspect (with provenance.upstream) in .gate/policy.yaml",
+            Subject {
+                change: Some("merge"),
+                ..sub
+            },
+        ));
+        return judged(findings, Attribution::Undecided);
+    }
+    let task = match trailers {
+        [one] => one.clone(),
+        [] => {
+            if rules.trailer_required && !merge {
+                findings.push(finding(
+                    "missing_trailer",
+                    format!("{} carries no `{key}:` trailer", id.short()),
+                    &format!(
+                        "add `{key}: <task id>` to the commit message (git commit --amend, or git rebase -i to reword)"
+                    ),
+                    sub.clone(),
+                ));
+            }
+            let Some((task, held)) = default else {
+                return judged(findings, Attribution::Pending);
+            };
+            match held.precedes(id) {
+                Ok(false) => task.to_string(),
                 Ok(true) => {
-                    unattributed.push(p.id);
-                    vec![finding(
+                    findings.push(finding(
                         "unattributed_commit",
                         format!(
-                            "{} precedes the baseline of task {task} (the one task whose file the range adds or changes) and has no `{key}:` trailer: it is no task's work",
-                            p.id.short()
+                            "{} precedes task {task}'s baseline and has no `{key}:` trailer: it is no task's work",
+                            id.short()
                         ),
-                        &unattributed_decide,
-                        subject(Some(p.id)),
-                    )]
+                        &rules.unattributed_decide,
+                        sub,
+                    ));
+                    return judged(findings, Attribution::Unattributed);
                 }
-                Err(f) => vec![f.with_subject(subject(Some(p.id)))],
-            },
-            _ => {
-                unattributed.push(p.id);
-                vec![finding(
-                    "unattributed_commit",
-                    match touched_tasks.len() {
-                        0 => format!(
-                            "{} belongs to no task: it has no `{key}:` trailer, no task is given or active, and the range adds or changes no task file",
-                            p.id.short()
-                        ),
-                        n => format!(
-                            "{} could belong to any of {n} tasks whose files the range adds or changes ({}): it has no `{key}:` trailer",
-                            p.id.short(),
-                            touched_tasks.iter().cloned().collect::<Vec<_>>().join(", ")
-                        ),
-                    },
-                    &unattributed_decide,
-                    subject(Some(p.id)),
-                )]
+                Err(f) => {
+                    findings.push(f.with_subject(sub));
+                    return judged(findings, Attribution::Undecided);
+                }
             }
-        };
-        out.extend(found.into_iter().map(|f| (p.index, f)));
+        }
+        many => {
+            findings.push(finding(
+                "unattributed_commit",
+                format!("{} names several tasks: {}", id.short(), many.join(", ")),
+                "split the commit so that each names one task",
+                sub,
+            ));
+            return judged(findings, Attribution::Unattributed);
+        }
+    };
+    findings.extend(scope_findings(
+        tasks,
+        &task,
+        id,
+        merge,
+        changes,
+        rules.range,
+    ));
+    judged(findings, Attribution::Task)
+}
+
+/// The commits with no trailer and no task given, once the whole range is
+/// read: each belongs to `fallback` — the one task whose file the range
+/// adds or changes, with the commits its baseline holds — unless that
+/// baseline holds it ([`judge_pending`]).
+fn attribute_pending(
+    rules: &Rules,
+    tasks: &TaskSet,
+    fallback: Option<(&str, &HeldBy)>,
+    tally: &mut Tally,
+) {
+    for p in std::mem::take(&mut tally.pending) {
+        let judged = judge_pending(rules, tasks, fallback, &tally.touched_tasks, &p);
+        match judged.attribution {
+            Attribution::Task => tally.attributed += 1,
+            Attribution::Unattributed => tally.unattributed.push(p.id),
+            Attribution::Undecided | Attribution::Pending => {}
+        }
+        tally
+            .out
+            .extend(judged.findings.into_iter().map(|f| (p.index, f)));
     }
-    out.sort_by_key(|(i, _)| *i);
-    findings.extend(out.into_iter().map(|(_, f)| f));
-    // A widened scope judged these commits: shown wherever the range
-    // changes the task's file (docs/tasks.md#widening-the-scope).
-    for task in &touched_tasks {
+}
+
+/// One pending commit's judgement, pure: against the scope of `fallback`
+/// unless its baseline holds the commit; with no fallback, no task's
+/// (`unattributed_commit`, naming the tasks the range touches, `touched`).
+fn judge_pending(
+    rules: &Rules,
+    tasks: &TaskSet,
+    fallback: Option<(&str, &HeldBy)>,
+    touched: &BTreeSet<String>,
+    p: &Pending,
+) -> Judged {
+    let key = rules.key;
+    let sub = rules.subject(Some(p.id));
+    let Some((task, held)) = fallback else {
+        let message = match touched.len() {
+            0 => format!(
+                "{} belongs to no task: it has no `{key}:` trailer, no task is given or active, and the range adds or changes no task file",
+                p.id.short()
+            ),
+            n => format!(
+                "{} could belong to any of {n} tasks whose files the range adds or changes ({}): it has no `{key}:` trailer",
+                p.id.short(),
+                touched.iter().cloned().collect::<Vec<_>>().join(", ")
+            ),
+        };
+        return Judged {
+            findings: vec![finding(
+                "unattributed_commit",
+                message,
+                &rules.unattributed_decide,
+                sub,
+            )],
+            attribution: Attribution::Unattributed,
+        };
+    };
+    match held.precedes(p.id) {
+        Ok(false) => Judged {
+            findings: scope_findings(tasks, task, p.id, p.merge, &p.changes, rules.range),
+            attribution: Attribution::Task,
+        },
+        Ok(true) => Judged {
+            findings: vec![finding(
+                "unattributed_commit",
+                format!(
+                    "{} precedes the baseline of task {task} (the one task whose file the range adds or changes) and has no `{key}:` trailer: it is no task's work",
+                    p.id.short()
+                ),
+                &rules.unattributed_decide,
+                sub,
+            )],
+            attribution: Attribution::Unattributed,
+        },
+        Err(f) => Judged {
+            findings: vec![f.with_subject(sub)],
+            attribution: Attribution::Undecided,
+        },
+    }
+}
+
+/// A widened scope judged these commits: shown wherever the range changes
+/// the task's file (docs/tasks.md#widening-the-scope).
+fn widened_findings(
+    tasks: &TaskSet,
+    touched: &BTreeSet<String>,
+    range: &RangeSpec,
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for task in touched {
         for added in tasks.get(task).map_or(&[][..], |v| &v.added) {
             findings.push(
-                crate::report::Finding::new(
+                Finding::new(
                     CHECK,
                     "scope_widened",
-                    crate::report::Severity::Info,
+                    Severity::Info,
                     format!(
                         "task {task}'s scope adds {} ({}, {}): {}",
                         added.glob, added.author, added.time, added.because
@@ -867,12 +1183,35 @@ pub fn check_walked(
                 )
                 .with_subject(Subject {
                     task: Some(task.clone()),
-                    ..base_subject.clone()
+                    ..commit_subject(range, None)
                 }),
             );
         }
     }
+    findings
+}
 
+/// What the summary counts.
+struct Counts<'a> {
+    /// The range's commits in walk order (newest first).
+    commits: &'a [Oid],
+    merges: usize,
+    imported: usize,
+    attributed: usize,
+    unattributed: Vec<Oid>,
+}
+
+/// The one-line summary: the commits, the merges and imported ones among
+/// them, and in a push (`whole_history`: nothing hidden) how many were
+/// attributed to a task and which were not.
+fn summary(range: &RangeSpec, push: bool, whole_history: bool, counts: Counts) -> String {
+    let Counts {
+        commits,
+        merges,
+        imported,
+        attributed,
+        mut unattributed,
+    } = counts;
     let mut summary = format!(
         "{} commit{} in {}",
         commits.len(),
@@ -886,14 +1225,14 @@ pub fn check_walked(
             if merges == 1 { "" } else { "s" }
         ));
     }
-    if !imported.is_empty() {
-        extra.push(format!("{} imported", imported.len()));
+    if imported > 0 {
+        extra.push(format!("{imported} imported"));
     }
     if !extra.is_empty() {
         summary.push_str(&format!(" ({})", extra.join(", ")));
     }
-    if opts.push {
-        if hidden.is_empty() {
+    if push {
+        if whole_history {
             summary = format!("the whole history, {summary}");
         }
         summary.push_str(&format!(": {attributed} attributed to a task"));
@@ -913,7 +1252,7 @@ pub fn check_walked(
             )),
         }
     }
-    (summary, findings, Some(walked_tasks))
+    summary
 }
 
 /// The commits of a range that a task's baseline already holds.
@@ -1077,5 +1416,264 @@ mod tests {
         );
         assert_eq!(task_of_path(&".gate/tasks/sub/T-1.md".into()), None);
         assert_eq!(task_of_path(&".gate/plan.yaml".into()), None);
+    }
+
+    // The per-commit judgement, with no repository: plain inputs in,
+    // findings and an attribution out.
+
+    const TIP: &str = "1111111111111111111111111111111111111111";
+    const COMMIT: &str = "2222222222222222222222222222222222222222";
+
+    fn oid(hex: &str) -> Oid {
+        Oid::from_hex(hex).expect("a full hex id")
+    }
+
+    fn range() -> RangeSpec {
+        RangeSpec {
+            base: Base::Hidden(vec![]),
+            tip: oid(TIP),
+            label: "main".into(),
+            ref_name: Some("refs/heads/main".into()),
+        }
+    }
+
+    fn rules(range: &RangeSpec, merges: Merges, trailer_required: bool) -> Rules<'_> {
+        Rules {
+            range,
+            merges,
+            trailer_required,
+            key: "Task",
+            unattributed_decide: "name the task".into(),
+        }
+    }
+
+    /// Task T-1, whose scope is `src/**`.
+    fn tasks() -> TaskSet {
+        let mut set = TaskSet::default();
+        set.tasks.insert(
+            "T-1".into(),
+            TaskView {
+                scope: Scope::new(&["src/**".to_string()], "T-1"),
+                baseline: None,
+                added: Vec::new(),
+            },
+        );
+        set
+    }
+
+    fn modified(path: &str) -> Change {
+        Change {
+            kind: ChangeKind::Modified,
+            path: path.into(),
+            from: None,
+            old: Some(crate::git::EntryKind::File),
+            new: Some(crate::git::EntryKind::File),
+        }
+    }
+
+    fn causes(judged: &Judged) -> Vec<&'static str> {
+        judged.findings.iter().map(|f| f.cause).collect()
+    }
+
+    /// Judge [`COMMIT`], with `parents` and `trailers`, against [`tasks`].
+    fn judge(
+        rules: &Rules,
+        default: Option<(&str, &HeldBy)>,
+        parents: usize,
+        trailers: &[&str],
+        changes: &[&str],
+    ) -> Judged {
+        let trailers: Vec<String> = trailers.iter().map(|v| v.to_string()).collect();
+        let changes: Vec<Change> = changes.iter().map(|p| modified(p)).collect();
+        judge_commit(
+            rules,
+            &tasks(),
+            default,
+            oid(COMMIT),
+            parents,
+            &trailers,
+            &changes,
+        )
+    }
+
+    #[test]
+    fn a_commit_belongs_to_the_task_its_trailer_names() {
+        let range = range();
+        let judged = judge(
+            &rules(&range, Merges::Refuse, false),
+            None,
+            1,
+            &["T-1"],
+            &["src/a.rs"],
+        );
+        assert_eq!(judged.attribution, Attribution::Task);
+        assert!(judged.findings.is_empty(), "{:?}", judged.findings);
+    }
+
+    #[test]
+    fn a_commit_naming_several_tasks_is_unattributed() {
+        let range = range();
+        let judged = judge(
+            &rules(&range, Merges::Refuse, false),
+            None,
+            1,
+            &["T-1", "T-2"],
+            &["src/a.rs"],
+        );
+        assert_eq!(judged.attribution, Attribution::Unattributed);
+        assert_eq!(causes(&judged), ["unattributed_commit"]);
+        assert!(judged.findings[0].message.contains("T-1, T-2"));
+        assert_eq!(
+            judged.findings[0].subject.commit.as_deref(),
+            Some(COMMIT),
+            "the finding names its commit"
+        );
+    }
+
+    #[test]
+    fn a_commit_without_a_trailer_belongs_to_the_task_given_unless_its_baseline_holds_it() {
+        let range = range();
+        let rules = rules(&range, Merges::Refuse, false);
+        let given = |held: &HeldBy| judge(&rules, Some(("T-1", held)), 1, &[], &["src/a.rs"]);
+        let fresh = given(&HeldBy(Ok(HashSet::new())));
+        assert_eq!(fresh.attribution, Attribution::Task);
+        assert!(fresh.findings.is_empty(), "{:?}", fresh.findings);
+
+        let older = given(&HeldBy(Ok(HashSet::from([oid(COMMIT)]))));
+        assert_eq!(older.attribution, Attribution::Unattributed);
+        assert_eq!(causes(&older), ["unattributed_commit"]);
+
+        let unreadable = given(&HeldBy(Err(Box::new(unknown(
+            "baseline_unavailable",
+            "cannot read".into(),
+            "fetch",
+            Subject::default(),
+        )))));
+        assert_eq!(unreadable.attribution, Attribution::Undecided);
+        assert_eq!(causes(&unreadable), ["baseline_unavailable"]);
+        assert_eq!(unreadable.findings[0].severity, Severity::Unknown);
+    }
+
+    #[test]
+    fn a_commit_with_no_trailer_and_no_task_given_waits_for_the_range() {
+        let range = range();
+        let waiting = judge(
+            &rules(&range, Merges::Refuse, false),
+            None,
+            1,
+            &[],
+            &["src/a.rs"],
+        );
+        assert_eq!(waiting.attribution, Attribution::Pending);
+        assert!(waiting.findings.is_empty());
+
+        let held = HeldBy(Ok(HashSet::new()));
+        let required = judge(
+            &rules(&range, Merges::Refuse, true),
+            Some(("T-1", &held)),
+            1,
+            &[],
+            &["src/a.rs"],
+        );
+        assert_eq!(required.attribution, Attribution::Task);
+        assert_eq!(causes(&required), ["missing_trailer"]);
+    }
+
+    #[test]
+    fn a_merge_is_refused_or_judged_by_its_own_changes() {
+        let range = range();
+        let refused = judge(
+            &rules(&range, Merges::Refuse, true),
+            None,
+            2,
+            &["T-1"],
+            &["docs/a.md"],
+        );
+        assert_eq!(refused.attribution, Attribution::Undecided);
+        assert_eq!(causes(&refused), ["merge_commit"]);
+        assert_eq!(refused.findings[0].subject.change, Some("merge"));
+
+        // A merge needs no trailer of its own; with no task it waits.
+        let inspected = judge(
+            &rules(&range, Merges::Inspect, true),
+            None,
+            2,
+            &[],
+            &["docs/a.md"],
+        );
+        assert_eq!(inspected.attribution, Attribution::Pending);
+        assert!(inspected.findings.is_empty());
+
+        let outside = judge(
+            &rules(&range, Merges::Inspect, false),
+            None,
+            2,
+            &["T-1"],
+            &["docs/a.md"],
+        );
+        assert_eq!(causes(&outside), ["path_outside_scope"]);
+        assert!(
+            outside.findings[0]
+                .message
+                .ends_with("(changed by the merge itself)")
+        );
+    }
+
+    #[test]
+    fn a_change_outside_the_task_scope_is_a_finding_on_its_commit() {
+        let range = range();
+        let judged = judge(
+            &rules(&range, Merges::Refuse, false),
+            None,
+            1,
+            &["T-1"],
+            &["src/a.rs", "docs/b.md"],
+        );
+        assert_eq!(judged.attribution, Attribution::Task);
+        assert_eq!(causes(&judged), ["path_outside_scope"]);
+        let f = &judged.findings[0];
+        assert_eq!(f.check, CHECK);
+        assert_eq!(f.severity, Severity::Blocker);
+        assert_eq!(f.subject.path, Some(RepoPath::from("docs/b.md")));
+        assert_eq!(f.subject.commit.as_deref(), Some(COMMIT));
+        assert_eq!(f.subject.task.as_deref(), Some("T-1"));
+        assert_eq!(f.subject.ref_name.as_deref(), Some("refs/heads/main"));
+        assert!(f.decide.contains("split the commit"), "{}", f.decide);
+    }
+
+    #[test]
+    fn a_trailer_naming_no_known_task_is_an_unknown_task() {
+        let range = range();
+        let judged = judge(
+            &rules(&range, Merges::Refuse, false),
+            None,
+            1,
+            &["T-9"],
+            &["src/a.rs"],
+        );
+        assert_eq!(judged.attribution, Attribution::Task);
+        assert_eq!(causes(&judged), ["unknown_task"]);
+    }
+
+    #[test]
+    fn a_pending_commit_belongs_to_the_one_task_the_range_touches() {
+        let range = range();
+        let rules = rules(&range, Merges::Refuse, false);
+        let pending = Pending {
+            index: 0,
+            id: oid(COMMIT),
+            merge: false,
+            changes: vec![modified("docs/b.md")],
+        };
+        let none = judge_pending(&rules, &tasks(), None, &BTreeSet::new(), &pending);
+        assert_eq!(none.attribution, Attribution::Unattributed);
+        assert_eq!(causes(&none), ["unattributed_commit"]);
+        assert!(none.findings[0].message.contains("belongs to no task"));
+
+        let touched = BTreeSet::from(["T-1".to_string()]);
+        let held = HeldBy(Ok(HashSet::new()));
+        let one = judge_pending(&rules, &tasks(), Some(("T-1", &held)), &touched, &pending);
+        assert_eq!(one.attribution, Attribution::Task);
+        assert_eq!(causes(&one), ["path_outside_scope"]);
     }
 }
