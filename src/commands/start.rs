@@ -24,7 +24,6 @@ use crate::policy::Mode;
 use crate::report::ExitCode;
 use crate::report::human;
 use crate::report::json;
-use crate::report::text::shown_line;
 use crate::report::wire::start::{START_SCHEMA, StartWire};
 use crate::scope::Scope;
 use crate::started::started_path;
@@ -224,71 +223,17 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<ExitCode, Failure> {
         }));
         return Ok(ExitCode::Pass);
     }
-    let mut text = format!(
-        "started task {id}: {} · baseline {}\n",
-        file.display(),
-        baseline.short()
-    );
-    text.push_str(&format!("  scope: {}\n", shown_line(&scope.join(", "))));
-    for n in &policy.notes {
-        text.push_str(&format!("  note: {}\n", shown_line(n)));
-    }
-    if let Some(judgement) = &judgement {
-        text.push_str(&binding_lines(&plan, judgement));
-    }
-    for w in &warnings {
-        text.push_str(&format!("  warning: {}\n", shown_line(w)));
-    }
-    text.push_str(&human::task_lines(&task_ref(&task)));
-    text.push_str("it is now this worktree's active task; commit its file with the work\n");
-    out(&text);
+    out(&human::started(&human::Started {
+        id: &id,
+        file: &file,
+        baseline,
+        scope: &scope,
+        notes: &policy.notes,
+        binding: judgement.as_ref().map(|j| (&plan, j)),
+        warnings: &warnings,
+        task: &task_ref(&task),
+    }));
     Ok(ExitCode::Pass)
-}
-
-/// The binding the task started under, and what it binds the work to: the
-/// intent (its statement, the criteria served), the maintenance, or the
-/// exemption's declared description and reason.
-fn binding_lines(plan: &Plan, j: &Judgement) -> String {
-    let mut s = format!("  binding: {}", j.standing.as_str());
-    match j.standing {
-        Standing::Bound => {
-            s.push('\n');
-            for id in &j.intents {
-                if let Some(intent) = plan.intent(id) {
-                    s.push_str(&format!(
-                        "  intent {}: {}\n",
-                        shown_line(id),
-                        shown_line(&intent.statement)
-                    ));
-                }
-            }
-            for sv in crate::binding::judged_criteria(plan, j) {
-                s.push_str(&format!(
-                    "    serves {}#{}: {}\n",
-                    shown_line(&sv.intent),
-                    shown_line(&sv.criterion),
-                    shown_line(&sv.text)
-                ));
-            }
-        }
-        Standing::Maintenance => s.push_str(" (the work serves no intent)\n"),
-        Standing::Exempt => {
-            let class = j.named.exempt.as_deref().unwrap_or_default();
-            let description = j
-                .exemption_description
-                .as_deref()
-                .map(|d| format!(": {}", shown_line(d)))
-                .unwrap_or_default();
-            let because = j.named.because.as_deref().unwrap_or_default();
-            s.push_str(&format!(
-                " · {}{description} · because: {}\n",
-                shown_line(class),
-                shown_line(because)
-            ));
-        }
-        Standing::Refused => s.push('\n'),
-    }
-    s
 }
 
 /// What the task records: the names (resolved from paths when paths named

@@ -725,6 +725,100 @@ pub fn handover_refused(id: &str, refusals: &[crate::binding::Refusal]) -> Strin
     text
 }
 
+/// What `gate start` did, as its human rendering says it.
+pub struct Started<'a> {
+    pub id: &'a str,
+    pub file: &'a Path,
+    pub baseline: crate::git::Oid,
+    pub scope: &'a [String],
+    /// The policy's notes.
+    pub notes: &'a [String],
+    /// The plan and the binding's judgement, when the binding was asked.
+    pub binding: Option<(&'a crate::plan::Plan, &'a crate::binding::Judgement)>,
+    pub warnings: &'a [String],
+    pub task: &'a TaskRef,
+}
+
+/// The human rendering of `gate start`: the task started, its file and
+/// baseline, its scope, the policy's notes, the binding it started under,
+/// the warnings, the task, and what to do next.
+pub fn started(started: &Started) -> String {
+    let Started {
+        id,
+        file,
+        baseline,
+        scope,
+        notes,
+        binding,
+        warnings,
+        task,
+    } = started;
+    let mut text = format!(
+        "started task {id}: {} · baseline {}\n",
+        file.display(),
+        baseline.short()
+    );
+    text.push_str(&format!("  scope: {}\n", shown_line(&scope.join(", "))));
+    for n in notes.iter() {
+        text.push_str(&format!("  note: {}\n", shown_line(n)));
+    }
+    if let Some((plan, judgement)) = binding {
+        text.push_str(&started_binding(plan, judgement));
+    }
+    for w in warnings.iter() {
+        text.push_str(&format!("  warning: {}\n", shown_line(w)));
+    }
+    text.push_str(&task_lines(task));
+    text.push_str("it is now this worktree's active task; commit its file with the work\n");
+    text
+}
+
+/// The binding the task started under, and what it binds the work to: the
+/// intent (its statement, the criteria served), the maintenance, or the
+/// exemption's declared description and reason.
+fn started_binding(plan: &crate::plan::Plan, j: &crate::binding::Judgement) -> String {
+    let mut s = format!("  binding: {}", j.standing.as_str());
+    match j.standing {
+        crate::binding::Standing::Bound => {
+            s.push('\n');
+            for id in &j.intents {
+                if let Some(intent) = plan.intent(id) {
+                    s.push_str(&format!(
+                        "  intent {}: {}\n",
+                        shown_line(id),
+                        shown_line(&intent.statement)
+                    ));
+                }
+            }
+            for sv in crate::binding::judged_criteria(plan, j) {
+                s.push_str(&format!(
+                    "    serves {}#{}: {}\n",
+                    shown_line(&sv.intent),
+                    shown_line(&sv.criterion),
+                    shown_line(&sv.text)
+                ));
+            }
+        }
+        crate::binding::Standing::Maintenance => s.push_str(" (the work serves no intent)\n"),
+        crate::binding::Standing::Exempt => {
+            let class = j.named.exempt.as_deref().unwrap_or_default();
+            let description = j
+                .exemption_description
+                .as_deref()
+                .map(|d| format!(": {}", shown_line(d)))
+                .unwrap_or_default();
+            let because = j.named.because.as_deref().unwrap_or_default();
+            s.push_str(&format!(
+                " · {}{description} · because: {}\n",
+                shown_line(class),
+                shown_line(because)
+            ));
+        }
+        crate::binding::Standing::Refused => s.push('\n'),
+    }
+    s
+}
+
 /// The human rendering of `gate handover --resolve`: the task, then its
 /// answer and why.
 pub fn resolved(task: &TaskRef, answer: &str, message: &str) -> String {
