@@ -2415,17 +2415,7 @@ fn skewed_history(seed: u64) -> (TestRepo, Rng) {
         )
         .expect("write");
     }
-    let mut cmd = git_command(repo.path());
-    cmd.args(["fast-import", "--quiet", "--force"])
-        .stdin(std::process::Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn fast-import");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(&s)
-        .expect("feed fast-import");
-    assert!(child.wait().expect("fast-import").success());
+    crate::support::fast_import(&repo, &s);
     (repo, rng)
 }
 

@@ -446,11 +446,12 @@ pub fn tick() {
     panic!("the file system's clock did not move in 10,000 waits of 1 ms");
 }
 
-/// Feed `stream` to `git fast-import` in `repo` and fail unless it took it.
+/// Feed `stream` to `git fast-import` in `repo` and fail unless it took it
+/// (`--force`: a stream may move a branch back).
 pub fn fast_import(repo: &TestRepo, stream: &[u8]) {
     use std::io::Write;
     let mut cmd = git_command(repo.path());
-    cmd.args(["fast-import", "--quiet"])
+    cmd.args(["fast-import", "--quiet", "--force"])
         .stdin(std::process::Stdio::piped());
     let mut child = cmd.spawn().expect("spawn fast-import");
     child
