@@ -7,15 +7,13 @@
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::report::wire::CommitWire;
-
 use crate::clock::{Date, Timestamp};
 use crate::error::Failure;
 use crate::git::{GitError, Repo};
 use crate::plan::LoadedPlan;
 use crate::policy::LoadedPolicy;
-use crate::report::{BriefDigest, PolicyOrigin, TaskRef};
 use crate::task::{self as tasks, Task};
+use crate::verdict::{BriefDigest, PolicyOrigin, TaskRef};
 
 /// Set once stdout's reader has gone away.
 static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -428,10 +426,20 @@ pub fn today(given: Option<&str>) -> Result<Date, Failure> {
     }
 }
 
+/// How to commit a task file a verb just changed: a push sends the task as
+/// it is committed (docs/tasks.md#committing-the-task-file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskCommit {
+    /// The task file, repository-relative.
+    pub path: String,
+    /// A command that commits it from any directory of the work tree.
+    pub command: String,
+}
+
 /// The commit that records `change` of task `id`'s file. The trailer is the
 /// policy's (`Task` by default), so the commit is attributed to the task
 /// even when no task is active any more.
-pub fn commit_of(ctx: &Ctx, id: &str, change: &str) -> CommitWire {
+pub fn commit_of(ctx: &Ctx, id: &str, change: &str) -> TaskCommit {
     // Advice only: an unreadable policy is the doors' to report.
     let key = ctx
         .policy()
@@ -439,7 +447,7 @@ pub fn commit_of(ctx: &Ctx, id: &str, change: &str) -> CommitWire {
         .and_then(|p| p.policy.provenance.trailer)
         .unwrap_or_else(|| "Task".to_string());
     let path = tasks::task_file(id).display().to_string();
-    CommitWire {
+    TaskCommit {
         command: format!(
             "git add -- ':/{path}' && git commit -m '{id}: {change}' -m '{key}: {id}'"
         ),
@@ -462,14 +470,6 @@ pub fn committed_as_is(ctx: &Ctx, task: &Task) -> bool {
             .is_ok_and(|bytes| bytes == task.text.as_bytes()),
         _ => false,
     }
-}
-
-/// The human line that says to commit a changed task file.
-pub fn commit_line(commit: &CommitWire) -> String {
-    format!(
-        "the task file changed: commit {} with the work, or alone: {}\n",
-        commit.path, commit.command
-    )
 }
 
 /// Whether gate governs this repository: `.gate/` in the work tree, or in

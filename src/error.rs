@@ -9,8 +9,8 @@ use std::fmt;
 
 use crate::git::GitError;
 use crate::load::LoadError;
-use crate::report::ExitCode;
 use crate::task::TaskError;
+use crate::verdict::ExitCode;
 
 /// The module error a failure was made from.
 type Source = Box<dyn std::error::Error + Send + Sync + 'static>;

@@ -7,8 +7,9 @@
 //! are pure (inputs in, findings out); `receipts` keeps its pure `state`
 //! beside the store it reads; `provenance` walks and diffs the range itself,
 //! judging each commit as it goes. `checks` gathers their inputs and runs
-//! them under the policy; `report` holds the verdict model and renders it;
-//! `commands` has one module per verb, which never names another
+//! them under the policy; `verdict` holds the verdict model they build;
+//! `report` renders it and every verb's answer, and only the doors name
+//! it; `commands` has one module per verb, which never names another
 //! (docs/architecture.md).
 
 pub mod agent_hooks;
@@ -41,4 +42,5 @@ pub mod schema;
 pub mod scope;
 pub mod started;
 pub mod task;
+pub mod verdict;
 pub mod yaml;

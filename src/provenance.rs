@@ -20,9 +20,9 @@ use std::path::Path;
 use crate::git::{Change, ChangeKind, GitError, MergeChanges, Oid, Renames, Repo, WalkedChanges};
 use crate::path::RepoPath;
 use crate::policy::{Merges, Policy};
-use crate::report::{Finding, Severity, Subject};
 use crate::scope::{self, Scope};
 use crate::task::{self as tasks, Task};
+use crate::verdict::{Finding, Severity, Subject};
 
 pub const CHECK: &str = "provenance";
 

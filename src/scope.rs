@@ -12,7 +12,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::git::{Change, ChangeKind};
 use crate::path::RepoPath;
-use crate::report::{Finding, Subject};
+use crate::verdict::{Finding, Subject};
 
 pub const CHECK: &str = "scope";
 
@@ -96,7 +96,7 @@ pub struct Touch {
     pub path: RepoPath,
     /// `Pass` allowed, `Refused` outside the scope, `Unknown` not decidable
     /// (no task, an unreadable task or scope).
-    pub verdict: crate::report::Outcome,
+    pub verdict: crate::verdict::Outcome,
     /// The scope pattern that allows it (`.gate/tasks/ID.md` for the task's own file).
     pub pattern: Option<String>,
     /// The open plan issues whose paths cover it.
@@ -111,9 +111,9 @@ impl Touch {
     /// `allowed`, `refused` or `unknown`, as JSON and people read it.
     pub fn verdict_word(&self) -> &'static str {
         match self.verdict {
-            crate::report::Outcome::Pass => "allowed",
-            crate::report::Outcome::Refused => "refused",
-            crate::report::Outcome::Unknown => "unknown",
+            crate::verdict::Outcome::Pass => "allowed",
+            crate::verdict::Outcome::Refused => "refused",
+            crate::verdict::Outcome::Unknown => "unknown",
         }
     }
 }
@@ -122,7 +122,7 @@ impl Touch {
 /// that covers it) or refused (with the command that widens the scope, and
 /// the issues that would cover it). Pure: the covering issues come in.
 pub fn touch(scope: &Scope, task_id: &str, path: &RepoPath, issues: Vec<IssueCover>) -> Touch {
-    use crate::report::Outcome;
+    use crate::verdict::Outcome;
     match scope.covering(path) {
         Some(cover) => {
             let (pattern, reason) = match cover {
@@ -296,14 +296,14 @@ mod tests {
     fn a_refused_touch_names_the_scope_add_and_the_covering_issue() {
         let s = scope(&["src/**"]);
         let ok = touch(&s, "T-1", &"src/a.rs".into(), vec![]);
-        assert_eq!(ok.verdict, crate::report::Outcome::Pass);
+        assert_eq!(ok.verdict, crate::verdict::Outcome::Pass);
         assert_eq!(ok.pattern.as_deref(), Some("src/**"));
         let cover = IssueCover {
             issue: "7".into(),
             intent: Some("docs".into()),
         };
         let no = touch(&s, "T-1", &"README.md".into(), vec![cover]);
-        assert_eq!(no.verdict, crate::report::Outcome::Refused);
+        assert_eq!(no.verdict, crate::verdict::Outcome::Refused);
         assert!(
             no.reason.contains("issue 7 of intent docs covers it"),
             "{}",

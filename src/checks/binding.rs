@@ -11,8 +11,8 @@ use crate::error::Failure;
 use crate::plan::Plan;
 use crate::policy::Policy;
 use crate::receipts::{self, Served, Store};
-use crate::report::{Finding, Subject};
 use crate::task::{Pins, Task};
+use crate::verdict::{Finding, Subject};
 
 /// A judgement with its pins, as every door sees it.
 pub struct Derived {

@@ -20,8 +20,8 @@ use crate::git::{ChangeKind, Oid, Repo};
 use crate::load::{self, LoadError};
 use crate::path::RepoPath;
 use crate::policy::Policy;
-use crate::report::{Finding, Severity, Subject};
 use crate::task::{TASKS_DIR, Task, TaskError};
+use crate::verdict::{Finding, Severity, Subject};
 
 pub const CHECK: &str = brief::CHECK;
 

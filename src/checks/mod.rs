@@ -26,9 +26,9 @@ use crate::context::{Ctx, policy_origin, task_ref};
 use crate::error::Failure;
 use crate::load::LoadError;
 use crate::policy::LoadedPolicy;
-use crate::report::Subject;
-use crate::report::{Finding, Report};
 use crate::task::Task;
+use crate::verdict::Subject;
+use crate::verdict::{Finding, Report};
 
 /// What a run looks at.
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@ use crate::checks::unreadable_task;
 use crate::context::Ctx;
 use crate::policy::LoadedPolicy;
 use crate::provenance;
-use crate::report::Finding;
+use crate::verdict::Finding;
 
 pub fn check(
     ctx: &Ctx,
@@ -55,7 +55,7 @@ pub fn check(
             &range.base.hidden(),
             range.tip,
             provenance::CHECK,
-            crate::report::Severity::Blocker,
+            crate::verdict::Severity::Blocker,
         ));
     }
     (summary, findings)

@@ -10,8 +10,8 @@ use std::collections::BTreeSet;
 
 use crate::git::{Oid, Repo};
 use crate::plan::Plan;
-use crate::report::{Finding, Subject};
 use crate::task::Task;
+use crate::verdict::{Finding, Subject};
 
 /// A revision whose rules the range cannot change, named for people
 /// (`the range's base (1a2b3c4d5e6f)`).

@@ -12,8 +12,8 @@ use crate::git::{Oid, Repo};
 use crate::plan::{AcceptanceCheck, Plan};
 use crate::policy::Policy;
 use crate::receipts::{self, AcceptanceCheckStatus, Context, Served, State, Store, UnknownCause};
-use crate::report::{Finding, Severity, Subject};
 use crate::task::Task;
+use crate::verdict::{Finding, Severity, Subject};
 
 pub const CHECK: &str = "receipts";
 

@@ -18,8 +18,8 @@ use crate::fsutil;
 use crate::git::Oid;
 use crate::load;
 use crate::path::RepoPath;
-use crate::report::{Finding, Subject};
 use crate::task::{self as tasks, Task, TaskRecord};
+use crate::verdict::{Finding, Subject};
 
 /// Where a recorded version was found.
 #[derive(Debug, Clone, PartialEq, Eq)]

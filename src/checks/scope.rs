@@ -9,9 +9,9 @@ use crate::context::Ctx;
 use crate::git::{Change, ChangeKind, Renames, WorktreeState};
 use crate::path::RepoPath;
 use crate::provenance;
-use crate::report::Finding;
-use crate::report::Outcome;
 use crate::scope::{self, IssueCover, Scope, Touch};
+use crate::verdict::Finding;
+use crate::verdict::Outcome;
 
 pub fn check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Finding>) {
     let task = match loaded(scope::CHECK, task) {

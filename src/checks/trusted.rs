@@ -16,7 +16,7 @@ use crate::error::Failure;
 use crate::git::{Oid, Repo};
 use crate::path::RepoPath;
 use crate::policy::{self, LoadedPolicy, Loosening, POLICY_PATH, Policy, PolicySource};
-use crate::report::{Finding, Severity, Subject};
+use crate::verdict::{Finding, Severity, Subject};
 
 /// The policy a door judges the work tree's change with, and the
 /// `policy_loosened` findings of the uncommitted versions it did not obey.

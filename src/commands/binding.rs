@@ -10,12 +10,12 @@ use crate::checks::binding::{Derived, derive, evidence_key, given_naming};
 use crate::cli::BindingArgs;
 use crate::context::{Ctx, out};
 use crate::error::Failure;
-use crate::report::ExitCode;
 use crate::report::wire::PinsWire;
 use crate::report::wire::binding::{
     BINDING_SCHEMA, BindingCriterionWire, BindingExemptionWire, BindingWire, NamedWire, RefusalWire,
 };
 use crate::report::{human, json};
+use crate::verdict::ExitCode;
 
 pub fn wire(d: &Derived) -> BindingWire<'_> {
     let j = &d.judgement;

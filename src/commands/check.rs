@@ -16,9 +16,10 @@ use crate::error::Failure;
 use crate::git::Repo;
 use crate::policy::LoadedPolicy;
 use crate::provenance;
-use crate::report::ExitCode;
-use crate::report::{Finding, Report, github, human, json, limit, markdown, sarif};
+use crate::report::{github, human, json, limit, markdown, sarif};
 use crate::scope::{self};
+use crate::verdict::ExitCode;
+use crate::verdict::{Finding, Report};
 
 pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
     let result = (|| {
@@ -223,7 +224,7 @@ fn build_bare(
                         &range.base.hidden(),
                         range.tip,
                         provenance::CHECK,
-                        crate::report::Severity::Blocker,
+                        crate::verdict::Severity::Blocker,
                     ));
                     (summary, findings)
                 }

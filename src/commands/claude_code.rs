@@ -29,7 +29,7 @@ use crate::error::Failure;
 use crate::path::RepoPath;
 use crate::policy::Mode;
 use crate::receipts::State;
-use crate::report::{ExitCode, Outcome};
+use crate::verdict::{ExitCode, Outcome};
 
 /// Most bytes read from stdin: a hook input is a small JSON document (a
 /// Write's content included); more is refused, never read without end.

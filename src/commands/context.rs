@@ -25,7 +25,6 @@ use crate::error::Failure;
 use crate::plan::{IntentStatus, Plan};
 use crate::policy::Policy;
 use crate::receipts::{self, State};
-use crate::report::ExitCode;
 use crate::report::wire::context::{
     AddedWire, AddendumWire, BindingStandingWire, CONTEXT_SCHEMA, ContextCritiqueWire,
     ContextRefusalWire, ContextTaskWire, ContextWire, CriterionWire, CritiqueFindingWire,
@@ -33,6 +32,7 @@ use crate::report::wire::context::{
 };
 use crate::report::{human, json};
 use crate::task::Task;
+use crate::verdict::ExitCode;
 
 pub fn run(dir: Option<&Path>, args: &ContextArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;

@@ -17,7 +17,7 @@ use crate::fsutil;
 use crate::hooks::{self as install, HOOKS, Manager, with_suffix};
 use crate::report::human;
 use crate::report::wire::doctor::{DOCTOR_SCHEMA, DoctorWire, Item, Status};
-use crate::report::{ExitCode, Outcome};
+use crate::verdict::{ExitCode, Outcome};
 
 fn item(check: &'static str, subject: &str, status: Status, detail: impl Into<String>) -> Item {
     Item {

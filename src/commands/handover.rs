@@ -16,13 +16,13 @@ use crate::checks::binding::{Derived, derive, evidence_key, naming_of};
 use crate::cli::HandoverArgs;
 use crate::context::{Ctx, err, out, task_ref};
 use crate::error::Failure;
-use crate::report::ExitCode;
 use crate::report::text::shown_line;
 use crate::report::wire::PinsWire;
 use crate::report::wire::handover::{HANDOVER_SCHEMA, HandoverExemptionWire, HandoverWire};
 use crate::report::wire::resolve::{RESOLVE_SCHEMA, ResolveWire};
 use crate::report::{human, json};
 use crate::task::{self as tasks, Task};
+use crate::verdict::ExitCode;
 
 /// An error under --json is printed as gate.error/1 by commands::run.
 pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<ExitCode, Failure> {
@@ -70,14 +70,14 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<ExitCode, Failure>
             pins: PinsWire::new(&pins.plan_revision, &pins.evidence_standing),
             brief: task.body.brief.as_ref().map(|b| b.text.as_str()),
             addenda: task.body.addenda.as_ref().map_or("", |a| a.text.as_str()),
-            commit,
+            commit: commit.map(Into::into),
         }));
     } else {
         out(&human::handover(&task, head.as_deref(), &derived));
         // The handover on stdout is the document to pass on; this is for
         // whoever ran it.
         if let Some(commit) = &commit {
-            err(&crate::context::commit_line(commit));
+            err(&human::commit_line(commit));
         }
     }
     // Under `off` a task that names nothing was never asked anything: no

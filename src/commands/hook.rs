@@ -19,11 +19,12 @@ use crate::error::Failure;
 use crate::git::{GitError, Head, Oid};
 use crate::policy::Mode;
 use crate::provenance::{self, Base, ChangedTasks, Options, RangeSpec, TaskSet};
-use crate::report::ExitCode;
+use crate::report::human;
 use crate::report::text::shown_line;
-use crate::report::{Finding, Report, human};
 use crate::started::started_dir;
 use crate::task::{self as tasks, TaskStatus};
+use crate::verdict::ExitCode;
+use crate::verdict::{Finding, Report};
 
 pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<ExitCode, Failure> {
     // A repository without gate's files is not gate's business: a hooks
@@ -400,7 +401,7 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
                         &base.hidden(),
                         *tip,
                         provenance::CHECK,
-                        crate::report::Severity::Warn,
+                        crate::verdict::Severity::Warn,
                     )
                     .into_iter()
                     .map(|mut f| {
@@ -623,7 +624,7 @@ fn single_changed_task(
 /// tree is lost to CI and to the next worker (`task_uncommitted`; docs/causes.md).
 /// The work tree's state that cannot be read is unknown.
 fn uncommitted_task_files(ctx: &Ctx) -> Vec<Finding> {
-    use crate::report::Subject;
+    use crate::verdict::Subject;
     let staged = match ctx.staged_changes() {
         Ok(changes) => changes
             .iter()
@@ -682,8 +683,8 @@ fn unreadable_worktree(e: GitError) -> Finding {
 /// Receipts vouch for the work tree at HEAD. A push of another commit, or
 /// with uncommitted changes (which every fingerprint covers as touched
 /// paths), sends code the receipts were not made on.
-fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::report::Finding> {
-    use crate::report::{Finding, Subject};
+fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::verdict::Finding> {
+    use crate::verdict::{Finding, Subject};
     let mut out = Vec::new();
     let head = match ctx.repo.head() {
         Ok(head) => head.id(),
@@ -814,7 +815,7 @@ fn push_range(
                 ),
                 "repair the repository (git fsck, git fetch), then push again".into(),
             )
-            .with_subject(crate::report::Subject {
+            .with_subject(crate::verdict::Subject {
                 ref_name: Some(name.clone()),
                 ..Default::default()
             }),

@@ -15,8 +15,8 @@ use crate::cli::InitArgs;
 use crate::context::{Ctx, out};
 use crate::error::Failure;
 use crate::fsutil;
-use crate::report::ExitCode;
 use crate::schema::{self, Document};
+use crate::verdict::ExitCode;
 
 /// The example plan `gate init` writes.
 pub const EXAMPLE_PLAN: &str = include_str!("../../policy/plan.example.yaml");

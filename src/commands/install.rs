@@ -21,7 +21,7 @@ use crate::cli::{Agent, InstallArgs, UninstallArgs};
 use crate::context::{Ctx, out};
 use crate::error::Failure;
 use crate::fsutil::{self, FsError};
-use crate::report::ExitCode;
+use crate::verdict::ExitCode;
 // What an installation looks like is `crate::hooks`, shared with `gate doctor`;
 // its items are re-exported here, where they were first.
 pub use crate::hooks::{

@@ -16,10 +16,10 @@ use crate::cli::MayTouchArgs;
 use crate::context::{Ctx, out, task_ref};
 use crate::error::Failure;
 use crate::path::RepoPath;
-use crate::report::ExitCode;
 use crate::report::wire::may_touch::{IssueCoverWire, MAY_TOUCH_SCHEMA, MayTouchWire, TouchWire};
 use crate::report::{human, json};
 use crate::scope::Touch;
+use crate::verdict::ExitCode;
 
 pub fn run(dir: Option<&Path>, args: &MayTouchArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
@@ -45,7 +45,7 @@ pub fn run(dir: Option<&Path>, args: &MayTouchArgs) -> Result<ExitCode, Failure>
     if args.json {
         let wire = MayTouchWire {
             schema: MAY_TOUCH_SCHEMA,
-            outcome: crate::report::Outcome::worst(touches.iter().map(|t| t.verdict)).as_str(),
+            outcome: crate::verdict::Outcome::worst(touches.iter().map(|t| t.verdict)).as_str(),
             exit_code: code.code(),
             task: task_ref.as_ref().map(json::task),
             paths: touches

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::error::Failure;
-use crate::report::ExitCode;
+use crate::verdict::ExitCode;
 
 /// Serve until the client closes stdin.
 #[cfg(feature = "mcp")]

@@ -107,7 +107,7 @@ pub fn run_line(args: &[std::ffi::OsString]) -> i32 {
 }
 
 /// Run a parsed command line; returns the exit code: the verb's
-/// [`ExitCode`](crate::report::ExitCode), or a failure's code.
+/// [`ExitCode`](crate::verdict::ExitCode), or a failure's code.
 pub fn run(cli: Cli) -> i32 {
     let dir = cli.dir.clone();
     let json = wants_json(&cli.command);

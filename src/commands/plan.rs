@@ -9,12 +9,13 @@ use crate::checks::unreadable;
 use crate::context::today;
 use crate::context::{Ctx, out, policy_origin};
 use crate::error::Failure;
-use crate::report::ExitCode;
+use crate::verdict::ExitCode;
 
 use crate::cli::{CritiqueArgs, PlanCommand};
 use crate::policy::Mode;
 use crate::report::wire::critique::{CRITIQUE_SCHEMA, CritiqueWire};
-use crate::report::{CheckReport, Finding, Report, Severity, Subject, human, json};
+use crate::report::{human, json};
+use crate::verdict::{CheckReport, Finding, Report, Severity, Subject};
 
 pub const CHECK: &str = "plan";
 

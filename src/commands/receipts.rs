@@ -12,7 +12,8 @@ use crate::error::Failure;
 use crate::git::Repo;
 use crate::notes::{self, Fetched, NOTES_REF, Pushed, TravelError};
 use crate::report::wire::receipts::{RECEIPTS_SCHEMA, ReceiptsWire};
-use crate::report::{ExitCode, human, json};
+use crate::report::{human, json};
+use crate::verdict::ExitCode;
 
 pub fn run(dir: Option<&Path>, cmd: &ReceiptsCommand) -> Result<ExitCode, Failure> {
     let start = match dir {

@@ -4,8 +4,8 @@
 use crate::cli::{SchemaArgs, SchemaDocument};
 use crate::context::out;
 use crate::error::Failure;
-use crate::report::ExitCode;
 use crate::schema::{self, Document};
+use crate::verdict::ExitCode;
 
 pub fn run(args: &SchemaArgs) -> Result<ExitCode, Failure> {
     let document = match args.document {

@@ -21,13 +21,13 @@ use crate::fsutil;
 use crate::git::Head;
 use crate::plan::{IssueStatus, Plan};
 use crate::policy::Mode;
-use crate::report::ExitCode;
 use crate::report::human;
 use crate::report::json;
 use crate::report::wire::start::{START_SCHEMA, StartWire};
 use crate::scope::Scope;
 use crate::started::started_path;
 use crate::task::{self as tasks, Exemption, TASK_SCHEMA, TaskRecord, TaskStatus};
+use crate::verdict::ExitCode;
 
 /// What the task names, once checked.
 struct Named {
@@ -219,7 +219,7 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<ExitCode, Failure> {
             binding: judgement.as_ref().map(|j| j.standing.as_str()),
             notes: &policy.notes,
             warnings: &warnings,
-            commit: commit_of(&ctx, &id, "start"),
+            commit: commit_of(&ctx, &id, "start").into(),
         }));
         return Ok(ExitCode::Pass);
     }

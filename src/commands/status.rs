@@ -17,8 +17,8 @@ use crate::receipts::{self, AcceptanceCheckStatus, State};
 use crate::report::wire::status::{
     STATUS_SCHEMA, StatusCheckWire, StatusCriterionWire, StatusWire,
 };
-use crate::report::{ExitCode, Outcome};
 use crate::report::{human, json};
+use crate::verdict::{ExitCode, Outcome};
 
 fn exit_code(acceptance_checks: &[AcceptanceCheckStatus]) -> ExitCode {
     ExitCode::of(acceptance_checks.iter().map(|a| match a.state {

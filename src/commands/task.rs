@@ -13,20 +13,20 @@ use crate::cli::{
 use crate::clock::Timestamp;
 use crate::context::read_input;
 use crate::context::{Ctx, out, task_ref};
-use crate::context::{commit_line, commit_of, policy_origin, today};
+use crate::context::{commit_of, policy_origin, today};
 use crate::error::Failure;
 use crate::git::Head;
 use crate::load::LoadError;
 use crate::policy::Mode;
-use crate::report::ExitCode;
 use crate::report::text::{shown, shown_line};
 use crate::report::wire::task_change::{ChangeWire, TASK_CHANGE_SCHEMA};
 use crate::report::wire::tasks::{ListWire, ListedTaskWire, TASKS_SCHEMA, TaskErrorWire};
-use crate::report::{CheckReport, Report};
 use crate::report::{human, json};
 use crate::started::tie_to_branch;
 use crate::task::{self as tasks, TaskStatus};
 use crate::task::{Log, Task, TaskError, Transition};
+use crate::verdict::ExitCode;
+use crate::verdict::{CheckReport, Report};
 
 pub fn run(dir: Option<&Path>, cmd: &TaskCommand) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
@@ -285,10 +285,10 @@ fn report_change(ctx: &Ctx, task: &Task, change: &str, said: &str, as_json: bool
             task: &task.record.id,
             change,
             status: task.record.status.as_str(),
-            commit,
+            commit: commit.into(),
         }));
     } else {
-        out(&format!("{said}{}", commit_line(&commit)));
+        out(&format!("{said}{}", human::commit_line(&commit)));
     }
     ExitCode::Pass
 }

@@ -24,10 +24,10 @@ use crate::error::Failure;
 use crate::fingerprint::{self, Fingerprint};
 use crate::notes;
 use crate::receipts::{self, PrintRecord, RECEIPT_SCHEMA, Receipt, RunMarker, Store};
-use crate::report::ExitCode;
 use crate::report::human;
 use crate::report::json;
 use crate::report::wire::verify::{VERIFY_SCHEMA, VerifyWire};
+use crate::verdict::ExitCode;
 
 pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;

@@ -10,12 +10,14 @@ use super::limit::{COMMITS_NAMED, Counts};
 use super::style::{self, Out};
 use super::text::{shown, shown_line};
 use super::wire::doctor::{Item, Status};
-use super::{BriefDigest, CheckReport, ExitCode, Finding, Outcome, Report, Severity, TaskRef};
 use crate::checks::binding::Derived;
 use crate::checks::receipts::Status as ReceiptsStatus;
 use crate::policy::Mode;
 use crate::receipts::{State, UnknownCause};
 use crate::task::Task;
+use crate::verdict::{
+    BriefDigest, CheckReport, ExitCode, Finding, Outcome, Report, Severity, TaskRef,
+};
 
 const OUT: Out = Out::Stdout;
 
@@ -723,6 +725,14 @@ pub fn handover_refused(id: &str, refusals: &[crate::binding::Refusal]) -> Strin
         );
     }
     text
+}
+
+/// The human line that says to commit a changed task file.
+pub fn commit_line(commit: &crate::context::TaskCommit) -> String {
+    format!(
+        "the task file changed: commit {} with the work, or alone: {}\n",
+        commit.path, commit.command
+    )
 }
 
 /// What `gate start` did, as its human rendering says it.

@@ -8,7 +8,7 @@ use super::wire::error::{ERROR_SCHEMA, ErrorWire};
 use super::wire::report::{
     BriefWire, CheckWire, FindingWire, PolicyWire, REPORT_SCHEMA, ReportWire, SkippedWire, TaskWire,
 };
-use super::{BriefDigest, CheckReport, Finding, Report, Severity, Skipped, TaskRef};
+use crate::verdict::{BriefDigest, CheckReport, Finding, Report, Severity, Skipped, TaskRef};
 
 /// Hex of raw bytes, for paths that are not UTF-8.
 pub fn hex(bytes: &[u8]) -> String {

@@ -4,7 +4,7 @@
 //! A capped report keeps every check's outcome and the exit code: only the
 //! findings listed are fewer. JSON and SARIF always hold every finding.
 
-use super::Report;
+use crate::verdict::Report;
 
 /// How many findings a report holds, by cause and by commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,7 +91,7 @@ pub fn cap(report: &Report, max: Option<usize>) -> (Report, Counts) {
 mod tests {
     use super::*;
     use crate::policy::Mode;
-    use crate::report::{CheckReport, Finding, Outcome, PolicyOrigin, Subject};
+    use crate::verdict::{CheckReport, Finding, Outcome, PolicyOrigin, Subject};
 
     fn finding(cause: &'static str, commit: &str) -> Finding {
         Finding::blocker("provenance", cause, String::new(), String::new()).with_subject(Subject {

@@ -1,8 +1,9 @@
 //! The direction of dependencies (docs/architecture.md): `main` → `commands`
 //! → `checks` and the shared modules → the pure cores → `git`,
-//! `fingerprint`, `yaml`. A verb never names another verb, and nothing
-//! below the verbs names `commands`. Read from the source, so a new edge
-//! fails here rather than in review.
+//! `fingerprint`, `yaml`. A verb never names another verb, nothing below
+//! the verbs names `commands`, and the renderers (`report`) are a leaf only
+//! the doors name: `checks`, the cores and the verdict model never do. Read
+//! from the source, so a new edge fails here rather than in review.
 
 use std::path::{Path, PathBuf};
 
@@ -122,6 +123,84 @@ fn nothing_below_the_verbs_names_commands() {
         "report, checks and the cores never depend on a verb (docs/architecture.md):\n{}",
         found.join("\n")
     );
+}
+
+/// Where `code` names the crate's module `module`: `crate::MODULE`, or
+/// `crate::{.., MODULE, ..}` (`MODULE::…` inside the group too).
+fn module_edges(code: &str, module: &str) -> Vec<String> {
+    let mut edges = Vec::new();
+    let mut rest = code;
+    while let Some(i) = rest.find("crate::") {
+        rest = &rest[i + "crate::".len()..];
+        let named: Vec<&str> = match rest.strip_prefix('{') {
+            Some(group) => group[..group.find('}').unwrap_or(group.len())]
+                .split(',')
+                .map(|n| n.trim().split("::").next().unwrap_or("").trim())
+                .collect(),
+            None => vec![
+                rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap_or(""),
+            ],
+        };
+        if named.contains(&module) {
+            edges.push(format!("crate::{module}"));
+        }
+    }
+    edges
+}
+
+#[test]
+fn only_the_doors_name_the_renderers() {
+    let root = src();
+    let mut found = Vec::new();
+    let mut scanned = 0;
+    for path in rust_files(&root) {
+        let rel = path.strip_prefix(&root).expect("under src/");
+        // The doors render: the verbs, `main` and `lib` above them, and
+        // `mcp.rs`, which runs a verb's command line and reads its
+        // document; `report` itself.
+        if rel.starts_with("commands")
+            || rel.starts_with("report")
+            || [
+                Path::new("main.rs"),
+                Path::new("lib.rs"),
+                Path::new("mcp.rs"),
+            ]
+            .contains(&rel)
+        {
+            continue;
+        }
+        scanned += 1;
+        if !module_edges(&code(&path), "report").is_empty() {
+            found.push(format!("src/{} names crate::report", rel.display()));
+        }
+    }
+    assert!(
+        scanned > 20 && rust_files(&root.join("checks")).len() > 5,
+        "only {scanned} files read under src/"
+    );
+    assert!(
+        found.is_empty(),
+        "checks, the cores and the verdict model build findings (crate::verdict) and never \
+         name a renderer; the edge runs report → verdict, one way (docs/architecture.md):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_module_edge_finder_sees_each_way_of_naming_a_module() {
+    let edges = |code| module_edges(code, "report");
+    assert_eq!(edges("use crate::report::human;"), ["crate::report"]);
+    assert_eq!(
+        edges("use crate::{context, report::text::shown};"),
+        ["crate::report"]
+    );
+    assert_eq!(
+        edges("crate::report::json::to_string(&x)"),
+        ["crate::report"]
+    );
+    assert!(edges("use crate::reports; crate::verdict::Report; crate::{checks}").is_empty());
 }
 
 #[test]

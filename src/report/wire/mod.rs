@@ -56,3 +56,12 @@ pub struct CommitWire {
     /// A command that commits it from any directory of the work tree.
     pub command: String,
 }
+
+impl From<crate::context::TaskCommit> for CommitWire {
+    fn from(c: crate::context::TaskCommit) -> CommitWire {
+        CommitWire {
+            path: c.path,
+            command: c.command,
+        }
+    }
+}
