@@ -719,10 +719,10 @@ impl Repo {
     /// stops at the boundary commits (they are listed; their absent parents
     /// are not). An absent tip or hidden commit is [`GitError::MissingObject`].
     ///
-    /// Exactness: with a commit-graph (generation numbers) the set is exact.
-    /// Without one, the frontier between tips and hidden commits is found by
-    /// committer date; under clock skew (a commit dated before its parent)
-    /// it may, like git's own `rev-list`, also list a few commits that are
+    /// Exactness: the frontier between tips and hidden commits is found by
+    /// committer date, with or without a commit-graph, as git's own
+    /// `rev-list` finds it; under clock skew (a commit dated before its
+    /// parent) it may, like git's, also list a few commits that are
     /// reachable from `hidden`. It never leaves out one that is not.
     pub fn walk(&self, tips: &[Oid], hidden: &[Oid]) -> Result<Vec<Oid>, GitError> {
         let mut out = Vec::new();
