@@ -13,6 +13,7 @@
 //! (docs/architecture.md).
 
 pub mod agent_hooks;
+pub mod agents_md;
 pub mod binding;
 pub mod brief;
 pub mod checks;

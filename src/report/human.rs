@@ -1107,3 +1107,46 @@ pub fn receipts(w: &super::wire::receipts::ReceiptsWire) -> String {
     }
     s
 }
+
+/// What `gate init` did with one of the files it writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// It existed, and `--force` was not given.
+    Kept,
+    Wrote,
+    Overwrote,
+}
+
+/// The human rendering of `gate init`: what became of each file, then what
+/// to do next.
+pub fn initialised(files: &[(&str, Written)]) -> String {
+    let mut text = String::new();
+    for (rel, written) in files {
+        text.push_str(&match written {
+            Written::Kept => format!("kept {rel} (it exists; --force overwrites it)\n"),
+            Written::Wrote => format!("wrote {rel}\n"),
+            Written::Overwrote => format!("overwrote {rel}\n"),
+        });
+    }
+    text.push_str(
+        "next: edit .gate/plan.yaml, `gate plan validate`, commit .gate/ (before `gate install`), then on the work's branch `gate start --issue ID --brief -`\n",
+    );
+    text
+}
+
+/// The human rendering of `gate init --agents`: what became of AGENTS.md,
+/// and, when it changed, to commit it.
+pub fn agents_spliced(how: crate::agents_md::Spliced) -> String {
+    use crate::agents_md::{AGENTS_PATH, Spliced};
+    let said = match how {
+        Spliced::Current => return format!("kept {AGENTS_PATH} (its gate block is current)\n"),
+        Spliced::Created => format!("wrote {AGENTS_PATH} (the gate block)"),
+        Spliced::Appended => {
+            format!("added the gate block to {AGENTS_PATH} (the rest kept as it was)")
+        }
+        Spliced::Replaced => {
+            format!("updated the gate block in {AGENTS_PATH} (the rest kept as it was)")
+        }
+    };
+    format!("{said}\nnext: commit {AGENTS_PATH}, so every agent working here reads the loop\n")
+}

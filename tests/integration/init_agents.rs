@@ -25,10 +25,7 @@ fn print_shows_the_block_and_writes_nothing() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert_golden("init/agents-print.txt", &transcript(Some(&repo), &out));
-    assert_eq!(
-        out.stdout,
-        gate::commands::init::agents_block().into_bytes()
-    );
+    assert_eq!(out.stdout, gate::agents_md::agents_block().into_bytes());
     assert!(!repo.path().join("AGENTS.md").exists());
     let block = String::from_utf8(out.stdout).unwrap();
     for step in [
@@ -49,17 +46,11 @@ fn a_new_agents_md_holds_the_block_and_a_second_run_changes_nothing() {
     let out = init_agents(&repo);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert_golden("init/agents.txt", &transcript(Some(&repo), &out));
-    assert_eq!(
-        agents(&repo),
-        gate::commands::init::agents_block().into_bytes()
-    );
+    assert_eq!(agents(&repo), gate::agents_md::agents_block().into_bytes());
     let again = init_agents(&repo);
     assert_eq!(again.status.code(), Some(0), "{}", show(&again));
     assert!(String::from_utf8_lossy(&again.stdout).contains("kept AGENTS.md"));
-    assert_eq!(
-        agents(&repo),
-        gate::commands::init::agents_block().into_bytes()
-    );
+    assert_eq!(agents(&repo), gate::agents_md::agents_block().into_bytes());
     // --agents writes only AGENTS.md.
     assert!(!repo.path().join(".gate").exists());
 }
@@ -79,7 +70,7 @@ fn an_existing_agents_md_is_kept_and_the_block_appended_once() {
     );
     let mut want = ours.to_vec();
     want.extend_from_slice(b"\n\n");
-    want.extend_from_slice(gate::commands::init::agents_block().as_bytes());
+    want.extend_from_slice(gate::agents_md::agents_block().as_bytes());
     assert_eq!(after, want);
     let again = init_agents(&repo);
     assert_eq!(again.status.code(), Some(0), "{}", show(&again));
@@ -96,7 +87,7 @@ fn an_old_block_is_replaced_between_its_markers_only() {
     let out = init_agents(&repo);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("updated the gate block"));
-    let want = format!("top\n{}bottom\n", gate::commands::init::agents_block());
+    let want = format!("top\n{}bottom\n", gate::agents_md::agents_block());
     assert_eq!(agents(&repo), want.into_bytes());
 }
 
@@ -113,7 +104,7 @@ fn unpaired_markers_touch_nothing_and_the_hint_gets_through() {
     repo.write("AGENTS.md", format!("{broken}<!-- gate:agents:end -->\n"));
     let out = init_agents(&repo);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let want = format!("mine\n{}", gate::commands::init::agents_block());
+    let want = format!("mine\n{}", gate::agents_md::agents_block());
     assert_eq!(agents(&repo), want.into_bytes());
 }
 
