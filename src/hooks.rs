@@ -20,6 +20,10 @@ pub const HOOKS: [(&str, &str); 4] = [
     ("post-checkout", include_str!("../hooks/post-checkout")),
 ];
 
+/// What a hook that is not gate's is renamed to when gate's takes its
+/// place: `<hook>.gate-chained`, which gate's hook runs first.
+pub const CHAINED_SUFFIX: &str = ".gate-chained";
+
 /// The line that marks a hook as gate's.
 pub const MARKER: &str = "# gate-managed-hook";
 

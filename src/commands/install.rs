@@ -21,6 +21,10 @@ use crate::cli::{Agent, InstallArgs, UninstallArgs};
 use crate::context::{Ctx, out};
 use crate::error::Failure;
 use crate::fsutil::{self, FsError};
+use crate::hooks::CHAINED_SUFFIX;
+use crate::report::human::{
+    self, HookInstalled, HookRemoved, HuskyInstalled, OwnInstalled, SettingsWritten,
+};
 use crate::verdict::ExitCode;
 // What an installation looks like is `crate::hooks`, shared with `gate doctor`;
 // its items are re-exported here, where they were first.
@@ -29,8 +33,6 @@ pub use crate::hooks::{
     hooks_dir_is_the_repository_s, husky_line, is_gate_hook, lefthook_configured,
     lefthook_passes_stdin, manager, pre_commit_configs, with_suffix,
 };
-
-const CHAINED_SUFFIX: &str = ".gate-chained";
 
 /// What sits at a hook's path.
 enum Existing {
@@ -56,9 +58,6 @@ fn existing(path: &Path) -> Result<Existing, FsError> {
         },
     }
 }
-
-/// Why a kept hook is silent: the scripts run it only when `[ -x ]` holds.
-const NOT_RUN: &str = "is not executable, so it does not run (git would not run it either)";
 
 /// Whether a chained hook runs: like git, the scripts run a hook only when
 /// it is executable (`[ -x ]`, following a symlink; a dangling one never runs).
@@ -101,36 +100,6 @@ fn binary_path(args: &InstallArgs) -> Result<String, Failure> {
             path.display()
         ))
     })
-}
-
-/// What lefthook's configuration needs for gate: one command per hook.
-pub fn lefthook_snippet(names: &[&str]) -> String {
-    let mut text = String::new();
-    for name in names {
-        let run = match *name {
-            "pre-commit" => "gate hook pre-commit".to_string(),
-            "pre-push" => "gate hook pre-push {1} {2}\n      use_stdin: true".to_string(),
-            "prepare-commit-msg" | "post-checkout" => format!("gate hook {name} {{1}} {{2}} {{3}}"),
-            other => format!("gate hook {other}"),
-        };
-        text.push_str(&format!(
-            "{name}:\n  commands:\n    gate:\n      run: {run}\n"
-        ));
-    }
-    text
-}
-
-/// What `.pre-commit-config.yaml` needs for gate's hooks that the pre-commit
-/// framework (or prek) runs: `repo: local` entries with the installed gate.
-pub fn pre_commit_snippet(names: &[&str]) -> String {
-    let mut text = String::from("  - repo: local\n    hooks:\n");
-    for name in names {
-        text.push_str(&format!(
-            "      - id: gate-{name}\n        name: gate {name}\n        entry: gate hook {name}\n        language: system\n        pass_filenames: {}\n        always_run: true\n        stages: [{name}]\n",
-            if *name == "prepare-commit-msg" { "true" } else { "false" }
-        ));
-    }
-    text
 }
 
 fn refuse_global(hooks_dir: &Path) -> Failure {
@@ -176,15 +145,11 @@ pub fn install(dir: Option<&Path>, args: &InstallArgs) -> Result<ExitCode, Failu
 /// hooks are written; gate's scripts in `.husky/_` (an older install's) give
 /// way to husky's stubs again.
 fn install_husky(hooks_dir: &Path, scripts: &Path) -> Result<ExitCode, Failure> {
-    let mut text = format!(
-        "husky runs the hooks (core.hooksPath {}): gate's lines go in {}/<hook>\n",
-        hooks_dir.display(),
-        scripts.display()
-    );
+    let mut done = Vec::new();
     for (name, _) in HOOKS {
         let stub = hooks_dir.join(name);
         let chained = chained_path(&stub);
-        let mut repaired = String::new();
+        let mut stub_restored = false;
         if let Existing::Gate(..) = existing(&stub)? {
             // An earlier `gate install` replaced husky's stub: put it back.
             if exists(&chained) {
@@ -192,7 +157,7 @@ fn install_husky(hooks_dir: &Path, scripts: &Path) -> Result<ExitCode, Failure> 
             } else {
                 fsutil::write_atomic(&stub, HUSKY_STUB.as_bytes(), Some(0o755))?;
             }
-            repaired = format!("; husky's {name} stub is restored");
+            stub_restored = true;
         }
         let script = scripts.join(name);
         let line = husky_line(name);
@@ -200,8 +165,8 @@ fn install_husky(hooks_dir: &Path, scripts: &Path) -> Result<ExitCode, Failure> 
             Ok(found) => found,
             Err(e) => return Err(Failure::unknown(e.to_string())),
         };
-        let state = match current {
-            Some(bytes) if has_line(&bytes, &line) => "already there".to_string(),
+        let added = match current {
+            Some(bytes) if has_line(&bytes, &line) => None,
             found => {
                 let mut bytes = found.unwrap_or_default();
                 if !bytes.is_empty() && !bytes.ends_with(b"\n") {
@@ -210,16 +175,16 @@ fn install_husky(hooks_dir: &Path, scripts: &Path) -> Result<ExitCode, Failure> 
                 bytes.extend_from_slice(line.as_bytes());
                 bytes.push(b'\n');
                 fsutil::write_atomic(&script, &bytes, None)?;
-                format!("added `{line}`")
+                Some(line)
             }
         };
-        text.push_str(&format!("  {name}: {state}{repaired}\n"));
+        done.push(HuskyInstalled {
+            name,
+            added,
+            stub_restored,
+        });
     }
-    text.push_str(&format!(
-        "the lines run `gate` on PATH; commit {} so the team's hooks run gate too\n",
-        scripts.display()
-    ));
-    out(&text);
+    out(&human::husky_installed(hooks_dir, scripts, &done));
     Ok(ExitCode::Pass)
 }
 
@@ -249,31 +214,16 @@ fn install_lefthook(
         .filter(|name| !lefthook_configured(configs, name))
         .collect();
     if missing.is_empty() {
-        let mut text = format!(
-            "lefthook runs the hooks ({}): gate's commands are in {}\n",
-            hooks_dir.display(),
-            shown.join(", ")
-        );
-        for (name, _) in HOOKS {
-            text.push_str(&format!("  {name}: run by lefthook\n"));
-        }
-        out(&text);
+        let names: Vec<&str> = HOOKS.iter().map(|(name, _)| *name).collect();
+        out(&human::lefthook_runs(hooks_dir, &shown, &names));
         return Ok(ExitCode::Pass);
     }
-    let file = if configs.is_empty() {
-        "lefthook.yml".to_string()
-    } else {
-        "lefthook-local.yml (yours alone) or lefthook.yml (the team's)".to_string()
-    };
-    let stdin = if configured(configs, "pre-push") && !lefthook_passes_stdin(configs) {
-        "gate's pre-push command there lacks `use_stdin: true`: without it the push's refs never reach gate.\n"
-    } else {
-        ""
-    };
-    out(&format!(
-        "lefthook runs the hooks ({}), and it renames hooks that are not its own: gate installs none there.\n{stdin}Add to {file}:\n\n{}\nthen run `lefthook install` and `gate install` again.\n",
-        hooks_dir.display(),
-        lefthook_snippet(&missing)
+    let lacks_stdin = configured(configs, "pre-push") && !lefthook_passes_stdin(configs);
+    out(&human::lefthook_missing(
+        hooks_dir,
+        &missing,
+        configs.is_empty(),
+        lacks_stdin,
     ));
     Ok(ExitCode::Refused)
 }
@@ -354,33 +304,24 @@ fn install_hooks(
     if !framework.is_empty() {
         let names: Vec<&str> = framework.iter().map(|(n, _)| *n).collect();
         let tool = framework[0].1;
-        out(&format!(
-            "{tool} runs {} here ({}): gate does not move its script.\nAdd gate to .pre-commit-config.yaml:\n\n{}\nthen run `gate install` again; or run `gate install --force` to install gate's hook as <hook>.legacy, which {tool} runs first.\n",
-            names.join(", "),
-            hooks_dir.display(),
-            pre_commit_snippet(&names)
-        ));
+        out(&human::framework_missing(tool, &names, hooks_dir));
         return Ok(ExitCode::Refused);
     }
     fs::create_dir_all(hooks_dir).map_err(|e| FsError::new(hooks_dir, "create directory", e))?;
-    let mut text = format!("hooks directory: {}\n", hooks_dir.display());
+    let mut done = Vec::new();
     for plan in plans {
-        let (name, line) = match plan {
+        let (name, installed) = match plan {
             Plan::Legacy(name, legacy, tool, script) => {
-                let line = match existing(&legacy)? {
-                    Existing::Gate(bytes, true) if bytes == script.as_bytes() => {
-                        format!("already installed as {name}.legacy, which {tool} runs first")
-                    }
+                let already = match existing(&legacy)? {
+                    Existing::Gate(bytes, true) if bytes == script.as_bytes() => true,
                     _ => {
                         fsutil::write_atomic(&legacy, script.as_bytes(), Some(0o755))?;
-                        format!("installed as {name}.legacy, which {tool} runs first")
+                        false
                     }
                 };
-                (name, line)
+                (name, HookInstalled::Legacy { tool, already })
             }
-            Plan::Configured(name, tool) => {
-                (name, format!("run by {tool} (.pre-commit-config.yaml)"))
-            }
+            Plan::Configured(name, tool) => (name, HookInstalled::Configured { tool }),
             Plan::Own {
                 name,
                 path,
@@ -389,21 +330,27 @@ fn install_hooks(
                 script,
                 retire,
             } => {
-                let mut retired = String::new();
                 if let Some(old) = &retire {
                     fs::rename(&chained, old)
                         .map_err(|e| FsError::new(&chained, "move aside", e))?;
-                    retired = format!(
-                        "; the hook chained before is kept as {name}{CHAINED_SUFFIX}.old and no longer runs (merge it into {name}{CHAINED_SUFFIX} if it should)"
-                    );
                 }
-                (name, own(name, &path, &chained, state, &script)? + &retired)
+                let how = own(&path, &chained, state, &script)?;
+                // What the gate hook will do with the chained one, if there is one.
+                let chained = exists(&chained).then(|| runs(&chained));
+                let retired = retire.is_some();
+                (
+                    name,
+                    HookInstalled::Own {
+                        how,
+                        chained,
+                        retired,
+                    },
+                )
             }
         };
-        text.push_str(&format!("  {name}: {line}\n"));
+        done.push((name, installed));
     }
-    text.push_str(&format!("the hooks run {binary}, else `gate` on PATH\n"));
-    out(&text);
+    out(&human::hooks_installed(hooks_dir, &done, binary));
     Ok(ExitCode::Pass)
 }
 
@@ -425,44 +372,27 @@ enum Plan {
     Configured(&'static str, &'static str),
 }
 
-/// Write gate's script for one hook; the line install prints for it.
+/// Write gate's script for one hook; what became of it.
 fn own(
-    name: &str,
     path: &Path,
     chained: &Path,
     state: Existing,
     script: &str,
-) -> Result<String, Failure> {
-    // What the gate hook will do with the chained one, if there is one.
-    let chain = || -> String {
-        if !exists(chained) {
-            String::new()
-        } else if runs(chained) {
-            format!("; {name}{CHAINED_SUFFIX} runs first")
-        } else {
-            format!("; {name}{CHAINED_SUFFIX} {NOT_RUN}")
-        }
-    };
+) -> Result<OwnInstalled, Failure> {
     Ok(match state {
-        Existing::Gate(bytes, true) if bytes == script.as_bytes() => {
-            format!("already installed{}", chain())
-        }
+        Existing::Gate(bytes, true) if bytes == script.as_bytes() => OwnInstalled::Current,
         Existing::Gate(..) => {
             fsutil::write_atomic(path, script.as_bytes(), Some(0o755))?;
-            format!("updated{}", chain())
+            OwnInstalled::Updated
         }
         Existing::Absent => {
             fsutil::write_atomic(path, script.as_bytes(), Some(0o755))?;
-            format!("installed{}", chain())
+            OwnInstalled::Installed
         }
         Existing::Foreign => {
             fs::rename(path, chained).map_err(|e| FsError::new(path, "move aside", e))?;
             fsutil::write_atomic(path, script.as_bytes(), Some(0o755))?;
-            if runs(chained) {
-                format!("installed; your hook is kept as {name}{CHAINED_SUFFIX} and runs first")
-            } else {
-                format!("installed; your hook is kept as {name}{CHAINED_SUFFIX}, which {NOT_RUN}")
-            }
+            OwnInstalled::MovedAside
         }
     })
 }
@@ -483,7 +413,7 @@ pub fn uninstall(dir: Option<&Path>, args: &UninstallArgs) -> Result<ExitCode, F
         });
     }
     let hooks_dir = ctx.repo.hooks_dir()?;
-    let mut text = format!("hooks directory: {}\n", hooks_dir.display());
+    let mut done = Vec::new();
     if let Some(Manager::Husky { scripts }) = manager(ctx.root(), &hooks_dir) {
         for (name, _) in HOOKS {
             let script = scripts.join(name);
@@ -500,27 +430,27 @@ pub fn uninstall(dir: Option<&Path>, args: &UninstallArgs) -> Result<ExitCode, F
                     } else {
                         fsutil::write_atomic(&script, (kept.join("\n") + "\n").as_bytes(), None)?;
                     }
-                    format!("removed `{line}` from {}", script.display())
+                    HookRemoved::HuskyLineRemoved { line, script }
                 }
-                Ok(_) => "not installed".to_string(),
+                Ok(_) => HookRemoved::NotInstalled,
                 Err(e) => return Err(Failure::unknown(e.to_string())),
             };
-            text.push_str(&format!("  {name}: {state}\n"));
+            done.push((name, state));
         }
-        out(&text);
+        out(&human::hooks_uninstalled(&hooks_dir, &done));
         return Ok(ExitCode::Pass);
     }
     for (name, _) in HOOKS {
         let path = hooks_dir.join(name);
         let chained = chained_path(&path);
         let legacy = legacy_path(&path);
-        let line = match existing(&path)? {
+        let removed = match existing(&path)? {
             Existing::Foreign => {
                 if let Existing::Gate(..) = existing(&legacy)? {
                     fsutil::remove_optional(&legacy)?;
-                    format!("not gate's; removed gate's {name}.legacy")
+                    HookRemoved::LegacyRemoved
                 } else {
-                    "not gate's; left as it is".to_string()
+                    HookRemoved::NotGates
                 }
             }
             state => {
@@ -530,17 +460,17 @@ pub fn uninstall(dir: Option<&Path>, args: &UninstallArgs) -> Result<ExitCode, F
                 if exists(&chained) {
                     fs::rename(&chained, &path)
                         .map_err(|e| FsError::new(&chained, "restore", e))?;
-                    "removed; your earlier hook is restored".to_string()
+                    HookRemoved::Restored
                 } else if matches!(state, Existing::Gate(..)) {
-                    "removed".to_string()
+                    HookRemoved::Removed
                 } else {
-                    "not installed".to_string()
+                    HookRemoved::NotInstalled
                 }
             }
         };
-        text.push_str(&format!("  {name}: {line}\n"));
+        done.push((name, removed));
     }
-    out(&text);
+    out(&human::hooks_uninstalled(&hooks_dir, &done));
     Ok(ExitCode::Pass)
 }
 
@@ -574,7 +504,10 @@ fn claude_settings(
     };
     let after = change(before.clone()).map_err(refuse)?;
     if after.is_null() || Some(&after) == before.as_ref() {
-        out(&format!("{CLAUDE_SETTINGS}: unchanged\n"));
+        out(&human::settings_written(
+            CLAUDE_SETTINGS,
+            SettingsWritten::Unchanged,
+        ));
         return Ok(ExitCode::Pass);
     }
     let mut text = serde_json::to_string_pretty(&after).expect("a JSON value always serialises");
@@ -586,13 +519,13 @@ fn claude_settings(
         None,
         Some(&ctx.state_dir().join("tmp")),
     )?;
-    out(&format!(
-        "{CLAUDE_SETTINGS}: {}\n",
+    out(&human::settings_written(
+        CLAUDE_SETTINGS,
         if bytes.is_some() {
-            "updated"
+            SettingsWritten::Updated
         } else {
-            "written"
-        }
+            SettingsWritten::Written
+        },
     ));
     Ok(ExitCode::Pass)
 }
