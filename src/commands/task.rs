@@ -18,10 +18,10 @@ use crate::error::Failure;
 use crate::git::Head;
 use crate::load::LoadError;
 use crate::policy::Mode;
-use crate::report::text::{shown, shown_line};
+use crate::report::human::{self, TaskChange};
+use crate::report::json;
 use crate::report::wire::task_change::{ChangeWire, TASK_CHANGE_SCHEMA};
 use crate::report::wire::tasks::{ListWire, ListedTaskWire, TASKS_SCHEMA, TaskErrorWire};
-use crate::report::{human, json};
 use crate::started::tie_to_branch;
 use crate::task::{self as tasks, TaskStatus};
 use crate::task::{Log, Task, TaskError, Transition};
@@ -84,63 +84,7 @@ fn list(ctx: &Ctx, as_json: bool) -> Result<ExitCode, Failure> {
         };
         out(&json::to_string(&wire));
     } else {
-        let mut text = String::new();
-        if found.is_empty() && errors.is_empty() {
-            text.push_str("no tasks (start one with `gate start`)\n");
-        }
-        for t in &found {
-            let r = &t.record;
-            let mark = if active.as_deref() == Some(r.id.as_str()) {
-                "*"
-            } else {
-                " "
-            };
-            let named = r
-                .issue
-                .as_ref()
-                .map(|i| format!("issue {}", shown_line(i)))
-                .or_else(|| {
-                    r.intent
-                        .as_ref()
-                        .map(|i| format!("intent {}", shown_line(i)))
-                })
-                .or_else(|| {
-                    r.exemption
-                        .as_ref()
-                        .map(|e| format!("exempt {}", shown_line(&e.class)))
-                })
-                .unwrap_or_else(|| "nothing named".into());
-            let first = t
-                .body
-                .brief
-                .as_ref()
-                .and_then(|b| {
-                    b.text
-                        .lines()
-                        .find(|l| !l.trim().is_empty())
-                        .map(str::to_string)
-                })
-                .unwrap_or_default();
-            text.push_str(&format!(
-                "{mark} {:<20} {:<9} {:<16} {}\n",
-                shown_line(&r.id),
-                r.status.as_str(),
-                named,
-                shown_line(first.trim())
-            ));
-        }
-        for e in &errors {
-            text.push_str(&format!("! {}\n", shown_line(e)));
-        }
-        if let Some(a) = &active
-            && !found.iter().any(|t| &t.record.id == a)
-        {
-            text.push_str(&format!(
-                "! the active task `{}` has no task file\n",
-                shown_line(a)
-            ));
-        }
-        out(&text);
+        out(&human::task_list(&found, &errors, active.as_deref()));
     }
     Ok(if errors.is_empty() {
         ExitCode::Pass
@@ -151,62 +95,11 @@ fn list(ctx: &Ctx, as_json: bool) -> Result<ExitCode, Failure> {
 
 fn show(ctx: &Ctx, id: Option<&str>) -> Result<ExitCode, Failure> {
     let task = ctx.require_task(id)?;
-    let r = &task.record;
-    let mut text = human::task_lines(&task_ref(&task));
-    text.push_str(&format!(
-        "  status {} · created {} by {} ({}) · baseline {}\n  scope: {}\n",
-        r.status.as_str(),
-        shown_line(&r.created_at),
-        shown_line(&r.operator),
-        shown_line(&r.created_by),
-        shown_line(r.baseline.get(..12).unwrap_or(&r.baseline)),
-        shown_line(&r.scope.join(", "))
-    ));
     // Additions as the doors judge them, and any the file holds that no
     // command recorded (docs/trust.md#scope-additions).
-    let trusted =
-        crate::checks::recorded::trusted_additions(ctx, &r.id).map_err(Failure::unknown)?;
-    for added in &trusted {
-        text.push_str(&format!(
-            "  scope added: {} ({}, {}): {}\n",
-            shown_line(&added.glob),
-            shown_line(&added.author),
-            shown_line(&added.time),
-            shown_line(&added.because)
-        ));
-    }
-    for added in &task.scope_added {
-        if !trusted.iter().any(|t| t.glob == added.glob) {
-            text.push_str(&format!(
-                "  ! scope entry not recorded by `gate task scope add`, so not judged with: {}\n",
-                shown_line(&added.glob)
-            ));
-        }
-    }
-    if let Some(e) = &r.exemption {
-        text.push_str(&format!(
-            "  exemption: {} because {}\n",
-            shown_line(&e.class),
-            shown_line(&e.because)
-        ));
-    }
-    text.push('\n');
-    text.push_str(&human::brief_and_addenda(&task));
-    if let Some(n) = &task.body.notes
-        && !n.text.trim().is_empty()
-    {
-        text.push_str("\n## Implementation notes\n");
-        text.push_str(&shown(&n.text));
-    }
-    for p in &task.body.problems {
-        text.push_str(&format!(
-            "\n! {}:{}: {}\n",
-            task.file.display(),
-            p.line,
-            shown_line(&p.message)
-        ));
-    }
-    out(&text);
+    let trusted = crate::checks::recorded::trusted_additions(ctx, &task.record.id)
+        .map_err(Failure::unknown)?;
+    out(&human::task_shown(&task, &task_ref(&task), &trusted));
     Ok(ExitCode::Pass)
 }
 
@@ -219,22 +112,17 @@ fn switch(ctx: &Ctx, id: &str) -> Result<ExitCode, Failure> {
         )));
     }
     tasks::active::set(&ctx.repo.git_dir(), id)?;
-    let mut text = format!("active task: {}\n", shown_line(id));
     // Tied to the branch it is switched on: checking that branch out again
     // makes it active there (decision 0007).
-    if let Head::Branch { branch, .. } | Head::Unborn { branch } = ctx.repo.head()? {
-        let short = branch.strip_prefix("refs/heads/").unwrap_or(&branch);
-        match tie_to_branch(ctx, id, &branch) {
-            Ok(()) => text.push_str(&format!("  on branch {}\n", shown_line(short))),
-            Err(f) => text.push_str(&format!(
-                "  warning: not recorded for branch {} ({}): checking it out again will not re-activate the task\n",
-                shown_line(short),
-                shown_line(&f.message)
-            )),
-        }
-    }
-    text.push_str(&human::task_lines(&task_ref(&task)));
-    out(&text);
+    let head = ctx.repo.head()?;
+    let on = match &head {
+        Head::Branch { branch, .. } | Head::Unborn { branch } => Some(human::SwitchedOn {
+            branch: branch.strip_prefix("refs/heads/").unwrap_or(branch),
+            tied: tie_to_branch(ctx, id, branch).map_err(|f| f.message),
+        }),
+        Head::Detached { .. } => None,
+    };
+    out(&human::switched(id, on.as_ref(), &task_ref(&task)));
     Ok(ExitCode::Pass)
 }
 
@@ -275,9 +163,15 @@ fn acted_on(ctx: &Ctx, id: Option<&str>, as_json: bool) -> Result<Task, Failure>
     Ok(task)
 }
 
-/// Report a change a verb made to `task`'s file: `said` and the commit to
-/// make, or one `gate.task-change/1` document.
-fn report_change(ctx: &Ctx, task: &Task, change: &str, said: &str, as_json: bool) -> ExitCode {
+/// Report a change a verb made to `task`'s file: what it did (`said`) and
+/// the commit to make, or one `gate.task-change/1` document.
+fn report_change(
+    ctx: &Ctx,
+    task: &Task,
+    change: &str,
+    said: &TaskChange,
+    as_json: bool,
+) -> ExitCode {
     let commit = commit_of(ctx, &task.record.id, change);
     if as_json {
         out(&json::to_string(&ChangeWire {
@@ -288,7 +182,7 @@ fn report_change(ctx: &Ctx, task: &Task, change: &str, said: &str, as_json: bool
             commit: commit.into(),
         }));
     } else {
-        out(&format!("{said}{}", human::commit_line(&commit)));
+        out(&human::task_changed(said, &commit));
     }
     ExitCode::Pass
 }
@@ -313,7 +207,10 @@ fn append_entry(
         || entry(&Timestamp::now().to_string()),
         None,
     )?;
-    let said = format!("{what} appended to {}\n", task.file.display());
+    let said = TaskChange::Appended {
+        what,
+        file: &task.file,
+    };
     Ok(report_change(ctx, &task, what, &said, as_json))
 }
 
@@ -462,7 +359,10 @@ fn close(
         Err(e) => return Err(e.into()),
     };
     tasks::active::clear_if(&ctx.repo.git_dir(), &id)?;
-    let said = format!("task {id}: {}\n", status.as_str());
+    let said = TaskChange::Closed {
+        id: &id,
+        status: status.as_str(),
+    };
     Ok(report_change(ctx, &closed, status.as_str(), &said, as_json))
 }
 
@@ -499,9 +399,7 @@ fn scope_add(ctx: &Ctx, args: &ScopeAddArgs) -> Result<ExitCode, Failure> {
     }
     let judged = crate::checks::recorded::judged(ctx, task.clone()).map_err(Failure::unknown)?;
     if judged.scope().contains(&glob) {
-        out(&format!(
-            "task {id}: {glob} is in its scope already; nothing written\n"
-        ));
+        out(&human::scope_already(&id, &glob));
         return Ok(ExitCode::Pass);
     }
     let (policy, _) = crate::checks::trusted::local(ctx, false)?;
@@ -519,19 +417,16 @@ fn scope_add(ctx: &Ctx, args: &ScopeAddArgs) -> Result<ExitCode, Failure> {
     };
     let task = tasks::append(ctx.root(), &ctx.state_dir(), &id, Log::Addenda, entry, None)?;
     let kept = brief::render_scope(&time.borrow(), &author, &glob, &args.because);
-    let mut said = format!(
-        "task {id}: scope adds {glob} (appended to {})\n",
-        task.file.display()
-    );
-    if let Err(m) = scope_log_lock(ctx, &id).and_then(|_lock| {
+    let recorded = scope_log_lock(ctx, &id).and_then(|_lock| {
         crate::checks::recorded::record_scope_entry(&ctx.repo.common_dir(), &id, &kept)
             .map_err(Failure::unknown)
-    }) {
-        said.push_str(&format!(
-            "  warning: not recorded in this clone ({}): the doors count the addition once the task file is committed\n",
-            shown_line(&m.message)
-        ));
-    }
+    });
+    let said = TaskChange::ScopeAdded {
+        id: &id,
+        glob: &glob,
+        file: &task.file,
+        not_recorded: recorded.as_ref().err().map(|f| f.message.as_str()),
+    };
     Ok(report_change(ctx, &task, "scope", &said, args.json))
 }
 

@@ -1421,3 +1421,209 @@ pub fn settings_written(file: &str, written: SettingsWritten) -> String {
     };
     format!("{file}: {said}\n")
 }
+
+/// The human rendering of `gate task list`: one line per task (`*` marks
+/// the active one), then the task files that could not be read, and an
+/// active task without a file.
+pub fn task_list(tasks: &[&Task], errors: &[String], active: Option<&str>) -> String {
+    let mut text = String::new();
+    if tasks.is_empty() && errors.is_empty() {
+        text.push_str("no tasks (start one with `gate start`)\n");
+    }
+    for t in tasks {
+        let r = &t.record;
+        let mark = if active == Some(r.id.as_str()) {
+            "*"
+        } else {
+            " "
+        };
+        let named = r
+            .issue
+            .as_ref()
+            .map(|i| format!("issue {}", shown_line(i)))
+            .or_else(|| {
+                r.intent
+                    .as_ref()
+                    .map(|i| format!("intent {}", shown_line(i)))
+            })
+            .or_else(|| {
+                r.exemption
+                    .as_ref()
+                    .map(|e| format!("exempt {}", shown_line(&e.class)))
+            })
+            .unwrap_or_else(|| "nothing named".into());
+        let first = t
+            .body
+            .brief
+            .as_ref()
+            .and_then(|b| {
+                b.text
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .map(str::to_string)
+            })
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "{mark} {:<20} {:<9} {:<16} {}\n",
+            shown_line(&r.id),
+            r.status.as_str(),
+            named,
+            shown_line(first.trim())
+        ));
+    }
+    for e in errors {
+        text.push_str(&format!("! {}\n", shown_line(e)));
+    }
+    if let Some(a) = active
+        && !tasks.iter().any(|t| t.record.id == a)
+    {
+        text.push_str(&format!(
+            "! the active task `{}` has no task file\n",
+            shown_line(a)
+        ));
+    }
+    text
+}
+
+/// The human rendering of `gate task show`: the task (`shown_as`, its
+/// digest), its record, the scope
+/// additions the doors judge with (`trusted`) and any the file holds that
+/// no command recorded, the exemption, the brief and addenda, the notes,
+/// and the problems of the file.
+pub fn task_shown(
+    task: &Task,
+    shown_as: &TaskRef,
+    trusted: &[crate::brief::ScopeAddition],
+) -> String {
+    let r = &task.record;
+    let mut text = task_lines(shown_as);
+    text.push_str(&format!(
+        "  status {} · created {} by {} ({}) · baseline {}\n  scope: {}\n",
+        r.status.as_str(),
+        shown_line(&r.created_at),
+        shown_line(&r.operator),
+        shown_line(&r.created_by),
+        shown_line(r.baseline.get(..12).unwrap_or(&r.baseline)),
+        shown_line(&r.scope.join(", "))
+    ));
+    for added in trusted {
+        text.push_str(&format!(
+            "  scope added: {} ({}, {}): {}\n",
+            shown_line(&added.glob),
+            shown_line(&added.author),
+            shown_line(&added.time),
+            shown_line(&added.because)
+        ));
+    }
+    for added in &task.scope_added {
+        if !trusted.iter().any(|t| t.glob == added.glob) {
+            text.push_str(&format!(
+                "  ! scope entry not recorded by `gate task scope add`, so not judged with: {}\n",
+                shown_line(&added.glob)
+            ));
+        }
+    }
+    if let Some(e) = &r.exemption {
+        text.push_str(&format!(
+            "  exemption: {} because {}\n",
+            shown_line(&e.class),
+            shown_line(&e.because)
+        ));
+    }
+    text.push('\n');
+    text.push_str(&brief_and_addenda(task));
+    if let Some(n) = &task.body.notes
+        && !n.text.trim().is_empty()
+    {
+        text.push_str("\n## Implementation notes\n");
+        text.push_str(&shown(&n.text));
+    }
+    for p in &task.body.problems {
+        text.push_str(&format!(
+            "\n! {}:{}: {}\n",
+            task.file.display(),
+            p.line,
+            shown_line(&p.message)
+        ));
+    }
+    text
+}
+
+/// The branch `gate task switch` was run on, and whether the task is now
+/// tied to it (the error's message when it could not be recorded).
+pub struct SwitchedOn<'a> {
+    pub branch: &'a str,
+    pub tied: Result<(), String>,
+}
+
+/// The human rendering of `gate task switch`: the active task, the branch
+/// it is tied to (or why not), and the task.
+pub fn switched(id: &str, on: Option<&SwitchedOn>, task: &TaskRef) -> String {
+    let mut text = format!("active task: {}\n", shown_line(id));
+    if let Some(on) = on {
+        match &on.tied {
+            Ok(()) => text.push_str(&format!("  on branch {}\n", shown_line(on.branch))),
+            Err(why) => text.push_str(&format!(
+                "  warning: not recorded for branch {} ({}): checking it out again will not re-activate the task\n",
+                shown_line(on.branch),
+                shown_line(why)
+            )),
+        }
+    }
+    text.push_str(&task_lines(task));
+    text
+}
+
+/// A change a task verb made to a task's file.
+pub enum TaskChange<'a> {
+    /// An entry (`amendment`, `decision`, `note`) appended to `file`.
+    Appended { what: &'a str, file: &'a Path },
+    /// The task closed with `status` (`completed`, `abandoned`).
+    Closed { id: &'a str, status: &'a str },
+    /// `glob` added to the task's scope, appended to `file`;
+    /// `not_recorded` says why this clone's scope log did not take it.
+    ScopeAdded {
+        id: &'a str,
+        glob: &'a str,
+        file: &'a Path,
+        not_recorded: Option<&'a str>,
+    },
+}
+
+/// The human rendering of a change a task verb made (`gate task amend`,
+/// `ask`, `note`, `finish`, `abandon`, `scope add`): what changed, then the
+/// commit to make.
+pub fn task_changed(change: &TaskChange, commit: &crate::context::TaskCommit) -> String {
+    let mut text = match change {
+        TaskChange::Appended { what, file } => {
+            format!("{what} appended to {}\n", file.display())
+        }
+        TaskChange::Closed { id, status } => format!("task {id}: {status}\n"),
+        TaskChange::ScopeAdded {
+            id,
+            glob,
+            file,
+            not_recorded,
+        } => {
+            let mut said = format!(
+                "task {id}: scope adds {glob} (appended to {})\n",
+                file.display()
+            );
+            if let Some(why) = not_recorded {
+                said.push_str(&format!(
+                    "  warning: not recorded in this clone ({}): the doors count the addition once the task file is committed\n",
+                    shown_line(why)
+                ));
+            }
+            said
+        }
+    };
+    text.push_str(&commit_line(commit));
+    text
+}
+
+/// The human rendering of `gate task scope add` for a glob the task's scope
+/// already holds.
+pub fn scope_already(id: &str, glob: &str) -> String {
+    format!("task {id}: {glob} is in its scope already; nothing written\n")
+}
