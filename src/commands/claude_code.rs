@@ -29,6 +29,7 @@ use crate::error::Failure;
 use crate::path::RepoPath;
 use crate::policy::Mode;
 use crate::receipts::State;
+use crate::report::human;
 use crate::verdict::{ExitCode, Outcome};
 
 /// Most bytes read from stdin: a hook input is a small JSON document (a
@@ -111,14 +112,8 @@ fn pre_tool_use(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::V
     };
     match &call.call {
         ToolCall::Other { .. } => Ok(None),
-        ToolCall::Bash { command } => Ok(agent_hooks::bypass(command).and_then(|b| {
-            deny(format!(
-                "gate: this runs `git {sub}` with {how}, which skips gate's {hook} hook. Run `git {sub}` without it: when the hook refuses, its message names the way through (`gate may-touch`, `gate task scope add`, `gate verify`, `gate status`). Never skip it.",
-                sub = b.subcommand,
-                how = b.how,
-                hook = if b.subcommand == "push" { "pre-push" } else { "pre-commit" },
-            ))
-        })),
+        ToolCall::Bash { command } => Ok(agent_hooks::bypass(command)
+            .and_then(|b| deny(human::bypass_denied(&b.subcommand, &b.how)))),
         ToolCall::Write { tool, path } => {
             let base = match &call.cwd {
                 Some(cwd) => PathBuf::from(cwd),
@@ -139,9 +134,7 @@ fn write(
 ) -> Result<Option<serde_json::Value>, Failure> {
     let absolute = base.join(given);
     if in_git_dir(ctx, &absolute) {
-        return Ok(deny(format!(
-            "gate: {tool} {given}: that is inside the git directory, where the hooks and gate's local state live; an agent never writes there. Work in the work tree; installing hooks is `gate install`'s."
-        )));
+        return Ok(deny(human::git_dir_denied(tool, given)));
     }
     let rel = match ctx.path_in_tree(&absolute.to_string_lossy()) {
         Ok(rel) => rel,
@@ -162,14 +155,11 @@ fn write(
     };
     Ok(match touch.verdict {
         Outcome::Pass => None,
-        Outcome::Refused | Outcome::Unknown => deny(format!(
-            "gate: {tool} {rel}: {}{}",
-            touch.reason,
-            touch
-                .decide
-                .as_deref()
-                .map(|d| format!(". Next: {d}"))
-                .unwrap_or_default()
+        Outcome::Refused | Outcome::Unknown => deny(human::scope_denied(
+            tool,
+            &rel,
+            &touch.reason,
+            touch.decide.as_deref(),
         )),
     })
 }
@@ -247,17 +237,13 @@ fn stop(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::Value>, F
     let reason = match left {
         Ok(None) => return Ok(None),
         Ok(Some(list)) => list,
-        Err(f) => format!(
-            "gate cannot tell whether the task's checks passed: {}{}",
-            f.message,
-            f.hint.map(|h| format!(" ({h})")).unwrap_or_default()
-        ),
+        Err(f) => human::work_left_unknown(&f.message, f.hint.as_deref()),
     };
     if stop.stop_hook_active {
         // Blocked once already: blocking again could loop without end.
-        return Ok(Some(agent_hooks::warn_stop(&format!(
-            "gate: stopping with work left: {reason}"
-        ))));
+        return Ok(Some(agent_hooks::warn_stop(
+            &human::stopping_with_work_left(&reason),
+        )));
     }
     Ok(Some(agent_hooks::block_stop(&reason)))
 }
@@ -277,33 +263,14 @@ fn unfinished(ctx: &Ctx) -> Result<Option<String>, Failure> {
         return Ok(None);
     };
     let receipts_status = crate::checks::receipts::status(ctx, &policy.policy, &plan, Some(&task))?;
-    let mut lines = Vec::new();
-    for acceptance in &receipts_status.acceptance_checks {
-        let id = &acceptance.id;
-        lines.push(match &acceptance.state {
-            State::Passed { .. } => continue,
-            State::Running { .. } => {
-                format!("- {id}: running: wait for the `gate verify {id}` under way")
-            }
-            State::Stale { why, .. } => {
-                format!("- {id}: stale ({}): run `gate verify {id}`", why.key())
-            }
-            State::Failed { .. } => format!("- {id}: failed: fix it, then run `gate verify {id}`"),
-            State::Missing => format!("- {id}: missing: run `gate verify {id}`"),
-            State::Unknown { reason, .. } => {
-                format!("- {id}: unknown ({reason}): run `gate verify {id}`")
-            }
-        });
-    }
-    if lines.is_empty() {
+    let left: Vec<(&str, &State)> = receipts_status
+        .acceptance_checks
+        .iter()
+        .filter(|a| !matches!(a.state, State::Passed { .. }))
+        .map(|a| (a.id.as_str(), &a.state))
+        .collect();
+    if left.is_empty() {
         return Ok(None);
     }
-    Ok(Some(format!(
-        "task {} is not done: {} check{} it depends on {} not passed on the current sources.\n{}\nThen `gate status` shows each check's standing.",
-        task.record.id,
-        lines.len(),
-        if lines.len() == 1 { "" } else { "s" },
-        if lines.len() == 1 { "has" } else { "have" },
-        lines.join("\n")
-    )))
+    Ok(Some(human::work_left(&task.record.id, &left)))
 }

@@ -19,7 +19,7 @@ use crate::error::Failure;
 use crate::git::{GitError, Head, Oid};
 use crate::policy::Mode;
 use crate::provenance::{self, Base, ChangedTasks, Options, RangeSpec, TaskSet};
-use crate::report::human;
+use crate::report::human::{self, Attached, CheckedOut, ReceiptsSent, Travelled};
 use crate::report::text::shown_line;
 use crate::started::started_dir;
 use crate::task::{self as tasks, TaskStatus};
@@ -53,10 +53,7 @@ pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<ExitCode, Failure> 
             let added =
                 opened.and_then(|ctx| prepare_commit_msg(&ctx, dir, file, source.as_deref()));
             if let Err(f) = added {
-                err(&format!(
-                    "gate: prepare-commit-msg: {}; the message is left as it was\n",
-                    shown_line(&f.message)
-                ));
+                err(&human::trailer_not_added(&f.message));
             }
             Ok(ExitCode::Pass)
         }
@@ -64,34 +61,17 @@ pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<ExitCode, Failure> 
         HookCommand::PostCheckout { old, new, flag } => {
             // Never fail a checkout: report and exit 0 whatever happens.
             if let Err(f) = post_checkout(dir, old == new, flag) {
-                err(&format!("gate: post-checkout: {}\n", f.message));
+                err(&human::checkout_failed(&f.message));
             }
             Ok(ExitCode::Pass)
         }
     }
 }
 
-/// Print a hook's report: one line when nothing was found, a few lines when
-/// nothing blocks (advisory findings), the whole report when something blocks.
+/// Print a hook's report (`human::hook_report`: one line when nothing was
+/// found, the whole report when something blocks).
 fn print(report: &Report) {
-    let quiet = report.checks.iter().all(|c| c.findings.is_empty()) && report.notes.is_empty();
-    if quiet {
-        let parts: Vec<String> = report
-            .checks
-            .iter()
-            .map(|c| format!("{}: {}", c.check, c.summary))
-            .collect();
-        let what = if parts.is_empty() {
-            "no check applies".to_string()
-        } else {
-            parts.join(" · ")
-        };
-        out(&format!("gate {}: pass · {what}\n", report.verb));
-    } else if report.exit_code() == ExitCode::Pass {
-        out(&human::render_compact(report));
-    } else {
-        out(&human::render(report));
-    }
+    out(&human::hook_report(report));
 }
 
 fn pre_commit(ctx: &Ctx) -> Result<ExitCode, Failure> {
@@ -511,14 +491,14 @@ fn send_receipts(ctx: &Ctx, p: &crate::policy::Policy, remote: &str, lines: &[Pu
             tips.push(tip);
         }
     }
-    let mut said = String::new();
+    let mut attached = Attached::NoPlan;
     if let Ok(Some(plan)) = ctx.plan() {
         let store = crate::receipts::Store::new(&ctx.repo.common_dir());
         let baseline_of = |id: &str| match checks::task_state(ctx, Some(id)) {
             TaskState::Loaded(t) => Oid::from_hex(&t.record.baseline),
             _ => None,
         };
-        match crate::notes::attach_to_tips(
+        attached = match crate::notes::attach_to_tips(
             &ctx.repo,
             &store,
             &plan.plan.acceptance_checks,
@@ -526,20 +506,9 @@ fn send_receipts(ctx: &Ctx, p: &crate::policy::Policy, remote: &str, lines: &[Pu
             (p.receipts.max_entries, p.receipts.max_bytes),
             baseline_of,
         ) {
-            Ok(held) => {
-                for (tip, acceptance_ids) in held.iter().filter(|(_, ids)| !ids.is_empty()) {
-                    said.push_str(&format!(
-                        "gate: receipts: on {}: {}\n",
-                        tip.short(),
-                        acceptance_ids.join(", ")
-                    ));
-                }
-            }
-            Err(e) => said.push_str(&format!(
-                "gate: receipts could not be attached to the pushed commits: {}\n",
-                shown_line(&e.to_string())
-            )),
-        }
+            Ok(held) => Attached::Held(held),
+            Err(e) => Attached::Failed(e.to_string()),
+        };
     }
     let wanted = ctx.repo.config_string("gate.pushReceipts").is_none_or(|v| {
         !matches!(
@@ -547,30 +516,25 @@ fn send_receipts(ctx: &Ctx, p: &crate::policy::Policy, remote: &str, lines: &[Pu
             "false" | "no" | "off" | "0"
         )
     });
-    let notes = crate::notes::NOTES_REF;
-    match ctx.repo.ref_target(notes).map(|tip| tip.is_some()) {
-        _ if !wanted => said.push_str(&format!(
-            "gate: {notes} not pushed (gate.pushReceipts is false): `gate receipts push {remote}` sends it\n"
-        )),
-        Ok(false) => {}
+    let travelled = match ctx
+        .repo
+        .ref_target(crate::notes::NOTES_REF)
+        .map(|tip| tip.is_some())
+    {
+        _ if !wanted => Travelled::NotWanted,
+        Ok(false) => Travelled::Nothing,
         Ok(true) => match crate::notes::push(&ctx.repo, remote) {
-            Ok(crate::notes::Pushed::Sent { .. }) => {
-                said.push_str(&format!("gate: {notes} pushed to {}\n", shown_line(remote)));
-            }
-            Ok(_) => {}
-            Err(e) => said.push_str(&format!(
-                "gate: receipts did not travel to {r}: {e}\ngate: CI will report each required check without a receipt as receipt_missing (\"no receipt travelled with the push\"); fix it, then run `gate receipts push {r}`\n",
-                r = shown_line(remote),
-                e = shown_line(&e.to_string()),
-            )),
+            Ok(crate::notes::Pushed::Sent { .. }) => Travelled::Sent,
+            Ok(_) => Travelled::Nothing,
+            Err(e) => Travelled::Failed(e.to_string()),
         },
-        Err(e) => said.push_str(&format!(
-            "gate: receipts did not travel to {}: {notes} cannot be read: {}\n",
-            shown_line(remote),
-            shown_line(&e.to_string())
-        )),
-    }
-    err(&said);
+        Err(e) => Travelled::Unreadable(e.to_string()),
+    };
+    err(&human::receipts_sent(&ReceiptsSent {
+        attached,
+        remote,
+        travelled,
+    }));
 }
 
 /// The one task whose file the pushed commits change, if exactly one is;
@@ -935,11 +899,9 @@ fn post_checkout(dir: Option<&Path>, same_commit: bool, flag: &str) -> Result<()
     let branch = match ctx.repo.head()? {
         Head::Branch { branch, .. } | Head::Unborn { branch } => branch,
         Head::Detached { .. } => {
-            out(&match current {
-                Ok(Some(c)) => format!("gate: HEAD is detached; the active task is still {c}\n"),
-                Ok(None) => "gate: HEAD is detached; no active task\n".to_string(),
-                Err(_) => "gate: HEAD is detached; the active task pointer is unreadable (`gate task switch ID` repairs it)\n".to_string(),
-            });
+            out(&human::head_detached(
+                current.as_ref().ok().map(Option::as_deref),
+            ));
             return Ok(());
         }
     };
@@ -947,11 +909,7 @@ fn post_checkout(dir: Option<&Path>, same_commit: bool, flag: &str) -> Result<()
         Ok(candidates) => candidates,
         // Which tasks were started here cannot be told: the pointer stays.
         Err(why) => {
-            err(&format!(
-                "gate: cannot tell which tasks were started on {} ({}); the active task is left as it was\n",
-                shown_line(short_ref(&branch)),
-                shown_line(&why)
-            ));
+            err(&human::started_on_unknown(short_ref(&branch), &why));
             return Ok(());
         }
     };
@@ -960,60 +918,60 @@ fn post_checkout(dir: Option<&Path>, same_commit: bool, flag: &str) -> Result<()
     if candidates.is_empty()
         && same_commit
         && let Ok(Some(c)) = &current
-        && let Some(line) = follow_new_branch(&ctx, c, &branch, &where_)
+        && let Some(tied) = follow_new_branch(&ctx, c, &branch, &where_)
     {
-        out(&line);
+        out(&human::checked_out(
+            &where_,
+            &CheckedOut::Follows {
+                id: c,
+                not_recorded: tied.as_ref().err().map(String::as_str),
+            },
+        ));
         return Ok(());
     }
-    let line = match candidates.as_slice() {
+    let checked = match candidates.as_slice() {
         [one] => {
             if current.as_ref().ok().and_then(Option::as_deref) != Some(one.as_str()) {
                 tasks::active::set(&git_dir, one)?;
             }
-            format!("gate: active task {one} (started on {where_})\n")
+            CheckedOut::StartedOn { id: one }
         }
-        [] => match current {
-            Ok(None) => format!("gate: no active task (none was started on {where_})\n"),
+        [] => match &current {
+            Ok(None) => CheckedOut::NoneStarted,
             Ok(Some(c)) => {
                 tasks::active::clear(&git_dir)?;
-                format!(
-                    "gate: no task was started on {where_}; cleared the active task (was {c})\n"
-                )
+                CheckedOut::Cleared { was: Some(c) }
             }
             Err(_) => {
                 tasks::active::clear(&git_dir)?;
-                format!(
-                    "gate: no task was started on {where_}; cleared the active task pointer, which was unreadable\n"
-                )
+                CheckedOut::Cleared { was: None }
             }
         },
         many => {
             tasks::active::clear(&git_dir)?;
-            format!(
-                "gate: {} tasks were started on {where_} ({}); cleared the active task — `gate task switch ID` picks one\n",
-                many.len(),
-                many.join(", ")
-            )
+            CheckedOut::Several { ids: many }
         }
     };
-    out(&line);
+    out(&human::checked_out(&where_, &checked));
     Ok(())
 }
 
-/// The line to print when the active task `id` follows HEAD onto `branch`,
-/// a branch just created at the commit HEAD was on: the task is active, and
-/// the branch is recorded for it. `None` (the pointer is then judged as for
-/// any branch) when the branch is not new or the task is not active; a
-/// branch that cannot be recorded is said, and the task stays active.
-fn follow_new_branch(ctx: &Ctx, id: &str, branch: &str, where_: &str) -> Option<String> {
+/// Whether the active task `id` follows HEAD onto `branch`, a branch just
+/// created at the commit HEAD was on: the task stays active, and the branch
+/// is recorded for it (`Err`: why it could not be). `None` (the pointer is
+/// then judged as for any branch) when the branch is not new or the task
+/// is not active.
+fn follow_new_branch(
+    ctx: &Ctx,
+    id: &str,
+    branch: &str,
+    where_: &str,
+) -> Option<Result<(), String>> {
     match ctx.repo.branch_just_created(branch) {
         Ok(true) => {}
         Ok(false) => return None,
         Err(e) => {
-            err(&format!(
-                "gate: cannot tell whether {where_} is a new branch ({}); judging it as an existing one\n",
-                shown_line(&e.to_string())
-            ));
+            err(&human::new_branch_unknown(where_, &e.to_string()));
             return None;
         }
     }
@@ -1021,13 +979,7 @@ fn follow_new_branch(ctx: &Ctx, id: &str, branch: &str, where_: &str) -> Option<
         Ok(task) if task.record.status == TaskStatus::Active => {}
         _ => return None,
     }
-    Some(match crate::started::tie_to_branch(ctx, id, branch) {
-        Ok(()) => format!("gate: active task {id} (follows HEAD onto the new branch {where_})\n"),
-        Err(f) => format!(
-            "gate: active task {id} (follows HEAD onto the new branch {where_}; not recorded for it: {} — `gate task switch {id}` records it)\n",
-            shown_line(&f.message)
-        ),
-    })
+    Some(crate::started::tie_to_branch(ctx, id, branch).map_err(|f| f.message))
 }
 
 /// The active tasks started on `branch`, sorted, or why that cannot be

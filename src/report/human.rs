@@ -1627,3 +1627,281 @@ pub fn task_changed(change: &TaskChange, commit: &crate::context::TaskCommit) ->
 pub fn scope_already(id: &str, glob: &str) -> String {
     format!("task {id}: {glob} is in its scope already; nothing written\n")
 }
+
+/// A hook's report (`gate hook pre-commit`, `pre-push`): one line when
+/// nothing was found, a few lines when nothing blocks (advisory findings),
+/// the whole report when something blocks.
+pub fn hook_report(report: &Report) -> String {
+    let quiet = report.checks.iter().all(|c| c.findings.is_empty()) && report.notes.is_empty();
+    if quiet {
+        let parts: Vec<String> = report
+            .checks
+            .iter()
+            .map(|c| format!("{}: {}", c.check, c.summary))
+            .collect();
+        let what = if parts.is_empty() {
+            "no check applies".to_string()
+        } else {
+            parts.join(" · ")
+        };
+        format!("gate {}: pass · {what}\n", report.verb)
+    } else if report.exit_code() == ExitCode::Pass {
+        render_compact(report)
+    } else {
+        render(report)
+    }
+}
+
+/// What prepare-commit-msg, which never fails a commit, says on stderr
+/// when it could not add the trailer.
+pub fn trailer_not_added(message: &str) -> String {
+    format!(
+        "gate: prepare-commit-msg: {}; the message is left as it was\n",
+        shown_line(message)
+    )
+}
+
+/// What post-checkout, which never fails a checkout, says on stderr when it
+/// could not do its work.
+pub fn checkout_failed(message: &str) -> String {
+    format!("gate: post-checkout: {message}\n")
+}
+
+/// What pre-push's last step did with the receipts (docs/hooks.md, "pre-push
+/// sends the receipts with the push").
+pub struct ReceiptsSent<'a> {
+    pub attached: Attached,
+    /// The remote pushed to.
+    pub remote: &'a str,
+    pub travelled: Travelled,
+}
+
+/// What became of the receipts of the pushed tips.
+pub enum Attached {
+    /// There is no plan, so no acceptance check to attach receipts of.
+    NoPlan,
+    /// Each pushed tip with the acceptance checks whose receipts it holds.
+    Held(Vec<(crate::git::Oid, Vec<String>)>),
+    /// They could not be attached: why.
+    Failed(String),
+}
+
+/// What became of `refs/notes/gate` at the remote.
+pub enum Travelled {
+    /// `gate.pushReceipts` is false.
+    NotWanted,
+    /// Nothing to send, or the remote had it already.
+    Nothing,
+    Sent,
+    /// The push failed: why.
+    Failed(String),
+    /// This clone's notes could not be read: why.
+    Unreadable(String),
+}
+
+/// The stderr lines of pre-push's last step: the receipts attached to each
+/// tip, and whether `refs/notes/gate` travelled, with the command that
+/// repairs what failed.
+pub fn receipts_sent(sent: &ReceiptsSent) -> String {
+    let notes = crate::notes::NOTES_REF;
+    let mut said = String::new();
+    match &sent.attached {
+        Attached::NoPlan => {}
+        Attached::Held(held) => {
+            for (tip, acceptance_ids) in held.iter().filter(|(_, ids)| !ids.is_empty()) {
+                said.push_str(&format!(
+                    "gate: receipts: on {}: {}\n",
+                    tip.short(),
+                    acceptance_ids.join(", ")
+                ));
+            }
+        }
+        Attached::Failed(e) => said.push_str(&format!(
+            "gate: receipts could not be attached to the pushed commits: {}\n",
+            shown_line(e)
+        )),
+    }
+    let remote = sent.remote;
+    match &sent.travelled {
+        Travelled::NotWanted => said.push_str(&format!(
+            "gate: {notes} not pushed (gate.pushReceipts is false): `gate receipts push {remote}` sends it\n"
+        )),
+        Travelled::Nothing => {}
+        Travelled::Sent => {
+            said.push_str(&format!("gate: {notes} pushed to {}\n", shown_line(remote)));
+        }
+        Travelled::Failed(e) => said.push_str(&format!(
+            "gate: receipts did not travel to {r}: {e}\ngate: CI will report each required check without a receipt as receipt_missing (\"no receipt travelled with the push\"); fix it, then run `gate receipts push {r}`\n",
+            r = shown_line(remote),
+            e = shown_line(e),
+        )),
+        Travelled::Unreadable(e) => said.push_str(&format!(
+            "gate: receipts did not travel to {}: {notes} cannot be read: {}\n",
+            shown_line(remote),
+            shown_line(e)
+        )),
+    }
+    said
+}
+
+/// What post-checkout did with the active task (decision 0007).
+pub enum CheckedOut<'a> {
+    /// The one task started on the branch is active.
+    StartedOn { id: &'a str },
+    /// The active task follows HEAD onto a branch just created; why the
+    /// branch could not be recorded for it, if it could not.
+    Follows {
+        id: &'a str,
+        not_recorded: Option<&'a str>,
+    },
+    /// No task was started on the branch, and none was active.
+    NoneStarted,
+    /// No task was started on the branch: the active one (`was`; `None`
+    /// when the pointer was unreadable) is cleared.
+    Cleared { was: Option<&'a str> },
+    /// Several tasks were started on the branch: the active one is cleared.
+    Several { ids: &'a [String] },
+}
+
+/// post-checkout's one line when HEAD is detached: the pointer is left
+/// alone; what it holds (`Some(None)`: no task; `None`: it cannot be read).
+pub fn head_detached(active: Option<Option<&str>>) -> String {
+    match active {
+        Some(Some(c)) => format!("gate: HEAD is detached; the active task is still {c}\n"),
+        Some(None) => "gate: HEAD is detached; no active task\n".to_string(),
+        None => "gate: HEAD is detached; the active task pointer is unreadable (`gate task switch ID` repairs it)\n".to_string(),
+    }
+}
+
+/// post-checkout's one line: the active task after the checkout of the
+/// branch shown as `where_` (already made one line).
+pub fn checked_out(where_: &str, checked: &CheckedOut) -> String {
+    match checked {
+        CheckedOut::StartedOn { id } => format!("gate: active task {id} (started on {where_})\n"),
+        CheckedOut::Follows {
+            id,
+            not_recorded: None,
+        } => format!("gate: active task {id} (follows HEAD onto the new branch {where_})\n"),
+        CheckedOut::Follows {
+            id,
+            not_recorded: Some(why),
+        } => format!(
+            "gate: active task {id} (follows HEAD onto the new branch {where_}; not recorded for it: {} — `gate task switch {id}` records it)\n",
+            shown_line(why)
+        ),
+        CheckedOut::NoneStarted => {
+            format!("gate: no active task (none was started on {where_})\n")
+        }
+        CheckedOut::Cleared { was: Some(c) } => {
+            format!("gate: no task was started on {where_}; cleared the active task (was {c})\n")
+        }
+        CheckedOut::Cleared { was: None } => format!(
+            "gate: no task was started on {where_}; cleared the active task pointer, which was unreadable\n"
+        ),
+        CheckedOut::Several { ids } => format!(
+            "gate: {} tasks were started on {where_} ({}); cleared the active task — `gate task switch ID` picks one\n",
+            ids.len(),
+            ids.join(", ")
+        ),
+    }
+}
+
+/// post-checkout's line on stderr when which tasks were started on the
+/// branch cannot be told (`why`): the active task is left as it was.
+pub fn started_on_unknown(branch: &str, why: &str) -> String {
+    format!(
+        "gate: cannot tell which tasks were started on {} ({}); the active task is left as it was\n",
+        shown_line(branch),
+        shown_line(why)
+    )
+}
+
+/// post-checkout's line on stderr when whether the branch (`where_`,
+/// already made one line) is new cannot be told (`why`).
+pub fn new_branch_unknown(where_: &str, why: &str) -> String {
+    format!(
+        "gate: cannot tell whether {where_} is a new branch ({}); judging it as an existing one\n",
+        shown_line(why)
+    )
+}
+
+/// The reason Claude Code's pre-tool-use hook gives for denying a Bash call
+/// that runs `git {subcommand}` so that gate's hook is skipped (`how`).
+pub fn bypass_denied(subcommand: &str, how: &str) -> String {
+    format!(
+        "gate: this runs `git {subcommand}` with {how}, which skips gate's {hook} hook. Run `git {subcommand}` without it: when the hook refuses, its message names the way through (`gate may-touch`, `gate task scope add`, `gate verify`, `gate status`). Never skip it.",
+        hook = if subcommand == "push" {
+            "pre-push"
+        } else {
+            "pre-commit"
+        },
+    )
+}
+
+/// The reason Claude Code's pre-tool-use hook gives for denying a write
+/// (`tool` to `given`) inside the git directory.
+pub fn git_dir_denied(tool: &str, given: &str) -> String {
+    format!(
+        "gate: {tool} {given}: that is inside the git directory, where the hooks and gate's local state live; an agent never writes there. Work in the work tree; installing hooks is `gate install`'s."
+    )
+}
+
+/// The reason Claude Code's pre-tool-use hook gives for denying a write
+/// (`tool` to `path`) the task's scope refuses or cannot decide: the
+/// scope's reason and what would decide it.
+pub fn scope_denied(tool: &str, path: &str, reason: &str, decide: Option<&str>) -> String {
+    format!(
+        "gate: {tool} {path}: {reason}{}",
+        decide.map(|d| format!(". Next: {d}")).unwrap_or_default()
+    )
+}
+
+/// What is left before task `id`'s acceptance checks stand, as Claude
+/// Code's stop hook says it: each check not passed on the current sources
+/// (`left`, never empty) with the command that moves it on.
+pub fn work_left(id: &str, left: &[(&str, &State)]) -> String {
+    let lines: Vec<String> = left
+        .iter()
+        .map(|(acceptance_id, state)| {
+            let aid = acceptance_id;
+            match state {
+                State::Passed { .. } => format!("- {aid}: passed"),
+                State::Running { .. } => {
+                    format!("- {aid}: running: wait for the `gate verify {aid}` under way")
+                }
+                State::Stale { why, .. } => {
+                    format!("- {aid}: stale ({}): run `gate verify {aid}`", why.key())
+                }
+                State::Failed { .. } => {
+                    format!("- {aid}: failed: fix it, then run `gate verify {aid}`")
+                }
+                State::Missing => format!("- {aid}: missing: run `gate verify {aid}`"),
+                State::Unknown { reason, .. } => {
+                    format!("- {aid}: unknown ({reason}): run `gate verify {aid}`")
+                }
+            }
+        })
+        .collect();
+    format!(
+        "task {id} is not done: {} check{} it depends on {} not passed on the current sources.\n{}\nThen `gate status` shows each check's standing.",
+        lines.len(),
+        if lines.len() == 1 { "" } else { "s" },
+        if lines.len() == 1 { "has" } else { "have" },
+        lines.join("\n")
+    )
+}
+
+/// Why Claude Code's stop hook cannot tell whether the task's checks
+/// passed: the failure's message and hint.
+pub fn work_left_unknown(message: &str, hint: Option<&str>) -> String {
+    format!(
+        "gate cannot tell whether the task's checks passed: {message}{}",
+        hint.map(|h| format!(" ({h})")).unwrap_or_default()
+    )
+}
+
+/// What Claude Code's stop hook says when it lets Claude stop although work
+/// is left (it blocked once already: blocking again could loop).
+pub fn stopping_with_work_left(reason: &str) -> String {
+    format!("gate: stopping with work left: {reason}")
+}
