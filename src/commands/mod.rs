@@ -1,7 +1,8 @@
 //! One module per verb. Each loads its inputs (`crate::context`), calls the
 //! checks (`crate::checks`) or the cores, and returns an exit code or a
-//! [`Failure`]; printing goes through `crate::context::out`, and errors are
-//! printed in one place, [`run`]. A verb never names another verb: what two
+//! [`Failure`]; what it prints is composed by `crate::report` (`human`,
+//! `json`) from what the verb computed, and written through
+//! `crate::context::out`; errors are printed in one place, [`run`]. A verb never names another verb: what two
 //! verbs share lives below them (tests/integration/architecture.rs).
 
 pub mod binding;
@@ -27,7 +28,6 @@ use crate::context::{err, out};
 use crate::error::Failure;
 
 use crate::cli::{Cli, Command, HookVerb};
-use crate::report::text::shown_line;
 
 /// Whether the command line asked for `--json`: then stdout holds exactly
 /// one JSON document in every outcome, a `gate.error/1` when the verb could
@@ -140,12 +140,7 @@ pub fn run(cli: Cli) -> i32 {
                     &crate::report::json::error(&f),
                 ));
             }
-            // Messages quote what files hold: shown, never obeyed.
-            let mut text = format!("gate: error: {}\n", shown_line(&f.message));
-            if let Some(h) = &f.hint {
-                text.push_str(&format!("gate: hint: {}\n", shown_line(h)));
-            }
-            err(&text);
+            err(&crate::report::human::failure(&f));
             f.code.code()
         }
     }

@@ -254,9 +254,10 @@ fn attach_to_head(
         Ok(notes::Attached::NotFresh) => String::new(),
         Ok(notes::Attached::Differs(_)) => human::verify_not_attached(&acceptance.id, &at),
         Err(e) => {
-            err(&format!(
-                "{}: the receipt could not be attached to commit {at}: {e}\n",
-                acceptance.id
+            err(&human::verify_attach_failed(
+                &acceptance.id,
+                &at,
+                &e.to_string(),
             ));
             String::new()
         }
@@ -329,12 +330,9 @@ fn run_command(
     if open > 0 {
         // Under the log's lock: no copy writes to the log after this note.
         capturing.store(false, Ordering::SeqCst);
-        let note = format!(
-            "[gate] the command has exited, but a process it left running still holds its output open; output more than {} s after the exit is not captured\n",
-            OUTPUT_GRACE.as_secs()
-        );
+        let note = human::output_not_captured(OUTPUT_GRACE.as_secs());
         let _ = file.write_all(note.as_bytes());
-        err(&format!("{acceptance_id}: {note}"));
+        err(&human::acceptance_said(acceptance_id, &note));
     }
     let _ = file.sync_all();
     drop(file);

@@ -1905,3 +1905,33 @@ pub fn work_left_unknown(message: &str, hint: Option<&str>) -> String {
 pub fn stopping_with_work_left(reason: &str) -> String {
     format!("gate: stopping with work left: {reason}")
 }
+
+/// A verb that could not do its work, on stderr: the error and its hint.
+/// Messages quote what files hold: shown, never obeyed.
+pub fn failure(f: &crate::error::Failure) -> String {
+    let mut text = format!("gate: error: {}\n", shown_line(&f.message));
+    if let Some(h) = &f.hint {
+        text.push_str(&format!("gate: hint: {}\n", shown_line(h)));
+    }
+    text
+}
+
+/// What `gate verify` says on stderr when the receipt of `acceptance_id`
+/// could not be attached to commit `at`.
+pub fn verify_attach_failed(acceptance_id: &str, at: &str, why: &str) -> String {
+    format!("{acceptance_id}: the receipt could not be attached to commit {at}: {why}\n")
+}
+
+/// The note `gate verify` writes to the log (and says on stderr, through
+/// [`acceptance_said`]) when a process the command left running still
+/// holds its output open after `grace_secs`.
+pub fn output_not_captured(grace_secs: u64) -> String {
+    format!(
+        "[gate] the command has exited, but a process it left running still holds its output open; output more than {grace_secs} s after the exit is not captured\n"
+    )
+}
+
+/// A line `gate verify` says on stderr about the acceptance check it runs.
+pub fn acceptance_said(acceptance_id: &str, line: &str) -> String {
+    format!("{acceptance_id}: {line}")
+}
