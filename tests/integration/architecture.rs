@@ -52,6 +52,29 @@ fn verbs() -> Vec<String> {
     verbs
 }
 
+/// The first module of each path `code` starts with `prefix` (`super::`,
+/// `crate::`): `prefix NAME::…`, or each name of a group `prefix{.., NAME, ..}`.
+fn modules_after<'a>(code: &'a str, prefix: &str) -> Vec<&'a str> {
+    let mut named = Vec::new();
+    let mut rest = code;
+    while let Some(i) = rest.find(prefix) {
+        rest = &rest[i + prefix.len()..];
+        match rest.strip_prefix('{') {
+            Some(group) => named.extend(
+                group[..group.find('}').unwrap_or(group.len())]
+                    .split(',')
+                    .map(|n| n.trim().split("::").next().unwrap_or("").trim()),
+            ),
+            None => named.push(
+                rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap_or(""),
+            ),
+        }
+    }
+    named
+}
+
 /// Where `code` (of the verb `own`) names another verb: `super::VERB`,
 /// `super::{.., VERB, ..}`, or any path through `commands::`.
 fn verb_edges(own: &str, code: &str, verbs: &[String]) -> Vec<String> {
@@ -59,24 +82,9 @@ fn verb_edges(own: &str, code: &str, verbs: &[String]) -> Vec<String> {
     if code.contains("commands::") {
         edges.push("commands::".to_string());
     }
-    let mut rest = code;
-    while let Some(i) = rest.find("super::") {
-        rest = &rest[i + "super::".len()..];
-        let named: Vec<&str> = match rest.strip_prefix('{') {
-            Some(group) => group[..group.find('}').unwrap_or(group.len())]
-                .split(',')
-                .map(|n| n.trim().split("::").next().unwrap_or("").trim())
-                .collect(),
-            None => vec![
-                rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    .next()
-                    .unwrap_or(""),
-            ],
-        };
-        for name in named {
-            if name != own && verbs.iter().any(|v| v == name) {
-                edges.push(format!("super::{name}"));
-            }
+    for name in modules_after(code, "super::") {
+        if name != own && verbs.iter().any(|v| v == name) {
+            edges.push(format!("super::{name}"));
         }
     }
     edges
@@ -128,26 +136,11 @@ fn nothing_below_the_verbs_names_commands() {
 /// Where `code` names the crate's module `module`: `crate::MODULE`, or
 /// `crate::{.., MODULE, ..}` (`MODULE::…` inside the group too).
 fn module_edges(code: &str, module: &str) -> Vec<String> {
-    let mut edges = Vec::new();
-    let mut rest = code;
-    while let Some(i) = rest.find("crate::") {
-        rest = &rest[i + "crate::".len()..];
-        let named: Vec<&str> = match rest.strip_prefix('{') {
-            Some(group) => group[..group.find('}').unwrap_or(group.len())]
-                .split(',')
-                .map(|n| n.trim().split("::").next().unwrap_or("").trim())
-                .collect(),
-            None => vec![
-                rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    .next()
-                    .unwrap_or(""),
-            ],
-        };
-        if named.contains(&module) {
-            edges.push(format!("crate::{module}"));
-        }
-    }
-    edges
+    modules_after(code, "crate::")
+        .into_iter()
+        .filter(|name| *name == module)
+        .map(|name| format!("crate::{name}"))
+        .collect()
 }
 
 #[test]
