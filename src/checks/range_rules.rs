@@ -82,18 +82,24 @@ pub fn records(repo: &Repo, tip: Oid, plans: &Plans, id: &str) -> Result<Records
 }
 
 /// The tasks `tip` hiding `hidden` touches: named by a commit's `key:`
-/// trailer, or whose record a commit added or changed. Sorted.
+/// trailer, or whose record a commit added or changed against any of its
+/// parents (a rename is a deletion and an addition). Sorted.
+///
+/// Only the records' directory is compared, commit by commit: CI runs this
+/// on every range it checks, and a full diff of each commit would repeat
+/// the provenance walk's work (docs/ci.md).
 pub fn tasks_touched(
     repo: &Repo,
     tip: Oid,
     hidden: &[Oid],
     key: &str,
 ) -> Result<Vec<String>, crate::git::GitError> {
+    let records = crate::path::RepoPath::from(crate::task::TASKS_DIR);
     let mut ids = BTreeSet::new();
     for commit in repo.walk(&[tip], hidden)? {
         let info = repo.commit(commit)?;
         ids.extend(crate::provenance::trailer_values(&info.message, key));
-        for diff in repo.changes(commit, crate::git::Renames::Off)? {
+        for diff in repo.changes_under(commit, &records)? {
             for change in &diff.changes {
                 if change.kind != crate::git::ChangeKind::Deleted
                     && let Some(id) = crate::provenance::task_of_path(&change.path)

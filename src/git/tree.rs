@@ -1,7 +1,10 @@
 //! What a commit's tree holds at a path: the files the tree fingerprint of
-//! an acceptance check's sources covers (docs/receipts.md, "The tree fingerprint").
+//! an acceptance check's sources covers (docs/receipts.md, "The tree
+//! fingerprint"); and what a commit changed below one directory, comparing
+//! that directory's subtree only (the task records a range touches,
+//! docs/ci.md).
 
-use super::{EntryKind, GitError, Oid, Repo, entry_kind};
+use super::{Change, EntryKind, GitError, Oid, ParentDiff, Renames, Repo, entry_kind};
 use crate::path::RepoPath;
 
 /// What a commit's tree holds at one path.
@@ -104,5 +107,127 @@ impl Repo {
         }
         out.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         Ok(out)
+    }
+}
+
+impl Repo {
+    /// The changes of commit `id` below directory `dir` against each of its
+    /// parents: what [`changes`](Self::changes) gives without renames (a
+    /// rename is a deletion and an addition), restricted to the paths below
+    /// `dir` (`dir` itself excluded), the same records in the same order.
+    ///
+    /// Only `dir`'s subtree is compared: a parent holding the same subtree
+    /// there (by id) has no changes, and below it only subtrees that differ
+    /// are read. `dir` missing, or not a directory, holds nothing. Absent
+    /// parents fail as in `changes`.
+    pub fn changes_under(&self, id: Oid, dir: &RepoPath) -> Result<Vec<ParentDiff>, GitError> {
+        let (tree, parents, _) = self.decode_commit(id)?;
+        let new = self.subtree(tree, dir)?;
+        if parents.is_empty() {
+            let changes = self.subtree_changes(None, new, dir, || {
+                format!("diffing root commit {id} below `{dir}`")
+            })?;
+            return Ok(vec![ParentDiff {
+                parent: None,
+                changes,
+            }]);
+        }
+        let parent_trees = parents
+            .iter()
+            .map(|&parent| self.parent_tree(id, Oid(parent)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut out = Vec::with_capacity(parents.len());
+        for (&parent, parent_tree) in parents.iter().zip(parent_trees) {
+            let parent = Oid(parent);
+            let old = if parent_tree == tree {
+                new
+            } else {
+                self.subtree(parent_tree, dir)?
+            };
+            let changes = if old == new {
+                Vec::new()
+            } else {
+                self.subtree_changes(old, new, dir, || {
+                    format!("diffing commit {id} against parent {parent} below `{dir}`")
+                })?
+            };
+            out.push(ParentDiff {
+                parent: Some(parent),
+                changes,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The subtree of tree `tree` at directory `dir`; `None` where there is
+    /// no directory (no entry, or a file-level one, at `dir` or above it).
+    fn subtree(
+        &self,
+        tree: gix::ObjectId,
+        dir: &RepoPath,
+    ) -> Result<Option<gix::ObjectId>, GitError> {
+        if dir.as_bytes().is_empty() {
+            return Ok(Some(tree));
+        }
+        let mut at = tree;
+        let mut walked: Vec<u8> = Vec::new();
+        for name in dir.as_bytes().split(|b| *b == b'/') {
+            let what = || format!("the tree at `{}`", String::from_utf8_lossy(&walked));
+            let found = self.find_tree(at, what)?;
+            let mut next = None;
+            for entry in gix::objs::TreeRefIter::from_bytes(&found.data, found.id.kind()) {
+                let entry =
+                    entry.map_err(|err| GitError::gix(format!("decoding {}", what()), &err))?;
+                if AsRef::<[u8]>::as_ref(entry.filename) == name {
+                    next = Some((entry.mode, entry.oid.to_owned()));
+                    break;
+                }
+            }
+            match next {
+                Some((mode, id)) if mode.is_tree() => at = id,
+                _ => return Ok(None),
+            }
+            if !walked.is_empty() {
+                walked.push(b'/');
+            }
+            walked.extend_from_slice(name);
+        }
+        Ok(Some(at))
+    }
+
+    /// The file-level changes turning subtree `old` into `new` (`None`: an
+    /// empty one), with their paths below `dir`.
+    fn subtree_changes(
+        &self,
+        old: Option<gix::ObjectId>,
+        new: Option<gix::ObjectId>,
+        dir: &RepoPath,
+        context: impl Fn() -> String,
+    ) -> Result<Vec<Change>, GitError> {
+        let tree = |id: Option<gix::ObjectId>| match id {
+            Some(id) => self.find_tree(id, || format!("{}: the tree at `{dir}`", context())),
+            None => Ok(self.repo.empty_tree()),
+        };
+        let (old, new) = (tree(old)?, tree(new)?);
+        let changes =
+            self.diff
+                .borrow_mut()
+                .tree_changes(&self.repo, &old, &new, Renames::Off, &context)?;
+        let under = |path: &RepoPath| {
+            let mut full = dir.as_bytes().to_vec();
+            if !full.is_empty() {
+                full.push(b'/');
+            }
+            full.extend_from_slice(path.as_bytes());
+            RepoPath::new(full)
+        };
+        Ok(changes
+            .into_iter()
+            .map(|change| Change {
+                path: under(&change.path),
+                from: change.from.as_ref().map(under),
+                ..change
+            })
+            .collect())
     }
 }

@@ -65,7 +65,7 @@ fn letter(kind: ChangeKind) -> char {
     }
 }
 
-fn gate_rows(changes: &[Change]) -> Vec<Row> {
+pub(crate) fn gate_rows(changes: &[Change]) -> Vec<Row> {
     let mut rows: Vec<Row> = changes
         .iter()
         .map(|c| {
@@ -108,7 +108,7 @@ fn show(rows: &[Row]) -> String {
         .join("\n")
 }
 
-fn assert_rows(what: &str, git: &[Row], gate: &[Row]) {
+pub(crate) fn assert_rows(what: &str, git: &[Row], gate: &[Row]) {
     assert!(
         git == gate,
         "{what}: git and gate differ\n--- git:\n{}\n--- gate:\n{}",

@@ -9,6 +9,7 @@ mod brief;
 mod check_scope;
 mod ci_receipts;
 mod ci_recipe;
+mod ci_tasks;
 mod claude_code;
 mod coexist;
 mod context;
