@@ -14,7 +14,7 @@ use crate::cli::DoctorArgs;
 use crate::context::{Ctx, out};
 use crate::error::Failure;
 use crate::fsutil;
-use crate::hooks::{self as install, HOOKS, Manager, with_suffix};
+use crate::hooks::{self as install, CHAINED_SUFFIX, HOOKS, Manager, with_suffix};
 use crate::report::human;
 use crate::report::wire::doctor::{DOCTOR_SCHEMA, DoctorWire, Item, Status};
 use crate::verdict::{ExitCode, Outcome};
@@ -248,7 +248,7 @@ fn hook(ctx: &Ctx, hooks_dir: &Path, manager: Option<&Manager>, name: &str, this
         };
     }
     if !install::is_gate_hook(&bytes) {
-        let chained = with_suffix(&path, ".gate-chained");
+        let chained = with_suffix(&path, CHAINED_SUFFIX);
         let remedy = if std::fs::symlink_metadata(&chained).is_ok() {
             "gate install --force (another tool wrote over gate's hook; the new one is chained)"
         } else {
@@ -299,7 +299,7 @@ fn own(path: &Path, bytes: &[u8], name: &str, this: &Path, whose: &str) -> Item 
         return item("hook", name, Status::Fault, detail)
             .remedy("gate install (records this gate), or gate install --binary PATH");
     }
-    let chained = with_suffix(path, ".gate-chained");
+    let chained = with_suffix(path, CHAINED_SUFFIX);
     if std::fs::symlink_metadata(&chained).is_ok() && !is_executable(&chained) {
         return item(
             "hook",
@@ -310,7 +310,7 @@ fn own(path: &Path, bytes: &[u8], name: &str, this: &Path, whose: &str) -> Item 
         .remedy(format!("chmod +x {} (or remove it)", chained.display()));
     }
     let chain = if std::fs::symlink_metadata(&chained).is_ok() {
-        format!("; runs {name}.gate-chained first")
+        format!("; runs {name}{CHAINED_SUFFIX} first")
     } else {
         String::new()
     };
