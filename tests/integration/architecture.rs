@@ -108,24 +108,31 @@ fn no_verb_names_another_verb() {
     );
 }
 
+/// Each `.rs` file under `src/` that `skip` does not leave out: its path
+/// under `src/`, and its code.
+fn sources(skip: impl Fn(&Path) -> bool) -> Vec<(PathBuf, String)> {
+    let root = src();
+    rust_files(&root)
+        .into_iter()
+        .filter_map(|path| {
+            let rel = path.strip_prefix(&root).expect("under src/").to_path_buf();
+            (!skip(&rel)).then(|| (rel, code(&path)))
+        })
+        .collect()
+}
+
 #[test]
 fn nothing_below_the_verbs_names_commands() {
-    let root = src();
-    let mut found = Vec::new();
-    let mut scanned = 0;
-    for path in rust_files(&root) {
-        let rel = path.strip_prefix(&root).expect("under src/");
-        // `main` and `lib` sit above the verbs; the verbs are the test above.
-        if rel.starts_with("commands") || rel == Path::new("main.rs") || rel == Path::new("lib.rs")
-        {
-            continue;
-        }
-        scanned += 1;
-        if code(&path).contains("commands::") {
-            found.push(format!("src/{} names commands::", rel.display()));
-        }
-    }
-    assert!(scanned > 20, "only {scanned} files read under src/");
+    // `main` and `lib` sit above the verbs; the verbs are the test above.
+    let read = sources(|rel| {
+        rel.starts_with("commands") || rel == Path::new("main.rs") || rel == Path::new("lib.rs")
+    });
+    let found: Vec<String> = read
+        .iter()
+        .filter(|(_, code)| code.contains("commands::"))
+        .map(|(rel, _)| format!("src/{} names commands::", rel.display()))
+        .collect();
+    assert!(read.len() > 20, "only {} files read under src/", read.len());
     assert!(
         found.is_empty(),
         "report, checks and the cores never depend on a verb (docs/architecture.md):\n{}",
@@ -145,15 +152,11 @@ fn module_edges(code: &str, module: &str) -> Vec<String> {
 
 #[test]
 fn only_the_doors_name_the_renderers() {
-    let root = src();
-    let mut found = Vec::new();
-    let mut scanned = 0;
-    for path in rust_files(&root) {
-        let rel = path.strip_prefix(&root).expect("under src/");
-        // The doors render: the verbs, `main` and `lib` above them, and
-        // `mcp.rs`, which runs a verb's command line and reads its
-        // document; `report` itself.
-        if rel.starts_with("commands")
+    // The doors render: the verbs, `main` and `lib` above them, and
+    // `mcp.rs`, which runs a verb's command line and reads its document;
+    // `report` itself.
+    let read = sources(|rel| {
+        rel.starts_with("commands")
             || rel.starts_with("report")
             || [
                 Path::new("main.rs"),
@@ -161,17 +164,21 @@ fn only_the_doors_name_the_renderers() {
                 Path::new("mcp.rs"),
             ]
             .contains(&rel)
-        {
-            continue;
-        }
-        scanned += 1;
-        if !module_edges(&code(&path), "report").is_empty() {
-            found.push(format!("src/{} names crate::report", rel.display()));
-        }
-    }
+    });
+    let found: Vec<String> = read
+        .iter()
+        .filter(|(_, code)| !module_edges(code, "report").is_empty())
+        .map(|(rel, _)| format!("src/{} names crate::report", rel.display()))
+        .collect();
     assert!(
-        scanned > 20 && rust_files(&root.join("checks")).len() > 5,
-        "only {scanned} files read under src/"
+        read.len() > 20
+            && read
+                .iter()
+                .filter(|(rel, _)| rel.starts_with("checks"))
+                .count()
+                > 5,
+        "only {} files read under src/",
+        read.len()
     );
     assert!(
         found.is_empty(),
