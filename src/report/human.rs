@@ -1858,14 +1858,14 @@ pub fn scope_denied(tool: &str, path: &str, reason: &str, decide: Option<&str>) 
 
 /// What is left before task `id`'s acceptance checks stand, as Claude
 /// Code's stop hook says it: each check not passed on the current sources
-/// (`left`, never empty) with the command that moves it on.
+/// (`left`, never empty; a passed one is not listed) with the command that
+/// moves it on.
 pub fn work_left(id: &str, left: &[(&str, &State)]) -> String {
     let lines: Vec<String> = left
         .iter()
-        .map(|(acceptance_id, state)| {
-            let aid = acceptance_id;
-            match state {
-                State::Passed { .. } => format!("- {aid}: passed"),
+        .filter_map(|&(aid, state)| {
+            Some(match state {
+                State::Passed { .. } => return None,
                 State::Running { .. } => {
                     format!("- {aid}: running: wait for the `gate verify {aid}` under way")
                 }
@@ -1879,7 +1879,7 @@ pub fn work_left(id: &str, left: &[(&str, &State)]) -> String {
                 State::Unknown { reason, .. } => {
                     format!("- {aid}: unknown ({reason}): run `gate verify {aid}`")
                 }
-            }
+            })
         })
         .collect();
     format!(
