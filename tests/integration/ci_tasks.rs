@@ -8,19 +8,15 @@
 
 use std::collections::BTreeSet;
 
-use gate::git::{ChangeKind, Oid, Renames, Repo};
+use gate::git::{ChangeKind, Renames, Repo};
 use gate::path::RepoPath;
 
-use crate::git_layer::{Row, assert_rows, gate_rows, git_diff};
+use crate::git_layer::{Row, all_commits, assert_rows, gate_rows, git_diff, merge, oid};
 use crate::support::{Rng, TestRepo, isolate};
 use crate::this_test;
 
 /// Where task records live (docs/tasks.md).
 const TASKS: &str = ".gate/tasks";
-
-fn oid(hex: &str) -> Oid {
-    Oid::from_hex(hex.trim()).unwrap_or_else(|| panic!("not a full id: {hex:?}"))
-}
 
 /// Builds a history of task records, deterministically.
 struct Records<'a> {
@@ -130,17 +126,6 @@ impl Records<'_> {
             self.repo.commit_all(&message);
         }
     }
-
-    /// Merge with a merge commit; a conflict is resolved by committing the
-    /// worktree as it stands.
-    fn merge(&self, args: &[&str]) {
-        let mut full = vec!["merge", "-q", "--no-ff", "--no-edit"];
-        full.extend_from_slice(args);
-        if !self.repo.git_may_fail(&full).status.success() {
-            self.repo.git(&["add", "-A"]);
-            self.repo.git(&["commit", "-q", "--no-edit"]);
-        }
-    }
 }
 
 /// A history whose plain commits and merges add, change, delete, chmod,
@@ -171,7 +156,7 @@ fn task_history(seed: u64) -> TestRepo {
     g.commits(2);
     repo.git(&["checkout", "-q", "main"]);
     g.commits(2);
-    g.merge(&["side"]);
+    merge(&repo, &["side"]);
 
     // An evil merge: it edits a record neither parent changed.
     repo.git(&["checkout", "-q", "-b", "evil"]);
@@ -223,7 +208,7 @@ fn task_history(seed: u64) -> TestRepo {
     repo.commit_all("second root\n\nTask: T-orphan\n");
     g.commits(2);
     repo.git(&["checkout", "-q", "-f", "main"]);
-    g.merge(&["--allow-unrelated-histories", "other"]);
+    merge(&repo, &["--allow-unrelated-histories", "other"]);
 
     // An octopus, each branch adding a record.
     for branch in ["o1", "o2"] {
@@ -244,21 +229,9 @@ fn task_history(seed: u64) -> TestRepo {
     repo.git(&["checkout", "-q", "-b", "late", "HEAD~3"]);
     g.commits(3);
     repo.git(&["checkout", "-q", "main"]);
-    g.merge(&["late"]);
+    merge(&repo, &["late"]);
     g.commits(2);
     repo
-}
-
-/// `(commit, parents)` for every commit of every ref.
-fn all_commits(repo: &TestRepo) -> Vec<(String, Vec<String>)> {
-    repo.git(&["rev-list", "--all", "--parents"])
-        .lines()
-        .map(|line| {
-            let mut ids = line.split(' ').map(str::to_owned);
-            let commit = ids.next().expect("commit id");
-            (commit, ids.collect())
-        })
-        .collect()
 }
 
 /// The rows below directory `dir` (all of them for the root).

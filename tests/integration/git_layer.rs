@@ -22,7 +22,7 @@ fn open(repo: &TestRepo) -> Repo {
         .unwrap_or_else(|err| panic!("discover {}: {err}", repo.path().display()))
 }
 
-fn oid(hex: &str) -> Oid {
+pub(crate) fn oid(hex: &str) -> Oid {
     Oid::from_hex(hex.trim()).unwrap_or_else(|| panic!("not a full id: {hex:?}"))
 }
 
@@ -346,16 +346,21 @@ impl<'a> Generator<'a> {
         }
     }
 
-    /// Merge `branch` into the current branch with a merge commit; any
-    /// conflict is resolved by committing the worktree as it stands.
     fn merge(&mut self, args: &[&str]) {
-        let mut full = vec!["merge", "-q", "--no-ff", "--no-edit"];
-        full.extend_from_slice(args);
-        let out = self.repo.git_may_fail(&full);
-        if !out.status.success() {
-            self.repo.git(&["add", "-A"]);
-            self.repo.git(&["commit", "-q", "--no-edit"]);
-        }
+        merge(self.repo, args);
+    }
+}
+
+/// Merge into the current branch with a merge commit (`args`: the branches,
+/// and any option); a conflict is resolved by committing the worktree as it
+/// stands.
+pub(crate) fn merge(repo: &TestRepo, args: &[&str]) {
+    let mut full = vec!["merge", "-q", "--no-ff", "--no-edit"];
+    full.extend_from_slice(args);
+    let out = repo.git_may_fail(&full);
+    if !out.status.success() {
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "--no-edit"]);
     }
 }
 
@@ -500,7 +505,7 @@ pub(crate) fn generated_history(seed: u64) -> TestRepo {
 }
 
 /// `(commit, parents)` for every commit of every ref.
-fn all_commits(repo: &TestRepo) -> Vec<(String, Vec<String>)> {
+pub(crate) fn all_commits(repo: &TestRepo) -> Vec<(String, Vec<String>)> {
     repo.git(&["rev-list", "--all", "--parents"])
         .lines()
         .map(|line| {
