@@ -7,7 +7,7 @@
 //! follows `diff.renames`, which defaults to on).
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::ops::ControlFlow;
 
 use gix::diff::tree_with_rewrites::ChangeRef;
@@ -25,16 +25,64 @@ use crate::path::RepoPath;
 pub(super) struct DiffCache {
     state: gix::diff::tree::State,
     resources: Option<gix::diff::blob::Platform>,
+    /// The subtrees still to compare, and the buffers they are read into.
+    pending: VecDeque<Pending>,
+    /// The ids of the files the last plain diff added, and deleted.
+    added: Vec<gix::ObjectId>,
+    deleted: Vec<gix::ObjectId>,
+    old_buf: Vec<u8>,
+    new_buf: Vec<u8>,
 }
 
+/// A directory still to compare: its tree on each side (`None` where that
+/// side has none) and its path.
+type Pending = (Option<gix::ObjectId>, Option<gix::ObjectId>, Vec<u8>);
+
 impl DiffCache {
-    /// The file-level changes turning `old` into `new`, sorted by path.
+    /// The file-level changes turning `old` into `new` (raw tree objects),
+    /// sorted by path.
+    ///
+    /// gate compares the trees itself ([`DiffCache::plain_changes`]); with
+    /// [`Renames::Exact`], a diff that both adds and deletes paths (only
+    /// such a diff can hold a rename) is done again by gix's rename
+    /// tracker, whose pairing is the one gate reports.
     pub(super) fn tree_changes(
         &mut self,
         repo: &gix::Repository,
-        old: &gix::Tree<'_>,
-        new: &gix::Tree<'_>,
+        old: &[u8],
+        new: &[u8],
         renames: Renames,
+        context: impl Fn() -> String,
+    ) -> Result<Vec<Change>, GitError> {
+        let mut changes = Vec::new();
+        self.plain_changes(repo, old, new, &mut changes, &context)?;
+        if renames == Renames::Exact && self.may_hold_renames() {
+            changes = self.tracked_changes(repo, old, new, context)?;
+        }
+        changes.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        Ok(changes)
+    }
+
+    /// Whether the last [`plain_changes`](Self::plain_changes) could hold an
+    /// exact rename: a file added with the same content (id) as one deleted.
+    /// Only then can gix's tracker pair anything (it pairs identical ids
+    /// only, whole directories included, whose files then match too).
+    fn may_hold_renames(&mut self) -> bool {
+        let (added, deleted) = (&mut self.added, &mut self.deleted);
+        if added.is_empty() || deleted.is_empty() {
+            return false;
+        }
+        deleted.sort_unstable();
+        added.iter().any(|id| deleted.binary_search(id).is_ok())
+    }
+
+    /// [`tree_changes`](Self::tree_changes) through gix, with exact rename
+    /// tracking.
+    fn tracked_changes(
+        &mut self,
+        repo: &gix::Repository,
+        old: &[u8],
+        new: &[u8],
         context: impl Fn() -> String,
     ) -> Result<Vec<Change>, GitError> {
         let resources = match &mut self.resources {
@@ -46,10 +94,7 @@ impl DiffCache {
         let options = gix::diff::tree_with_rewrites::Options {
             location: Some(gix::diff::tree::recorder::Location::Path),
             // Explicit every time: `None` never builds a rename tracker.
-            rewrites: match renames {
-                Renames::Off => None,
-                Renames::Exact => Some(exact_rewrites()),
-            },
+            rewrites: Some(exact_rewrites()),
         };
         let mut changes = Vec::new();
         let objects = Recording {
@@ -57,8 +102,8 @@ impl DiffCache {
             missing: Cell::new(None),
         };
         let outcome = gix::diff::tree_with_rewrites(
-            gix::objs::TreeRefIter::from_bytes(&old.data, old.id.kind()),
-            gix::objs::TreeRefIter::from_bytes(&new.data, new.id.kind()),
+            gix::objs::TreeRefIter::from_bytes(old, repo.object_hash()),
+            gix::objs::TreeRefIter::from_bytes(new, repo.object_hash()),
             resources,
             &mut self.state,
             &objects,
@@ -80,8 +125,229 @@ impl DiffCache {
             },
             None => GitError::other(context(), format_args!("{err:#}")),
         })?;
-        changes.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         Ok(changes)
+    }
+
+    /// Every file-level change from `old` to `new`, without renames, as
+    /// gix's tree diff reports them (an entry compared by name in git's tree
+    /// order, then by mode and id; a subtree equal by id is never read).
+    ///
+    /// Entries that are the same bytes on both sides are equal whatever they
+    /// hold, and are stepped over without being decoded: the common run of
+    /// bytes at the front is found eight bytes at a time, and only the
+    /// entries it covers are delimited (their name's end found). After each
+    /// entry that differs the rest is compared the same way, so a directory
+    /// where one file changed costs one pass over its bytes, where a decoder
+    /// would parse every entry of both sides (docs/performance.md,
+    /// "Provenance on equal work").
+    fn plain_changes(
+        &mut self,
+        repo: &gix::Repository,
+        old: &[u8],
+        new: &[u8],
+        changes: &mut Vec<Change>,
+        context: &dyn Fn() -> String,
+    ) -> Result<(), GitError> {
+        let hash = repo.object_hash();
+        self.pending.clear();
+        self.added.clear();
+        self.deleted.clear();
+        let mut out = Out {
+            pending: &mut self.pending,
+            changes,
+            added: &mut self.added,
+            deleted: &mut self.deleted,
+        };
+        compare_dir(old, new, &[], hash, &mut out, context)?;
+        let (mut old_buf, mut new_buf) = (
+            std::mem::take(&mut self.old_buf),
+            std::mem::take(&mut self.new_buf),
+        );
+        let outcome = (|| {
+            while let Some((old_id, new_id, prefix)) = out.pending.pop_front() {
+                let old = read_subtree(repo, old_id, &mut old_buf, context)?;
+                let new = read_subtree(repo, new_id, &mut new_buf, context)?;
+                compare_dir(old, new, &prefix, hash, &mut out, context)?;
+            }
+            Ok(())
+        })();
+        (self.old_buf, self.new_buf) = (old_buf, new_buf);
+        outcome
+    }
+}
+
+/// A subtree being compared, read into `buf`: empty when the side has none.
+fn read_subtree<'b>(
+    repo: &gix::Repository,
+    id: Option<gix::ObjectId>,
+    buf: &'b mut Vec<u8>,
+    context: &dyn Fn() -> String,
+) -> Result<&'b [u8], GitError> {
+    let Some(id) = id else {
+        return Ok(&[]);
+    };
+    match gix::objs::Find::try_find(repo, &id, buf) {
+        Ok(Some(object)) if object.kind == gix::objs::Kind::Tree => Ok(object.data),
+        Ok(Some(object)) => Err(GitError::other(
+            context(),
+            format_args!("object {id} is a {}, not a tree", object.kind),
+        )),
+        Ok(None) => Err(GitError::MissingInDiff {
+            id: id.to_string(),
+            context: context(),
+        }),
+        Err(err) => Err(GitError::other(
+            context(),
+            format_args!("reading tree {id}: {err:#}"),
+        )),
+    }
+}
+
+/// One tree entry, decoded as gix decodes it.
+struct RawEntry<'a> {
+    mode: gix::objs::tree::EntryMode,
+    name: &'a [u8],
+    id: &'a gix::oid,
+    /// Its length in the tree's bytes.
+    len: usize,
+}
+
+/// The length of the entry `data` starts with (mode, name, id), or `None`
+/// when `data` holds no whole entry. The mode and name hold no NUL byte.
+fn entry_len(data: &[u8], hash: gix::hash::Kind) -> Option<usize> {
+    let len = memchr::memchr(0, data)? + 1 + hash.len_in_bytes();
+    (len <= data.len()).then_some(len)
+}
+
+/// The entry `data` starts with, or `None` when it is malformed: the mode as
+/// gix reads it (octal digits up to a space), the name up to the NUL byte,
+/// then the id.
+fn decode_entry(data: &[u8], hash: gix::hash::Kind) -> Option<RawEntry<'_>> {
+    let len = entry_len(data, hash)?;
+    let nul = len - 1 - hash.len_in_bytes();
+    let mode = gix::objs::tree::EntryMode::from_bytes(data)?;
+    let space = memchr::memchr(b' ', &data[..nul])?;
+    Some(RawEntry {
+        mode,
+        name: &data[space + 1..nul],
+        id: gix::oid::try_from_bytes(&data[nul + 1..len]).ok()?,
+        len,
+    })
+}
+
+/// How many bytes `a` and `b` have in common at their start.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let mut at = 0;
+    while let (Some(x), Some(y)) = (a[at..].first_chunk::<8>(), b[at..].first_chunk::<8>()) {
+        let differ = u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y);
+        if differ != 0 {
+            return at + (differ.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    at + a[at..]
+        .iter()
+        .zip(&b[at..])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// Where [`compare_dir`] puts what it finds.
+struct Out<'a> {
+    /// Subtrees that differ, or are on one side only.
+    pending: &'a mut VecDeque<Pending>,
+    /// File-level changes.
+    changes: &'a mut Vec<Change>,
+    /// The ids of the files added, and deleted.
+    added: &'a mut Vec<gix::ObjectId>,
+    deleted: &'a mut Vec<gix::ObjectId>,
+}
+
+/// One directory of [`DiffCache::plain_changes`]: the raw trees `old` and
+/// `new` at `prefix`.
+fn compare_dir(
+    mut old: &[u8],
+    mut new: &[u8],
+    prefix: &[u8],
+    hash: gix::hash::Kind,
+    out: &mut Out<'_>,
+    context: &dyn Fn() -> String,
+) -> Result<(), GitError> {
+    let malformed = || GitError::other(context(), "decoding a tree: a malformed entry");
+    loop {
+        // Step over the entries both sides start with, byte for byte.
+        let mut same = common_prefix(old, new);
+        if same == old.len() && same == new.len() {
+            return Ok(());
+        }
+        while let Some(len) = entry_len(old, hash).filter(|&len| len <= same) {
+            (old, new, same) = (&old[len..], &new[len..], same - len);
+        }
+        match (old.is_empty(), new.is_empty()) {
+            (true, true) => return Ok(()),
+            (true, false) => {
+                let entry = decode_entry(new, hash).ok_or_else(malformed)?;
+                one_side(&entry, true, prefix, out);
+                new = &new[entry.len..];
+            }
+            (false, true) => {
+                let entry = decode_entry(old, hash).ok_or_else(malformed)?;
+                one_side(&entry, false, prefix, out);
+                old = &old[entry.len..];
+            }
+            (false, false) => {
+                let lhs = decode_entry(old, hash).ok_or_else(malformed)?;
+                let rhs = decode_entry(new, hash).ok_or_else(malformed)?;
+                let order = gix::objs::tree::name_order(
+                    lhs.name,
+                    lhs.mode.is_tree(),
+                    rhs.name,
+                    rhs.mode.is_tree(),
+                );
+                match order {
+                    std::cmp::Ordering::Less => {
+                        one_side(&lhs, false, prefix, out);
+                        old = &old[lhs.len..];
+                    }
+                    std::cmp::Ordering::Greater => {
+                        one_side(&rhs, true, prefix, out);
+                        new = &new[rhs.len..];
+                    }
+                    std::cmp::Ordering::Equal => {
+                        match (lhs.mode.is_tree(), rhs.mode.is_tree()) {
+                            (true, true) => {
+                                if lhs.id != rhs.id {
+                                    out.pending.push_back((
+                                        Some(lhs.id.to_owned()),
+                                        Some(rhs.id.to_owned()),
+                                        join(prefix, lhs.name),
+                                    ));
+                                }
+                            }
+                            (false, false) => {
+                                if lhs.id != rhs.id || lhs.mode != rhs.mode {
+                                    let kinds = entry_kind(lhs.mode).zip(entry_kind(rhs.mode));
+                                    if let Some((was, is)) = kinds {
+                                        out.changes.push(Change::modified(
+                                            RepoPath::new(join(prefix, lhs.name)),
+                                            was,
+                                            is,
+                                        ));
+                                    }
+                                }
+                            }
+                            // A directory where a file was, or the reverse.
+                            _ => {
+                                one_side(&lhs, false, prefix, out);
+                                one_side(&rhs, true, prefix, out);
+                            }
+                        }
+                        old = &old[lhs.len..];
+                        new = &new[rhs.len..];
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -413,4 +679,191 @@ fn combined_dir(
         prefix.truncate(len);
     }
     Ok(())
+}
+
+/// `name` below `prefix`.
+fn join(prefix: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut path = Vec::with_capacity(prefix.len() + 1 + name.len());
+    if !prefix.is_empty() {
+        path.extend_from_slice(prefix);
+        path.push(b'/');
+    }
+    path.extend_from_slice(name);
+    path
+}
+
+/// An entry on one side only: the file, or everything below the directory,
+/// was added (or deleted).
+fn one_side(entry: &RawEntry<'_>, added: bool, prefix: &[u8], out: &mut Out<'_>) {
+    if entry.mode.is_tree() {
+        let id = Some(entry.id.to_owned());
+        let (old, new) = if added { (None, id) } else { (id, None) };
+        out.pending.push_back((old, new, join(prefix, entry.name)));
+    } else if let Some(kind) = entry_kind(entry.mode) {
+        let path = RepoPath::new(join(prefix, entry.name));
+        if added {
+            out.added.push(entry.id.to_owned());
+            out.changes.push(Change::added(path, kind));
+        } else {
+            out.deleted.push(entry.id.to_owned());
+            out.changes.push(Change::deleted(path, kind));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHA1: gix::hash::Kind = gix::hash::Kind::Sha1;
+
+    fn id(last: u8) -> [u8; 20] {
+        let mut id = [0x5a; 20];
+        id[19] = last;
+        id
+    }
+
+    /// A raw tree object of `entries` (mode, name, id), in the order given.
+    fn tree(entries: &[(&str, &str, [u8; 20])]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (mode, name, id) in entries {
+            out.extend_from_slice(mode.as_bytes());
+            out.push(b' ');
+            out.extend_from_slice(name.as_bytes());
+            out.push(0);
+            out.extend_from_slice(id);
+        }
+        out
+    }
+
+    /// What [`compare_dir`] reports for `old` against `new` at `dir`: the
+    /// changes as `kind path`, and the subtrees left to compare as `path`
+    /// with the side(s) that have it.
+    fn compare(old: &[u8], new: &[u8]) -> Result<(Vec<String>, Vec<String>), GitError> {
+        let (mut pending, mut changes) = (VecDeque::new(), Vec::new());
+        let (mut added, mut deleted) = (Vec::new(), Vec::new());
+        let mut out = Out {
+            pending: &mut pending,
+            changes: &mut changes,
+            added: &mut added,
+            deleted: &mut deleted,
+        };
+        compare_dir(old, new, b"dir", SHA1, &mut out, &|| "test".into())?;
+        let changes = changes
+            .iter()
+            .map(|c| format!("{} {}", c.kind.as_str(), c.path))
+            .collect();
+        let pending = pending
+            .iter()
+            .map(|(old, new, path)| {
+                let sides = match (old, new) {
+                    (Some(_), Some(_)) => "both",
+                    (Some(_), None) => "old",
+                    (None, Some(_)) => "new",
+                    (None, None) => "none",
+                };
+                format!("{} {sides}", String::from_utf8_lossy(path))
+            })
+            .collect();
+        Ok((changes, pending))
+    }
+
+    fn files(
+        names: &[&str],
+        changed: Option<(&str, [u8; 20])>,
+    ) -> Vec<(&'static str, String, [u8; 20])> {
+        names
+            .iter()
+            .map(|name| {
+                let id = match changed {
+                    Some((which, id)) if which == *name => id,
+                    _ => id(1),
+                };
+                ("100644", (*name).to_string(), id)
+            })
+            .collect()
+    }
+
+    fn raw(entries: &[(&'static str, String, [u8; 20])]) -> Vec<u8> {
+        let borrowed: Vec<(&str, &str, [u8; 20])> = entries
+            .iter()
+            .map(|(m, n, i)| (*m, n.as_str(), *i))
+            .collect();
+        tree(&borrowed)
+    }
+
+    #[test]
+    fn an_id_differing_in_its_last_byte_is_a_change_and_the_rest_is_not() {
+        let names = ["a.rs", "b.rs", "c.rs", "d.rs", "e.rs", "f.rs"];
+        let old = raw(&files(&names, None));
+        // The bytes are common up to the last byte of c.rs's id, and again
+        // from there to the end.
+        let new = raw(&files(&names, Some(("c.rs", id(2)))));
+        assert_eq!(old.len(), new.len());
+        let (changes, pending) = compare(&old, &new).unwrap();
+        assert_eq!(changes, ["modified dir/c.rs"]);
+        assert!(pending.is_empty());
+    }
+
+    #[test]
+    fn the_first_and_the_last_entries_are_compared() {
+        let names = ["a.rs", "b.rs", "c.rs"];
+        let old = raw(&files(&names, None));
+        let mut new = files(&names, Some(("a.rs", id(3))));
+        new[2].2 = id(4);
+        let (changes, _) = compare(&old, &raw(&new)).unwrap();
+        assert_eq!(changes, ["modified dir/a.rs", "modified dir/c.rs"]);
+    }
+
+    #[test]
+    fn a_mode_change_with_the_same_id_is_seen() {
+        let old = tree(&[("100644", "run.sh", id(1)), ("100644", "z", id(1))]);
+        let new = tree(&[("100755", "run.sh", id(1)), ("100644", "z", id(1))]);
+        let (changes, _) = compare(&old, &new).unwrap();
+        assert_eq!(changes, ["modified dir/run.sh"]);
+    }
+
+    #[test]
+    fn entries_shifted_by_an_addition_or_a_deletion_are_still_equal() {
+        let old = raw(&files(&["b", "c", "d"], None));
+        let new = raw(&files(&["a", "b", "c", "d"], None));
+        assert_eq!(compare(&old, &new).unwrap().0, ["added dir/a"]);
+        assert_eq!(compare(&new, &old).unwrap().0, ["deleted dir/a"]);
+        let shorter = raw(&files(&["b", "c"], None));
+        assert_eq!(compare(&old, &shorter).unwrap().0, ["deleted dir/d"]);
+        assert_eq!(compare(&old, &old).unwrap(), (vec![], vec![]));
+    }
+
+    #[test]
+    fn a_file_that_became_a_directory_is_ordered_as_git_orders_trees() {
+        // git sorts a tree named `a` as `a/`: after `a.txt`, where the file
+        // `a` sorts before it.
+        let old = tree(&[("100644", "a", id(1)), ("100644", "a.txt", id(1))]);
+        let new = tree(&[("100644", "a.txt", id(1)), ("40000", "a", id(7))]);
+        let (changes, pending) = compare(&old, &new).unwrap();
+        assert_eq!(changes, ["deleted dir/a"]);
+        assert_eq!(pending, ["dir/a new"]);
+        let (changes, pending) = compare(&new, &old).unwrap();
+        assert_eq!(changes, ["added dir/a"]);
+        assert_eq!(pending, ["dir/a old"]);
+    }
+
+    #[test]
+    fn a_changed_subtree_is_left_to_compare_and_an_equal_one_is_not() {
+        let old = tree(&[("40000", "same", id(1)), ("40000", "sub", id(1))]);
+        let new = tree(&[("40000", "same", id(1)), ("40000", "sub", id(2))]);
+        let (changes, pending) = compare(&old, &new).unwrap();
+        assert!(changes.is_empty());
+        assert_eq!(pending, ["dir/sub both"]);
+    }
+
+    #[test]
+    fn a_malformed_entry_that_differs_is_an_error() {
+        let old = tree(&[("100644", "a", id(1))]);
+        let mut new = old.clone();
+        new.truncate(new.len() - 3);
+        assert!(compare(&old, &new).is_err());
+        let bad_mode = tree(&[("10x644", "a", id(2))]);
+        assert!(compare(&old, &bad_mode).is_err());
+    }
 }

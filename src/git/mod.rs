@@ -901,8 +901,7 @@ impl Repo {
         let mut cache = self.diff.borrow_mut();
         let mut out = Vec::with_capacity(parents.len().max(1));
         if parents.is_empty() {
-            let empty = self.repo.empty_tree();
-            let changes = cache.tree_changes(&self.repo, &empty, &new_tree, renames, || {
+            let changes = cache.tree_changes(&self.repo, &[], &new_tree.data, renames, || {
                 format!("diffing root commit {id}")
             })?;
             out.push(ParentDiff {
@@ -915,9 +914,10 @@ impl Repo {
             let parent = Oid(parent);
             let old_tree =
                 self.find_tree(parent_tree_id, || format!("the tree of commit {parent}"))?;
-            let changes = cache.tree_changes(&self.repo, &old_tree, &new_tree, renames, || {
-                format!("diffing commit {id} against parent {parent}")
-            })?;
+            let changes =
+                cache.tree_changes(&self.repo, &old_tree.data, &new_tree.data, renames, || {
+                    format!("diffing commit {id} against parent {parent}")
+                })?;
             out.push(ParentDiff {
                 parent: Some(parent),
                 changes,

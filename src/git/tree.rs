@@ -209,10 +209,13 @@ impl Repo {
             None => Ok(self.repo.empty_tree()),
         };
         let (old, new) = (tree(old)?, tree(new)?);
-        let changes =
-            self.diff
-                .borrow_mut()
-                .tree_changes(&self.repo, &old, &new, Renames::Off, &context)?;
+        let changes = self.diff.borrow_mut().tree_changes(
+            &self.repo,
+            &old.data,
+            &new.data,
+            Renames::Off,
+            &context,
+        )?;
         let under = |path: &RepoPath| {
             let mut full = dir.as_bytes().to_vec();
             if !full.is_empty() {
