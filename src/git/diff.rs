@@ -27,9 +27,9 @@ pub(super) struct DiffCache {
     resources: Option<gix::diff::blob::Platform>,
     /// The subtrees still to compare, and the buffers they are read into.
     pending: VecDeque<Pending>,
-    /// The ids of the files the last plain diff added, and deleted.
-    added: Vec<gix::ObjectId>,
-    deleted: Vec<gix::ObjectId>,
+    /// The files the last plain diff added, and deleted: id and change.
+    added: Vec<(gix::ObjectId, usize)>,
+    deleted: Vec<(gix::ObjectId, usize)>,
     old_buf: Vec<u8>,
     new_buf: Vec<u8>,
 }
@@ -56,24 +56,72 @@ impl DiffCache {
     ) -> Result<Vec<Change>, GitError> {
         let mut changes = Vec::new();
         self.plain_changes(repo, old, new, &mut changes, &context)?;
-        if renames == Renames::Exact && self.may_hold_renames() {
+        if renames == Renames::Exact && !self.pair_renames(&mut changes) {
             changes = self.tracked_changes(repo, old, new, context)?;
         }
         changes.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         Ok(changes)
     }
 
-    /// Whether the last [`plain_changes`](Self::plain_changes) could hold an
-    /// exact rename: a file added with the same content (id) as one deleted.
-    /// Only then can gix's tracker pair anything (it pairs identical ids
-    /// only, whole directories included, whose files then match too).
-    fn may_hold_renames(&mut self) -> bool {
+    /// Pair the exact renames of the last [`plain_changes`](Self::plain_changes)
+    /// in `changes` as gix's tracker does, where the answer is plain: a file
+    /// added with the same id (content) as exactly one file deleted, that id
+    /// on no other file added or deleted, and both of compatible kinds (a
+    /// file, executable or not; a symlink; a gitlink). `false`, with
+    /// `changes` untouched, when the tracker must decide: an id shared by
+    /// more than two such files (it prefers the same file name), or kinds it
+    /// would not pair.
+    ///
+    /// gix's tracker pairs identical ids only (no similarity: [`Renames`]),
+    /// deletions only as sources (no copies), whole directories included,
+    /// whose files then match one to one as well.
+    fn pair_renames(&mut self, changes: &mut Vec<Change>) -> bool {
         let (added, deleted) = (&mut self.added, &mut self.deleted);
         if added.is_empty() || deleted.is_empty() {
-            return false;
+            return true;
         }
+        added.sort_unstable();
         deleted.sort_unstable();
-        added.iter().any(|id| deleted.binary_search(id).is_ok())
+        let once = |list: &[(gix::ObjectId, usize)], at: usize| {
+            let id = list[at].0;
+            (at == 0 || list[at - 1].0 != id) && list.get(at + 1).is_none_or(|next| next.0 != id)
+        };
+        let mut pairs = Vec::new();
+        for (at, &(id, dest)) in added.iter().enumerate() {
+            let Ok(found) = deleted.binary_search_by(|probe| probe.0.cmp(&id)) else {
+                continue;
+            };
+            let source = deleted[found].1;
+            let compatible = match (changes[source].old, changes[dest].new) {
+                (Some(old), Some(new)) => {
+                    let file = |kind| matches!(kind, EntryKind::File | EntryKind::Executable);
+                    (file(old) && file(new)) || old == new
+                }
+                _ => false,
+            };
+            if !once(added, at) || !once(deleted, found) || !compatible {
+                return false;
+            }
+            pairs.push((source, dest));
+        }
+        if pairs.is_empty() {
+            return true;
+        }
+        let mut gone = vec![false; changes.len()];
+        for &(source, dest) in &pairs {
+            let (from, old) = (changes[source].path.clone(), changes[source].old);
+            let change = &mut changes[dest];
+            change.kind = ChangeKind::Renamed;
+            change.old = old;
+            change.from = Some(from);
+            gone[source] = true;
+        }
+        let mut at = 0;
+        changes.retain(|_| {
+            at += 1;
+            !gone[at - 1]
+        });
+        true
     }
 
     /// [`tree_changes`](Self::tree_changes) through gix, with exact rename
@@ -215,8 +263,28 @@ struct RawEntry<'a> {
 /// The length of the entry `data` starts with (mode, name, id), or `None`
 /// when `data` holds no whole entry. The mode and name hold no NUL byte.
 fn entry_len(data: &[u8], hash: gix::hash::Kind) -> Option<usize> {
-    let len = memchr::memchr(0, data)? + 1 + hash.len_in_bytes();
+    let len = find_nul(data)? + 1 + hash.len_in_bytes();
     (len <= data.len()).then_some(len)
+}
+
+/// Where the first NUL byte of `data` is, looked for eight bytes at a time
+/// (a mode and a name are some twenty bytes: a vector search's set-up would
+/// cost more than the search).
+fn find_nul(data: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    let mut at = 0;
+    while let Some(chunk) = data[at..].first_chunk::<8>() {
+        let word = u64::from_le_bytes(*chunk);
+        // The lowest byte flagged is the first zero byte: a false flag can
+        // only follow a zero byte.
+        let zero = word.wrapping_sub(ONES) & !word & HIGHS;
+        if zero != 0 {
+            return Some(at + (zero.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    data[at..].iter().position(|&b| b == 0).map(|p| at + p)
 }
 
 /// The entry `data` starts with, or `None` when it is malformed: the mode as
@@ -226,7 +294,7 @@ fn decode_entry(data: &[u8], hash: gix::hash::Kind) -> Option<RawEntry<'_>> {
     let len = entry_len(data, hash)?;
     let nul = len - 1 - hash.len_in_bytes();
     let mode = gix::objs::tree::EntryMode::from_bytes(data)?;
-    let space = memchr::memchr(b' ', &data[..nul])?;
+    let space = data[..nul].iter().position(|&b| b == b' ')?;
     Some(RawEntry {
         mode,
         name: &data[space + 1..nul],
@@ -258,9 +326,9 @@ struct Out<'a> {
     pending: &'a mut VecDeque<Pending>,
     /// File-level changes.
     changes: &'a mut Vec<Change>,
-    /// The ids of the files added, and deleted.
-    added: &'a mut Vec<gix::ObjectId>,
-    deleted: &'a mut Vec<gix::ObjectId>,
+    /// The files added, and deleted: id and index in `changes`.
+    added: &'a mut Vec<(gix::ObjectId, usize)>,
+    deleted: &'a mut Vec<(gix::ObjectId, usize)>,
 }
 
 /// One directory of [`DiffCache::plain_changes`]: the raw trees `old` and
@@ -701,11 +769,12 @@ fn one_side(entry: &RawEntry<'_>, added: bool, prefix: &[u8], out: &mut Out<'_>)
         out.pending.push_back((old, new, join(prefix, entry.name)));
     } else if let Some(kind) = entry_kind(entry.mode) {
         let path = RepoPath::new(join(prefix, entry.name));
+        let at = (entry.id.to_owned(), out.changes.len());
         if added {
-            out.added.push(entry.id.to_owned());
+            out.added.push(at);
             out.changes.push(Change::added(path, kind));
         } else {
-            out.deleted.push(entry.id.to_owned());
+            out.deleted.push(at);
             out.changes.push(Change::deleted(path, kind));
         }
     }
@@ -855,6 +924,25 @@ mod tests {
         let (changes, pending) = compare(&old, &new).unwrap();
         assert!(changes.is_empty());
         assert_eq!(pending, ["dir/sub both"]);
+    }
+
+    #[test]
+    fn the_first_nul_byte_is_found_wherever_it_is() {
+        for len in 0..40 {
+            for at in 0..len {
+                let mut data: Vec<u8> = (0..len).map(|i| (i % 250 + 1) as u8).collect();
+                data[at] = 0;
+                // Bytes that can flag falsely after a zero byte.
+                if at + 1 < len {
+                    data[at + 1] = 0x01;
+                }
+                assert_eq!(find_nul(&data), Some(at), "{len} {at}");
+                data.iter_mut().skip(at + 1).for_each(|b| *b = 0);
+                assert_eq!(find_nul(&data), Some(at), "{len} {at}");
+            }
+            let none: Vec<u8> = (0..len).map(|i| (i % 250 + 1) as u8).collect();
+            assert_eq!(find_nul(&none), None);
+        }
     }
 
     #[test]
