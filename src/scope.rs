@@ -8,6 +8,8 @@
 //!
 //! Pure: it takes changes and returns findings; it reads nothing itself.
 
+use std::os::unix::ffi::OsStrExt;
+
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::git::{Change, ChangeKind};
@@ -48,7 +50,19 @@ impl Scope {
 
     /// Whether `path` (or a directory above it) is matched by the scope.
     pub fn contains(&self, path: &RepoPath) -> bool {
-        self.covering(path).is_some()
+        // `covering(path).is_some()`, without building each directory's
+        // path or the list of every pattern matching it: the range walk asks
+        // this of every path of every commit (docs/performance.md).
+        if *path == self.task_file {
+            return true;
+        }
+        let bytes = path.as_bytes();
+        let upto = |end: usize| std::path::Path::new(std::ffi::OsStr::from_bytes(&bytes[..end]));
+        self.set.is_match(path.as_path())
+            || bytes
+                .iter()
+                .enumerate()
+                .any(|(end, &b)| b == b'/' && self.set.is_match(upto(end)))
     }
 
     /// What puts `path` in the scope: the task's own file, or the first
@@ -268,6 +282,41 @@ mod tests {
         assert!(!s.contains(&"docsx/a".into()));
         assert!(s.contains(&".gate/tasks/T-1.md".into()));
         assert!(!s.contains(&".gate/tasks/T-2.md".into()));
+    }
+
+    #[test]
+    fn contains_is_covering_answered_yes_or_no() {
+        let scopes = [
+            scope(&["docs", "src/*.rs", "src/**"]),
+            scope(&["a/*", "b/**/c", "*.md", "x/{y,z}"]),
+            scope(&[]),
+        ];
+        let paths = [
+            "docs",
+            "docs/a/b.md",
+            "src/a.rs",
+            "src/x/y.rs",
+            "a/b",
+            "a/b/c/d",
+            "b/c",
+            "b/q/r/c/e",
+            "README.md",
+            "deep/README.md",
+            "x/y/1",
+            "x/w",
+            "a",
+            "",
+            ".gate/tasks/T-1.md",
+            ".gate/tasks/T-2.md",
+            "src",
+            "srcx/a.rs",
+        ];
+        for s in &scopes {
+            for p in paths {
+                let path: RepoPath = p.into();
+                assert_eq!(s.contains(&path), s.covering(&path).is_some(), "{p}");
+            }
+        }
     }
 
     #[test]
