@@ -267,22 +267,21 @@ fn entry_len(data: &[u8], hash: gix::hash::Kind) -> Option<usize> {
     (len <= data.len()).then_some(len)
 }
 
-/// Where the first NUL byte of `data` is, looked for eight bytes at a time
-/// (a mode and a name are some twenty bytes: a vector search's set-up would
-/// cost more than the search).
+/// Where the first NUL byte of `data` is, looked for 32 bytes at a time: a
+/// mode and a name are some twenty bytes, so one block nearly always holds
+/// it (the per-byte test compiles to vector compares; a vector search's
+/// set-up would cost more than the search).
 fn find_nul(data: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
     let mut at = 0;
-    while let Some(chunk) = data[at..].first_chunk::<8>() {
-        let word = u64::from_le_bytes(*chunk);
-        // The lowest byte flagged is the first zero byte: a false flag can
-        // only follow a zero byte.
-        let zero = word.wrapping_sub(ONES) & !word & HIGHS;
-        if zero != 0 {
-            return Some(at + (zero.trailing_zeros() / 8) as usize);
+    while let Some(block) = data[at..].first_chunk::<32>() {
+        let mut zeros = 0u32;
+        for (i, &byte) in block.iter().enumerate() {
+            zeros |= u32::from(byte == 0) << i;
         }
-        at += 8;
+        if zeros != 0 {
+            return Some(at + zeros.trailing_zeros() as usize);
+        }
+        at += 32;
     }
     data[at..].iter().position(|&b| b == 0).map(|p| at + p)
 }
@@ -306,6 +305,12 @@ fn decode_entry(data: &[u8], hash: gix::hash::Kind) -> Option<RawEntry<'_>> {
 /// How many bytes `a` and `b` have in common at their start.
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     let mut at = 0;
+    while let (Some(x), Some(y)) = (a[at..].first_chunk::<32>(), b[at..].first_chunk::<32>()) {
+        if x != y {
+            break;
+        }
+        at += 32;
+    }
     while let (Some(x), Some(y)) = (a[at..].first_chunk::<8>(), b[at..].first_chunk::<8>()) {
         let differ = u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y);
         if differ != 0 {
@@ -943,6 +948,19 @@ mod tests {
             let none: Vec<u8> = (0..len).map(|i| (i % 250 + 1) as u8).collect();
             assert_eq!(find_nul(&none), None);
         }
+    }
+
+    #[test]
+    fn the_common_prefix_ends_at_the_first_differing_byte() {
+        let a: Vec<u8> = (0..100u8).collect();
+        for at in 0..100 {
+            let mut b = a.clone();
+            b[at] ^= 0x80;
+            assert_eq!(common_prefix(&a, &b), at);
+            assert_eq!(common_prefix(&a[..at], &b), at);
+        }
+        assert_eq!(common_prefix(&a, &a), 100);
+        assert_eq!(common_prefix(&a[..70], &a), 70);
     }
 
     #[test]
