@@ -677,24 +677,8 @@ fn combined_dir(
     context: &dyn Fn() -> String,
 ) -> Result<(), GitError> {
     let read = |id: Option<gix::ObjectId>| -> Result<Vec<u8>, GitError> {
-        let Some(id) = id else {
-            return Ok(Vec::new());
-        };
-        match repo.try_find_object(id) {
-            Ok(Some(object)) if object.kind == gix::objs::Kind::Tree => Ok(object.detach().data),
-            Ok(Some(object)) => Err(GitError::other(
-                context(),
-                format_args!("object {id} is a {}, not a tree", object.kind),
-            )),
-            Ok(None) => Err(GitError::MissingInDiff {
-                id: id.to_string(),
-                context: context(),
-            }),
-            Err(err) => Err(GitError::gix(
-                format!("{}: reading tree {id}", context()),
-                &err,
-            )),
-        }
+        let mut buf = Vec::new();
+        Ok(read_subtree(repo, id, &mut buf, context)?.to_vec())
     };
     let ours = read(tree)?;
     let theirs = parents
