@@ -43,9 +43,10 @@ impl DiffCache {
     /// sorted by path.
     ///
     /// gate compares the trees itself ([`DiffCache::plain_changes`]); with
-    /// [`Renames::Exact`], a diff that both adds and deletes paths (only
-    /// such a diff can hold a rename) is done again by gix's rename
-    /// tracker, whose pairing is the one gate reports.
+    /// [`Renames::Exact`] it pairs the renames where the answer is plain
+    /// ([`DiffCache::pair_renames`]), and a diff where gix's rename tracker
+    /// must choose is done again by it, whose pairing is the one gate
+    /// reports.
     pub(super) fn tree_changes(
         &mut self,
         repo: &gix::Repository,
@@ -182,7 +183,7 @@ impl DiffCache {
     ///
     /// Entries that are the same bytes on both sides are equal whatever they
     /// hold, and are stepped over without being decoded: the common run of
-    /// bytes at the front is found eight bytes at a time, and only the
+    /// bytes at the front is found 32 and then 8 bytes at a time, and only the
     /// entries it covers are delimited (their name's end found). After each
     /// entry that differs the rest is compared the same way, so a directory
     /// where one file changed costs one pass over its bytes, where a decoder

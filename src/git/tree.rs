@@ -172,18 +172,7 @@ impl Repo {
         let mut at = tree;
         let mut walked: Vec<u8> = Vec::new();
         for name in dir.as_bytes().split(|b| *b == b'/') {
-            let what = || format!("the tree at `{}`", String::from_utf8_lossy(&walked));
-            let found = self.find_tree(at, what)?;
-            let mut next = None;
-            for entry in gix::objs::TreeRefIter::from_bytes(&found.data, found.id.kind()) {
-                let entry =
-                    entry.map_err(|err| GitError::gix(format!("decoding {}", what()), &err))?;
-                if AsRef::<[u8]>::as_ref(entry.filename) == name {
-                    next = Some((entry.mode, entry.oid.to_owned()));
-                    break;
-                }
-            }
-            match next {
+            match self.entry_named(at, name, &walked)? {
                 Some((mode, id)) if mode.is_tree() => at = id,
                 _ => return Ok(None),
             }

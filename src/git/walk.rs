@@ -91,14 +91,14 @@ pub(super) fn walk(
     context: &dyn Fn() -> String,
     mut each: impl FnMut(Walked),
 ) -> Result<Ended, GitError> {
-    // git writes no commit-graph for a shallow clone's grafted history, nor
-    // trusts one where objects are replaced (gix declines those itself). One
-    // that cannot be read leaves the objects to read.
     // Each commit is read once: an object cache would only copy each one in
     // and out again (the diff threads keep none either).
     let mut own = repo.clone();
     super::set_diff_thread_caches(&mut own);
     let repo = &own;
+    // git writes no commit-graph for a shallow clone's grafted history, nor
+    // trusts one where objects are replaced (gix declines those itself). One
+    // that cannot be read leaves the objects to read.
     let graph = if shallow.is_empty() {
         repo.commit_graph_if_enabled().ok().flatten()
     } else {
