@@ -344,24 +344,17 @@ fn view_from_text(text: Result<String, String>, file: &Path) -> TaskView {
 /// `(cherry picked from commit` line among them. Repeated values count once.
 pub fn trailer_values(message: &[u8], key: &str) -> Vec<String> {
     let text = String::from_utf8_lossy(message);
-    let mut paragraphs: Vec<Vec<&str>> = vec![];
-    let mut current: Vec<&str> = vec![];
-    for line in text.lines() {
-        if line.trim().is_empty() {
-            if !current.is_empty() {
-                paragraphs.push(std::mem::take(&mut current));
-            }
-        } else {
-            current.push(line);
-        }
-    }
-    if !current.is_empty() {
-        paragraphs.push(current);
-    }
-    if paragraphs.len() < 2 {
+    // Only the last paragraph can hold trailers, and only when another comes
+    // before it: found from the end, as most of a message is never looked at.
+    let mut lines = text.lines().rev().skip_while(|line| line.trim().is_empty());
+    let mut block: Vec<&str> = lines
+        .by_ref()
+        .take_while(|line| !line.trim().is_empty())
+        .collect();
+    if block.is_empty() || !lines.any(|line| !line.trim().is_empty()) {
         return Vec::new();
     }
-    let block = paragraphs.last().expect("two paragraphs or more");
+    block.reverse();
     let trailer = |line: &str| -> Option<(String, String)> {
         let (token, value) = line.split_once(':')?;
         let token = token.trim_end();
@@ -394,7 +387,7 @@ pub fn trailer_values(message: &[u8], key: &str) -> Vec<String> {
     }
     // Unfold continuation lines into the trailer above them.
     let mut unfolded: Vec<(String, String)> = Vec::new();
-    for line in block {
+    for line in &block {
         match (trailer(line), unfolded.last_mut()) {
             (Some(t), _) => unfolded.push(t),
             (None, Some((_, value))) if continuation(line) => {

@@ -1073,6 +1073,9 @@ fn trailers_are_found_where_git_finds_them() {
         "S\n\nTask: T-1\n\nThe body goes on.\n",
         "S\n\nhttp://example.com/x\nTask: T-3\n",
         "S\n\nTask:\nTask: T-4\n",
+        "S\n \t\nTask: T-5\n",
+        "\n\nS\n\nTask: T-6\n\n \n",
+        "S\nBody\nTask: T-7\n",
     ];
     let repo = TestRepo::new();
     for message in messages {
