@@ -24,9 +24,43 @@ mod memory {
         }
     }
 
+    /// The hasher of the cache's keys, a pack's id and an offset in it: one multiply-rotate per word, as rustc's
+    /// `FxHasher`. SipHash (`RandomState`) cost more than the rest of a hit; the keys are few (the cache's
+    /// entries) and placed by the pack's layout, not chosen to collide.
+    #[derive(Default, Clone, Copy)]
+    struct OffsetHasher(u64);
+
+    impl OffsetHasher {
+        fn add(&mut self, word: u64) {
+            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+
+    impl std::hash::Hasher for OffsetHasher {
+        fn write(&mut self, bytes: &[u8]) {
+            for &byte in bytes {
+                self.add(u64::from(byte));
+            }
+        }
+        fn write_u32(&mut self, word: u32) {
+            self.add(u64::from(word));
+        }
+        fn write_u64(&mut self, word: u64) {
+            self.add(word);
+        }
+        fn finish(&self) -> u64 {
+            self.0
+        }
+    }
+
+    type BuildOffsetHasher = std::hash::BuildHasherDefault<OffsetHasher>;
+
+    /// The most buffers of evicted entries kept for the next entries put.
+    const FREE_LIST_MAX: usize = 16;
+
     /// An LRU cache with hash map backing and an eviction rule based on the memory usage for object data in bytes.
     pub struct MemoryCappedHashmap {
-        inner: clru::CLruCache<Key, Entry, std::collections::hash_map::RandomState, CustomScale>,
+        inner: clru::CLruCache<Key, Entry, BuildOffsetHasher, CustomScale>,
         free_list: Vec<Vec<u8>>,
         debug: gix_utils::cache::Debug,
     }
@@ -38,6 +72,7 @@ mod memory {
             MemoryCappedHashmap {
                 inner: clru::CLruCache::with_config(
                     clru::CLruCacheConfig::new(NonZeroUsize::new(memory_cap_in_bytes).expect("non zero"))
+                        .with_hasher(BuildOffsetHasher::default())
                         .with_scale(CustomScale),
                 ),
                 free_list: Vec::new(),
@@ -49,6 +84,18 @@ mod memory {
     impl DecodeEntry for MemoryCappedHashmap {
         fn put(&mut self, pack_id: u32, offset: u64, data: &[u8], kind: gix_object::Kind, compressed_size: usize) {
             self.debug.put();
+            // Evict as `put_with_weight` would, keeping the evicted buffers: every object put would otherwise be
+            // a new allocation, and every eviction a free.
+            while self.inner.len() + self.inner.weight() + data.len() >= self.inner.capacity()
+                && data.len() < self.inner.capacity()
+            {
+                let Some((_key, evicted)) = self.inner.pop_back() else {
+                    break;
+                };
+                if self.free_list.len() < FREE_LIST_MAX {
+                    self.free_list.push(evicted.data);
+                }
+            }
             let Some(data) = set_vec_to_slice(self.free_list.pop().unwrap_or_default(), data) else {
                 return;
             };
@@ -61,9 +108,11 @@ mod memory {
                 },
             );
             match res {
-                Ok(Some(previous_entry)) => self.free_list.push(previous_entry.data),
-                Ok(None) => {}
-                Err((_key, value)) => self.free_list.push(value.data),
+                Ok(Some(previous_entry)) if self.free_list.len() < FREE_LIST_MAX => {
+                    self.free_list.push(previous_entry.data)
+                }
+                Err((_key, value)) if self.free_list.len() < FREE_LIST_MAX => self.free_list.push(value.data),
+                Ok(_) | Err(_) => {}
             }
         }
 
