@@ -309,6 +309,9 @@ impl Walk<'_> {
                 format_args!("{id} is a {kind}, not a commit"),
             ));
         }
+        if let Some(data) = decode_commit(&self.buf, id.kind()) {
+            return Ok(data);
+        }
         let data = {
             let commit = gix::objs::CommitRef::from_bytes(&self.buf, id.kind()).map_err(|err| {
                 GitError::other(
@@ -358,5 +361,94 @@ impl Walk<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Commit `data`'s tree, parents, committer date and message, as
+/// `CommitRef::from_bytes` reads them, without decoding the headers after
+/// the committer (a signature alone runs to a kilobyte or more, and is
+/// unfolded into a new buffer): the message starts after the first blank
+/// line, which no header holds (a header's further lines start with a
+/// space), where git's own parser looks for it. `None` when the commit is
+/// not that plain, for the full decoder to read or refuse.
+fn decode_commit(data: &[u8], hash: gix::hash::Kind) -> Option<Data> {
+    use gix::bstr::ByteSlice;
+    use gix::objs::commit::ref_iter::Token;
+    let end = data.find("\n\n")?;
+    let (mut tree, mut parents, mut time) = (None, Vec::new(), None);
+    for token in gix::objs::CommitRefIter::from_bytes(&data[..=end], hash) {
+        match token.ok()? {
+            Token::Tree { id } => tree = Some(id),
+            Token::Parent { id } => parents.push(id),
+            Token::Author { .. } => {}
+            Token::Committer { signature } => {
+                time = Some(signature.seconds());
+                break;
+            }
+            _ => return None,
+        }
+    }
+    Some(Data {
+        time: time?,
+        tree: tree?,
+        parents,
+        message: Some(data[end + 2..].to_vec()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TREE: &str = "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n";
+    const PARENT: &str = "parent 0123456789abcdef0123456789abcdef01234567\n";
+    const OTHER: &str = "parent 89abcdef0123456789abcdef0123456789abcdef\n";
+    const AUTHOR: &str = "author A U Thor <a@example.com> 1700000000 +0100\n";
+    const COMMITTER: &str = "committer C O Mitter <c@example.com> 1700000123 -0700\n";
+    const SIGNATURE: &str = "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n";
+
+    /// What the fast decoder reads, next to what gix's full decoder reads.
+    fn both(commit: &str) -> (Option<Data>, Data) {
+        let data = commit.as_bytes();
+        let full = gix::objs::CommitRef::from_bytes(data, gix::hash::Kind::Sha1).unwrap();
+        let expected = Data {
+            time: full.committer().unwrap().seconds(),
+            tree: full.tree(),
+            parents: full.parents().collect(),
+            message: Some(full.message.to_vec()),
+        };
+        (decode_commit(data, gix::hash::Kind::Sha1), expected)
+    }
+
+    fn same(a: &Data, b: &Data) -> bool {
+        (a.time, a.tree, &a.parents, &a.message) == (b.time, b.tree, &b.parents, &b.message)
+    }
+
+    #[test]
+    fn a_commit_decodes_as_gix_decodes_it_whatever_its_headers() {
+        let commits = [
+            format!("{TREE}{AUTHOR}{COMMITTER}\nroot\n"),
+            format!("{TREE}{PARENT}{OTHER}{AUTHOR}{COMMITTER}\nMerge\n\nbody\n\nTask: T-1\n"),
+            format!("{TREE}{PARENT}{AUTHOR}{COMMITTER}{SIGNATURE}\nsigned\n"),
+            format!("{TREE}{PARENT}{AUTHOR}{COMMITTER}encoding ISO-8859-1\nmergetag object x\n type commit\n\nwith headers\n"),
+            format!("{TREE}{PARENT}{AUTHOR}{COMMITTER}\n"),
+            format!("{TREE}{PARENT}{AUTHOR}{COMMITTER}\n\n\nafter blank lines\n\n\n"),
+        ];
+        for commit in &commits {
+            let (fast, full) = both(commit);
+            let fast = fast.unwrap_or_else(|| panic!("not decoded: {commit:?}"));
+            assert!(same(&fast, &full), "{commit:?}");
+        }
+    }
+
+    #[test]
+    fn a_commit_that_is_not_plain_is_left_to_the_full_decoder() {
+        let data = format!("{TREE}{PARENT}{AUTHOR}{COMMITTER}");
+        assert!(decode_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
+        // No committer before the blank line.
+        let data = format!("{TREE}{AUTHOR}\n{COMMITTER}\nmessage\n");
+        assert!(decode_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
+        let data = format!("tree nothex\n{AUTHOR}{COMMITTER}\nmessage\n");
+        assert!(decode_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
     }
 }
