@@ -8,7 +8,7 @@
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, VecDeque};
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, Range};
 
 use gix::diff::tree_with_rewrites::ChangeRef;
 
@@ -32,6 +32,58 @@ pub(super) struct DiffCache {
     deleted: Vec<(gix::ObjectId, usize)>,
     old_buf: Vec<u8>,
     new_buf: Vec<u8>,
+    /// The tree of the last commit diffed, and buffers for the next one's
+    /// and its parent's.
+    last: LastTree,
+    root_buf: Vec<u8>,
+    parent_buf: Vec<u8>,
+}
+
+/// The tree of the last commit diffed, kept for the next one: a commit's
+/// parent is usually the commit diffed just before it (a run is diffed
+/// oldest first), whose tree is then not decoded from the pack a second
+/// time. An id names its content, so the tree kept is the tree asked for,
+/// whichever commit it was read for. Only the commit's own tree is kept:
+/// consecutive commits seldom change the same directories (measured on the
+/// three-level history, one subtree in six), and keeping every subtree read
+/// cost more than it saved.
+#[derive(Default)]
+struct LastTree {
+    id: Option<gix::ObjectId>,
+    buf: Vec<u8>,
+    at: Range<usize>,
+}
+
+impl LastTree {
+    /// Tree `id`, if it is the one kept.
+    fn get(&self, id: &gix::oid) -> Option<&[u8]> {
+        (self.id.as_deref() == Some(id)).then(|| &self.buf[self.at.clone()])
+    }
+}
+
+/// Where the object read into `buf` is in it, from its address and length
+/// (`found`): gix hands back a slice of the buffer it was given. `None`, for
+/// the caller to fail, if it did not.
+fn range_in(buf: &[u8], (address, len): (usize, usize)) -> Option<Range<usize>> {
+    if len == 0 {
+        return Some(0..0);
+    }
+    let start = address.checked_sub(buf.as_ptr() as usize)?;
+    (start + len <= buf.len()).then_some(start..start + len)
+}
+
+/// A slice's address and length, to find it again in its buffer once the
+/// borrow that read it has ended ([`range_in`]).
+fn found(object: &[u8]) -> (usize, usize) {
+    (object.as_ptr() as usize, object.len())
+}
+
+/// The error of a read that did not land in its buffer ([`range_in`]).
+fn outside(id: &gix::oid) -> GitError {
+    GitError::other(
+        format!("reading tree {id}"),
+        "the object database returned it outside the buffer it was given",
+    )
 }
 
 /// A directory still to compare: its tree on each side (`None` where that
@@ -62,6 +114,45 @@ impl DiffCache {
         }
         changes.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         Ok(changes)
+    }
+
+    /// The changes of a commit whose tree is `new` from its parent's `old`
+    /// (`None` for a root commit), as [`tree_changes`](Self::tree_changes)
+    /// finds them, the two trees read here: `old` is usually the tree of the
+    /// commit diffed just before ([`LastTree`]).
+    pub(super) fn commit_changes(
+        &mut self,
+        repo: &gix::Repository,
+        old: Option<(gix::ObjectId, &dyn Fn() -> String)>,
+        new: (gix::ObjectId, &dyn Fn() -> String),
+        renames: Renames,
+        context: impl Fn() -> String,
+    ) -> Result<Vec<Change>, GitError> {
+        let mut new_buf = std::mem::take(&mut self.root_buf);
+        let tree = found(read_tree(repo, new.0, &mut new_buf, new.1)?);
+        let at = range_in(&new_buf, tree).ok_or_else(|| outside(&new.0))?;
+        let mut old_buf = std::mem::take(&mut self.parent_buf);
+        let last = std::mem::take(&mut self.last);
+        let outcome = (|| {
+            let old_tree = match old {
+                None => &[][..],
+                Some((id, what)) => match last.get(&id) {
+                    Some(tree) => tree,
+                    None => read_tree(repo, id, &mut old_buf, what)?,
+                },
+            };
+            self.tree_changes(repo, old_tree, &new_buf[at.clone()], renames, context)
+        })();
+        // The tree read is kept for the next commit; the buffer of the one
+        // it replaces reads the next commit's tree.
+        self.parent_buf = old_buf;
+        self.root_buf = last.buf;
+        self.last = LastTree {
+            id: Some(new.0),
+            buf: new_buf,
+            at,
+        };
+        outcome
     }
 
     /// Pair the exact renames of the last [`plain_changes`](Self::plain_changes)
@@ -222,6 +313,28 @@ impl DiffCache {
         })();
         (self.old_buf, self.new_buf) = (old_buf, new_buf);
         outcome
+    }
+}
+
+/// A commit's tree, read into `buf`, failing as the git layer's other reads
+/// of a commit's tree do (`what` names it).
+fn read_tree<'b>(
+    repo: &gix::Repository,
+    id: gix::ObjectId,
+    buf: &'b mut Vec<u8>,
+    what: &dyn Fn() -> String,
+) -> Result<&'b [u8], GitError> {
+    match gix::objs::Find::try_find(repo, &id, buf) {
+        Ok(Some(object)) if object.kind == gix::objs::Kind::Tree => Ok(object.data),
+        Ok(Some(object)) => Err(GitError::other(
+            what(),
+            format_args!("object {id} is a {}, not a tree", object.kind),
+        )),
+        Ok(None) => Err(GitError::MissingObject { id: id.to_string() }),
+        Err(err) => Err(GitError::other(
+            format!("reading object {id}"),
+            format_args!("{err:#}"),
+        )),
     }
 }
 

@@ -831,16 +831,25 @@ impl Repo {
         id: Oid,
     ) -> Result<(gix::ObjectId, Vec<gix::ObjectId>, Vec<u8>), GitError> {
         let commit = self.find_commit(id)?;
-        let decoded = commit
-            .decode()
-            .map_err(|err| GitError::gix(format!("decoding commit {id}"), &err))?;
-        let tree = decoded.tree();
+        let (tree, parents, message) = match walk::decode_commit(&commit.data, id.0.kind()) {
+            Some(commit) => (commit.tree, commit.parents, commit.message),
+            None => {
+                let decoded = commit
+                    .decode()
+                    .map_err(|err| GitError::gix(format!("decoding commit {id}"), &err))?;
+                (
+                    decoded.tree(),
+                    decoded.parents().collect(),
+                    decoded.message.to_vec(),
+                )
+            }
+        };
         let mut trees = self.trees.borrow_mut();
         if trees.len() >= KNOWN_TREES {
             trees.clear();
         }
         trees.insert(id.0, tree);
-        Ok((tree, decoded.parents().collect(), decoded.message.to_vec()))
+        Ok((tree, parents, message))
     }
 
     /// The tree of `parent`, a parent of commit `id`: absent, it fails as
@@ -896,12 +905,12 @@ impl Repo {
         parent_trees: &[gix::ObjectId],
         renames: Renames,
     ) -> Result<Vec<ParentDiff>, GitError> {
-        let new_tree = self.find_tree(tree_id, || format!("the tree of commit {id}"))?;
-
+        let what_new = || format!("the tree of commit {id}");
+        let new = (tree_id, &what_new as &dyn Fn() -> String);
         let mut cache = self.diff.borrow_mut();
         let mut out = Vec::with_capacity(parents.len().max(1));
         if parents.is_empty() {
-            let changes = cache.tree_changes(&self.repo, &[], &new_tree.data, renames, || {
+            let changes = cache.commit_changes(&self.repo, None, new, renames, || {
                 format!("diffing root commit {id}")
             })?;
             out.push(ParentDiff {
@@ -912,12 +921,11 @@ impl Repo {
         }
         for (&parent, &parent_tree_id) in parents.iter().zip(parent_trees) {
             let parent = Oid(parent);
-            let old_tree =
-                self.find_tree(parent_tree_id, || format!("the tree of commit {parent}"))?;
-            let changes =
-                cache.tree_changes(&self.repo, &old_tree.data, &new_tree.data, renames, || {
-                    format!("diffing commit {id} against parent {parent}")
-                })?;
+            let what_old = || format!("the tree of commit {parent}");
+            let old = (parent_tree_id, &what_old as &dyn Fn() -> String);
+            let changes = cache.commit_changes(&self.repo, Some(old), new, renames, || {
+                format!("diffing commit {id} against parent {parent}")
+            })?;
             out.push(ParentDiff {
                 parent: Some(parent),
                 changes,

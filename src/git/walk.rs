@@ -66,6 +66,14 @@ struct Data {
     message: Option<Vec<u8>>,
 }
 
+/// A commit as [`decode_commit`] reads it.
+pub(super) struct Decoded {
+    pub time: i64,
+    pub tree: gix::ObjectId,
+    pub parents: Vec<gix::ObjectId>,
+    pub message: Vec<u8>,
+}
+
 struct Walk<'r> {
     repo: &'r gix::Repository,
     nodes: gix::hashtable::HashMap<gix::ObjectId, Node>,
@@ -309,8 +317,13 @@ impl Walk<'_> {
                 format_args!("{id} is a {kind}, not a commit"),
             ));
         }
-        if let Some(data) = decode_commit(&self.buf, id.kind()) {
-            return Ok(data);
+        if let Some(commit) = decode_commit(&self.buf, id.kind()) {
+            return Ok(Data {
+                time: commit.time,
+                tree: commit.tree,
+                parents: commit.parents,
+                message: Some(commit.message),
+            });
         }
         let data = {
             let commit = gix::objs::CommitRef::from_bytes(&self.buf, id.kind()).map_err(|err| {
@@ -371,7 +384,7 @@ impl Walk<'_> {
 /// line, which no header holds (a header's further lines start with a
 /// space), where git's own parser looks for it. `None` when the commit is
 /// not that plain, for the full decoder to read or refuse.
-fn decode_commit(data: &[u8], hash: gix::hash::Kind) -> Option<Data> {
+pub(super) fn decode_commit(data: &[u8], hash: gix::hash::Kind) -> Option<Decoded> {
     use gix::bstr::ByteSlice;
     use gix::objs::commit::ref_iter::Token;
     let end = data.find("\n\n")?;
@@ -388,11 +401,11 @@ fn decode_commit(data: &[u8], hash: gix::hash::Kind) -> Option<Data> {
             _ => return None,
         }
     }
-    Some(Data {
+    Some(Decoded {
         time: time?,
         tree: tree?,
         parents,
-        message: Some(data[end + 2..].to_vec()),
+        message: data[end + 2..].to_vec(),
     })
 }
 
@@ -408,19 +421,19 @@ mod tests {
     const SIGNATURE: &str = "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n";
 
     /// What the fast decoder reads, next to what gix's full decoder reads.
-    fn both(commit: &str) -> (Option<Data>, Data) {
+    fn both(commit: &str) -> (Option<Decoded>, Decoded) {
         let data = commit.as_bytes();
         let full = gix::objs::CommitRef::from_bytes(data, gix::hash::Kind::Sha1).unwrap();
-        let expected = Data {
+        let expected = Decoded {
             time: full.committer().unwrap().seconds(),
             tree: full.tree(),
             parents: full.parents().collect(),
-            message: Some(full.message.to_vec()),
+            message: full.message.to_vec(),
         };
         (decode_commit(data, gix::hash::Kind::Sha1), expected)
     }
 
-    fn same(a: &Data, b: &Data) -> bool {
+    fn same(a: &Decoded, b: &Decoded) -> bool {
         (a.time, a.tree, &a.parents, &a.message) == (b.time, b.tree, &b.parents, &b.message)
     }
 
@@ -430,7 +443,9 @@ mod tests {
             format!("{TREE}{AUTHOR}{COMMITTER}\nroot\n"),
             format!("{TREE}{PARENT}{OTHER}{AUTHOR}{COMMITTER}\nMerge\n\nbody\n\nTask: T-1\n"),
             format!("{TREE}{PARENT}{AUTHOR}{COMMITTER}{SIGNATURE}\nsigned\n"),
-            format!("{TREE}{PARENT}{AUTHOR}{COMMITTER}encoding ISO-8859-1\nmergetag object x\n type commit\n\nwith headers\n"),
+            format!(
+                "{TREE}{PARENT}{AUTHOR}{COMMITTER}encoding ISO-8859-1\nmergetag object x\n type commit\n\nwith headers\n"
+            ),
             format!("{TREE}{PARENT}{AUTHOR}{COMMITTER}\n"),
             format!("{TREE}{PARENT}{AUTHOR}{COMMITTER}\n\n\nafter blank lines\n\n\n"),
         ];

@@ -731,6 +731,65 @@ fn compare_generated_history(seed: u64) {
 /// inside a directory both parents changed, a directory the merge deleted,
 /// a file turned into a directory, and a new directory whose tree is
 /// identical to a parent's directory at another path.
+/// A run of commits is diffed oldest first, and a commit's parent's tree is
+/// the one the commit before it read, kept (the tree an id names does not
+/// change): each change is still seen where the same directories change in
+/// consecutive commits, where a commit goes back to an older tree, where one
+/// changes nothing, and where the commit before is not the parent.
+#[test]
+fn consecutive_commits_reusing_each_others_trees_still_see_every_change() {
+    let repo = TestRepo::new();
+    repo.write("d/a", "1\n");
+    repo.write("d/b", "1\n");
+    repo.write("d/s/x", "1\n");
+    repo.write("e/c", "1\n");
+    let base = repo.commit_all("base");
+    repo.write("d/a", "2\n");
+    repo.write("d/s/x", "2\n");
+    repo.commit_all("d/a and d/s/x");
+    repo.write("d/b", "2\n");
+    repo.write("d/s/x", "3\n");
+    let changed = repo.commit_all("d/b and d/s/x again");
+    repo.git(&["revert", "--no-edit", &changed]);
+    repo.git(&["commit", "-q", "--allow-empty", "-m", "nothing"]);
+    repo.write("d/a", "1\n");
+    repo.remove(b"e/c");
+    repo.write("e/c/deeper", "1\n");
+    repo.commit_all("d/a back, e/c a directory");
+    // A side branch: its first commit's parent is not the commit before it.
+    repo.git(&["checkout", "-q", "-b", "side", &changed]);
+    repo.write("d/s/y", "1\n");
+    repo.commit_all("side");
+    repo.git(&["checkout", "-q", "-"]);
+    repo.git(&["merge", "-q", "--no-edit", "side"]);
+    repo.write("d/s/x", "4\n");
+    repo.commit_all("after the merge");
+    let gate = open(&repo);
+    let tips = [oid(&repo.git(&["rev-parse", "HEAD"]))];
+    let changes = gate
+        .walk_changes(
+            &tips,
+            &[oid(&base)],
+            |_| true,
+            Renames::Off,
+            gate::git::MergeChanges::Combined,
+        )
+        .expect("walk_changes");
+    let mut seen = 0;
+    changes.each(|_, id, result| {
+        let result = result.unwrap_or_else(|e| panic!("{id:?}: {e}"));
+        if result.info.parents.len() > 1 {
+            return;
+        }
+        let commit = id.to_hex();
+        let parent = result.info.parents[0].to_hex();
+        let git = git_diff(&repo, Some(&parent), &commit, "--no-renames");
+        assert_rows(&commit, &git, &gate_rows(&result.changes));
+        seen += 1;
+    });
+    assert_eq!(seen, 7);
+}
+
 #[test]
 fn combined_changes_skip_only_subtrees_a_parent_has_at_the_same_path() {
     let repo = TestRepo::new();
