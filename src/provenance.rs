@@ -1295,7 +1295,7 @@ fn scope_findings(
     changes: &[Change],
     range: &RangeSpec,
 ) -> Vec<Finding> {
-    let sub = Subject {
+    let sub = || Subject {
         commit: Some(id.to_hex()),
         task: Some(task_id.to_string()),
         ref_name: range.ref_name.clone(),
@@ -1310,7 +1310,7 @@ fn scope_findings(
                 range.tip.short()
             ),
             "commit the task's file with the work, or correct the trailer",
-            sub,
+            sub(),
         )];
     };
     let scope = match &view.scope {
@@ -1320,11 +1320,14 @@ fn scope_findings(
                 "task_unreadable",
                 format!("task {task_id} could not be read: {m}"),
                 "fix the task file",
-                sub,
+                sub(),
             )];
         }
     };
     let mut found = scope::check_changes(scope, task_id, changes, Some(&id.to_hex()));
+    if found.is_empty() {
+        return found;
+    }
     let decide = if merge {
         format!(
             "add the path to task {task_id}'s scope (`gate task scope add PATH --because \"…\"`, then commit the task file), or redo the merge without this change (a merge may change only what its task may)"

@@ -378,35 +378,53 @@ impl Walk<'_> {
 }
 
 /// Commit `data`'s tree, parents, committer date and message, as
-/// `CommitRef::from_bytes` reads them, without decoding the headers after
-/// the committer (a signature alone runs to a kilobyte or more, and is
-/// unfolded into a new buffer): the message starts after the first blank
-/// line, which no header holds (a header's further lines start with a
-/// space), where git's own parser looks for it. `None` when the commit is
-/// not that plain, for the full decoder to read or refuse.
+/// `CommitRef::from_bytes` reads them, decoding only what the walk needs:
+/// the `tree` and `parent` lines, the committer's signature (by gix), and
+/// not the author's nor the headers after the committer (a signature alone
+/// runs to a kilobyte or more, and gix unfolds it into a new buffer). The
+/// message starts after the first blank line, which no header holds (a
+/// header's further lines start with a space), where git's own parser
+/// looks for it. `None` when the commit is not that plain, for the full
+/// decoder to read or refuse.
 pub(super) fn decode_commit(data: &[u8], hash: gix::hash::Kind) -> Option<Decoded> {
-    use gix::bstr::ByteSlice;
-    use gix::objs::commit::ref_iter::Token;
-    let end = data.find("\n\n")?;
-    let (mut tree, mut parents, mut time) = (None, Vec::new(), None);
-    for token in gix::objs::CommitRefIter::from_bytes(&data[..=end], hash) {
-        match token.ok()? {
-            Token::Tree { id } => tree = Some(id),
-            Token::Parent { id } => parents.push(id),
-            Token::Author { .. } => {}
-            Token::Committer { signature } => {
-                time = Some(signature.seconds());
-                break;
-            }
-            _ => return None,
-        }
+    let id = |hex: &[u8]| {
+        let lower = hex.len() == hash.len_in_hex()
+            && hex
+                .iter()
+                .all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'));
+        lower.then(|| gix::ObjectId::from_hex(hex).ok()).flatten()
+    };
+    let mut rest = data;
+    let tree = id(line(&mut rest)?.strip_prefix(b"tree ")?)?;
+    let mut parents = Vec::new();
+    let mut next = line(&mut rest)?;
+    while let Some(hex) = next.strip_prefix(b"parent ") {
+        parents.push(id(hex)?);
+        next = line(&mut rest)?;
     }
+    next.strip_prefix(b"author ")?;
+    let committer = line(&mut rest)?.strip_prefix(b"committer ")?;
+    let time = gix::actor::SignatureRef::from_bytes(committer)
+        .ok()?
+        .seconds();
+    // The headers after the committer, up to the blank line.
+    while !line(&mut rest)?.is_empty() {}
     Some(Decoded {
-        time: time?,
-        tree: tree?,
+        time,
+        tree,
         parents,
-        message: data[end + 2..].to_vec(),
+        message: rest.to_vec(),
     })
+}
+
+/// The line `rest` starts with, without its newline, and `rest` moved past
+/// it; `None` when no newline ends it.
+fn line<'a>(rest: &mut &'a [u8]) -> Option<&'a [u8]> {
+    use gix::bstr::ByteSlice;
+    let end = rest.find_byte(b'\n')?;
+    let line = &rest[..end];
+    *rest = &rest[end + 1..];
+    Some(line)
 }
 
 #[cfg(test)]
@@ -464,6 +482,10 @@ mod tests {
         let data = format!("{TREE}{AUTHOR}\n{COMMITTER}\nmessage\n");
         assert!(decode_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
         let data = format!("tree nothex\n{AUTHOR}{COMMITTER}\nmessage\n");
+        assert!(decode_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
+        let data = format!("{}{AUTHOR}{COMMITTER}\nmessage\n", TREE.to_uppercase());
+        assert!(decode_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
+        let data = format!("{TREE}{COMMITTER}{AUTHOR}\nmessage\n");
         assert!(decode_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
     }
 }
