@@ -19,8 +19,9 @@ mod memory {
     struct CustomScale;
 
     impl WeightScale<Key, Entry> for CustomScale {
+        // The memory held, not the object's size: a recycled buffer may be larger than what it now holds.
         fn weight(&self, _key: &Key, value: &Entry) -> usize {
-            value.data.len()
+            value.data.capacity()
         }
     }
 
@@ -96,7 +97,12 @@ mod memory {
                     self.free_list.push(evicted.data);
                 }
             }
-            let Some(data) = set_vec_to_slice(self.free_list.pop().unwrap_or_default(), data) else {
+            // A buffer much larger than the object would hold memory its weight does not count for long.
+            let buffer = match self.free_list.pop() {
+                Some(buffer) if buffer.capacity() <= 2 * data.len().max(64) => buffer,
+                _ => Vec::new(),
+            };
+            let Some(data) = set_vec_to_slice(buffer, data) else {
                 return;
             };
             let res = self.inner.put_with_weight(
