@@ -122,11 +122,13 @@ fn shape(text: &str) -> String {
             word.trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
                 .len(),
         );
+        // A short id (12 digits) or a full one (40) may be digits only: one
+        // in three hundred is.
         if id.len() >= 7
             && id
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-            && id.bytes().any(|b| b.is_ascii_alphabetic())
+            && (id.len() == 12 || id.len() == 40 || id.bytes().any(|b| b.is_ascii_alphabetic()))
         {
             out.push_str("[ID]");
         } else {
