@@ -8,7 +8,7 @@
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, VecDeque};
-use std::ops::{ControlFlow, Range};
+use std::ops::ControlFlow;
 
 use gix::diff::tree_with_rewrites::ChangeRef;
 
@@ -49,41 +49,16 @@ pub(super) struct DiffCache {
 /// cost more than it saved.
 #[derive(Default)]
 struct LastTree {
+    /// `None` when no tree is kept.
     id: Option<gix::ObjectId>,
     buf: Vec<u8>,
-    at: Range<usize>,
 }
 
 impl LastTree {
     /// Tree `id`, if it is the one kept.
     fn get(&self, id: &gix::oid) -> Option<&[u8]> {
-        (self.id.as_deref() == Some(id)).then(|| &self.buf[self.at.clone()])
+        (self.id.as_deref() == Some(id)).then_some(&self.buf[..])
     }
-}
-
-/// Where the object read into `buf` is in it, from its address and length
-/// (`found`): gix hands back a slice of the buffer it was given. `None`, for
-/// the caller to fail, if it did not.
-fn range_in(buf: &[u8], (address, len): (usize, usize)) -> Option<Range<usize>> {
-    if len == 0 {
-        return Some(0..0);
-    }
-    let start = address.checked_sub(buf.as_ptr() as usize)?;
-    (start + len <= buf.len()).then_some(start..start + len)
-}
-
-/// A slice's address and length, to find it again in its buffer once the
-/// borrow that read it has ended ([`range_in`]).
-fn found(object: &[u8]) -> (usize, usize) {
-    (object.as_ptr() as usize, object.len())
-}
-
-/// The error of a read that did not land in its buffer ([`range_in`]).
-fn outside(id: &gix::oid) -> GitError {
-    GitError::other(
-        format!("reading tree {id}"),
-        "the object database returned it outside the buffer it was given",
-    )
 }
 
 /// A directory still to compare: its tree on each side (`None` where that
@@ -123,36 +98,45 @@ impl DiffCache {
     pub(super) fn commit_changes(
         &mut self,
         repo: &gix::Repository,
-        old: Option<(gix::ObjectId, &dyn Fn() -> String)>,
-        new: (gix::ObjectId, &dyn Fn() -> String),
+        old: Option<gix::ObjectId>,
+        new: gix::ObjectId,
         renames: Renames,
         context: impl Fn() -> String,
     ) -> Result<Vec<Change>, GitError> {
         let mut new_buf = std::mem::take(&mut self.root_buf);
-        let tree = found(read_tree(repo, new.0, &mut new_buf, new.1)?);
-        let at = range_in(&new_buf, tree).ok_or_else(|| outside(&new.0))?;
         let mut old_buf = std::mem::take(&mut self.parent_buf);
         let last = std::mem::take(&mut self.last);
         let outcome = (|| {
+            let root = |id: gix::ObjectId| move || GitError::MissingObject { id: id.to_string() };
+            let new_tree = read_tree(repo, new, &mut new_buf, &context, root(new))?;
             let old_tree = match old {
                 None => &[][..],
-                Some((id, what)) => match last.get(&id) {
+                Some(id) => match last.get(&id) {
                     Some(tree) => tree,
-                    None => read_tree(repo, id, &mut old_buf, what)?,
+                    None => read_tree(repo, id, &mut old_buf, &context, root(id))?,
                 },
             };
-            self.tree_changes(repo, old_tree, &new_buf[at.clone()], renames, context)
+            let changes = self.tree_changes(repo, old_tree, new_tree, renames, &context)?;
+            Ok((changes, new_tree.len()))
         })();
-        // The tree read is kept for the next commit; the buffer of the one
-        // it replaces reads the next commit's tree.
         self.parent_buf = old_buf;
-        self.root_buf = last.buf;
-        self.last = LastTree {
-            id: Some(new.0),
-            buf: new_buf,
-            at,
-        };
-        outcome
+        // The tree read is kept for the next commit, when it is the whole
+        // buffer it was read into (gix reads an object into the buffer it is
+        // given); the buffer of the one it replaces reads the next commit's.
+        match &outcome {
+            Ok((_, len)) if *len == new_buf.len() => {
+                self.root_buf = last.buf;
+                self.last = LastTree {
+                    id: Some(new),
+                    buf: new_buf,
+                };
+            }
+            _ => {
+                self.root_buf = new_buf;
+                self.last = last;
+            }
+        }
+        outcome.map(|(changes, _)| changes)
     }
 
     /// Pair the exact renames of the last [`plain_changes`](Self::plain_changes)
@@ -316,28 +300,6 @@ impl DiffCache {
     }
 }
 
-/// A commit's tree, read into `buf`, failing as the git layer's other reads
-/// of a commit's tree do (`what` names it).
-fn read_tree<'b>(
-    repo: &gix::Repository,
-    id: gix::ObjectId,
-    buf: &'b mut Vec<u8>,
-    what: &dyn Fn() -> String,
-) -> Result<&'b [u8], GitError> {
-    match gix::objs::Find::try_find(repo, &id, buf) {
-        Ok(Some(object)) if object.kind == gix::objs::Kind::Tree => Ok(object.data),
-        Ok(Some(object)) => Err(GitError::other(
-            what(),
-            format_args!("object {id} is a {}, not a tree", object.kind),
-        )),
-        Ok(None) => Err(GitError::MissingObject { id: id.to_string() }),
-        Err(err) => Err(GitError::other(
-            format!("reading object {id}"),
-            format_args!("{err:#}"),
-        )),
-    }
-}
-
 /// A subtree being compared, read into `buf`: empty when the side has none.
 fn read_subtree<'b>(
     repo: &gix::Repository,
@@ -348,16 +310,29 @@ fn read_subtree<'b>(
     let Some(id) = id else {
         return Ok(&[]);
     };
+    read_tree(repo, id, buf, context, || GitError::MissingInDiff {
+        id: id.to_string(),
+        context: context(),
+    })
+}
+
+/// Tree `id`, read into `buf`; `missing` is the error when it is absent (a
+/// commit's own tree is a missing object, as a missing commit is; a subtree
+/// is missing from the diff that needed it).
+fn read_tree<'b>(
+    repo: &gix::Repository,
+    id: gix::ObjectId,
+    buf: &'b mut Vec<u8>,
+    context: &dyn Fn() -> String,
+    missing: impl FnOnce() -> GitError,
+) -> Result<&'b [u8], GitError> {
     match gix::objs::Find::try_find(repo, &id, buf) {
         Ok(Some(object)) if object.kind == gix::objs::Kind::Tree => Ok(object.data),
         Ok(Some(object)) => Err(GitError::other(
             context(),
             format_args!("object {id} is a {}, not a tree", object.kind),
         )),
-        Ok(None) => Err(GitError::MissingInDiff {
-            id: id.to_string(),
-            context: context(),
-        }),
+        Ok(None) => Err(missing()),
         Err(err) => Err(GitError::other(
             context(),
             format_args!("reading tree {id}: {err:#}"),

@@ -905,12 +905,10 @@ impl Repo {
         parent_trees: &[gix::ObjectId],
         renames: Renames,
     ) -> Result<Vec<ParentDiff>, GitError> {
-        let what_new = || format!("the tree of commit {id}");
-        let new = (tree_id, &what_new as &dyn Fn() -> String);
         let mut cache = self.diff.borrow_mut();
         let mut out = Vec::with_capacity(parents.len().max(1));
         if parents.is_empty() {
-            let changes = cache.commit_changes(&self.repo, None, new, renames, || {
+            let changes = cache.commit_changes(&self.repo, None, tree_id, renames, || {
                 format!("diffing root commit {id}")
             })?;
             out.push(ParentDiff {
@@ -921,9 +919,8 @@ impl Repo {
         }
         for (&parent, &parent_tree_id) in parents.iter().zip(parent_trees) {
             let parent = Oid(parent);
-            let what_old = || format!("the tree of commit {parent}");
-            let old = (parent_tree_id, &what_old as &dyn Fn() -> String);
-            let changes = cache.commit_changes(&self.repo, Some(old), new, renames, || {
+            let old = Some(parent_tree_id);
+            let changes = cache.commit_changes(&self.repo, old, tree_id, renames, || {
                 format!("diffing commit {id} against parent {parent}")
             })?;
             out.push(ParentDiff {

@@ -726,11 +726,6 @@ fn compare_generated_history(seed: u64) {
     }
 }
 
-/// The combined diff reads no subtree equal (by id) to a parent's at the
-/// same path; every change below the others is still seen: an edit deep
-/// inside a directory both parents changed, a directory the merge deleted,
-/// a file turned into a directory, and a new directory whose tree is
-/// identical to a parent's directory at another path.
 /// A run of commits is diffed oldest first, and a commit's parent's tree is
 /// the one the commit before it read, kept (the tree an id names does not
 /// change): each change is still seen where the same directories change in
@@ -790,6 +785,11 @@ fn consecutive_commits_reusing_each_others_trees_still_see_every_change() {
     assert_eq!(seen, 7);
 }
 
+/// The combined diff reads no subtree equal (by id) to a parent's at the
+/// same path; every change below the others is still seen: an edit deep
+/// inside a directory both parents changed, a directory the merge deleted,
+/// a file turned into a directory, and a new directory whose tree is
+/// identical to a parent's directory at another path.
 #[test]
 fn combined_changes_skip_only_subtrees_a_parent_has_at_the_same_path() {
     let repo = TestRepo::new();
