@@ -831,19 +831,9 @@ impl Repo {
         id: Oid,
     ) -> Result<(gix::ObjectId, Vec<gix::ObjectId>, Vec<u8>), GitError> {
         let commit = self.find_commit(id)?;
-        let (tree, parents, message) = match walk::decode_commit(&commit.data, id.0.kind()) {
-            Some(commit) => (commit.tree, commit.parents, commit.message),
-            None => {
-                let decoded = commit
-                    .decode()
-                    .map_err(|err| GitError::gix(format!("decoding commit {id}"), &err))?;
-                (
-                    decoded.tree(),
-                    decoded.parents().collect(),
-                    decoded.message.to_vec(),
-                )
-            }
-        };
+        let commit = walk::decode_commit(&commit.data, id.0.kind())
+            .map_err(|err| GitError::other(format!("decoding commit {id}"), err))?;
+        let (tree, parents, message) = (commit.tree, commit.parents, commit.message);
         let mut trees = self.trees.borrow_mut();
         if trees.len() >= KNOWN_TREES {
             trees.clear();

@@ -317,35 +317,18 @@ impl Walk<'_> {
                 format_args!("{id} is a {kind}, not a commit"),
             ));
         }
-        if let Some(commit) = decode_commit(&self.buf, id.kind()) {
-            return Ok(Data {
-                time: commit.time,
-                tree: commit.tree,
-                parents: commit.parents,
-                message: Some(commit.message),
-            });
-        }
-        let data = {
-            let commit = gix::objs::CommitRef::from_bytes(&self.buf, id.kind()).map_err(|err| {
-                GitError::other(
-                    (self.context)(),
-                    format_args!("decoding commit {id}: {err}"),
-                )
-            })?;
-            let time = commit.committer().map(|c| c.seconds()).map_err(|err| {
-                GitError::other(
-                    (self.context)(),
-                    format_args!("decoding commit {id}: {err}"),
-                )
-            })?;
-            Data {
-                time,
-                tree: commit.tree(),
-                parents: commit.parents().collect(),
-                message: Some(commit.message.to_vec()),
-            }
-        };
-        Ok(data)
+        let commit = decode_commit(&self.buf, id.kind()).map_err(|err| {
+            GitError::other(
+                (self.context)(),
+                format_args!("decoding commit {id}: {err}"),
+            )
+        })?;
+        Ok(Data {
+            time: commit.time,
+            tree: commit.tree,
+            parents: commit.parents,
+            message: Some(commit.message),
+        })
     }
 
     /// Read and decode commit `id` unless it was; its message is kept until
@@ -377,6 +360,25 @@ impl Walk<'_> {
     }
 }
 
+/// Commit `data`'s tree, parents, committer date and message: by
+/// [`plain_commit`] where the commit is plain, else by gix's full decoder,
+/// whose error says why it cannot be read.
+pub(super) fn decode_commit(data: &[u8], hash: gix::hash::Kind) -> Result<Decoded, String> {
+    if let Some(commit) = plain_commit(data, hash) {
+        return Ok(commit);
+    }
+    let commit = gix::objs::CommitRef::from_bytes(data, hash).map_err(|err| format!("{err:#}"))?;
+    Ok(Decoded {
+        time: commit
+            .committer()
+            .map_err(|err| format!("{err:#}"))?
+            .seconds(),
+        tree: commit.tree(),
+        parents: commit.parents().collect(),
+        message: commit.message.to_vec(),
+    })
+}
+
 /// Commit `data`'s tree, parents, committer date and message, as
 /// `CommitRef::from_bytes` reads them, decoding only what the walk needs:
 /// the `tree` and `parent` lines, the committer's signature (by gix), and
@@ -386,7 +388,7 @@ impl Walk<'_> {
 /// header's further lines start with a space), where git's own parser
 /// looks for it. `None` when the commit is not that plain, for the full
 /// decoder to read or refuse.
-pub(super) fn decode_commit(data: &[u8], hash: gix::hash::Kind) -> Option<Decoded> {
+fn plain_commit(data: &[u8], hash: gix::hash::Kind) -> Option<Decoded> {
     let id = |hex: &[u8]| {
         let lower = hex.len() == hash.len_in_hex()
             && hex
@@ -448,7 +450,7 @@ mod tests {
             parents: full.parents().collect(),
             message: full.message.to_vec(),
         };
-        (decode_commit(data, gix::hash::Kind::Sha1), expected)
+        (plain_commit(data, gix::hash::Kind::Sha1), expected)
     }
 
     fn same(a: &Decoded, b: &Decoded) -> bool {
@@ -477,15 +479,15 @@ mod tests {
     #[test]
     fn a_commit_that_is_not_plain_is_left_to_the_full_decoder() {
         let data = format!("{TREE}{PARENT}{AUTHOR}{COMMITTER}");
-        assert!(decode_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
+        assert!(plain_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
         // No committer before the blank line.
         let data = format!("{TREE}{AUTHOR}\n{COMMITTER}\nmessage\n");
-        assert!(decode_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
+        assert!(plain_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
         let data = format!("tree nothex\n{AUTHOR}{COMMITTER}\nmessage\n");
-        assert!(decode_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
+        assert!(plain_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
         let data = format!("{}{AUTHOR}{COMMITTER}\nmessage\n", TREE.to_uppercase());
-        assert!(decode_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
+        assert!(plain_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
         let data = format!("{TREE}{COMMITTER}{AUTHOR}\nmessage\n");
-        assert!(decode_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
+        assert!(plain_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
     }
 }
