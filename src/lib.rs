@@ -12,6 +12,7 @@
 //! it; `commands` has one module per verb, which never names another
 //! (docs/architecture.md).
 
+pub mod acceptance_run;
 pub mod agent_hooks;
 pub mod agents_md;
 pub mod binding;
@@ -41,6 +42,7 @@ pub mod receipts;
 pub mod report;
 pub mod schema;
 pub mod scope;
+pub mod signing;
 pub mod started;
 pub mod task;
 pub mod verdict;

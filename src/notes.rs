@@ -53,13 +53,17 @@ pub struct Entry {
     pub gate_version: String,
     /// SHA-256 of the run's log, `None` when it could not be read.
     pub log_digest: Option<String>,
+    /// The receipt's armored signature over [`Entry::payload`]; absent
+    /// when it was made unsigned (docs/receipts.md, "Signed receipts").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 impl Entry {
     /// The entry for `receipt`, when it is fresh: the same available
     /// fingerprint before and after the run.
     pub fn of(receipt: &Receipt, log_digest: Option<String>) -> Option<Entry> {
-        let fingerprint = fresh_digest(receipt)?;
+        let fingerprint = receipt.fresh_digest()?.to_string();
         Some(Entry {
             acceptance_id: receipt.acceptance_id.clone(),
             evidence: receipt.evidence.clone(),
@@ -74,7 +78,28 @@ impl Entry {
             task: receipt.task.clone(),
             gate_version: env!("CARGO_PKG_VERSION").to_string(),
             log_digest,
+            signature: receipt.signature.clone(),
         })
+    }
+
+    /// The bytes its signature covers: those of the receipt it was made
+    /// from ([`Receipt::payload`]), rebuilt from the entry's own fields.
+    pub fn payload(&self) -> Vec<u8> {
+        crate::signing::Payload {
+            schema: crate::signing::PAYLOAD_SCHEMA,
+            check: &self.acceptance_id,
+            evidence: &self.evidence,
+            contract: &self.contract,
+            fingerprint: &self.fingerprint,
+            exit_code: self.exit_code,
+            signal: self.signal,
+            passed: self.passed,
+            started_at: &self.started_at,
+            ended_at: &self.ended_at,
+            started_ns: self.started_ns.to_string(),
+            task: self.task.as_deref(),
+        }
+        .bytes()
     }
 
     /// Whether this attempt came after `other` (a tie goes to the greater
@@ -230,7 +255,7 @@ pub fn attach_latest(
 ) -> Result<Attached, AttachError> {
     let mut tree = None;
     for (receipt, log) in candidates {
-        let Some(digest) = fresh_digest(&receipt) else {
+        let Some(digest) = receipt.fresh_digest().map(str::to_string) else {
             continue;
         };
         let tree = match &tree {
@@ -254,14 +279,6 @@ pub fn attach_latest(
         Some(tree) => Attached::Differs(tree),
         None => Attached::NotFresh,
     })
-}
-
-/// The fingerprint a receipt vouches for: the same available one before
-/// and after its run, `None` when it is not fresh.
-fn fresh_digest(receipt: &Receipt) -> Option<String> {
-    let before = receipt.fingerprint_before.digest.as_ref()?;
-    let after = receipt.fingerprint_after.digest.as_ref()?;
-    (before == after).then(|| after.clone())
 }
 
 /// The tree fingerprint of `commit` over the subject's sources and the

@@ -197,7 +197,7 @@ impl Default for Provenance {
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a receipts mapping (mode, max_entries, max_bytes)"
+    expecting = "a receipts mapping (mode, max_entries, max_bytes, trust, signers)"
 )]
 pub struct ReceiptsPolicy {
     pub mode: Mode,
@@ -209,6 +209,40 @@ pub struct ReceiptsPolicy {
     #[serde(default = "default_max_bytes")]
     #[schemars(range(min = 1))]
     pub max_bytes: u64,
+    /// Whose receipts count in a range (CI, the server): `signed` (a
+    /// receipt signed by a key `signers` lists at the trusted revision) or
+    /// `any-pusher` (an unsigned receipt counts too: whoever can push
+    /// `refs/notes/gate` is believed).
+    #[serde(default)]
+    pub trust: Trust,
+    /// The file listing who may sign receipts, repository-relative, read at
+    /// the trusted revision (never the tip under review): git's
+    /// `gpg.ssh.allowedSignersFile` format for SSH keys, or armored OpenPGP
+    /// public keys.
+    #[serde(default)]
+    pub signers: Option<String>,
+}
+
+/// `receipts.trust`: whose travelled receipts a range believes
+/// (docs/receipts.md, "Signed receipts").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Trust {
+    /// Every pusher: an unsigned receipt counts (the policy says so in
+    /// words, and every report repeats it).
+    AnyPusher,
+    /// Only receipts signed by a key the trusted signers list.
+    #[default]
+    Signed,
+}
+
+impl Trust {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Trust::AnyPusher => "any-pusher",
+            Trust::Signed => "signed",
+        }
+    }
 }
 
 /// Default `receipts.max_entries`.
@@ -231,6 +265,8 @@ impl Default for ReceiptsPolicy {
             mode: Mode::Advisory,
             max_entries: DEFAULT_MAX_ENTRIES,
             max_bytes: DEFAULT_MAX_BYTES,
+            trust: Trust::Signed,
+            signers: None,
         }
     }
 }
@@ -404,6 +440,8 @@ impl Loosening {
 /// - `provenance.upstream`: none is strictest (no commit is imported unchecked);
 /// - `provenance.trailer`: a required trailer is stricter than none;
 /// - `receipts.max_entries`, `max_bytes`: the lower limit;
+/// - `receipts.trust`: `signed` is stricter than `any-pusher`;
+/// - `receipts.signers`: only the same file applies (another names other keys);
 /// - `brief.required_since`: a date is stricter than none, the earlier the stricter;
 /// - `exemptions`: only classes both declare (an added class is a loosening).
 pub fn stricter(trusted: &Policy, proposed: &Policy) -> (Policy, Vec<Loosening>) {
@@ -477,6 +515,21 @@ pub fn stricter(trusted: &Policy, proposed: &Policy) -> (Policy, Vec<Loosening>)
         trusted.receipts.max_bytes,
         proposed.receipts.max_bytes,
     );
+    let trust = match (trusted.receipts.trust, proposed.receipts.trust) {
+        (Trust::Signed, Trust::AnyPusher) => {
+            note("receipts.trust", "signed".into(), "any-pusher".into());
+            Trust::Signed
+        }
+        (t, p) => t.max(p),
+    };
+    // Another signers file names other keys: only keeping it applies.
+    let signers = match (&trusted.receipts.signers, &proposed.receipts.signers) {
+        (a, b) if a == b => a.clone(),
+        (a, b) => {
+            note("receipts.signers", shown(a), shown(b));
+            a.clone()
+        }
+    };
     let date = |d: Option<Date>| d.map_or("none".to_string(), |d| d.to_string());
     let required_since = match (trusted.brief.required_since, proposed.brief.required_since) {
         (None, p) => p,
@@ -522,6 +575,8 @@ pub fn stricter(trusted: &Policy, proposed: &Policy) -> (Policy, Vec<Loosening>)
             mode: receipts_mode,
             max_entries,
             max_bytes,
+            trust,
+            signers,
         },
         brief: BriefPolicy {
             mode: brief_mode,
@@ -602,6 +657,11 @@ pub fn parse(file: &Path, text: &str) -> Result<Policy, LoadError> {
         if value == 0 {
             return Err(invalid(key, "must be a positive number".into()));
         }
+    }
+    if let Some(signers) = &receipts.signers
+        && let Err(message) = signers_path(signers)
+    {
+        return Err(invalid("receipts.signers", message));
     }
 
     let brief = match raw.brief {
@@ -762,6 +822,24 @@ fn full_ref_name(name: &str) -> Result<(), String> {
             .split('/')
             .all(|part| !part.is_empty() && !part.starts_with('.') && !part.ends_with(".lock"));
     if ok { Ok(()) } else { Err(usage()) }
+}
+
+/// A signers file: a repository-relative path of plain components, read
+/// from the trusted revision's tree.
+fn signers_path(path: &str) -> Result<(), String> {
+    let ok = !path.is_empty()
+        && !path.starts_with('/')
+        && !path.chars().any(|c| c.is_ascii_control() || c == '\\')
+        && path
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..");
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{path:?} is not a repository-relative file path: use e.g. .gate/allowed_signers"
+        ))
+    }
 }
 
 /// A git trailer token: letters, digits and `-`, starting with a letter.

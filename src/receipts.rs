@@ -108,12 +108,48 @@ pub struct Receipt {
     pub task_created_at: Option<String>,
     /// The log, relative to `<common-dir>/gate/`.
     pub log: String,
+    /// The armored signature of [`Receipt::payload`] by the user's git
+    /// signing key (docs/receipts.md, "Signed receipts"); absent when the
+    /// receipt is unsigned (no key configured, signing failed, or not fresh).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 impl Receipt {
     /// Whether the run exited 0.
     pub fn passed(&self) -> bool {
         self.exit_code == Some(0)
+    }
+
+    /// The fingerprint it vouches for: the same available one before and
+    /// after its run, `None` when it is not fresh.
+    pub fn fresh_digest(&self) -> Option<&str> {
+        let before = self.fingerprint_before.digest.as_deref()?;
+        let after = self.fingerprint_after.digest.as_deref()?;
+        (before == after).then_some(after)
+    }
+
+    /// The bytes its signature covers, `None` when it is not fresh (only a
+    /// fresh receipt travels, so only one is signed).
+    pub fn payload(&self) -> Option<Vec<u8>> {
+        let fingerprint = self.fresh_digest()?;
+        Some(
+            crate::signing::Payload {
+                schema: crate::signing::PAYLOAD_SCHEMA,
+                check: &self.acceptance_id,
+                evidence: &self.evidence,
+                contract: &self.contract,
+                fingerprint,
+                exit_code: self.exit_code,
+                signal: self.signal,
+                passed: self.passed(),
+                started_at: &self.started_at,
+                ended_at: &self.ended_at,
+                started_ns: self.started_ns.to_string(),
+                task: self.task.as_deref(),
+            }
+            .bytes(),
+        )
     }
 }
 
@@ -691,6 +727,7 @@ mod tests {
             task: None,
             task_created_at: None,
             log: String::new(),
+            signature: None,
         }
     }
 

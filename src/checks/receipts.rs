@@ -373,14 +373,24 @@ pub fn range_check(
             );
         }
     };
+    let believed = Believed::of(repo, policy, trusted);
     if ids.is_empty() {
-        return without_task(repo, policy, &range.label, tip, &plans, note.as_ref());
+        return without_task(
+            repo,
+            policy,
+            &believed,
+            &range.label,
+            tip,
+            &plans,
+            note.as_ref(),
+        );
     }
     let mut findings = Vec::new();
     let mut criteria: Vec<String> = Vec::new();
     let mut new_tasks: Vec<&str> = Vec::new();
     let mut contracts_reported = std::collections::BTreeSet::new();
     let (mut proved, mut total) = (0, 0);
+    let mut proofs: Vec<(String, Proof)> = Vec::new();
     for id in &ids {
         let task_subject = || {
             at(Subject {
@@ -453,6 +463,7 @@ pub fn range_check(
             let disproof = disproof(
                 repo,
                 policy,
+                &believed,
                 declared,
                 tip,
                 Proving::Task { baseline },
@@ -460,13 +471,15 @@ pub fn range_check(
                 note.as_ref(),
             );
             let state = match disproof {
-                None => {
+                Ok(proof) => {
                     proved += 1;
+                    proofs.push((acceptance_id.clone(), proof));
                     "passed"
                 }
-                Some(f) => {
+                Err(f) => {
                     let state = match f.cause {
                         "receipt_missing" => "missing",
+                        "receipt_unverified" => "unverified",
                         "receipt_stale" => "stale",
                         "receipt_failed" => "failed",
                         _ => "unknown",
@@ -488,9 +501,10 @@ pub fn range_check(
         }
     }
     let summary = format!(
-        "{proved} of {total} check{} proved by receipts that travelled with {} (verified against its tree){}{}",
+        "{proved} of {total} check{} proved by receipts that travelled with {} (verified against its tree){}{}{}",
         if total == 1 { "" } else { "s" },
         tip.short(),
+        proved_by(&proofs),
         match criteria.is_empty() {
             true => String::new(),
             false => format!("; criteria: {}", criteria.join(", ")),
@@ -503,7 +517,7 @@ pub fn range_check(
             ),
         }
     );
-    (summary, findings)
+    (believed.said(summary), findings)
 }
 
 /// The receipts check of a range whose commits name no task and change no
@@ -518,6 +532,7 @@ pub fn range_check(
 fn without_task(
     repo: &Repo,
     policy: &Policy,
+    believed: &Believed,
     label: &str,
     tip: Oid,
     plans: &range_rules::Plans,
@@ -594,6 +609,7 @@ fn without_task(
         );
     }
     let mut proved = 0;
+    let mut proofs: Vec<(String, Proof)> = Vec::new();
     for acceptance_id in &acceptance_ids {
         let (declared, loosened) = declaration(plans, acceptance_id);
         for (side, what) in loosened {
@@ -602,14 +618,18 @@ fn without_task(
         match disproof(
             repo,
             policy,
+            believed,
             declared,
             tip,
             Proving::WithoutTask,
             acceptance_id,
             note,
         ) {
-            None => proved += 1,
-            Some(f) => findings.push(f.with_subject(at(Subject {
+            Ok(proof) => {
+                proved += 1;
+                proofs.push((acceptance_id.clone(), proof));
+            }
+            Err(f) => findings.push(f.with_subject(at(Subject {
                 acceptance_id: Some(acceptance_id.clone()),
                 ..Subject::default()
             }))),
@@ -617,11 +637,12 @@ fn without_task(
     }
     let total = acceptance_ids.len();
     (
-        format!(
-            "no task in {label}: {proved} of {total} acceptance check{} of the plan proved by receipts made without a task that travelled with {} (verified against its tree)",
+        believed.said(format!(
+            "no task in {label}: {proved} of {total} acceptance check{} of the plan proved by receipts made without a task that travelled with {} (verified against its tree){}",
             if total == 1 { "" } else { "s" },
-            tip.short()
-        ),
+            tip.short(),
+            proved_by(&proofs)
+        )),
         findings,
     )
 }
@@ -791,6 +812,7 @@ fn rank(state: &str) -> u8 {
         "passed" => 0,
         "missing" => 1,
         "stale" => 2,
+        "unverified" => 2,
         "failed" => 3,
         _ => 4,
     }
@@ -808,17 +830,22 @@ enum Proving {
     WithoutTask,
 }
 
-/// What keeps the note on `tip` from proving `acceptance_id`: `None` when its
-/// entry passed on TIP's contract and TIP's tree fingerprint.
+/// What keeps the note on `tip` from proving `acceptance_id` (the finding),
+/// or whose word proves it: its entry passed on TIP's contract and TIP's
+/// tree fingerprint, and [`Believed`] believes it.
+// The finding is the answer, made once per check, not an error passed up
+// through layers: its size costs nothing here.
+#[allow(clippy::too_many_arguments, clippy::result_large_err)]
 fn disproof(
     repo: &Repo,
     policy: &Policy,
+    believed: &Believed,
     declared: Option<&AcceptanceCheck>,
     tip: Oid,
     proving: Proving,
     acceptance_id: &str,
     note: Option<&crate::notes::Note>,
-) -> Option<Finding> {
+) -> Result<Proof, Finding> {
     let verify = match proving {
         Proving::Task { .. } => format!(
             "run `gate verify {acceptance_id}` on a clean checkout of {} and push its note with `gate receipts push REMOTE` (a push through gate's pre-push sends it too); CI fetches it with `gate receipts fetch REMOTE`",
@@ -830,7 +857,7 @@ fn disproof(
         ),
     };
     let Some(acceptance) = declared else {
-        return Some(Finding::unknown(
+        return Err(Finding::unknown(
             CHECK,
             "unknown_check",
             format!("the plan declares no check {acceptance_id}, yet a served criterion names it"),
@@ -838,7 +865,7 @@ fn disproof(
         ));
     };
     let Some(entry) = note.and_then(|n| n.entry(acceptance_id)) else {
-        return Some(Finding::blocker(
+        return Err(Finding::blocker(
             CHECK,
             "receipt_missing",
             format!(
@@ -852,7 +879,7 @@ fn disproof(
         Proving::Task { baseline } => baseline,
         Proving::WithoutTask => {
             if let Some(task) = &entry.task {
-                return Some(Finding::blocker(
+                return Err(Finding::blocker(
                     CHECK,
                     "receipt_missing",
                     format!(
@@ -882,7 +909,7 @@ fn disproof(
     let digest = match tree {
         Ok(crate::fingerprint::Fingerprint::Available { digest, .. }) => digest,
         Ok(crate::fingerprint::Fingerprint::Unavailable { reason, path }) => {
-            return Some(Finding::unknown(
+            return Err(Finding::unknown(
                 CHECK,
                 "fingerprint_unavailable",
                 format!(
@@ -895,7 +922,7 @@ fn disproof(
             ));
         }
         Err(e) => {
-            return Some(Finding::unknown(
+            return Err(Finding::unknown(
                 CHECK,
                 "input_unreadable",
                 format!("the sources of {acceptance_id} in {}: {e}", tip.short()),
@@ -904,8 +931,24 @@ fn disproof(
         }
     };
     let evidence = &entry.evidence;
+    // A claim nobody can be held to says nothing: whether the entry is
+    // believed comes before what it says.
+    let proof = match believed.judge(entry) {
+        Ok(proof) => proof,
+        Err(why) => {
+            return Err(Finding::blocker(
+                CHECK,
+                "receipt_unverified",
+                format!(
+                    "the receipt of {acceptance_id} on {} ({evidence}) does not count: {why}",
+                    tip.short()
+                ),
+                believed.decide(acceptance_id, tip),
+            ));
+        }
+    };
     if entry.contract != acceptance.contract_digest() {
-        return Some(Finding::blocker(
+        return Err(Finding::blocker(
             CHECK,
             "receipt_stale",
             format!(
@@ -917,7 +960,7 @@ fn disproof(
         ));
     }
     if entry.fingerprint != digest {
-        return Some(Finding::blocker(
+        return Err(Finding::blocker(
             CHECK,
             "receipt_stale",
             format!(
@@ -928,7 +971,7 @@ fn disproof(
         ));
     }
     if !entry.passed {
-        return Some(Finding::blocker(
+        return Err(Finding::blocker(
             CHECK,
             "receipt_failed",
             format!(
@@ -942,5 +985,148 @@ fn disproof(
             format!("fix what it reports, then {verify}"),
         ));
     }
-    None
+    Ok(proof)
+}
+
+/// Whose word proves a check in a range (docs/receipts.md, "Signed
+/// receipts").
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Proof {
+    /// A receipt signed by this signer (as the trusted signers name them,
+    /// with the key), listed at every trusted revision.
+    SignedBy(String),
+    /// An unsigned (or unchecked) receipt, counted because the trusted
+    /// policy says `receipts.trust: any-pusher`.
+    AnyPusher,
+}
+
+/// `: unit by a receipt signed by ada@example.org (ED25519 SHA256:…)`,
+/// each check proved by a signed receipt; nothing when none was.
+fn proved_by(proofs: &[(String, Proof)]) -> String {
+    let signed: Vec<String> = proofs
+        .iter()
+        .filter_map(|(id, proof)| match proof {
+            Proof::SignedBy(who) => Some(format!("{id} by a receipt signed by {who}")),
+            Proof::AnyPusher => None,
+        })
+        .collect();
+    match signed.is_empty() {
+        true => String::new(),
+        false => format!(": {}", signed.join(", ")),
+    }
+}
+
+/// Who a range believes: the trusted policy's `receipts.trust`, and the
+/// signers `receipts.signers` lists at each trusted revision — never at
+/// the tip under review (docs/trust.md).
+pub struct Believed {
+    trust: crate::policy::Trust,
+    /// The policy's `receipts.signers`, as written.
+    file: Option<String>,
+    /// Per trusted revision, its signers, or why it lists none.
+    signers: Vec<Result<crate::signing::Signers, String>>,
+    verifier: crate::signing::Verifier,
+}
+
+impl Believed {
+    /// Read the signers of `policy` at each of `trusted`.
+    pub fn of(repo: &Repo, policy: &Policy, trusted: &[Trusted]) -> Believed {
+        let file = policy.receipts.signers.clone();
+        let signers = match (&file, policy.receipts.trust) {
+            (_, crate::policy::Trust::AnyPusher) => Vec::new(),
+            (None, _) => vec![Err(
+                "the trusted policy names no `receipts.signers`, so no signature can count".into(),
+            )],
+            (Some(_), _) if trusted.is_empty() => vec![Err(
+                "no trusted revision to read `receipts.signers` from (the range has no base: pass --policy-from REV)".into(),
+            )],
+            (Some(path), _) => trusted
+                .iter()
+                .map(|t| signers_at(repo, t, path))
+                .collect(),
+        };
+        Believed {
+            trust: policy.receipts.trust,
+            file,
+            signers,
+            verifier: crate::signing::Verifier::from_config(|k| repo.config_string(k)),
+        }
+    }
+
+    /// Whether `entry` counts, and by whose word; why not.
+    fn judge(&self, entry: &crate::notes::Entry) -> Result<Proof, String> {
+        if self.trust == crate::policy::Trust::AnyPusher {
+            return Ok(Proof::AnyPusher);
+        }
+        let Some(signature) = &entry.signature else {
+            return Err(format!(
+                "it is not signed, and the trusted policy counts only receipts signed by a key {} lists (receipts.trust: signed)",
+                self.file.as_deref().unwrap_or("`receipts.signers`")
+            ));
+        };
+        if entry.passed != (entry.exit_code == Some(0)) {
+            return Err(format!(
+                "it says passed: {} with exit code {:?}",
+                entry.passed, entry.exit_code
+            ));
+        }
+        let payload = entry.payload();
+        let mut who = None;
+        for signers in &self.signers {
+            let signers = signers.as_ref().map_err(Clone::clone)?;
+            let by = self
+                .verifier
+                .verify(signature, &payload, signers, &entry.started_at)?;
+            who.get_or_insert(by);
+        }
+        who.map(Proof::SignedBy)
+            .ok_or_else(|| "no trusted revision lists its signer".to_string())
+    }
+
+    /// The summary, with what the trust rule means when every pusher is
+    /// believed.
+    fn said(&self, summary: String) -> String {
+        match self.trust {
+            crate::policy::Trust::AnyPusher => format!(
+                "{summary}; receipts.trust is any-pusher: unsigned receipts count, so whoever can push {} is believed",
+                crate::notes::NOTES_REF
+            ),
+            crate::policy::Trust::Signed => summary,
+        }
+    }
+
+    /// What gets an unverified receipt through.
+    fn decide(&self, acceptance_id: &str, tip: Oid) -> String {
+        format!(
+            "sign receipts: configure git's signing key (user.signingKey, gpg.format ssh or openpgp), run `gate verify {acceptance_id}` on a clean checkout of {} and `gate receipts push REMOTE`; the key must be listed in {} on the target branch (a governance change: docs/receipts.md#signed-receipts)",
+            tip.short(),
+            self.file
+                .as_deref()
+                .unwrap_or("the file `receipts.signers` names")
+        )
+    }
+}
+
+/// The signers file `path` at the trusted revision `t`.
+fn signers_at(repo: &Repo, t: &Trusted, path: &str) -> Result<crate::signing::Signers, String> {
+    use crate::git::EntryKind;
+    let named = format!("{path} at {}", t.named);
+    let entry = repo
+        .entry_at(t.commit, &crate::path::RepoPath::from(path))
+        .map_err(|e| format!("{named} cannot be read: {e}"))?;
+    let blob = match entry {
+        None => return Err(format!("{named} does not exist, so it lists no signer")),
+        Some((blob, EntryKind::File | EntryKind::Executable)) => blob,
+        Some(_) => return Err(format!("{named} is not a regular file")),
+    };
+    let bytes = repo
+        .read_blob(blob)
+        .map_err(|e| format!("{named} cannot be read: {e}"))?;
+    if bytes.len() as u64 > crate::load::MAX_FILE_BYTES {
+        return Err(format!(
+            "{named} is over the {}-byte limit for gate's files",
+            crate::load::MAX_FILE_BYTES
+        ));
+    }
+    Ok(crate::signing::Signers { named, bytes })
 }

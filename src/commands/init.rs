@@ -30,18 +30,41 @@ pub fn run(dir: Option<&Path>, args: &InitArgs) -> Result<ExitCode, Failure> {
     if args.agents {
         return agents(&ctx, args.print);
     }
-    let mut files = vec![
-        (
-            crate::policy::POLICY_PATH.to_string(),
-            schema::modeline(Document::Policy) + crate::policy::DEFAULT_POLICY_YAML,
-        ),
-        (
-            crate::plan::PLAN_PATH.to_string(),
-            schema::modeline(Document::Plan) + EXAMPLE_PLAN,
-        ),
-    ];
+    // The signed way (docs/receipts.md, "Signed receipts"): with a signing
+    // key configured, the policy names a signers file that lists it.
+    let mut policy = crate::policy::DEFAULT_POLICY_YAML.to_string();
+    let mut signers = None;
+    let mut signing_note = None;
+    match crate::signing::config(|k| ctx.repo.config_string(k)) {
+        Ok(Some(config)) => {
+            let email = ctx.repo.config_string("user.email").unwrap_or_default();
+            match crate::signing::signers_file(&config, &email) {
+                Ok((rel, bytes)) => {
+                    policy = policy.replace(
+                        "  # signers: .gate/allowed_signers\n",
+                        &format!("  signers: {rel}\n"),
+                    );
+                    signers = Some((rel.to_string(), bytes));
+                }
+                Err(why) => signing_note = Some(why),
+            }
+        }
+        Ok(None) => {}
+        Err(why) => signing_note = Some(why),
+    }
+    let mut files = vec![(
+        crate::policy::POLICY_PATH.to_string(),
+        (schema::modeline(Document::Policy) + &policy).into_bytes(),
+    )];
+    if let Some((rel, bytes)) = signers {
+        files.push((rel, bytes));
+    }
+    files.extend([(
+        crate::plan::PLAN_PATH.to_string(),
+        (schema::modeline(Document::Plan) + EXAMPLE_PLAN).into_bytes(),
+    )]);
     for document in Document::ALL {
-        files.push((document.path(), schema::text(document)));
+        files.push((document.path(), schema::text(document).into_bytes()));
     }
     let mut done = Vec::new();
     for (rel, content) in &files {
@@ -59,13 +82,16 @@ pub fn run(dir: Option<&Path>, args: &InitArgs) -> Result<ExitCode, Failure> {
         fsutil::write_within(
             ctx.root(),
             Path::new(rel),
-            content.as_bytes(),
+            content,
             None,
             Some(&ctx.state_dir().join("tmp")),
         )?;
         done.push((rel.as_str(), written));
     }
     out(&human::initialised(&done));
+    if let Some(why) = signing_note {
+        crate::context::err(&human::init_signers_not_set(&why));
+    }
     Ok(ExitCode::Pass)
 }
 

@@ -9,12 +9,10 @@
 //! the run, or git failed while fingerprinting them after it: the receipt is
 //! recorded, stale, and the error reported).
 
-use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::acceptance_run::{self, OUTPUT_GRACE, Said, Signing, compact, nonce};
 
 use crate::cli::VerifyArgs;
 use crate::clock::Timestamp;
@@ -125,13 +123,18 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
     };
     let guard = store.start_run(&acceptance.id, &marker)?;
     err(&human::verify_started(acceptance, &log_path));
-    let (exit_code, signal) = run_command(
+    let not_captured = human::output_not_captured(OUTPUT_GRACE.as_secs());
+    let (exit_code, signal) = acceptance_run::run_command(
         ctx.root(),
         &acceptance.command,
         &acceptance.id,
         &evidence,
         &log_path,
         args.json,
+        &Said {
+            log: not_captured.clone(),
+            say: &|| err(&human::acceptance_said(&acceptance.id, &not_captured)),
+        },
     )?;
     let ended_at = Timestamp::now();
     // The run happened: an error now must not lose its receipt. The after
@@ -147,7 +150,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
             Some(e),
         ),
     };
-    let receipt = Receipt {
+    let mut receipt = Receipt {
         schema: RECEIPT_SCHEMA.into(),
         evidence: evidence.clone(),
         acceptance_id: acceptance.id.clone(),
@@ -165,7 +168,14 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         task: task_id,
         task_created_at: task.as_ref().map(|t| t.record.created_at.clone()),
         log: log_rel,
+        signature: None,
     };
+    // Signed before it is recorded: the file and the note it travels in
+    // carry the same signature (docs/receipts.md, "Signed receipts").
+    let signing = acceptance_run::sign(&ctx.repo, &mut receipt);
+    if let Signing::Failed(why) = &signing {
+        err(&human::verify_not_signed(&acceptance.id, why));
+    }
     store.record(&receipt)?;
     drop(guard);
     let mut text = human::verify_ran(&receipt);
@@ -192,6 +202,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
             &policy,
             task.as_ref(),
             &log_path,
+            &signing,
         ));
     }
     let (code, outcome) = if changed {
@@ -228,6 +239,7 @@ fn attach_to_head(
     policy: &crate::policy::Policy,
     task: Option<&crate::task::Task>,
     log: &Path,
+    signing: &Signing,
 ) -> String {
     let Ok(Some(head)) = ctx.repo.head().map(|h| h.id()) else {
         return String::new();
@@ -249,7 +261,13 @@ fn attach_to_head(
     let candidate = (receipt.clone(), log.to_path_buf());
     match notes::attach_latest(&ctx.repo, head, [candidate], &subject) {
         Ok(notes::Attached::Written | notes::Attached::AlreadyHeld) => {
-            human::verify_attached(&acceptance.id, &at)
+            let signed = match signing {
+                Signing::Signed(how) => human::Signed::By(how),
+                Signing::Failed(_) => human::Signed::Failed,
+                Signing::NoKey => human::Signed::NoKey(policy.receipts.trust),
+                Signing::Off => human::Signed::Off(policy.receipts.trust),
+            };
+            human::verify_attached(&acceptance.id, &at, &signed)
         }
         Ok(notes::Attached::NotFresh) => String::new(),
         Ok(notes::Attached::Differs(_)) => human::verify_not_attached(&acceptance.id, &at),
@@ -262,142 +280,4 @@ fn attach_to_head(
             String::new()
         }
     }
-}
-
-/// How long output may still come once the command has exited: what its
-/// last writes left in the pipes, or a short-lived child's.
-const OUTPUT_GRACE: Duration = Duration::from_secs(2);
-
-/// Run `sh -c command` at `root`, copying its stdout and stderr to ours and to
-/// the log as they come — its stdout to our stderr when `json` (stdout then
-/// holds only the document). Returns the exit code, or the signal that
-/// ended it.
-///
-/// The output closes only when every process holding it has exited, and a
-/// background process the command left running (`server &`) may hold it
-/// for ever. So once the command has exited, the copying gets
-/// [`OUTPUT_GRACE`] to finish; after that it stops (the log says so) and is
-/// left to end with gate, and the run is recorded.
-fn run_command(
-    root: &Path,
-    command: &str,
-    acceptance_id: &str,
-    evidence: &str,
-    log_path: &Path,
-    json: bool,
-) -> Result<(Option<i32>, Option<i32>), Failure> {
-    if let Some(dir) = log_path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Failure::unknown(format!("{}: {e}", dir.display())))?;
-    }
-    let log = crate::fsutil::create_truncated(log_path)?;
-    let log = Arc::new(Mutex::new(log));
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .current_dir(root)
-        .env("GATE_CHECK", acceptance_id)
-        .env("GATE_EVIDENCE", evidence)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| Failure::unknown(format!("cannot start sh -c {command:?}: {e}")))?;
-    let stdout = child.stdout.take().expect("stdout was piped");
-    let stderr = child.stderr.take().expect("stderr was piped");
-    let capturing = Arc::new(AtomicBool::new(true));
-    let (closed, copies_closed) = mpsc::channel();
-    let ours: Box<dyn Write + Send> = if json {
-        Box::new(std::io::stderr())
-    } else {
-        Box::new(std::io::stdout())
-    };
-    spawn_tee(stdout, ours, &log, &capturing, &closed);
-    spawn_tee(stderr, std::io::stderr(), &log, &capturing, &closed);
-    let status = child
-        .wait()
-        .map_err(|e| Failure::unknown(format!("waiting for the check: {e}")))?;
-    let deadline = Instant::now() + OUTPUT_GRACE;
-    let mut open = 2;
-    while open > 0
-        && copies_closed
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            .is_ok()
-    {
-        open -= 1;
-    }
-    let mut file = log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if open > 0 {
-        // Under the log's lock: no copy writes to the log after this note.
-        capturing.store(false, Ordering::SeqCst);
-        let note = human::output_not_captured(OUTPUT_GRACE.as_secs());
-        let _ = file.write_all(note.as_bytes());
-        err(&human::acceptance_said(acceptance_id, &note));
-    }
-    let _ = file.sync_all();
-    drop(file);
-    use std::os::unix::process::ExitStatusExt;
-    Ok((status.code(), status.signal()))
-}
-
-/// [`tee`] on a thread of its own, saying on `closed` when it is done. Never
-/// joined: a stream a background process holds open may never close.
-fn spawn_tee(
-    from: impl Read + Send + 'static,
-    to: impl Write + Send + 'static,
-    log: &Arc<Mutex<std::fs::File>>,
-    capturing: &Arc<AtomicBool>,
-    closed: &mpsc::Sender<()>,
-) {
-    let (log, capturing, closed) = (Arc::clone(log), Arc::clone(capturing), closed.clone());
-    std::thread::spawn(move || {
-        tee(from, to, &log, &capturing);
-        let _ = closed.send(());
-    });
-}
-
-/// Copy a child's stream to one of ours and to the log until it closes, or
-/// until `capturing` is cleared.
-fn tee(
-    mut from: impl Read,
-    mut to: impl Write,
-    log: &Mutex<std::fs::File>,
-    capturing: &AtomicBool,
-) {
-    let mut buf = [0u8; 8192];
-    loop {
-        let n = match from.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        if !capturing.load(Ordering::SeqCst) {
-            break;
-        }
-        let _ = to.write_all(&buf[..n]).and_then(|()| to.flush());
-        let mut file = log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if !capturing.load(Ordering::SeqCst) {
-            break;
-        }
-        let _ = file.write_all(&buf[..n]);
-    }
-}
-
-/// `2026-11-30T01:02:03Z` → `20261130T010203Z`.
-fn compact(timestamp: &str) -> String {
-    timestamp
-        .chars()
-        .filter(|c| *c != '-' && *c != ':')
-        .collect()
-}
-
-/// Twelve hex digits unique to this run: the clock, the pid and a counter, hashed.
-fn nonce(started_ns: u128) -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let seed = format!(
-        "{started_ns}-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    );
-    crate::digest::sha256_hex(seed.as_bytes())[..12].to_string()
 }

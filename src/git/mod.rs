@@ -1316,6 +1316,16 @@ impl Repo {
 
 /// Whether `name` can name a remote (git passes a URL as the remote's name
 /// when a push names no configured remote).
+/// A git boolean (`true`, `yes`, `on`, `1`; `false`, `no`, `off`, `0`,
+/// any case), `None` for anything else.
+pub fn config_bool(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" => Some(true),
+        "false" | "no" | "off" | "0" | "" => Some(false),
+        _ => None,
+    }
+}
+
 pub fn is_remote_name(name: &str) -> bool {
     !(name.is_empty()
         || name.contains(['*', '?', '[', '\\'])

@@ -483,10 +483,57 @@ pub fn verify_changed(id: &str, after: &crate::fingerprint::Fingerprint) -> Stri
 }
 
 /// `gate verify`'s line when the receipt is on commit `at` now.
-pub fn verify_attached(id: &str, at: &str) -> String {
+pub fn verify_attached(id: &str, at: &str, signed: &Signed) -> String {
+    let trust_note = |trust: crate::policy::Trust| match trust {
+        crate::policy::Trust::AnyPusher => String::new(),
+        crate::policy::Trust::Signed => {
+            "; a range counts it only under `receipts.trust: any-pusher`".to_string()
+        }
+    };
+    let how = match signed {
+        Signed::By(how) => format!(", signed with {}", shown_line(how)),
+        Signed::Failed => ", unsigned: the signature could not be made (said above)".to_string(),
+        Signed::NoKey(trust) => format!(
+            ", unsigned: no user.signingKey is configured{}",
+            trust_note(*trust)
+        ),
+        Signed::Off(trust) => format!(
+            ", unsigned: gate.signReceipts is false{}",
+            trust_note(*trust)
+        ),
+    };
     format!(
-        "{id}: receipt attached to commit {at} ({})\n",
+        "{id}: receipt attached to commit {at} ({}){how}\n",
         crate::notes::NOTES_REF
+    )
+}
+
+/// Whether the receipt `gate verify` attached is signed, for its line.
+pub enum Signed<'a> {
+    /// Signed: with which format and key.
+    By(&'a str),
+    /// A key is configured and signing failed (said on its own line).
+    Failed,
+    /// No key is configured, under the local policy's `receipts.trust`.
+    NoKey(crate::policy::Trust),
+    /// `gate.signReceipts` is false, under the local policy's trust.
+    Off(crate::policy::Trust),
+}
+
+/// `gate init`'s line (stderr) when a signing key is configured and no
+/// signers file could be written for it.
+pub fn init_signers_not_set(why: &str) -> String {
+    format!(
+        "gate: receipts.signers is not set: {}; list your key yourself (docs/receipts.md#signed-receipts)\n",
+        shown_line(why)
+    )
+}
+
+/// `gate verify`'s line (stderr) when a configured key could not sign.
+pub fn verify_not_signed(id: &str, why: &str) -> String {
+    format!(
+        "{id}: receipt not signed: {}; a range counts an unsigned receipt only under `receipts.trust: any-pusher` (fix the signing key, or set gate.signReceipts false to stop trying)\n",
+        shown_line(why)
     )
 }
 

@@ -91,7 +91,7 @@ impl Setup {
 
 /// `gate check --range RANGE --json` with `extra` arguments in `repo`: the
 /// exit code and the report.
-fn check_range(repo: &TestRepo, range: &str, extra: &[&str]) -> (i32, Value) {
+pub(crate) fn check_range(repo: &TestRepo, range: &str, extra: &[&str]) -> (i32, Value) {
     let mut args = vec!["check", "--range", range, "--json"];
     args.extend_from_slice(extra);
     let out = repo.gate().args(&args).output().unwrap();
@@ -117,7 +117,7 @@ fn range_transcript(repo: &TestRepo, range: &str, json: bool, named: &[(&str, &s
 }
 
 /// The receipts check of a report.
-fn receipts(doc: &Value) -> &Value {
+pub(crate) fn receipts(doc: &Value) -> &Value {
     doc["checks"]
         .as_array()
         .unwrap()
@@ -126,7 +126,7 @@ fn receipts(doc: &Value) -> &Value {
         .unwrap_or_else(|| panic!("no receipts check in {doc:#}"))
 }
 
-fn causes(doc: &Value) -> Vec<String> {
+pub(crate) fn causes(doc: &Value) -> Vec<String> {
     receipts(doc)["findings"]
         .as_array()
         .unwrap()
@@ -280,7 +280,7 @@ fn no_task_setup(plan: Option<&str>) -> Setup {
     let dev = crate::receipts::receipts_scenery("required");
     dev.write(
         ".gate/policy.yaml",
-        "version: 1\nbinding: off\nscope: off\nprovenance:\n  mode: advisory\n  merges: refuse\nreceipts:\n  mode: required\nbrief:\n  mode: off\n",
+        "version: 1\nbinding: off\nscope: off\nprovenance:\n  mode: advisory\n  merges: refuse\nreceipts:\n  mode: required\n  trust: any-pusher\nbrief:\n  mode: off\n",
     );
     match plan {
         None => {}

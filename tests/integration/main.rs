@@ -40,6 +40,7 @@ mod provenance;
 mod readme_flow;
 mod receipts;
 mod report_formats;
+mod signed_receipts;
 mod start_task;
 mod state_files;
 mod support;

@@ -47,6 +47,7 @@ fn entry(check: &str, started_ns: u128) -> Entry {
         task: None,
         gate_version: "0.1.0".into(),
         log_digest: None,
+        signature: None,
     }
 }
 

@@ -13,7 +13,7 @@ const BEGIN: &str = "<!-- readme-flow: begin -->";
 const END: &str = "<!-- readme-flow: end -->";
 
 /// Every check `required`, the binding too.
-const ALL_REQUIRED: &str = "version: 1\nbinding: required\nexemptions: []\nscope: required\nprovenance:\n  mode: required\n  merges: refuse\nreceipts:\n  mode: required\nbrief:\n  mode: required\n";
+const ALL_REQUIRED: &str = "version: 1\nbinding: required\nexemptions: []\nscope: required\nprovenance:\n  mode: required\n  merges: refuse\nreceipts:\n  mode: required\n  signers: .gate/allowed_signers\nbrief:\n  mode: required\n";
 
 /// The shell commands of README.md's marked block, without its fences.
 fn readme_flow() -> String {
@@ -83,7 +83,14 @@ fn run_flow(base: &Path) -> Output {
     ))
     .unwrap();
     let home = base.join("home");
-    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    // The user's SSH key, which the flow signs receipts with.
+    let keygen = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "ada", "-f"])
+        .arg(home.join(".ssh/id_ed25519"))
+        .output()
+        .expect("ssh-keygen runs (apt-get install openssh-client)");
+    assert!(keygen.status.success(), "{}", show(&keygen));
     let mut sh = Command::new("sh");
     sh.current_dir(base)
         .env_clear()
@@ -141,6 +148,18 @@ fn assert_flow_worked(base: &Path, repo: &Path, out: &Output) {
         "CI's check proved the range: {}",
         show(out)
     );
+    // The receipt CI proved it by was signed with the user's key, which
+    // `gate init` listed in the signers file that landed on main.
+    assert!(
+        stdout.contains("export-tests by a receipt signed by ada@example.com (ED25519 SHA256:"),
+        "{}",
+        show(out)
+    );
+    let signers = git_text(&origin, &["show", "main:.gate/allowed_signers"]);
+    assert!(
+        signers.starts_with("ada@example.com ssh-ed25519 "),
+        "{signers}"
+    );
 }
 
 #[test]
@@ -171,8 +190,14 @@ fn the_readme_flow_works_under_the_default_policy() {
     let (_, committed) = flow_in_a_fresh_clone(None);
     // `gate init` wrote the embedded default, under the line naming its
     // schema (docs/schema.md), and that is what was committed.
+    // With a signing key configured, the signers file is named.
     let written =
         gate::schema::modeline(gate::schema::Document::Policy) + gate::policy::DEFAULT_POLICY_YAML;
+    let written = written.replace(
+        "  # signers: .gate/allowed_signers\n",
+        "  signers: .gate/allowed_signers\n",
+    );
+    assert_ne!(written, gate::policy::DEFAULT_POLICY_YAML);
     assert_eq!(committed, written.trim());
 }
 

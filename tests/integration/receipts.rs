@@ -72,10 +72,13 @@ pub(crate) fn receipts_repo(mode: &str) -> TestRepo {
     repo
 }
 
-/// [`receipts_repo`] before any task is started.
+/// [`receipts_repo`] before any task is started. Its policy trusts every
+/// pusher's receipts in a range (`receipts.trust: any-pusher`): the tests
+/// that use it are about what a receipt says; those about who signed it
+/// are in `signed_receipts`.
 pub(crate) fn receipts_scenery(mode: &str) -> TestRepo {
     let repo = fixture::plan_repo("off");
-    repo.write(".gate/policy.yaml", policy(mode, ""));
+    repo.write(".gate/policy.yaml", policy(mode, "  trust: any-pusher\n"));
     repo.write(".gate/plan.yaml", plan());
     repo.write(".gitignore", "ctl/\nbuild/\n*.log\n");
     repo.write("check.sh", CHECK_SH);
