@@ -10,7 +10,8 @@
 # $RUNNER_TEMP/gate-report.json and `base`, `tip`, `report`, `exit-code` to
 # $GITHUB_OUTPUT; `gate check --format github` appends the job summary to
 # $GITHUB_STEP_SUMMARY. Optional: GATE_BASE (the range's base), GATE_POLICY_FROM
-# (the revision whose policy judges), GATE_MAX_FINDINGS (annotations listed,
+# (the revision whose policy judges), GATE_RUN_UNPROVED (true: run each check
+# no verified receipt proves, `--run-unproved`), GATE_MAX_FINDINGS (annotations listed,
 # default 200). It exits as `gate check` does: 0 nothing blocks, 1 refused,
 # 3 unknown — and 3 when it cannot tell what to prove.
 set -eu
@@ -114,12 +115,16 @@ check() {
 
   set -- --range "$base..$tip"
   if [ -n "$policy_from" ]; then set -- "$@" --policy-from "$policy_from"; fi
+  # Checks no verified receipt proves are run here, on the tip's checkout.
+  case ${GATE_RUN_UNPROVED:-false} in
+    true | 1 | yes) set -- "$@" --run-unproved ;;
+  esac
   say "gate check $*"
   output "base=$base" "tip=$tip" "report=$report"
   status=0
-  gate check "$@" --json > "$report" || status=$?
-  # The same report as annotations on the paths, and the job summary.
-  gate check "$@" --format github --max-findings "${GATE_MAX_FINDINGS:-200}" || true
+  # One judgement: the JSON report, and the same report as annotations on
+  # the paths and the job summary.
+  gate check "$@" --json-out "$report" --format github --max-findings "${GATE_MAX_FINDINGS:-200}" || status=$?
   output "exit-code=$status"
   exit $status
 }

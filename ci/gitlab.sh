@@ -9,8 +9,10 @@
 # target branch's policy and plan (--policy-from); a push proves
 # CI_COMMIT_BEFORE_SHA..CI_COMMIT_SHA (from where they meet, for a force
 # push; from the default branch, for a new branch). Optional: GATE_BASE,
-# GATE_POLICY_FROM, GATE_MAX_FINDINGS (default 200). Writes the JSON report
-# to $CI_PROJECT_DIR/gate-report.json and exits as `gate check` does: 0
+# GATE_POLICY_FROM, GATE_MAX_FINDINGS (default 200), GATE_RUN_UNPROVED
+# (true: `--run-unproved`). Writes the JSON report to
+# $CI_PROJECT_DIR/gate-report.json — replacing it, never writing through a
+# file or link the change committed there — and exits as `gate check` does: 0
 # nothing blocks, 1 refused, 3 unknown — and 3 when it cannot tell what to
 # prove.
 set -eu
@@ -76,11 +78,15 @@ check() {
 
   set -- --range "$base..$tip"
   if [ -n "$policy_from" ]; then set -- "$@" --policy-from "$policy_from"; fi
+  # Checks no verified receipt proves are run here, on the tip's checkout.
+  case ${GATE_RUN_UNPROVED:-false} in
+    true | 1 | yes) set -- "$@" --run-unproved ;;
+  esac
   say "gate check $*"
   status=0
-  gate check "$@" --json > "$report" || status=$?
-  # The same, for people reading the job's log.
-  gate check "$@" --max-findings "${GATE_MAX_FINDINGS:-200}" || true
+  # One judgement: the JSON report, and the same for people reading the
+  # job's log.
+  gate check "$@" --json-out "$report" --max-findings "${GATE_MAX_FINDINGS:-200}" || status=$?
   exit $status
 }
 

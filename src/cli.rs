@@ -246,6 +246,9 @@ pub struct CheckArgs {
     /// Judge the range with the policy at REV (default: the range's base)
     #[arg(long, value_name = "REV", requires = "range")]
     pub policy_from: Option<String>,
+    /// Run here, on the range's tip, each check no verified receipt proves
+    #[arg(long, requires = "range")]
+    pub run_unproved: bool,
     /// The task to check (default: the worktree's active task)
     #[arg(long, value_name = "ID")]
     pub task: Option<String>,
@@ -261,6 +264,9 @@ pub struct CheckArgs {
     /// List at most N findings, then count them all (not in json, sarif)
     #[arg(long, value_name = "N")]
     pub max_findings: Option<usize>,
+    /// Also write the JSON report (gate.report/1) to FILE, replacing it
+    #[arg(long, value_name = "FILE")]
+    pub json_out: Option<std::path::PathBuf>,
 }
 
 /// The renderings of a `gate check` report (docs/ci.md#report-formats).

@@ -86,12 +86,14 @@ pub fn build(
     only: &[CheckName],
     verb: String,
 ) -> Result<Report, Failure> {
-    build_trusting(ctx, policy, task_id, target, only, verb, &[])
+    build_trusting(ctx, policy, task_id, target, only, verb, &[], None)
 }
 
 /// [`build`], with the revisions a range's plan and task records are
 /// trusted from (docs/trust.md, "The plan's trust"): the range's base, or
-/// `--policy-from REV`.
+/// `--policy-from REV`; with `run_here`, a range runs the checks no
+/// receipt proves (`--run-unproved`).
+#[allow(clippy::too_many_arguments)]
 pub fn build_trusting(
     ctx: &Ctx,
     policy: &LoadedPolicy,
@@ -100,6 +102,7 @@ pub fn build_trusting(
     only: &[CheckName],
     verb: String,
     trusted: &[range_rules::Trusted],
+    run_here: Option<&dyn receipts::RunHere>,
 ) -> Result<Report, Failure> {
     let task = task_state(ctx, task_id);
     let p = &policy.policy;
@@ -168,7 +171,7 @@ pub fn build_trusting(
                 // CI: the receipts that travelled with the commits, as git
                 // notes (docs/receipts.md).
                 Target::Range(spec) => {
-                    receipts::range_check(&ctx.repo, &policy.policy, spec, trusted)
+                    receipts::range_check(&ctx.repo, &policy.policy, spec, trusted, run_here)
                 }
                 _ => receipts::check(ctx, &policy.policy, &task),
             },

@@ -329,6 +329,7 @@ pub fn range_check(
     policy: &Policy,
     spec: &str,
     trusted: &[Trusted],
+    run_here: Option<&dyn RunHere>,
 ) -> (String, Vec<Finding>) {
     let range = match crate::provenance::parse_range(repo, spec) {
         Ok(range) => range,
@@ -378,7 +379,7 @@ pub fn range_check(
         return without_task(
             repo,
             policy,
-            &believed,
+            (&believed, run_here),
             &range.label,
             tip,
             &plans,
@@ -460,16 +461,31 @@ pub fn range_check(
                     findings.push(contract_loosened(tip, &acceptance_id, &side, &what));
                 }
             }
-            let disproof = disproof(
+            let proving = Proving::Task { baseline };
+            let task = (id.as_str(), records.tip.record.created_at.as_str());
+            let disproof = match disproof(
                 repo,
                 policy,
                 &believed,
                 declared,
                 tip,
-                Proving::Task { baseline },
+                proving,
                 &acceptance_id,
                 note.as_ref(),
-            );
+            ) {
+                Ok(proof) => Ok(proof),
+                Err(f) => prove_here(
+                    repo,
+                    policy,
+                    run_here,
+                    &plans,
+                    tip,
+                    proving,
+                    Some(task),
+                    &acceptance_id,
+                    f,
+                ),
+            };
             let state = match disproof {
                 Ok(proof) => {
                     proved += 1;
@@ -532,7 +548,7 @@ pub fn range_check(
 fn without_task(
     repo: &Repo,
     policy: &Policy,
-    believed: &Believed,
+    (believed, run_here): (&Believed, Option<&dyn RunHere>),
     label: &str,
     tip: Oid,
     plans: &range_rules::Plans,
@@ -615,7 +631,7 @@ fn without_task(
         for (side, what) in loosened {
             findings.push(contract_loosened(tip, acceptance_id, &side, &what));
         }
-        match disproof(
+        let proved_or = match disproof(
             repo,
             policy,
             believed,
@@ -625,6 +641,20 @@ fn without_task(
             acceptance_id,
             note,
         ) {
+            Ok(proof) => Ok(proof),
+            Err(f) => prove_here(
+                repo,
+                policy,
+                run_here,
+                plans,
+                tip,
+                Proving::WithoutTask,
+                None,
+                acceptance_id,
+                f,
+            ),
+        };
+        match proved_or {
             Ok(proof) => {
                 proved += 1;
                 proofs.push((acceptance_id.clone(), proof));
@@ -998,15 +1028,153 @@ enum Proof {
     /// An unsigned (or unchecked) receipt, counted because the trusted
     /// policy says `receipts.trust: any-pusher`.
     AnyPusher,
+    /// Run here, on TIP's bytes, by `--run-unproved`: the evidence id of
+    /// the receipt it recorded.
+    RanHere(String),
+}
+
+/// Runs an acceptance check on a checkout of TIP, for `gate check --range
+/// --run-unproved` (docs/receipts.md, "Proving by running in CI"). The door
+/// provides it: running a command and recording its receipt is I/O this
+/// module leaves to its caller.
+pub trait RunHere {
+    /// Run `acceptance` (the trusted declaration) in the work tree, which
+    /// must hold TIP's bytes — the tree fingerprint `expected` over its
+    /// sources and `touched` — before the run; record its receipt (made for
+    /// `task`, its id and `created_at`, or none) and attach it to `tip`
+    /// when it is fresh. The receipt, or why nothing could be run (the work
+    /// tree is not TIP's, the command could not start).
+    fn run(
+        &self,
+        acceptance: &AcceptanceCheck,
+        tip: Oid,
+        task: Option<(&str, &str)>,
+        touched: &[crate::path::RepoPath],
+        expected: &str,
+    ) -> Result<crate::receipts::Receipt, String>;
+}
+
+/// What `--run-unproved` makes of a check the note on TIP does not prove
+/// (`disproved`): when `run_here` is given and the finding is one a run
+/// settles — no receipt, an unverified one, one for other content or
+/// another contract — the check is run on TIP's checkout under the
+/// trusted declaration (TIP's where no trusted plan declares it), and its
+/// result judges. Otherwise, the finding stands. A verified failure is not
+/// run again: it is a signed fact about TIP's bytes.
+#[allow(clippy::too_many_arguments, clippy::result_large_err)]
+fn prove_here(
+    repo: &Repo,
+    policy: &Policy,
+    run_here: Option<&dyn RunHere>,
+    plans: &range_rules::Plans,
+    tip: Oid,
+    proving: Proving,
+    task: Option<(&str, &str)>,
+    acceptance_id: &str,
+    disproved: Finding,
+) -> Result<Proof, Finding> {
+    let Some(runner) = run_here else {
+        return Err(disproved);
+    };
+    if !matches!(
+        disproved.cause,
+        "receipt_missing" | "receipt_unverified" | "receipt_stale"
+    ) {
+        return Err(disproved);
+    }
+    let trusted = plans
+        .trusted
+        .iter()
+        .find_map(|(_, plan)| plan.as_ref()?.acceptance_check(acceptance_id));
+    let Some(acceptance) = trusted.or_else(|| plans.tip.as_ref()?.acceptance_check(acceptance_id))
+    else {
+        return Err(disproved);
+    };
+    let cannot = |why: String| {
+        Finding::unknown(
+            CHECK,
+            "input_unreadable",
+            format!(
+                "{acceptance_id} could not be run here on {}'s bytes: {why}",
+                tip.short()
+            ),
+            format!(
+                "check out {} with full history (`git checkout --detach {}`) and run `gate check --range … --run-unproved` again",
+                tip.short(),
+                tip.to_hex()
+            ),
+        )
+    };
+    let baseline = match proving {
+        Proving::Task { baseline } => baseline,
+        Proving::WithoutTask => None,
+    };
+    let touched = match baseline {
+        Some(baseline) => crate::fingerprint::Touched::of_commits(repo, baseline, tip)
+            .and_then(|t| t.for_sources(repo, &acceptance.sources)),
+        None => Ok(Vec::new()),
+    }
+    .map_err(|e| cannot(e.to_string()))?;
+    let inputs = crate::fingerprint::Inputs {
+        sources: &acceptance.sources,
+        touched: &touched,
+        max_entries: policy.receipts.max_entries,
+        max_bytes: policy.receipts.max_bytes,
+    };
+    let expected = match crate::fingerprint::of_tree(repo, tip, &inputs) {
+        Ok(crate::fingerprint::Fingerprint::Available { digest, .. }) => digest,
+        Ok(crate::fingerprint::Fingerprint::Unavailable { reason, .. }) => {
+            return Err(cannot(format!(
+                "its sources cannot be fingerprinted ({})",
+                reason.as_str()
+            )));
+        }
+        Err(e) => return Err(cannot(e.to_string())),
+    };
+    let receipt = runner
+        .run(acceptance, tip, task, &touched, &expected)
+        .map_err(cannot)?;
+    let evidence = receipt.evidence.clone();
+    match receipt.fresh_digest() {
+        Some(digest) if digest == expected && receipt.passed() => Ok(Proof::RanHere(evidence)),
+        Some(digest) if digest == expected => Err(Finding::blocker(
+            CHECK,
+            "receipt_failed",
+            format!(
+                "{acceptance_id} was run here on {}'s bytes ({evidence}) and failed{}",
+                tip.short(),
+                match (receipt.exit_code, receipt.signal) {
+                    (Some(c), _) => format!(" with exit {c}"),
+                    (None, Some(s)) => format!(" (killed by signal {s})"),
+                    (None, None) => String::new(),
+                }
+            ),
+            format!(
+                "fix what it reports (its output is in this job's log), then push again; `gate verify {acceptance_id}` runs it on your machine"
+            ),
+        )),
+        _ => Err(Finding::blocker(
+            CHECK,
+            "receipt_stale",
+            format!(
+                "{acceptance_id} was run here ({evidence}) and its sources changed while it ran, so it proves nothing about {}",
+                tip.short()
+            ),
+            "write the check's outputs to ignored paths, outside its sources, then run it again"
+                .into(),
+        )),
+    }
 }
 
 /// `: unit by a receipt signed by ada@example.org (ED25519 SHA256:…)`,
-/// each check proved by a signed receipt; nothing when none was.
+/// each check proved by a signed receipt or by running here; nothing when
+/// none was.
 fn proved_by(proofs: &[(String, Proof)]) -> String {
     let signed: Vec<String> = proofs
         .iter()
         .filter_map(|(id, proof)| match proof {
             Proof::SignedBy(who) => Some(format!("{id} by a receipt signed by {who}")),
+            Proof::RanHere(evidence) => Some(format!("{id} by running here ({evidence})")),
             Proof::AnyPusher => None,
         })
         .collect();
@@ -1098,7 +1266,7 @@ impl Believed {
     /// What gets an unverified receipt through.
     fn decide(&self, acceptance_id: &str, tip: Oid) -> String {
         format!(
-            "sign receipts: configure git's signing key (user.signingKey, gpg.format ssh or openpgp), run `gate verify {acceptance_id}` on a clean checkout of {} and `gate receipts push REMOTE`; the key must be listed in {} on the target branch (a governance change: docs/receipts.md#signed-receipts)",
+            "sign receipts: configure git's signing key (user.signingKey, gpg.format ssh or openpgp), run `gate verify {acceptance_id}` on a clean checkout of {} and `gate receipts push REMOTE`; the key must be listed in {} on the target branch (a governance change: docs/receipts.md#signed-receipts); or have CI prove it by running it (`gate check --range … --run-unproved`)",
             tip.short(),
             self.file
                 .as_deref()

@@ -8,6 +8,7 @@
 use std::path::Path;
 
 use crate::checks::range_rules::Trusted;
+use crate::checks::receipts::RunHere;
 use crate::checks::trusted;
 use crate::checks::{Target, TaskState, build_trusting, header};
 use crate::cli::{CheckArgs, CheckName, ReportFormat};
@@ -53,6 +54,14 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
             Target::Range(spec) => trusted_revisions(&ctx.repo, spec, args, false),
             _ => Vec::new(),
         };
+        let prover = Prover {
+            ctx: &ctx,
+            policy: &policy.policy,
+        };
+        let run_here: Option<&dyn RunHere> = match args.run_unproved {
+            true => Some(&prover),
+            false => None,
+        };
         let mut report = build_trusting(
             &ctx,
             &policy,
@@ -61,12 +70,22 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
             &args.only,
             "check".into(),
             &trusting,
+            run_here,
         )?;
         report.attach(loosened);
         Ok(report)
     })();
     // An error under --json is printed as gate.error/1 by commands::run.
     let report = result?;
+    // One verdict in two renderings, without judging twice (a run of
+    // `--run-unproved` is not repeated to print it another way).
+    if let Some(path) = &args.json_out {
+        crate::fsutil::write_atomic(
+            path,
+            json::to_string(&json::report(&report)).as_bytes(),
+            None,
+        )?;
+    }
     out(&render(&report, args)?);
     Ok(report.exit_code())
 }
@@ -133,6 +152,12 @@ fn build_bare(
     only: &[CheckName],
 ) -> Result<Report, Failure> {
     let task_id = args.task.as_deref();
+    if args.run_unproved {
+        return Err(Failure::usage(
+            "--run-unproved runs checks on a checkout of the range's tip, and a bare repository has no work tree",
+        )
+        .hint("run it in CI's checkout of the tip (docs/ci.md#proving-by-running-in-ci)"));
+    }
     let head = match &args.policy_from {
         Some(_) => None,
         None => Some(committed_policy(repo)?),
@@ -159,7 +184,7 @@ fn build_bare(
             crate::checks::receipts::CHECK,
             p.receipts.mode,
             Ok(()),
-            || crate::checks::receipts::range_check(repo, p, spec, &trusting),
+            || crate::checks::receipts::range_check(repo, p, spec, &trusting, None),
         );
     }
     // The range is resolved once for both checks, and a --task the tip does
@@ -321,4 +346,150 @@ fn trusted_revisions(repo: &Repo, spec: &str, args: &CheckArgs, bare: bool) -> V
         }
     }
     out
+}
+
+/// `--run-unproved`'s runner (docs/receipts.md, "Proving by running in
+/// CI"): each check the note on TIP does not prove is run in this work tree
+/// the way `gate verify` runs it, once the work tree is shown to hold TIP's
+/// bytes over the check's sources; its receipt is recorded (signed when
+/// this machine has a signing key) and attached to TIP. The command's
+/// output goes to stderr: stdout holds the report.
+struct Prover<'a> {
+    ctx: &'a Ctx,
+    policy: &'a crate::policy::Policy,
+}
+
+impl RunHere for Prover<'_> {
+    fn run(
+        &self,
+        acceptance: &crate::plan::AcceptanceCheck,
+        tip: crate::git::Oid,
+        task: Option<(&str, &str)>,
+        touched: &[crate::path::RepoPath],
+        expected: &str,
+    ) -> Result<crate::receipts::Receipt, String> {
+        use crate::acceptance_run::{self, OUTPUT_GRACE, Said};
+        use crate::fingerprint::{self, Fingerprint};
+        use crate::receipts::{PrintRecord, RECEIPT_SCHEMA, Receipt, RunMarker, Store};
+        let ctx = self.ctx;
+        let store = Store::new(&ctx.repo.common_dir());
+        let inputs = fingerprint::Inputs {
+            sources: &acceptance.sources,
+            touched,
+            max_entries: self.policy.receipts.max_entries,
+            max_bytes: self.policy.receipts.max_bytes,
+        };
+        let now = || {
+            fingerprint::fingerprint(&ctx.repo, &inputs, &store.cache_dir())
+                .map_err(|e| e.to_string())
+        };
+        let before = now()?;
+        match &before {
+            Fingerprint::Available { digest, .. } if digest == expected => {}
+            Fingerprint::Available { .. } => {
+                return Err(format!(
+                    "the work tree does not hold {}'s bytes of the check's sources (another commit is checked out, or files were changed)",
+                    tip.short()
+                ));
+            }
+            Fingerprint::Unavailable { reason, .. } => {
+                return Err(format!(
+                    "the work tree's sources cannot be fingerprinted ({})",
+                    reason.as_str()
+                ));
+            }
+        }
+        let started = std::time::SystemTime::now();
+        let started_ns = store.next_order(
+            &acceptance.id,
+            started
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        )?;
+        let started_at = crate::clock::Timestamp::from_system_time(started);
+        let nonce = acceptance_run::nonce(started_ns);
+        let evidence = format!(
+            "ev-{}-{nonce}",
+            acceptance_run::compact(&started_at.to_string())
+        );
+        let (log_path, log_rel) = store.log_path(&acceptance.id, &evidence);
+        let worktree = crate::context::worktree_key(ctx);
+        let marker = RunMarker {
+            pid: std::process::id(),
+            nonce,
+            started_ns,
+            worktree: worktree.clone(),
+            task: task.map(|(id, _)| id.to_string()),
+        };
+        let guard = store
+            .start_run(&acceptance.id, &marker)
+            .map_err(|e| e.to_string())?;
+        crate::context::err(&human::verify_started(acceptance, &log_path));
+        let not_captured = human::output_not_captured(OUTPUT_GRACE.as_secs());
+        let ran = acceptance_run::run_command(
+            ctx.root(),
+            &acceptance.command,
+            &acceptance.id,
+            &evidence,
+            &log_path,
+            true,
+            &Said {
+                log: not_captured.clone(),
+                say: &|| {
+                    crate::context::err(&human::acceptance_said(&acceptance.id, &not_captured))
+                },
+            },
+        )
+        .map_err(|f| f.message);
+        let ended_at = crate::clock::Timestamp::now();
+        let (exit_code, signal) = ran?;
+        let after = now().unwrap_or_else(|e| Fingerprint::Unavailable {
+            reason: fingerprint::Unavailable::Unreadable(e),
+            path: None,
+        });
+        let mut receipt = Receipt {
+            schema: RECEIPT_SCHEMA.into(),
+            evidence,
+            acceptance_id: acceptance.id.clone(),
+            contract: acceptance.contract_digest(),
+            command: acceptance.command.clone(),
+            fingerprint_before: PrintRecord::of(&before),
+            fingerprint_after: PrintRecord::of(&after),
+            exit_code,
+            signal,
+            started_at: started_at.to_string(),
+            ended_at: ended_at.to_string(),
+            started_ns,
+            head: ctx.head_hex().ok().flatten(),
+            worktree,
+            task: task.map(|(id, _)| id.to_string()),
+            task_created_at: task.map(|(_, at)| at.to_string()),
+            log: log_rel,
+            signature: None,
+        };
+        if let acceptance_run::Signing::Failed(why) = acceptance_run::sign(&ctx.repo, &mut receipt)
+        {
+            crate::context::err(&human::verify_not_signed(&acceptance.id, &why));
+        }
+        store.record(&receipt).map_err(|e| e.to_string())?;
+        drop(guard);
+        crate::context::err(&human::verify_ran(&receipt));
+        // Attached to TIP, so the receipt travels once this clone's notes
+        // are pushed; a note that cannot be written changes no verdict.
+        if receipt.fresh_digest() == Some(expected) {
+            let log_digest = std::fs::read(&log_path)
+                .ok()
+                .map(|bytes| crate::digest::sha256_hex(&bytes));
+            if let Some(entry) = crate::notes::Entry::of(&receipt, log_digest)
+                && let Err(e) = crate::notes::attach(&ctx.repo, tip, &[entry])
+            {
+                crate::context::err(&human::verify_attach_failed(
+                    &acceptance.id,
+                    &tip.short(),
+                    &e.to_string(),
+                ));
+            }
+        }
+        Ok(receipt)
+    }
 }

@@ -470,3 +470,56 @@ fn the_github_script_proves_a_push_from_the_events_before() {
     assert!(written.contains(&format!("base={}\n", r.base)), "{written}");
     assert!(written.contains("exit-code=1\n"), "{written}");
 }
+
+#[test]
+fn the_gitlab_script_runs_unproved_checks_and_writes_no_report_through_a_link() {
+    // No notes travelled; GATE_RUN_UNPROVED runs the check on the tip.
+    let r = remote(false);
+    let ws = full_workspace(&r, "+refs/heads/csv:refs/remotes/origin/csv");
+    ws.write("ctl/verdict", "pass\n");
+    // The change put a link where the report goes (as a checkout of a
+    // committed symlink leaves it): the report must replace it, never
+    // write through it.
+    let victim = ws.scratch("victim.txt");
+    std::fs::write(&victim, "untouched\n").unwrap();
+    std::os::unix::fs::symlink(&victim, ws.path().join("gate-report.json")).unwrap();
+    let home = scratch_dir(&ws, "runner-home");
+    let out = run_script(
+        "ci/gitlab.sh",
+        ws.path(),
+        &home,
+        &[
+            ("GITLAB_CI", "true".into()),
+            ("CI_PIPELINE_SOURCE", "merge_request_event".into()),
+            ("CI_MERGE_REQUEST_DIFF_BASE_SHA", r.base.clone()),
+            ("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "main".into()),
+            ("CI_MERGE_REQUEST_SOURCE_BRANCH_NAME", "csv".into()),
+            ("CI_COMMIT_SHA", r.head.clone()),
+            ("CI_DEFAULT_BRANCH", "main".into()),
+            ("CI_PROJECT_DIR", ws.path().display().to_string()),
+            ("GATE_RUN_UNPROVED", "true".into()),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched\n");
+    let path = ws.path().join("gate-report.json");
+    assert!(!path.symlink_metadata().unwrap().file_type().is_symlink());
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(report["exit_code"], 0, "{report:#}");
+    let summary = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "receipts")
+        .unwrap()["summary"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        summary.contains("export-tests by running here"),
+        "{summary}"
+    );
+    // Judged once: the check ran once, though the report is printed twice.
+    let ran = std::fs::read_to_string(ws.path().join("ctl/ran")).unwrap();
+    assert_eq!(ran.lines().count(), 1, "{ran}");
+}

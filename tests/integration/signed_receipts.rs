@@ -520,3 +520,124 @@ fn an_openpgp_signed_receipt_proves_its_check_and_an_unlisted_one_does_not() {
         }
     }
 }
+
+/// `gate check --range BASE..TIP --json --run-unproved` (and `extra`) in
+/// the CI clone `ci`.
+fn run_unproved(ci: &TestRepo, base: &str, extra: &[&str]) -> (i32, Value) {
+    let mut args = vec!["--run-unproved"];
+    args.extend_from_slice(extra);
+    check_range(ci, &format!("{base}..{}", ci.head()), &args)
+}
+
+impl Setup {
+    /// A fresh clone of what was pushed, as CI has it, without the notes.
+    fn ci_clone(&self) -> TestRepo {
+        self.dev
+            .git(&["push", "-q", "--no-verify", "-f", "origin", "main"]);
+        let ci = TestRepo::new();
+        ci.git(&[
+            "remote",
+            "add",
+            "origin",
+            self.remote.path().to_str().unwrap(),
+        ]);
+        ci.git(&[
+            "fetch",
+            "-q",
+            "origin",
+            "+refs/heads/*:refs/remotes/origin/*",
+        ]);
+        ci.git(&["checkout", "-q", "-B", "main", "origin/main"]);
+        ci
+    }
+}
+
+#[test]
+fn run_unproved_proves_a_check_no_one_signed_by_running_it_on_the_tip() {
+    let s = setup(SIGNED, &[]);
+    // Nobody ran or signed anything; no notes travelled.
+    let ci = s.ci_clone();
+    // CI's checkout lacks the ignored ctl/verdict the check reads: it fails.
+    let (code, doc) = run_unproved(&ci, &s.base, &[]);
+    assert_eq!(
+        (code, causes(&doc)),
+        (1, vec!["receipt_failed".to_string()]),
+        "{doc:#}"
+    );
+    assert!(only_message(&doc).contains("was run here on"), "{doc:#}");
+    // With it, the run passes and proves the check.
+    ci.write("ctl/verdict", "pass\n");
+    let (code, doc) = run_unproved(&ci, &s.base, &[]);
+    assert_eq!((code, causes(&doc)), (0, vec![]), "{doc:#}");
+    assert!(
+        summary(&doc).contains("export-tests by running here (ev-"),
+        "{doc:#}"
+    );
+    // Its receipt is recorded in CI's clone and attached to the tip.
+    let note = ci.git(&["notes", "--ref", "gate", "show", "HEAD"]);
+    assert!(note.contains("\"passed\": true"), "{note}");
+    // Without the flag, nothing is run: the unsigned note does not count.
+    let (code, doc) = check_range(&ci, &format!("{}..HEAD", s.base), &[]);
+    assert_eq!(
+        (code, causes(&doc)),
+        (1, vec!["receipt_unverified".to_string()]),
+        "{doc:#}"
+    );
+}
+
+#[test]
+fn run_unproved_runs_the_trusted_command_not_the_one_the_tip_declares() {
+    let s = setup(SIGNED, &[]);
+    // The tip makes the check a no-op, and commits that with its task.
+    let plan = std::fs::read_to_string(s.dev.path().join(".gate/plan.yaml")).unwrap();
+    let loosened = plan.replace("test -f check.sh && sh check.sh", "true");
+    assert_ne!(plan, loosened);
+    s.dev.write(".gate/plan.yaml", loosened);
+    s.dev.commit_all("plan: a faster check\n\nTask: T-42");
+    let ci = s.ci_clone();
+    // The base's command runs (and fails without ctl/verdict), not `true`.
+    let (code, doc) = run_unproved(&ci, &s.base, &[]);
+    assert_eq!(code, 1, "{doc:#}");
+    let causes = causes(&doc);
+    assert!(causes.contains(&"receipt_failed".to_string()), "{doc:#}");
+    assert!(causes.contains(&"plan_loosened".to_string()), "{doc:#}");
+}
+
+#[test]
+fn run_unproved_refuses_to_run_on_a_work_tree_that_is_not_the_tip() {
+    let s = setup(SIGNED, &[]);
+    let ci = s.ci_clone();
+    ci.write("ctl/verdict", "pass\n");
+    ci.write("src/export/mod.rs", "// not what the tip holds\n");
+    let (code, doc) = run_unproved(&ci, &s.base, &[]);
+    assert_eq!(
+        (code, causes(&doc)),
+        (3, vec!["input_unreadable".to_string()]),
+        "{doc:#}"
+    );
+    assert!(
+        only_message(&doc).contains("the work tree does not hold"),
+        "{doc:#}"
+    );
+    // Nothing ran.
+    assert!(!ci.path().join("ctl/ran").exists());
+}
+
+#[test]
+fn run_unproved_needs_a_work_tree() {
+    let s = setup(SIGNED, &[]);
+    s.dev
+        .git(&["push", "-q", "--no-verify", "-f", "origin", "main"]);
+    let out = s
+        .remote
+        .gate()
+        .args([
+            "check",
+            "--range",
+            &format!("{}..main", s.base),
+            "--run-unproved",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+}
