@@ -89,6 +89,9 @@ pub mod cause {
     pub const COMMAND_NAMES_MOVING_REF: &str = "command_names_moving_ref";
     /// A check's command spans several lines: a warning (docs/plan.md).
     pub const COMMAND_SPANS_LINES: &str = "command_spans_lines";
+    /// A check's `sources` entry is `.gate` or below it, which no
+    /// fingerprint covers (docs/plan.md).
+    pub const SOURCE_UNDER_GATE: &str = "source_under_gate";
 }
 
 /// A whole plan.
@@ -330,6 +333,11 @@ impl LoadedPlan {
     /// [`Plan::command_lints`] with their lines in [`Self::text`].
     pub fn command_lints(&self) -> Vec<PlanFault> {
         self.located(self.plan.command_lints())
+    }
+
+    /// [`Plan::source_faults`] with their lines in [`Self::text`].
+    pub fn source_faults(&self) -> Vec<PlanFault> {
+        self.located(self.plan.source_faults())
     }
 
     /// `faults` with their lines in [`Self::text`]. Each line costs a parse
@@ -606,6 +614,39 @@ impl Plan {
             }
         }
         lints
+    }
+
+    /// Check `sources` entries that no fingerprint would cover, in document
+    /// order: `.gate` or anything below it, gate's own files, which every
+    /// fingerprint leaves out (docs/receipts.md) so that a handover
+    /// recording pins does not stale the receipts it pins. Such an entry
+    /// loads (a plan that has one still means one thing to every other
+    /// verb), but the check's receipt would not go stale when the file
+    /// changes: `gate plan validate` refuses it. Lines are `None` here; use
+    /// [`LoadedPlan::source_faults`] to have them.
+    pub fn source_faults(&self) -> Vec<PlanFault> {
+        let mut faults = Vec::new();
+        for (i, acceptance) in self.acceptance_checks.iter().enumerate() {
+            for (s, source) in acceptance.sources.iter().enumerate() {
+                // The fingerprints' own reading of a source: `None` is one
+                // they leave out.
+                if !matches!(crate::fingerprint::source_path(source), Ok(None)) {
+                    continue;
+                }
+                faults.push(PlanFault {
+                    cause: cause::SOURCE_UNDER_GATE,
+                    key: format!("checks[{i}].sources[{s}]"),
+                    line: None,
+                    message: format!(
+                        "check {} lists source {source:?}, which is under .gate/: no \
+                         fingerprint covers gate's own files, so its receipt would not go \
+                         stale when it changes",
+                        acceptance.id
+                    ),
+                });
+            }
+        }
+        faults
     }
 
     /// Every fault in what `issue` serves, in document order.

@@ -340,7 +340,8 @@ fn gate_files(ctx: &Ctx) -> Vec<Item> {
     items.push(match crate::plan::load(root) {
         Ok(None) => item("plan", "", Status::Ok, "no .gate/plan.yaml"),
         Ok(Some(loaded)) => {
-            let faults = loaded.reference_faults();
+            let mut faults = loaded.reference_faults();
+            faults.extend(loaded.source_faults());
             if faults.is_empty() {
                 item("plan", "", Status::Ok, ".gate/plan.yaml is valid")
             } else {

@@ -300,6 +300,23 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<ExitCode, Failure> {
                     })
                 })
                 .collect();
+            // Sources no fingerprint covers: the receipt would not notice.
+            for fault in loaded.source_faults() {
+                findings.push(
+                    Finding::blocker(
+                        CHECK,
+                        fault.cause,
+                        fault.message,
+                        "remove it from the check's sources (the contract digest already covers the check's declaration); a file the check depends on belongs outside .gate/, listed from there".into(),
+                    )
+                    .with_subject(Subject {
+                        file: Some(file.clone()),
+                        line: fault.line,
+                        key: Some(fault.key),
+                        ..Subject::default()
+                    }),
+                );
+            }
             // Commands whose receipts could not be reproduced: warnings.
             for lint in loaded.command_lints() {
                 let decide = if lint.cause == crate::plan::cause::COMMAND_SPANS_LINES {

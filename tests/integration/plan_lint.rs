@@ -68,6 +68,79 @@ fn plan_validate_warns_about_commands_that_cannot_mean_the_same_thing_twice() {
     );
 }
 
+/// A `sources` entry under `.gate/` was dropped from every fingerprint
+/// without a word: the check's receipt never went stale when that file
+/// changed. `gate plan validate` refuses it, naming the key.
+#[test]
+fn plan_validate_refuses_a_source_under_gate_naming_its_key() {
+    let repo = plan_repo("required");
+    let plan = crate::fixture::PLAN.replace(
+        "    sources: [src, tests]\n",
+        "    sources: [src, .gate/policy.yaml, tests, .gatekeeper, .gate/]\n",
+    );
+    repo.write(".gate/plan.yaml", &plan);
+    let out = repo
+        .gate()
+        .args(["plan", "validate", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<(String, String, String, u64)> = doc["checks"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["cause"] == "source_under_gate")
+        .map(|f| {
+            (
+                f["severity"].as_str().unwrap().to_string(),
+                f["key"].as_str().unwrap().to_string(),
+                f["message"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let line = 1 + plan
+        .lines()
+        .position(|l| l.contains(".gate/policy"))
+        .unwrap() as u64;
+    let message = |source: &str| {
+        format!(
+            "check export-tests lists source \"{source}\", which is under .gate/: no fingerprint covers gate's own files, so its receipt would not go stale when it changes"
+        )
+    };
+    assert_eq!(
+        found,
+        [
+            (
+                "blocker".into(),
+                "checks[0].sources[1]".into(),
+                message(".gate/policy.yaml"),
+                line
+            ),
+            (
+                "blocker".into(),
+                "checks[0].sources[4]".into(),
+                message(".gate/"),
+                line
+            ),
+        ],
+        "{}",
+        show(&out)
+    );
+    let human = repo.gate().args(["plan", "validate"]).output().unwrap();
+    assert_eq!(human.status.code(), Some(1), "{}", show(&human));
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        text.contains("✗ source_under_gate check export-tests lists source \".gate/policy.yaml\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("decide: remove it from the check's sources"),
+        "{text}"
+    );
+}
+
 /// The fixture plan without its critiques section.
 fn plan_without_critiques() -> String {
     let plan = crate::fixture::PLAN;
