@@ -9,7 +9,7 @@ use std::path::Path;
 use crate::cli::ReceiptsCommand;
 use crate::context::out;
 use crate::error::Failure;
-use crate::git::Repo;
+use crate::git::{GitError, Repo};
 use crate::notes::{self, Fetched, NOTES_REF, Pushed, TravelError};
 use crate::report::wire::receipts::{RECEIPTS_SCHEMA, ReceiptsWire};
 use crate::report::{human, json};
@@ -97,6 +97,24 @@ fn failure(action: &str, remote: &str, e: TravelError) -> Failure {
                     "look at it with `git notes --ref gate show {commit}`; remove this clone's note on that commit with `git notes --ref gate remove {commit}` if it is not gate's, {again}"
                 ),
             )
+        }
+        TravelError::Git(GitError::NoteTooLarge {
+            ref commit,
+            ref notes,
+            ..
+        }) => {
+            let remove = match notes.as_str() {
+                NOTES_REF => format!("remove this clone's: `git notes --ref gate remove {commit}`"),
+                _ => format!(
+                    "have it removed from {remote}'s {NOTES_REF} (`git notes --ref gate remove {commit}` in a clone that holds it, then `git push {remote} {NOTES_REF}`)"
+                ),
+            };
+            Failure::unknown(format!(
+                "the receipts of {remote} could not be merged, and nothing was: {e}"
+            ))
+            .hint(format!(
+                "a note that large is not gate's: {remove}, {again}"
+            ))
         }
         e => Failure::unknown(format!(
             "{NOTES_REF} could not be {}: {e}",

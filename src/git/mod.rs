@@ -26,7 +26,7 @@ mod transport;
 mod tree;
 mod walk;
 
-pub use notes::{Notes, NotesUpdate};
+pub use notes::{MAX_NOTE_BYTES, Notes, NotesUpdate};
 pub use transport::{PushResult, REDIRECTING_VARS};
 pub use tree::TreePath;
 
@@ -294,6 +294,17 @@ pub enum GitError {
         "commit {commit} is at the shallow-clone boundary: its parent {parent} is not in this clone"
     )]
     ShallowBoundary { commit: String, parent: String },
+    /// A note larger than gate reads ([`MAX_NOTE_BYTES`]): not gate's,
+    /// and never read (its size comes from the object's header).
+    #[error(
+        "the note on commit {commit} in {notes} is {size} bytes, over the {max}-byte (1 MiB) cap on a note: gate does not read it"
+    )]
+    NoteTooLarge {
+        commit: String,
+        notes: String,
+        size: u64,
+        max: u64,
+    },
     #[error("{context}: {message}")]
     Other { context: String, message: String },
 }

@@ -7,6 +7,10 @@
 //! directories (`ab/cdef…`); gate reads any fanout and writes a flat tree,
 //! which git reads as well (`git notes show`), keeping entries that are not
 //! notes where they were.
+//!
+//! A note is read only when its blob is at most [`MAX_NOTE_BYTES`], a size
+//! taken from the object's header before any of its bytes: a larger one is
+//! [`GitError::NoteTooLarge`], whether this clone's or one being merged in.
 
 use std::collections::BTreeMap;
 
@@ -15,6 +19,13 @@ use gix::objs::tree::{Entry, EntryKind as Mode};
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 
 use super::{GitError, Oid, Repo};
+
+/// The most bytes a note may hold: 1 MiB, the cap on a receipt file
+/// (`crate::fsutil::Kind::RECEIPT`). gate's note on a commit holds one
+/// entry of well under 1 KiB per acceptance check; a larger blob is not
+/// gate's, and reading it whole could exhaust memory (a note is anyone's
+/// to write, and travels with a fetch).
+pub const MAX_NOTE_BYTES: u64 = 1 << 20;
 
 /// How often a notes update is tried again when the ref moved or was
 /// locked by another writer between reading and writing it.
@@ -81,11 +92,49 @@ impl Repo {
         Ok(notes)
     }
 
-    /// The bytes of the note on `commit` under `notes_ref`, `None` when it has none.
+    /// The bytes of the note on `commit` under `notes_ref`, `None` when it
+    /// has none; [`GitError::NoteTooLarge`], unread, when it is over
+    /// [`MAX_NOTE_BYTES`].
     pub fn note(&self, notes_ref: &str, commit: Oid) -> Result<Option<Vec<u8>>, GitError> {
         match self.notes(notes_ref)?.blob(commit) {
-            Some(blob) => self.read_blob(blob).map(Some),
+            Some(blob) => self.read_note(notes_ref, commit, blob).map(Some),
             None => Ok(None),
+        }
+    }
+
+    /// The bytes of `blob`, the note on `commit` in `notes` (what to call
+    /// the notes in an error): its size is read from the object's header
+    /// first, and a note over [`MAX_NOTE_BYTES`] is never read.
+    pub fn read_note(&self, notes: &str, commit: Oid, blob: Oid) -> Result<Vec<u8>, GitError> {
+        self.note_fits(notes, commit, blob)?;
+        let bytes = self.read_blob(blob)?;
+        // The header said so; the bytes agree, or the object is not what
+        // its header claims.
+        self.note_size_fits(notes, commit, bytes.len() as u64)?;
+        Ok(bytes)
+    }
+
+    /// An error unless the note `blob` on `commit` is at most
+    /// [`MAX_NOTE_BYTES`], by its object header alone (no byte of it read:
+    /// for a packed delta, the size its header records).
+    fn note_fits(&self, notes: &str, commit: Oid, blob: Oid) -> Result<(), GitError> {
+        let header = match self.repo.try_find_header(blob.0) {
+            Ok(Some(header)) => header,
+            Ok(None) => return Err(GitError::MissingObject { id: blob.to_hex() }),
+            Err(err) => return Err(GitError::gix(format!("reading the header of {blob}"), &err)),
+        };
+        self.note_size_fits(notes, commit, header.size())
+    }
+
+    fn note_size_fits(&self, notes: &str, commit: Oid, size: u64) -> Result<(), GitError> {
+        match size > MAX_NOTE_BYTES {
+            true => Err(GitError::NoteTooLarge {
+                commit: commit.to_hex(),
+                notes: notes.to_string(),
+                size,
+                max: MAX_NOTE_BYTES,
+            }),
+            false => Ok(()),
         }
     }
 
@@ -144,13 +193,25 @@ impl Repo {
         mut merge: impl FnMut(Oid, &[u8], &[u8]) -> Result<Vec<u8>, E>,
     ) -> Result<Result<NotesUpdate, E>, GitError> {
         let incoming = self.notes_at(theirs)?;
+        let theirs_named = format!("the notes commit {theirs}");
         let mut last = None;
         for attempt in 0..ATTEMPTS {
             let ours = self.notes(notes_ref)?;
-            let (from, to) = match ours.tip {
-                Some(tip) if self.is_ancestor(theirs, tip)? => {
-                    return Ok(Ok(NotesUpdate::Unchanged));
+            if let Some(tip) = ours.tip
+                && self.is_ancestor(theirs, tip)?
+            {
+                return Ok(Ok(NotesUpdate::Unchanged));
+            }
+            // Every note this merge would take in (as it is, by a
+            // fast-forward, or merged) fits the cap, by its header: an
+            // oversized one stops the merge, taken neither whole nor in
+            // place of ours.
+            for (commit, blob) in incoming.iter() {
+                if ours.blob(commit) != Some(blob) {
+                    self.note_fits(&theirs_named, commit, blob)?;
                 }
+            }
+            let (from, to) = match ours.tip {
                 Some(tip) if self.is_ancestor(tip, theirs)? => (Some(tip), theirs),
                 None => (None, theirs),
                 Some(tip) => {
@@ -160,7 +221,8 @@ impl Repo {
                             None => blob,
                             Some(held) if *held == blob => continue,
                             Some(held) => {
-                                let (a, b) = (self.read_blob(*held)?, self.read_blob(blob)?);
+                                let a = self.read_note(notes_ref, commit, *held)?;
+                                let b = self.read_note(&theirs_named, commit, blob)?;
                                 match merge(commit, &a, &b) {
                                     Ok(bytes) => self.write_blob(&bytes)?,
                                     Err(e) => return Ok(Err(e)),

@@ -465,6 +465,108 @@ fn a_push_carries_the_receipts_and_a_fresh_clone_proves_them() {
     );
 }
 
+/// A note over the cap (1 MiB) on a pushed commit — anyone can write one,
+/// and it travels with a fetch — was read whole by the range check and
+/// taken whole by the notes merge. Now its size is read from its header:
+/// CI's range check is unknown naming the commit and the cap, and `gate
+/// receipts fetch` stops (exit 3) naming the commit, merging nothing and
+/// replacing no note of this clone's.
+#[test]
+fn a_note_over_the_cap_is_unknown_in_ci_and_stops_the_notes_merge() {
+    let (dev, remote, base) = pushing("required");
+    let tip = dev.head();
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big-note");
+    std::fs::write(&big, vec![b'x'; (1 << 20) + 1]).unwrap();
+    dev.git(&[
+        "notes",
+        "--ref",
+        "gate",
+        "add",
+        "-F",
+        big.to_str().unwrap(),
+        &tip,
+    ]);
+    dev.git(&[
+        "push",
+        "-q",
+        "--no-verify",
+        "origin",
+        "main",
+        "refs/notes/gate",
+    ]);
+    let cap = "over the 1048576-byte (1 MiB) cap on a note";
+
+    // A fresh clone: the fetch stops, and takes nothing in.
+    let ci = clone_of(&remote);
+    let out = receipts(&ci, &["fetch"]);
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("the note on commit {tip}")) && stderr.contains(cap),
+        "{}",
+        show(&out)
+    );
+    assert!(
+        stderr.contains("git notes --ref gate remove"),
+        "{}",
+        show(&out)
+    );
+    assert!(
+        ci.git_may_fail(&["rev-parse", "--verify", "-q", "refs/notes/gate"])
+            .stdout
+            .is_empty(),
+        "nothing merged"
+    );
+
+    // A clone with a note of its own on the commit: the merge stops, and
+    // its note stays.
+    ci.git(&["notes", "--ref", "gate", "add", "-m", "its own", &tip]);
+    let out = receipts(&ci, &["fetch", "origin"]);
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(cap),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(
+        ci.git(&["notes", "--ref", "gate", "show", &tip]).trim(),
+        "its own"
+    );
+
+    // CI that took the notes with git itself: the range check is unknown,
+    // naming the commit and the cap.
+    ci.git(&[
+        "fetch",
+        "-q",
+        "-f",
+        "origin",
+        "refs/notes/gate:refs/notes/gate",
+    ]);
+    let range = format!("{base}..{tip}");
+    let out = ci
+        .gate()
+        .args(["check", "--range", &range, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let receipts_check = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "receipts")
+        .unwrap()
+        .clone();
+    let finding = &receipts_check["findings"][0];
+    assert_eq!(finding["cause"], "input_unreadable", "{receipts_check:#}");
+    let message = finding["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("the note on commit {tip}")) && message.contains(cap),
+        "{message}"
+    );
+}
+
 /// Write `text` into a source of `export-tests` and commit it with
 /// `commit_args`, without gate's commit hooks.
 fn change_a_source(dev: &TestRepo, text: &str, commit_args: &[&str]) {
