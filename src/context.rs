@@ -138,6 +138,15 @@ impl Ctx {
             .ok_or_else(|| GitError::NoWorkTree {
                 path: repo.git_dir(),
             })?;
+        // gate's state, never through a link (docs/tasks.md, "Local
+        // state"): checked before any verb reads or writes it.
+        let mut dirs = vec![repo.common_dir()];
+        if repo.git_dir() != dirs[0] {
+            dirs.push(repo.git_dir());
+        }
+        for dir in dirs {
+            crate::fsutil::check_state_dir(&dir).map_err(state_refused)?;
+        }
         Ok(Ctx {
             repo,
             root,
@@ -311,6 +320,24 @@ impl Ctx {
             Failure::refused("no task named and no active task in this worktree")
                 .hint("name one with an ID, `gate task switch ID`, or start one with `gate start`")
         })
+    }
+}
+
+/// A state directory [`crate::fsutil::check_state_dir`] refused, as the
+/// unknown it is: nothing was read or written through it.
+fn state_refused(e: crate::fsutil::ReadError) -> Failure {
+    match e {
+        crate::fsutil::ReadError::Link { path } => Failure::unknown(format!(
+            "{}: gate's state directory is a symbolic link; gate neither reads nor writes its state through a link, which could lead out of the repository: nothing was read or written",
+            path.display()
+        ))
+        .hint(format!(
+            "remove the link (`rm {}`; gate makes the directory again when it writes), or replace it with the directory it points to, then run gate again",
+            path.display()
+        )),
+        e => Failure::unknown(format!("gate's state directory cannot be used: {e}")).hint(
+            "make it a directory gate can read and write (or remove it: gate makes it again), then run gate again",
+        ),
     }
 }
 

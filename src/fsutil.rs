@@ -231,6 +231,67 @@ fn open_dir_within(base: &Path, rel: &Path, create: bool) -> Step<OwnedFd> {
     Ok(Some(dir))
 }
 
+/// The directories gate keeps its state in below `<dir>/gate/` (`dir`: the
+/// common directory; the git directory of a linked worktree holds only the
+/// active pointer and its lock) — docs/tasks.md, "Local state".
+pub const STATE_DIRS: &[&str] = &[
+    "receipts", "running", "logs", "recorded", "started", "cache", "locks", "tmp",
+];
+
+/// Those of [`STATE_DIRS`] that hold one directory per acceptance check.
+const PER_CHECK_DIRS: &[&str] = &["receipts", "running", "logs"];
+
+/// Check gate's state directory below `dir` (a git directory or the common
+/// directory, trusted as it is): `<dir>/gate`, each of [`STATE_DIRS`] in
+/// it and each per-check directory in those, looked at from `dir`
+/// component by component without following a link. A symbolic link at
+/// any of them is [`ReadError::Link`] naming it: gate never reads or
+/// writes its state through a link, which could lead out of the
+/// repository. Anything else — absent, a directory, a file where a
+/// directory belongs — is left to the read or write that meets it (gate
+/// creates what is absent; a file in a directory's place fails that one
+/// step, as before). Every verb that opens a work tree asks this before it
+/// touches its state (`crate::context::Ctx::open`).
+pub fn check_state_dir(dir: &Path) -> Result<(), ReadError> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let Ok(base) = rustix::fs::open(dir, flags, Mode::empty()) else {
+        return Ok(());
+    };
+    // The directory `name` in `parent` (at `path`): a link is refused;
+    // `None` when it is not a directory that opens.
+    let step = |parent: &OwnedFd, name: &Path, path: PathBuf| -> Step<OwnedFd> {
+        if found(parent, name) == Some(FileType::Symlink) {
+            return Err(ReadError::Link { path });
+        }
+        Ok(rustix::fs::openat(parent, name, flags | OFlags::NOFOLLOW, Mode::empty()).ok())
+    };
+    let shown = dir.join("gate");
+    let Some(gate) = step(&base, Path::new("gate"), shown.clone())? else {
+        return Ok(());
+    };
+    for sub in STATE_DIRS {
+        let path = shown.join(sub);
+        let Some(fd) = step(&gate, Path::new(sub), path.clone())? else {
+            continue;
+        };
+        if !PER_CHECK_DIRS.contains(sub) {
+            continue;
+        }
+        let Ok(mut entries) = rustix::fs::Dir::read_from(&fd) else {
+            continue;
+        };
+        while let Some(Ok(entry)) = entries.read() {
+            use std::os::unix::ffi::OsStrExt;
+            let bytes = entry.file_name().to_bytes();
+            if bytes != b"." && bytes != b".." {
+                let name = Path::new(std::ffi::OsStr::from_bytes(bytes));
+                step(&fd, name, path.join(name))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The file `rel` below `base`, opened for reading without following a
 /// symbolic link below `base` and without blocking (a FIFO opens at once
 /// and is refused), if it is a regular file of at most `kind.max` bytes;
@@ -666,6 +727,36 @@ pub fn remove_optional(path: &Path) -> Result<(), FsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_state_directory_that_is_a_link_is_named_and_nothing_else_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (git, outside) = (tmp.path().join("git"), tmp.path().join("outside"));
+        fs::create_dir_all(git.join("gate/receipts/unit")).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        // A file where a directory belongs is left to the step that meets it.
+        fs::write(git.join("gate/started"), "x").unwrap();
+        assert!(check_state_dir(&git).is_ok());
+        assert!(check_state_dir(&tmp.path().join("absent")).is_ok());
+        let link_at = |rel: &str| {
+            let path = git.join(rel);
+            fs::rename(&path, tmp.path().join("moved")).unwrap();
+            std::os::unix::fs::symlink(&outside, &path).unwrap();
+            let refused = check_state_dir(&git);
+            fs::remove_file(&path).unwrap();
+            fs::rename(tmp.path().join("moved"), &path).unwrap();
+            match refused {
+                Err(ReadError::Link { path: named }) => assert_eq!(named, path),
+                other => panic!("{rel}: {other:?}"),
+            }
+        };
+        link_at("gate/receipts/unit");
+        link_at("gate/receipts");
+        link_at("gate");
+        fs::create_dir_all(git.join("gate/cache")).unwrap();
+        link_at("gate/cache");
+        assert!(check_state_dir(&git).is_ok());
+    }
 
     #[test]
     fn atomic_write_replaces_whole_and_leaves_no_temp() {

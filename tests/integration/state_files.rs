@@ -338,6 +338,88 @@ fn no_verb_writes_through_a_linked_gate_or_tasks_directory() {
     }
 }
 
+/// Every file and link below `dir` (links not followed), with its bytes
+/// (a link's target).
+fn entries_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(&path).unwrap();
+            out.push((path, target.into_os_string().into_encoded_bytes()));
+        } else if meta.is_dir() {
+            out.push((path.clone(), Vec::new()));
+            out.extend(entries_under(&path));
+        } else {
+            out.push((path.clone(), std::fs::read(&path).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A state directory under `<git-dir>/gate` that is a symbolic link —
+/// `gate` itself, `receipts`, or one check's directory in it — was
+/// followed: `gate verify` wrote its receipt, log and run marker wherever
+/// the link pointed. Every door now refuses it (exit 3), naming the link
+/// and saying to remove it, and nothing is written through it.
+#[test]
+fn a_state_directory_that_is_a_link_is_refused_and_never_written_through() {
+    for link in [
+        "gate/receipts",
+        "gate/receipts/export-tests",
+        "gate/cache",
+        "gate",
+    ] {
+        let repo = started_repo();
+        let inside = git_path(&repo, link);
+        let outside = repo.scratch("outside");
+        std::fs::create_dir_all(&inside).unwrap();
+        std::fs::rename(&inside, &outside).unwrap();
+        std::os::unix::fs::symlink(&outside, &inside).unwrap();
+        let before = entries_under(&outside);
+        for args in [
+            &["verify", "export-tests"][..],
+            &["status"],
+            &["check"],
+            &["hook", "pre-commit"],
+            &["task", "switch", "T-42"],
+        ] {
+            let out = gate_bounded(&repo, args, &[]);
+            assert_eq!(
+                out.status.code(),
+                Some(3),
+                "{link}: {args:?}: {}",
+                show(&out)
+            );
+            let said = text(&out);
+            assert!(
+                said.contains(&format!(
+                    ".git/{link}: gate's state directory is a symbolic link"
+                )) && said.contains("remove the link"),
+                "{link}: {args:?}: {}",
+                show(&out)
+            );
+            assert_eq!(
+                entries_under(&outside),
+                before,
+                "{link}: {args:?} wrote through the link"
+            );
+        }
+        // Nothing was made beside the link either: it is still the link.
+        assert!(
+            std::fs::symlink_metadata(&inside)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+}
+
 /// The untracked files `git status` would offer to `git add -A`.
 fn untracked(repo: &TestRepo) -> Vec<String> {
     repo.git(&["status", "--porcelain", "--untracked-files=all"])
