@@ -7,6 +7,11 @@
 //! ([`crate::context::captured`]). So each tool returns the very document
 //! the CLI's `--json` prints (docs/decisions/0018-mcp-server.md).
 //!
+//! rmcp reads and writes through in-memory pipes; [`lines`] carries the
+//! client's lines to it and its replies back, and answers a line that is
+//! not JSON, or is longer than [`lines::MAX_LINE`], with a JSON-RPC error
+//! where rmcp would drop it in silence.
+//!
 //! Stdout is the protocol's channel and stdin its requests: before serving,
 //! both move to fresh descriptors, fd 1 becomes a copy of stderr and fd 0
 //! `/dev/null`. Whatever else writes to stdout (a check's command under
@@ -24,6 +29,12 @@ use serde::Deserialize;
 
 use crate::cli::CheckName;
 use crate::error::Failure;
+
+mod lines;
+
+/// How many bytes each in-memory pipe between rmcp and the line layer
+/// holds before its writer waits.
+const PIPE: usize = 64 * 1024;
 
 /// Parses a command line (`gate …`) and runs it; returns the exit code.
 pub type Dispatch = fn(&[OsString]) -> i32;
@@ -47,19 +58,34 @@ pub fn serve(dir: Option<&Path>, dispatch: Dispatch) -> Result<(), Failure> {
         tool_router: Gate::tool_router(),
     };
     let session = runtime.block_on(async move {
-        let transport = (
-            tokio::fs::File::from_std(input),
-            tokio::fs::File::from_std(output),
-        );
+        // rmcp speaks through two in-memory pipes; the line layer stands
+        // between them and the client and answers the lines rmcp would drop.
+        let out = std::sync::Arc::new(tokio::sync::Mutex::new(tokio::fs::File::from_std(output)));
+        let (rmcp_in, to_rmcp) = tokio::io::duplex(PIPE);
+        let (rmcp_out, from_rmcp) = tokio::io::duplex(PIPE);
+        let input = tokio::io::BufReader::new(tokio::fs::File::from_std(input));
+        // When the client closes stdin, or reading it fails, the line layer
+        // drops its end of rmcp's input, and the session ends.
+        tokio::spawn(lines::requests(
+            input,
+            to_rmcp,
+            out.clone(),
+            lines::MAX_LINE,
+        ));
+        let replies = tokio::spawn(lines::replies(from_rmcp, out));
         let running = server
-            .serve(transport)
+            .serve((rmcp_in, rmcp_out))
             .await
             .map_err(|e| format!("the MCP session did not start: {e}"))?;
-        running
+        let ended = running
             .waiting()
             .await
             .map(|_| ())
-            .map_err(|e| format!("the MCP session ended abnormally: {e}"))
+            .map_err(|e| format!("the MCP session ended abnormally: {e}"));
+        // rmcp has closed its end: its last replies reach the client
+        // before gate exits.
+        let _ = replies.await;
+        ended
     });
     // A read of the closed protocol stream may still sit on the blocking
     // pool: do not wait for it.

@@ -313,9 +313,27 @@ impl Session {
     /// Send `messages` in one write.
     fn send(&mut self, messages: &[Value]) {
         let text: String = messages.iter().map(|m| format!("{m}\n")).collect();
+        self.send_bytes(text.as_bytes());
+    }
+
+    /// Send `bytes` as they are, in one write.
+    fn send_bytes(&mut self, bytes: &[u8]) {
         let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.write_all(bytes).unwrap();
         stdin.flush().unwrap();
+    }
+
+    /// A session past `initialize`.
+    fn initialized(repo: &TestRepo) -> Session {
+        let mut session = Session::start(repo);
+        session.send(&[
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "bytes", "version": "0"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        ]);
+        session.replies(&[0]);
+        session
     }
 
     /// Read stdout until a reply to each of `ids` has come.
@@ -422,4 +440,91 @@ fn stdout_carries_only_the_protocol_and_stdin_only_requests() {
     // The brief came from the tool's argument, verbatim, not from stdin.
     let task = std::fs::read_to_string(repo.path().join(".gate/tasks/T-42.md")).unwrap();
     assert!(task.contains(brief), "{task}");
+}
+
+/// Every line `gate mcp` wrote, each one JSON.
+fn parsed(lines: &[String]) -> Vec<Value> {
+    lines
+        .iter()
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| {
+                panic!("stdout holds a line that is not JSON-RPC ({e}): {l:?}\n{lines:?}")
+            })
+        })
+        .collect()
+}
+
+/// The error responses among `replies`: each has `"id": null`, as JSON-RPC
+/// 2.0 says for a request whose id could not be read.
+fn id_null_errors(replies: &[Value]) -> Vec<&Value> {
+    let errors: Vec<&Value> = replies
+        .iter()
+        .filter(|r| r.get("error").is_some())
+        .collect();
+    for e in &errors {
+        assert_eq!(e["jsonrpc"], "2.0", "{e}");
+        assert!(
+            e.as_object().unwrap().get("id") == Some(&Value::Null),
+            "the id is there, and null: {e}"
+        );
+    }
+    errors
+}
+
+/// A line that is not JSON (text, a cut-off request, bytes that are not
+/// UTF-8) is answered with a parse error, not dropped in silence, and the
+/// server goes on serving.
+#[test]
+fn a_line_that_is_not_json_is_answered_with_a_parse_error() {
+    let repo = twin();
+    let mut session = Session::initialized(&repo);
+    session.send_bytes(b"this is not JSON\n{\"jsonrpc\": \"2.0\", \"id\": 5,\n\xff\xfe\n");
+    session.send(&[call(1, "binding", json!({"issue": "42"}))]);
+    session.replies(&[1]);
+    let (lines, _) = session.end();
+    let replies = parsed(&lines);
+    let errors = id_null_errors(&replies);
+    assert_eq!(errors.len(), 3, "one answer a bad line: {lines:?}");
+    for e in errors {
+        assert_eq!(e["error"]["code"], -32700, "{e}");
+        let message = e["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with("Parse error: "), "{message}");
+    }
+    let served = replies.iter().find(|r| r["id"] == 1).unwrap();
+    assert_eq!(
+        served["result"]["structuredContent"]["schema"], "gate.binding/1",
+        "{lines:?}"
+    );
+}
+
+/// A line longer than the cap (4 MiB) is answered with an invalid request
+/// naming the cap — even a well-formed request is not run — and the server
+/// goes on serving.
+#[test]
+fn an_oversized_line_is_answered_with_an_error_naming_the_cap() {
+    let repo = twin();
+    let mut session = Session::initialized(&repo);
+    let pad = "x".repeat(5 * 1024 * 1024);
+    session.send(&[json!({"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"pad": pad}})]);
+    session.send(&[call(8, "binding", json!({"issue": "42"}))]);
+    session.replies(&[8]);
+    let (lines, _) = session.end();
+    let replies = parsed(&lines);
+    assert!(
+        !replies.iter().any(|r| r["id"] == 7),
+        "the oversized request was not run"
+    );
+    let errors = id_null_errors(&replies);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0]["error"]["code"], -32600);
+    let message = errors[0]["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("longer than 4194304 bytes (4 MiB)"),
+        "{message}"
+    );
+    let served = replies.iter().find(|r| r["id"] == 8).unwrap();
+    assert_eq!(
+        served["result"]["structuredContent"]["schema"],
+        "gate.binding/1"
+    );
 }
