@@ -144,7 +144,7 @@ pub fn uri(path: &[u8]) -> String {
 }
 
 /// The bytes `path_hex` holds (docs/json.md).
-fn unhex(hex: &str) -> Vec<u8> {
+pub fn unhex(hex: &str) -> Vec<u8> {
     (0..hex.len() / 2)
         .filter_map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
         .collect()

@@ -85,6 +85,39 @@ fn annotation_properties_are_escaped() {
     assert_eq!(text.lines().filter(|l| l.starts_with("::")).count(), 1);
 }
 
+/// Text from the repository — a `Task:` trailer, a path — reaches the
+/// annotations with its control characters written out as the human report
+/// writes them, and a path that is not UTF-8 git-quoted from its bytes:
+/// nothing raw reaches the log (docs/ci.md#report-formats).
+#[test]
+fn annotations_write_out_control_characters_from_the_repository() {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    repo.write("docs/\u{1b}[31mred.md", "x\n");
+    repo.write_at(b"docs/bad\xff.md", "x\n");
+    repo.commit_all("odd names\n\nTask: T-1");
+    repo.write("src/b.rs", "b\n");
+    repo.commit_all("a trailer\n\nTask: T-\u{1b}]0;owned\u{7}\u{1b}[2J\u{8}\u{9b}1");
+    let out = check(&repo, &format!("{base}..HEAD"), &["--format", "github"]);
+    assert_exit(&out, 1);
+    let text = String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8: no raw path bytes");
+    let raw: Vec<char> = text
+        .chars()
+        .filter(|&c| (c.is_control() && c != '\n') || ('\u{202a}'..='\u{202e}').contains(&c))
+        .collect();
+    assert!(raw.is_empty(), "stdout holds {raw:?}\n{text}");
+    assert!(
+        text.contains("\\x1b]0;owned\\x07\\x1b[2J\\x08\\u{009b}1"),
+        "{text}"
+    );
+    let files: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("::error file="))
+        .filter_map(|l| l.split(",title=").next())
+        .collect();
+    assert!(files.contains(&"\"docs/\\033[31mred.md\""), "{files:?}");
+    assert!(files.contains(&"\"docs/bad\\377.md\""), "{files:?}");
+}
+
 /// `--max-findings` lists at most N and counts them all by cause and by
 /// commit, in human, github and markdown; the exit code is the same; JSON
 /// keeps every finding.
