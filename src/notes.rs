@@ -57,6 +57,18 @@ pub struct Entry {
     /// when it was made unsigned (docs/receipts.md, "Signed receipts").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
+    /// The evidence of a passing attempt another clone holds on the same
+    /// content and contract, while this entry (a failure) stands: the two
+    /// clones disagree, and no order of their clocks settles it
+    /// (docs/receipts.md, "Receipts travel"). Not signed: it is the
+    /// merge's record, not the run's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disputed_by: Option<String>,
+    /// The evidence of the attempts this one replaced in the clone that
+    /// attached it: a run made where they were known settles them, and a
+    /// merge never sets them against it again. Not signed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub supersedes: Vec<String>,
 }
 
 impl Entry {
@@ -79,6 +91,8 @@ impl Entry {
             gate_version: env!("CARGO_PKG_VERSION").to_string(),
             log_digest,
             signature: receipt.signature.clone(),
+            disputed_by: None,
+            supersedes: Vec::new(),
         })
     }
 
@@ -106,6 +120,57 @@ impl Entry {
     /// evidence id, so every clone picks the same one).
     fn later_than(&self, other: &Entry) -> bool {
         (self.started_ns, &self.evidence) > (other.started_ns, &other.evidence)
+    }
+
+    /// Whether this attempt replaced `other` where it was attached.
+    fn settles(&self, other: &Entry) -> bool {
+        self.supersedes.contains(&other.evidence)
+    }
+
+    /// Which of two attempts of one check, held by two clones, the merged
+    /// note keeps (docs/receipts.md, "Receipts travel"): one that settles
+    /// the other; else, when they ran on the same content under the same
+    /// contract and disagree, the failure, marked as disputed by the pass —
+    /// their clocks never decide that; else the later attempt. The same
+    /// answer whichever side is `self`.
+    fn merged_with(self, other: Entry) -> Entry {
+        if self.evidence == other.evidence {
+            // One attempt, merged by two clones: every record either kept.
+            let mut one = self;
+            one.disputed_by = one.disputed_by.max(other.disputed_by);
+            one.supersedes.extend(other.supersedes);
+            one.supersedes.sort();
+            one.supersedes.dedup();
+            return one;
+        }
+        if self.settles(&other) && !other.settles(&self) {
+            return self;
+        }
+        if other.settles(&self) && !self.settles(&other) {
+            return other;
+        }
+        let same_run_subject =
+            self.contract == other.contract && self.fingerprint == other.fingerprint;
+        if same_run_subject && self.passed != other.passed {
+            let (mut failure, pass) = match self.passed {
+                true => (other, self),
+                false => (self, other),
+            };
+            // A failure disputed by two passes names the greater evidence,
+            // so every clone keeps the same.
+            if failure
+                .disputed_by
+                .as_ref()
+                .is_none_or(|held| *held < pass.evidence)
+            {
+                failure.disputed_by = Some(pass.evidence);
+            }
+            return failure;
+        }
+        match other.later_than(&self) {
+            true => other,
+            false => self,
+        }
     }
 }
 
@@ -142,15 +207,26 @@ impl Note {
             .find(|e| e.acceptance_id == acceptance_id)
     }
 
-    /// Take `entry` unless the note holds a later attempt of its acceptance
-    /// check; whether the note changed.
-    pub fn merge(&mut self, entry: Entry) -> bool {
+    /// Take `entry`, an attempt made in this clone, unless the note holds a
+    /// later attempt of its acceptance check; whether the note changed. It
+    /// settles what it replaces: the entry it replaces, and the pass that
+    /// disputed it.
+    pub fn merge(&mut self, mut entry: Entry) -> bool {
         match self
             .entries
             .iter_mut()
             .find(|e| e.acceptance_id == entry.acceptance_id)
         {
-            Some(held) if entry.later_than(held) => *held = entry,
+            Some(held) if entry.later_than(held) => {
+                entry.supersedes = std::iter::once(held.evidence.clone())
+                    .chain(held.disputed_by.clone())
+                    .chain(held.supersedes.iter().cloned())
+                    .filter(|e| *e != entry.evidence)
+                    .collect();
+                entry.supersedes.sort();
+                entry.supersedes.dedup();
+                *held = entry;
+            }
             Some(_) => return false,
             None => {
                 self.entries.push(entry);
@@ -159,6 +235,27 @@ impl Note {
             }
         }
         true
+    }
+}
+
+impl Note {
+    /// Take `entry`, another clone's attempt, by [`Entry::merged_with`].
+    fn merge_from_clone(&mut self, entry: Entry) {
+        match self
+            .entries
+            .iter()
+            .position(|e| e.acceptance_id == entry.acceptance_id)
+        {
+            Some(i) => {
+                let held = self.entries.remove(i);
+                self.entries.insert(i, held.merged_with(entry));
+            }
+            None => {
+                self.entries.push(entry);
+                self.entries
+                    .sort_by(|a, b| a.acceptance_id.cmp(&b.acceptance_id));
+            }
+        }
     }
 }
 
@@ -201,9 +298,11 @@ pub fn attach(repo: &Repo, commit: Oid, entries: &[Entry]) -> Result<NotesUpdate
         let mut note = match notes.blob(commit) {
             None => Note::empty(),
             Some(blob) => {
-                Note::parse(&repo.read_blob(blob)?).map_err(|problem| AttachError::Unreadable {
-                    commit: commit.to_hex(),
-                    problem,
+                Note::parse(&repo.read_note(NOTES_REF, commit, blob)?).map_err(|problem| {
+                    AttachError::Unreadable {
+                        commit: commit.to_hex(),
+                        problem,
+                    }
                 })?
             }
         };
@@ -439,7 +538,7 @@ fn take(repo: &Repo, remote: &str, listed: Oid) -> Result<Fetched, TravelError> 
 }
 
 /// The note of `commit` holding every acceptance check of `ours` and
-/// `theirs`, the later attempt of one both hold winning ([`Note::merge`]).
+/// `theirs`, one both hold merged by [`Entry::merged_with`].
 fn merge_note(commit: Oid, ours: &[u8], theirs: &[u8]) -> Result<Vec<u8>, AttachError> {
     let unreadable = |problem| AttachError::Unreadable {
         commit: commit.to_hex(),
@@ -447,7 +546,7 @@ fn merge_note(commit: Oid, ours: &[u8], theirs: &[u8]) -> Result<Vec<u8>, Attach
     };
     let mut note = Note::parse(ours).map_err(unreadable)?;
     for entry in Note::parse(theirs).map_err(unreadable)?.entries {
-        note.merge(entry);
+        note.merge_from_clone(entry);
     }
     Ok(note.to_bytes())
 }
@@ -496,4 +595,117 @@ pub fn push(repo: &Repo, remote: &str) -> Result<Pushed, TravelError> {
         tries: PUSH_TRIES,
         said,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(evidence: &str, started_ns: u128, passed: bool) -> Entry {
+        Entry {
+            acceptance_id: "unit".into(),
+            evidence: evidence.into(),
+            contract: "c".into(),
+            fingerprint: "f".into(),
+            exit_code: Some(if passed { 0 } else { 1 }),
+            signal: None,
+            passed,
+            started_at: "2026-12-01T10:00:00Z".into(),
+            ended_at: "2026-12-01T10:00:01Z".into(),
+            started_ns,
+            task: None,
+            gate_version: "0.1.0".into(),
+            log_digest: None,
+            signature: None,
+            disputed_by: None,
+            supersedes: Vec::new(),
+        }
+    }
+
+    /// `a` merged with `b`, checked to be `b` merged with `a`.
+    fn merged(a: &Entry, b: &Entry) -> Entry {
+        let one = a.clone().merged_with(b.clone());
+        let other = b.clone().merged_with(a.clone());
+        assert_eq!(one, other, "the merge depends on the side");
+        one
+    }
+
+    #[test]
+    fn a_later_pass_on_the_same_content_never_outweighs_a_failure_across_clones() {
+        let failure = entry("ev-a", 100, false);
+        // The other clone's clock runs ahead: its pass looks later.
+        let pass = entry("ev-b", 200, true);
+        let kept = merged(&failure, &pass);
+        assert_eq!(kept.evidence, "ev-a");
+        assert!(!kept.passed);
+        assert_eq!(kept.disputed_by.as_deref(), Some("ev-b"));
+        // And the other way round: the failure looks later.
+        let kept = merged(&entry("ev-a", 300, false), &pass);
+        assert_eq!(
+            (kept.evidence.as_str(), kept.disputed_by.as_deref()),
+            ("ev-a", Some("ev-b"))
+        );
+    }
+
+    #[test]
+    fn on_other_content_or_another_contract_the_later_attempt_wins() {
+        let failure = entry("ev-a", 100, false);
+        let mut pass = entry("ev-b", 200, true);
+        pass.fingerprint = "g".into();
+        assert_eq!(merged(&failure, &pass).evidence, "ev-b");
+        let mut pass = entry("ev-b", 200, true);
+        pass.contract = "d".into();
+        assert_eq!(merged(&failure, &pass).evidence, "ev-b");
+        // Two failures, two passes: the later.
+        assert_eq!(merged(&failure, &entry("ev-c", 50, false)).evidence, "ev-a");
+        assert_eq!(
+            merged(&entry("ev-d", 1, true), &entry("ev-e", 2, true)).evidence,
+            "ev-e"
+        );
+    }
+
+    #[test]
+    fn a_run_made_where_the_dispute_was_known_settles_it() {
+        let mut note = Note::empty();
+        note.merge_from_clone(entry("ev-a", 100, false));
+        note.merge_from_clone(entry("ev-b", 200, true));
+        assert_eq!(note.entries[0].disputed_by.as_deref(), Some("ev-b"));
+        // A new run in this clone replaces the disputed failure.
+        assert!(note.merge(entry("ev-c", 300, true)));
+        let settled = note.entries[0].clone();
+        assert_eq!(settled.supersedes, ["ev-a", "ev-b"]);
+        // Merged with either side's old entries, it stays.
+        assert_eq!(
+            merged(&settled, &entry("ev-a", 100, false)).evidence,
+            "ev-c"
+        );
+        assert_eq!(merged(&settled, &entry("ev-b", 200, true)).evidence, "ev-c");
+        // A failure it never saw disputes it again.
+        let unseen = merged(&settled, &entry("ev-z", 50, false));
+        assert_eq!(
+            (unseen.evidence.as_str(), unseen.disputed_by.as_deref()),
+            ("ev-z", Some("ev-c"))
+        );
+    }
+
+    #[test]
+    fn the_same_attempt_keeps_its_dispute() {
+        let mut disputed = entry("ev-a", 100, false);
+        disputed.disputed_by = Some("ev-b".into());
+        let plain = entry("ev-a", 100, false);
+        assert_eq!(
+            merged(&disputed, &plain).disputed_by.as_deref(),
+            Some("ev-b")
+        );
+    }
+
+    #[test]
+    fn a_dispute_by_two_passes_names_the_same_one_everywhere() {
+        let failure = entry("ev-a", 100, false);
+        let (p1, p2) = (entry("ev-b", 200, true), entry("ev-c", 300, true));
+        let one = merged(&merged(&failure, &p1), &p2);
+        let other = merged(&merged(&failure, &p2), &p1);
+        assert_eq!(one, other);
+        assert_eq!(one.disputed_by.as_deref(), Some("ev-c"));
+    }
 }

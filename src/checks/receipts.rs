@@ -370,7 +370,18 @@ pub fn range_check(
         Err(e) => {
             return (
                 "the note could not be read".into(),
-                vec![git_unknown(&format!("the receipts of {}", tip.short()), &e)],
+                vec![
+                    Finding::unknown(
+                        CHECK,
+                        "input_unreadable",
+                        format!("the receipts of {}: {e}", tip.short()),
+                        format!(
+                            "remove the note (`git notes --ref gate remove {}`) and push receipts gate can read (`gate verify CHECK` on a clean checkout of the tip, then `gate receipts push REMOTE`), or fetch the notes again",
+                            tip.short()
+                        ),
+                    )
+                    .with_subject(at(Subject::default())),
+                ],
             );
         }
     };
@@ -1005,12 +1016,18 @@ fn disproof(
             CHECK,
             "receipt_failed",
             format!(
-                "the latest run of {acceptance_id} on {} ({evidence}) failed{}",
+                "the latest run of {acceptance_id} on {} ({evidence}) failed{}{}",
                 tip.short(),
                 entry
                     .exit_code
                     .map(|c| format!(" with exit {c}"))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                match &entry.disputed_by {
+                    Some(pass) => format!(
+                        "; another clone's run on the same content and contract ({pass}) passed, and clocks do not settle that: a new run does"
+                    ),
+                    None => String::new(),
+                }
             ),
             format!("fix what it reports, then {verify}"),
         ));

@@ -48,6 +48,8 @@ fn entry(check: &str, started_ns: u128) -> Entry {
         gate_version: "0.1.0".into(),
         log_digest: None,
         signature: None,
+        disputed_by: None,
+        supersedes: Vec::new(),
     }
 }
 

@@ -97,20 +97,35 @@ fn two_machines_notes_on_one_commit_merge_through_a_bare_remote() {
 }
 
 #[test]
-fn the_latest_attempt_of_a_check_wins_across_machines() {
+fn a_pass_never_outweighs_a_failure_on_the_same_content_across_machines() {
     let (a, b, remote) = two_machines();
     let head = a.head();
-    // A's run fails; B's, later, passes: whichever pushes first, the pass holds.
+    // A's run fails; B's, later by the clocks, passes on the same bytes:
+    // whichever pushes first, the failure holds, disputed by the pass.
     a.write("ctl/verdict", "fail\n");
     verify_exits(&a, "export-tests", 1);
     verify_exits(&b, "export-tests", 0);
     receipts_ok(&b, &["push"]);
     receipts_ok(&a, &["push"]);
     receipts_ok(&b, &["fetch"]);
+    let disputed = |repo: &TestRepo| -> Value {
+        let text = repo.git(&["notes", "--ref", "gate", "show", &head]);
+        let note: Value = serde_json::from_str(&text).unwrap();
+        note["checks"][0]["disputed_by"].clone()
+    };
+    for repo in [&a, &b, &remote] {
+        assert_eq!(noted(repo, &head), ["export-tests=false"]);
+        assert!(disputed(repo).is_string(), "no dispute recorded");
+    }
+    // A new run on B, which holds the dispute, settles it everywhere.
+    verify_exits(&b, "export-tests", 0);
+    receipts_ok(&b, &["push"]);
+    receipts_ok(&a, &["fetch"]);
     for repo in [&a, &b, &remote] {
         assert_eq!(noted(repo, &head), ["export-tests=true"]);
+        assert!(disputed(repo).is_null());
     }
-    // A later failure on A wins everywhere once it travels.
+    // A later failure on A, made where the pass was known, wins everywhere.
     verify_exits(&a, "export-tests", 1);
     receipts_ok(&a, &["push"]);
     receipts_ok(&b, &["fetch"]);
