@@ -300,8 +300,14 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
     std::io::stdin()
         .read_to_end(&mut input)
         .map_err(|e| Failure::unknown(format!("pre-push: cannot read the refs on stdin: {e}")))?;
-    let lines = parse_push_lines(&String::from_utf8_lossy(&input))
+    let all_lines = parse_push_lines(&String::from_utf8_lossy(&input))
         .map_err(|m| Failure::unknown(format!("pre-push: {m}")))?;
+    // The receipts' notes ref is not code: it is judged as notes (a
+    // fast-forward of well-formed notes), never proved commit by commit
+    // (docs/hooks.md, "pre-push sends the receipts with the push").
+    let (notes_lines, lines): (Vec<PushLine>, Vec<PushLine>) = all_lines
+        .into_iter()
+        .partition(|l| l.remote_ref == crate::notes::NOTES_REF);
     // Judged by the policy the remote already has (docs/trust.md).
     let mut policy_notes = Vec::new();
     let pushed: Vec<&str> = lines
@@ -440,6 +446,9 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
                     findings.extend(pushed_code_findings(ctx, &lines));
                 }
             }
+            for line in &notes_lines {
+                findings.extend(pushed_notes_finding(ctx, line));
+            }
             (summary, findings)
         },
     );
@@ -468,9 +477,110 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
     report.attach(loosened);
     print(&report);
     if report.exit_code() == ExitCode::Pass {
-        send_receipts(ctx, p, remote, &lines);
+        match notes_lines.is_empty() {
+            true => send_receipts(ctx, p, remote, &lines),
+            // This push carries the notes itself: pushing them again beside
+            // it would race it for the same ref.
+            false => err(&human::receipts_ride_along(remote)),
+        }
     }
     Ok(report.exit_code())
+}
+
+/// What keeps a push of `refs/notes/gate` (`line`) from being receipts
+/// gate can carry: not a fast-forward of what the remote holds (it would
+/// drop other clones' receipts), a remote tip this clone cannot compare
+/// with, a deletion, or a note that is not a readable `gate.note/1` within
+/// the cap. `None` when it is well-formed notes.
+fn pushed_notes_finding(ctx: &Ctx, line: &PushLine) -> Option<Finding> {
+    let blocker = |message: String, decide: &str| {
+        Some(
+            Finding::blocker(
+                crate::checks::receipts::CHECK,
+                "notes_rejected",
+                message,
+                decide.into(),
+            )
+            .with_subject(crate::verdict::Subject {
+                ref_name: Some(line.remote_ref.clone()),
+                ..crate::verdict::Subject::default()
+            }),
+        )
+    };
+    let merge = "run `gate receipts push REMOTE` instead: it fetches the remote's receipts, merges them entry by entry and pushes a fast-forward";
+    if is_zero_id(&line.local) {
+        return blocker(
+            format!(
+                "the push deletes {} on the remote: every clone's receipts there would go",
+                line.remote_ref
+            ),
+            "leave the remote's receipts in place; `git notes --ref gate remove COMMIT` and `gate receipts push REMOTE` drop one note",
+        );
+    }
+    let local = Oid::from_hex(&line.local)?;
+    if !is_zero_id(&line.remote) {
+        let fast_forward = Oid::from_hex(&line.remote)
+            .filter(|remote| ctx.repo.has_object(*remote))
+            .map(|remote| ctx.repo.is_ancestor(remote, local));
+        match fast_forward {
+            Some(Ok(true)) => {}
+            Some(Ok(false)) => {
+                return blocker(
+                    format!(
+                        "the push of {} is not a fast-forward of the remote's: the receipts other clones pushed would be dropped",
+                        line.remote_ref
+                    ),
+                    merge,
+                );
+            }
+            _ => {
+                return blocker(
+                    format!(
+                        "the remote's {} ({}) is not in this clone, so whether this push keeps its receipts cannot be told",
+                        line.remote_ref,
+                        &line.remote[..12.min(line.remote.len())]
+                    ),
+                    merge,
+                );
+            }
+        }
+    }
+    let theirs = Oid::from_hex(&line.remote)
+        .filter(|r| !is_zero_id(&line.remote) && ctx.repo.has_object(*r))
+        .and_then(|r| ctx.repo.notes_at(r).ok());
+    let ours = match ctx.repo.notes_at(local) {
+        Ok(notes) => notes,
+        Err(e) => {
+            return blocker(
+                format!(
+                    "the pushed {} cannot be read as notes: {e}",
+                    line.remote_ref
+                ),
+                merge,
+            );
+        }
+    };
+    for (commit, blob) in ours.iter() {
+        // What the remote holds already was judged when it was pushed.
+        if theirs.as_ref().and_then(|t| t.blob(commit)) == Some(blob) {
+            continue;
+        }
+        let problem = match ctx.repo.read_note(&line.remote_ref, commit, blob) {
+            Err(e) => Some(e.to_string()),
+            Ok(bytes) => crate::notes::Note::parse(&bytes).err(),
+        };
+        if let Some(problem) = problem {
+            return blocker(
+                format!(
+                    "the note on commit {} in the pushed {} is not one gate can read: {problem}",
+                    commit.short(),
+                    line.remote_ref
+                ),
+                "remove it (`git notes --ref gate remove COMMIT`), then push the receipts with `gate receipts push REMOTE`",
+            );
+        }
+    }
+    None
 }
 
 /// Pre-push's last step, when nothing blocks: the receipts of each pushed

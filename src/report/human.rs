@@ -520,6 +520,17 @@ pub enum Signed<'a> {
     Off(crate::policy::Trust),
 }
 
+/// pre-push's line when the push carries `refs/notes/gate` itself: gate
+/// does not push it a second time beside it.
+pub fn receipts_ride_along(remote: &str) -> String {
+    format!(
+        "gate: this push carries {} to {}: gate attaches and pushes no receipts beside it (`gate receipts push {}` merges and sends the latest)\n",
+        crate::notes::NOTES_REF,
+        shown_line(remote),
+        shown_line(remote)
+    )
+}
+
 /// `gate init`'s line (stderr) when a signing key is configured and no
 /// signers file could be written for it.
 pub fn init_signers_not_set(why: &str) -> String {

@@ -688,3 +688,86 @@ fn the_notes_push_can_be_turned_off_per_clone() {
     // Attached here all the same.
     assert_eq!(noted(&dev, &dev.head()), ["export-tests=true"]);
 }
+
+/// `pushing("required")` with provenance required too (so a notes commit
+/// proved as code would be `unattributed_commit`), a receipt attached to
+/// HEAD, and the remote holding main.
+fn pushing_notes() -> (TestRepo, TestRepo) {
+    let (dev, remote, _) = pushing("required");
+    dev.write(
+        ".gate/policy.yaml",
+        "version: 1\nbinding: off\nscope: off\nprovenance:\n  mode: required\n  merges: refuse\nreceipts:\n  mode: required\n  trust: any-pusher\nbrief:\n  mode: off\n",
+    );
+    dev.commit_all("policy: provenance required\n\nTask: T-42");
+    dev.git(&["push", "-q", "--no-verify", "origin", "main"]);
+    verify_exits(&dev, "export-tests", 0);
+    (dev, remote)
+}
+
+#[test]
+fn pushing_the_notes_ref_is_judged_as_notes_not_as_code() {
+    let (dev, remote) = pushing_notes();
+    let out = git_push(&dev, &["origin", "refs/notes/gate"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let stderr = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!stderr.contains("unattributed_commit"), "{stderr}");
+    // gate pushed no second copy beside the user's push, which landed.
+    assert!(
+        stderr.contains("gate attaches and pushes no receipts beside it"),
+        "{stderr}"
+    );
+    assert_eq!(remote.rev("refs/notes/gate"), dev.rev("refs/notes/gate"));
+}
+
+#[test]
+fn a_notes_push_that_drops_other_clones_receipts_is_refused() {
+    let (dev, remote) = pushing_notes();
+    let head = dev.head();
+    // Another clone's receipt reaches the remote first.
+    let other = clone_of(&remote);
+    verify_exits(&other, "lint", 0);
+    receipts_ok(&other, &["push"]);
+    dev.git(&["fetch", "-q", "origin", "refs/notes/gate:refs/gate/theirs"]);
+    // A forced push of this clone's notes would drop it.
+    let out = git_push(&dev, &["-f", "origin", "refs/notes/gate"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    let stderr = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stderr.contains("notes_rejected"), "{stderr}");
+    assert!(stderr.contains("not a fast-forward"), "{stderr}");
+    assert_eq!(noted(&remote, &head), ["lint=true"]);
+    // The way through merges and keeps both.
+    receipts_ok(&dev, &["push", "origin"]);
+    assert_eq!(noted(&remote, &head), ["export-tests=true", "lint=true"]);
+}
+
+#[test]
+fn a_notes_push_with_a_note_gate_cannot_read_is_refused() {
+    let (dev, remote) = pushing_notes();
+    dev.git(&[
+        "notes",
+        "--ref",
+        "gate",
+        "add",
+        "-f",
+        "-m",
+        "passed: yes, trust me",
+        "HEAD",
+    ]);
+    let out = git_push(&dev, &["origin", "refs/notes/gate"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    let stderr = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stderr.contains("is not one gate can read"), "{stderr}");
+    assert!(!remote.git_ok(&["rev-parse", "-q", "--verify", "refs/notes/gate"]));
+}
