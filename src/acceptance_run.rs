@@ -12,9 +12,147 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
+use crate::clock::Timestamp;
 use crate::error::Failure;
+use crate::fingerprint::{self, Fingerprint};
 use crate::git::Repo;
-use crate::receipts::Receipt;
+use crate::plan::AcceptanceCheck;
+use crate::receipts::{PrintRecord, RECEIPT_SCHEMA, Receipt, RunMarker, Store};
+
+/// One run of an acceptance check, to be recorded as a receipt.
+pub struct Run<'a> {
+    pub repo: &'a Repo,
+    /// Where `sh -c` runs: the work tree's root.
+    pub root: &'a Path,
+    pub store: &'a Store,
+    /// The declaration run: its command, and the contract the receipt names.
+    pub acceptance: &'a AcceptanceCheck,
+    /// The receipt key of the work tree ([`crate::context::worktree_key`]).
+    pub worktree: String,
+    /// The task it is made for: its id and its record's `created_at`.
+    pub task: Option<(String, String)>,
+    /// HEAD when it starts.
+    pub head: Option<String>,
+    /// The command's stdout goes to our stderr (our stdout holds a
+    /// document).
+    pub stdout_to_stderr: bool,
+}
+
+/// What a door says while a run goes on (this module composes no message).
+pub struct Sayings<'a> {
+    /// The run starts, its log at this path.
+    pub started: &'a dyn Fn(&Path),
+    /// Its output is no longer captured.
+    pub not_captured: Said<'a>,
+    /// A configured key could not sign: why.
+    pub not_signed: &'a dyn Fn(&str),
+}
+
+/// A run recorded.
+pub struct Ran {
+    pub receipt: Receipt,
+    /// The fingerprint after the run (unavailable when it failed).
+    pub after: Fingerprint,
+    pub signing: Signing,
+    pub log_path: std::path::PathBuf,
+    /// The error the fingerprint after the run gave: the receipt is then
+    /// recorded with its after fingerprint unavailable, so it is stale.
+    pub after_failed: Option<Failure>,
+}
+
+impl Run<'_> {
+    /// Take the run's place in the order of attempts (under a lock, never
+    /// going back whatever the clock does), hold its running marker, run
+    /// the command, fingerprint the sources again (`after`), and make, sign
+    /// and record the receipt with `before`. The run happened once the
+    /// command has exited: an error after that never loses the receipt.
+    pub fn record(
+        &self,
+        before: &Fingerprint,
+        after: impl FnOnce() -> Result<Fingerprint, Failure>,
+        say: &Sayings,
+    ) -> Result<Ran, Failure> {
+        let acceptance = self.acceptance;
+        let started = std::time::SystemTime::now();
+        let started_ns = self
+            .store
+            .next_order(
+                &acceptance.id,
+                started
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos()),
+            )
+            .map_err(Failure::unknown)?;
+        let started_at = Timestamp::from_system_time(started);
+        let nonce = nonce(started_ns);
+        let evidence = format!("ev-{}-{nonce}", compact(&started_at.to_string()));
+        let (log_path, log_rel) = self.store.log_path(&acceptance.id, &evidence);
+        let marker = RunMarker {
+            pid: std::process::id(),
+            nonce,
+            started_ns,
+            worktree: self.worktree.clone(),
+            task: self.task.as_ref().map(|(id, _)| id.clone()),
+        };
+        let guard = self.store.start_run(&acceptance.id, &marker)?;
+        (say.started)(&log_path);
+        let (exit_code, signal) = run_command(
+            self.root,
+            &acceptance.command,
+            &acceptance.id,
+            &evidence,
+            &log_path,
+            self.stdout_to_stderr,
+            &say.not_captured,
+        )?;
+        let ended_at = Timestamp::now();
+        let (after, after_failed) = match after() {
+            Ok(f) => (f, None),
+            Err(e) => (
+                Fingerprint::Unavailable {
+                    reason: fingerprint::Unavailable::Unreadable(e.message.clone()),
+                    path: None,
+                },
+                Some(e),
+            ),
+        };
+        let mut receipt = Receipt {
+            schema: RECEIPT_SCHEMA.into(),
+            evidence,
+            acceptance_id: acceptance.id.clone(),
+            contract: acceptance.contract_digest(),
+            command: acceptance.command.clone(),
+            fingerprint_before: PrintRecord::of(before),
+            fingerprint_after: PrintRecord::of(&after),
+            exit_code,
+            signal,
+            started_at: started_at.to_string(),
+            ended_at: ended_at.to_string(),
+            started_ns,
+            head: self.head.clone(),
+            worktree: self.worktree.clone(),
+            task: self.task.as_ref().map(|(id, _)| id.clone()),
+            task_created_at: self.task.as_ref().map(|(_, at)| at.clone()),
+            log: log_rel,
+            signature: None,
+        };
+        // Signed before it is recorded: the file and the note it travels
+        // in carry the same signature (docs/receipts.md, "Signed receipts").
+        let signing = sign(self.repo, &mut receipt);
+        if let Signing::Failed(why) = &signing {
+            (say.not_signed)(why);
+        }
+        self.store.record(&receipt)?;
+        drop(guard);
+        Ok(Ran {
+            receipt,
+            after,
+            signing,
+            log_path,
+            after_failed,
+        })
+    }
+}
 
 /// What to say when a process the command left running holds its output
 /// open past [`OUTPUT_GRACE`]: the line written into the log, and how it
@@ -39,7 +177,7 @@ pub enum Signing {
 /// Sign a fresh `receipt` with the user's git signing key, the way git
 /// signs commits (docs/receipts.md, "Signed receipts"). A receipt that is
 /// not fresh never travels and is not signed.
-pub fn sign(repo: &Repo, receipt: &mut Receipt) -> Signing {
+fn sign(repo: &Repo, receipt: &mut Receipt) -> Signing {
     let Some(payload) = receipt.payload() else {
         return Signing::Off;
     };
@@ -83,7 +221,7 @@ pub const OUTPUT_GRACE: Duration = Duration::from_secs(2);
 /// for ever. So once the command has exited, the copying gets
 /// [`OUTPUT_GRACE`] to finish; after that it stops (the log says so) and is
 /// left to end with gate, and the run is recorded.
-pub fn run_command(
+fn run_command(
     root: &Path,
     command: &str,
     acceptance_id: &str,
@@ -188,7 +326,7 @@ fn tee(
 }
 
 /// `2026-11-30T01:02:03Z` → `20261130T010203Z`.
-pub fn compact(timestamp: &str) -> String {
+fn compact(timestamp: &str) -> String {
     timestamp
         .chars()
         .filter(|c| *c != '-' && *c != ':')
@@ -196,7 +334,7 @@ pub fn compact(timestamp: &str) -> String {
 }
 
 /// Twelve hex digits unique to this run: the clock, the pid and a counter, hashed.
-pub fn nonce(started_ns: u128) -> String {
+fn nonce(started_ns: u128) -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let seed = format!(

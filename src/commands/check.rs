@@ -368,9 +368,9 @@ impl RunHere for Prover<'_> {
         touched: &[crate::path::RepoPath],
         expected: &str,
     ) -> Result<crate::receipts::Receipt, String> {
-        use crate::acceptance_run::{self, OUTPUT_GRACE, Said};
+        use crate::acceptance_run::{self, OUTPUT_GRACE, Said, Sayings};
         use crate::fingerprint::{self, Fingerprint};
-        use crate::receipts::{PrintRecord, RECEIPT_SCHEMA, Receipt, RunMarker, Store};
+        use crate::receipts::Store;
         let ctx = self.ctx;
         let store = Store::new(&ctx.repo.common_dir());
         let inputs = fingerprint::Inputs {
@@ -399,80 +399,39 @@ impl RunHere for Prover<'_> {
                 ));
             }
         }
-        let started = std::time::SystemTime::now();
-        let started_ns = store.next_order(
-            &acceptance.id,
-            started
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos()),
-        )?;
-        let started_at = crate::clock::Timestamp::from_system_time(started);
-        let nonce = acceptance_run::nonce(started_ns);
-        let evidence = format!(
-            "ev-{}-{nonce}",
-            acceptance_run::compact(&started_at.to_string())
-        );
-        let (log_path, log_rel) = store.log_path(&acceptance.id, &evidence);
-        let worktree = crate::context::worktree_key(ctx);
-        let marker = RunMarker {
-            pid: std::process::id(),
-            nonce,
-            started_ns,
-            worktree: worktree.clone(),
-            task: task.map(|(id, _)| id.to_string()),
-        };
-        let guard = store
-            .start_run(&acceptance.id, &marker)
-            .map_err(|e| e.to_string())?;
-        crate::context::err(&human::verify_started(acceptance, &log_path));
         let not_captured = human::output_not_captured(OUTPUT_GRACE.as_secs());
-        let ran = acceptance_run::run_command(
-            ctx.root(),
-            &acceptance.command,
-            &acceptance.id,
-            &evidence,
-            &log_path,
-            true,
-            &Said {
-                log: not_captured.clone(),
-                say: &|| {
-                    crate::context::err(&human::acceptance_said(&acceptance.id, &not_captured))
-                },
-            },
-        )
-        .map_err(|f| f.message);
-        let ended_at = crate::clock::Timestamp::now();
-        let (exit_code, signal) = ran?;
-        let after = now().unwrap_or_else(|e| Fingerprint::Unavailable {
-            reason: fingerprint::Unavailable::Unreadable(e),
-            path: None,
-        });
-        let mut receipt = Receipt {
-            schema: RECEIPT_SCHEMA.into(),
-            evidence,
-            acceptance_id: acceptance.id.clone(),
-            contract: acceptance.contract_digest(),
-            command: acceptance.command.clone(),
-            fingerprint_before: PrintRecord::of(&before),
-            fingerprint_after: PrintRecord::of(&after),
-            exit_code,
-            signal,
-            started_at: started_at.to_string(),
-            ended_at: ended_at.to_string(),
-            started_ns,
+        let run = acceptance_run::Run {
+            repo: &ctx.repo,
+            root: ctx.root(),
+            store: &store,
+            acceptance,
+            worktree: crate::context::worktree_key(ctx),
+            task: task.map(|(id, at)| (id.to_string(), at.to_string())),
             head: ctx.head_hex().ok().flatten(),
-            worktree,
-            task: task.map(|(id, _)| id.to_string()),
-            task_created_at: task.map(|(_, at)| at.to_string()),
-            log: log_rel,
-            signature: None,
+            stdout_to_stderr: true,
         };
-        if let acceptance_run::Signing::Failed(why) = acceptance_run::sign(&ctx.repo, &mut receipt)
-        {
-            crate::context::err(&human::verify_not_signed(&acceptance.id, &why));
-        }
-        store.record(&receipt).map_err(|e| e.to_string())?;
-        drop(guard);
+        let ran = run
+            .record(
+                &before,
+                || now().map_err(crate::error::Failure::unknown),
+                &Sayings {
+                    started: &|log| crate::context::err(&human::verify_started(acceptance, log)),
+                    not_captured: Said {
+                        log: not_captured.clone(),
+                        say: &|| {
+                            crate::context::err(&human::acceptance_said(
+                                &acceptance.id,
+                                &not_captured,
+                            ))
+                        },
+                    },
+                    not_signed: &|why| {
+                        crate::context::err(&human::verify_not_signed(&acceptance.id, why))
+                    },
+                },
+            )
+            .map_err(|f| f.message)?;
+        let (receipt, log_path) = (ran.receipt, ran.log_path);
         crate::context::err(&human::verify_ran(&receipt));
         // Attached to TIP, so the receipt travels once this clone's notes
         // are pushed; a note that cannot be written changes no verdict.

@@ -10,18 +10,16 @@
 //! recorded, stale, and the error reported).
 
 use std::path::Path;
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::acceptance_run::{self, OUTPUT_GRACE, Said, Signing, compact, nonce};
+use crate::acceptance_run::{self, OUTPUT_GRACE, Ran, Said, Sayings, Signing};
 
 use crate::cli::VerifyArgs;
-use crate::clock::Timestamp;
 use crate::context::worktree_key;
 use crate::context::{Ctx, err, out, task_ref};
 use crate::error::Failure;
-use crate::fingerprint::{self, Fingerprint};
+use crate::fingerprint::Fingerprint;
 use crate::notes;
-use crate::receipts::{self, PrintRecord, RECEIPT_SCHEMA, Receipt, RunMarker, Store};
+use crate::receipts::{self, Receipt, Store};
 use crate::report::human;
 use crate::report::json;
 use crate::report::wire::verify::{VERIFY_SCHEMA, VerifyWire};
@@ -98,86 +96,38 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         ))
         .hint("remove the symlink, nested repository or special file from the sources, or raise the limits in .gate/policy.yaml"));
     }
-    let head = ctx.head_hex()?;
-    let started = SystemTime::now();
-    // The order of attempts is taken under a lock and never goes back,
-    // whatever the clock does (docs/receipts.md).
-    let started_ns = store
-        .next_order(
-            &acceptance.id,
-            started
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos()),
-        )
-        .map_err(Failure::unknown)?;
-    let started_at = Timestamp::from_system_time(started);
-    let nonce = nonce(started_ns);
-    let evidence = format!("ev-{}-{nonce}", compact(&started_at.to_string()));
-    let (log_path, log_rel) = store.log_path(&acceptance.id, &evidence);
-    let marker = RunMarker {
-        pid: std::process::id(),
-        nonce: nonce.clone(),
-        started_ns,
-        worktree: worktree.clone(),
-        task: task_id.clone(),
-    };
-    let guard = store.start_run(&acceptance.id, &marker)?;
-    err(&human::verify_started(acceptance, &log_path));
     let not_captured = human::output_not_captured(OUTPUT_GRACE.as_secs());
-    let (exit_code, signal) = acceptance_run::run_command(
-        ctx.root(),
-        &acceptance.command,
-        &acceptance.id,
-        &evidence,
-        &log_path,
-        args.json,
-        &Said {
-            log: not_captured.clone(),
-            say: &|| err(&human::acceptance_said(&acceptance.id, &not_captured)),
+    let run = acceptance_run::Run {
+        repo: &ctx.repo,
+        root: ctx.root(),
+        store: &store,
+        acceptance,
+        worktree: worktree.clone(),
+        task: task
+            .as_ref()
+            .map(|t| (t.record.id.clone(), t.record.created_at.clone())),
+        head: ctx.head_hex()?,
+        stdout_to_stderr: args.json,
+    };
+    let Ran {
+        receipt,
+        after,
+        signing,
+        log_path,
+        after_failed,
+    } = run.record(
+        &before,
+        fingerprint_now,
+        &Sayings {
+            started: &|log| err(&human::verify_started(acceptance, log)),
+            not_captured: Said {
+                log: not_captured.clone(),
+                say: &|| err(&human::acceptance_said(&acceptance.id, &not_captured)),
+            },
+            not_signed: &|why| err(&human::verify_not_signed(&acceptance.id, why)),
         },
     )?;
-    let ended_at = Timestamp::now();
-    // The run happened: an error now must not lose its receipt. The after
-    // fingerprint is then unavailable, so the receipt reads as a change
-    // during the run (stale), and the error is reported once it is recorded.
-    let (after, after_failed) = match fingerprint_now() {
-        Ok(f) => (f, None),
-        Err(e) => (
-            Fingerprint::Unavailable {
-                reason: fingerprint::Unavailable::Unreadable(e.message.clone()),
-                path: None,
-            },
-            Some(e),
-        ),
-    };
-    let mut receipt = Receipt {
-        schema: RECEIPT_SCHEMA.into(),
-        evidence: evidence.clone(),
-        acceptance_id: acceptance.id.clone(),
-        contract: acceptance.contract_digest(),
-        command: acceptance.command.clone(),
-        fingerprint_before: PrintRecord::of(&before),
-        fingerprint_after: PrintRecord::of(&after),
-        exit_code,
-        signal,
-        started_at: started_at.to_string(),
-        ended_at: ended_at.to_string(),
-        started_ns,
-        head,
-        worktree,
-        task: task_id,
-        task_created_at: task.as_ref().map(|t| t.record.created_at.clone()),
-        log: log_rel,
-        signature: None,
-    };
-    // Signed before it is recorded: the file and the note it travels in
-    // carry the same signature (docs/receipts.md, "Signed receipts").
-    let signing = acceptance_run::sign(&ctx.repo, &mut receipt);
-    if let Signing::Failed(why) = &signing {
-        err(&human::verify_not_signed(&acceptance.id, why));
-    }
-    store.record(&receipt)?;
-    drop(guard);
+    let evidence = &receipt.evidence;
     let mut text = human::verify_ran(&receipt);
     let changed = receipt.fingerprint_before.digest != receipt.fingerprint_after.digest;
     if let Some(e) = after_failed {
