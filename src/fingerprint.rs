@@ -695,8 +695,14 @@ impl Touched {
     /// nothing staged or dirty (what the tree fingerprint of `tip` covers
     /// besides the sources).
     pub fn of_commits(repo: &Repo, baseline: Oid, tip: Oid) -> Result<Touched, GitError> {
+        Touched::of_range(repo, tip, &[baseline])
+    }
+
+    /// Every path changed by the commits reachable from `tip` and from none
+    /// of `hidden` (a range: every commit, every parent).
+    pub fn of_range(repo: &Repo, tip: Oid, hidden: &[Oid]) -> Result<Touched, GitError> {
         let mut committed = BTreeSet::new();
-        for commit in repo.walk(&[tip], &[baseline])? {
+        for commit in repo.walk(&[tip], hidden)? {
             for diff in repo.changes(commit, Renames::Off)? {
                 for change in &diff.changes {
                     committed.extend(change.paths().cloned());
@@ -762,6 +768,12 @@ impl Touched {
             }
         }
         Ok(paths.into_iter().filter(|p| !is_gate_path(p)).collect())
+    }
+
+    /// The paths changed by the commits (and, for a task's, staged):
+    /// not the dirty ones, which are asked per check.
+    pub fn committed(&self) -> impl Iterator<Item = &RepoPath> + Clone {
+        self.committed.iter().filter(|p| !is_gate_path(p))
     }
 
     fn committed_outside_gate(&self) -> Vec<RepoPath> {

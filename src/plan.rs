@@ -188,6 +188,16 @@ pub struct AcceptanceCheck {
 }
 
 impl AcceptanceCheck {
+    /// Whether `path` lies in one of its `sources`: the source itself, or
+    /// below a source directory. What a change touches there, the check
+    /// must prove, whatever the task names (docs/receipts.md, "What a
+    /// change must prove").
+    pub fn covers(&self, path: &crate::path::RepoPath) -> bool {
+        self.sources
+            .iter()
+            .any(|source| !source.trim_end_matches('/').is_empty() && path.is_under(source))
+    }
+
     /// SHA-256 (hex) of the canonical JSON of every field of the check
     /// (`command`, `environment`, `id`, `purpose`, `sources`; an absent
     /// optional is `null`, `sources` in the order written). Any edit to a

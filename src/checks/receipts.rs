@@ -22,6 +22,10 @@ pub const CHECK: &str = "receipts";
 pub struct Status {
     pub served: Vec<Served>,
     pub acceptance_checks: Vec<AcceptanceCheckStatus>,
+    /// The checks the task's names do not require and its work does: each
+    /// with a path of its sources the task's commits or staged changes
+    /// touch (docs/receipts.md, "What a change must prove").
+    pub by_paths: Vec<(String, crate::path::RepoPath)>,
 }
 
 /// What a task touched (nothing without one), with the staged paths of
@@ -57,7 +61,7 @@ pub fn status(
     plan: &Plan,
     task: Option<&Task>,
 ) -> Result<Status, Failure> {
-    let (served, acceptance_ids): (Vec<Served>, Vec<String>) = match task {
+    let (served, mut acceptance_ids): (Vec<Served>, Vec<String>) = match task {
         Some(t) => {
             let served = receipts::resolve_criteria_served(
                 plan,
@@ -92,6 +96,17 @@ pub fn status(
         false => None,
     };
     let touched = touched(ctx, task, index)?;
+    // A task's names add checks, never subtract: what its work touches in
+    // a check's sources, that check must prove too.
+    let by_paths = match task {
+        Some(_) => by_paths(
+            &plan.acceptance_checks,
+            &acceptance_ids,
+            touched.committed(),
+        ),
+        None => Vec::new(),
+    };
+    acceptance_ids.extend(by_paths.iter().map(|(id, _)| id.clone()));
     let worktree = crate::context::worktree_key(ctx);
     let rctx = Context {
         repo: &ctx.repo,
@@ -109,7 +124,36 @@ pub fn status(
     Ok(Status {
         acceptance_checks: receipts::evaluate(&rctx, &acceptance_ids),
         served,
+        by_paths,
     })
+}
+
+/// Each of `declared` that `required` does not name and whose sources hold
+/// one of `paths`: its id and the first such path.
+fn by_paths<'a, 'p>(
+    declared: impl IntoIterator<Item = &'a AcceptanceCheck>,
+    required: &[String],
+    paths: impl Iterator<Item = &'p crate::path::RepoPath> + Clone,
+) -> Vec<(String, crate::path::RepoPath)> {
+    let mut found: Vec<(String, crate::path::RepoPath)> = Vec::new();
+    for a in declared {
+        if required.contains(&a.id) || found.iter().any(|(id, _)| *id == a.id) {
+            continue;
+        }
+        if let Some(path) = paths.clone().find(|p| a.covers(p)) {
+            found.push((a.id.clone(), path.clone()));
+        }
+    }
+    found
+}
+
+/// What a finding about a check the task's names do not require says of
+/// why it is asked all the same.
+fn required_by_path(path: &crate::path::RepoPath, whose: &str) -> String {
+    format!(
+        " ({whose} changes {}, one of its sources: a check is required by what the work touches, whatever the task names)",
+        path.quoted()
+    )
 }
 
 /// The receipts check of `gate check` and pre-push, against `plan`.
@@ -176,7 +220,14 @@ pub fn check_with(
     let findings = status
         .acceptance_checks
         .iter()
-        .filter_map(finding)
+        .filter_map(|a| {
+            let mut f = finding(a)?;
+            if let Some((_, path)) = status.by_paths.iter().find(|(id, _)| *id == a.id) {
+                f.message
+                    .push_str(&required_by_path(path, "the task's work"));
+            }
+            Some(f)
+        })
         .collect();
     let n = status.acceptance_checks.len();
     let passed = status
@@ -397,6 +448,28 @@ pub fn range_check(
             note.as_ref(),
         );
     }
+    // What the range changes in a check's sources, that check must prove,
+    // whatever the tasks name (docs/receipts.md, "What a change must
+    // prove"): every declaration, TIP's and the trusted plans'.
+    let declared: Vec<&AcceptanceCheck> = plans
+        .tip
+        .iter()
+        .chain(plans.trusted.iter().filter_map(|(_, plan)| plan.as_ref()))
+        .flat_map(|plan| &plan.acceptance_checks)
+        .collect();
+    let range_paths = match declared.is_empty() {
+        true => Ok(crate::fingerprint::Touched::none()),
+        false => crate::fingerprint::Touched::of_range(repo, tip, &range.base.hidden()),
+    };
+    let range_paths = match range_paths {
+        Ok(paths) => paths,
+        Err(e) => {
+            return (
+                "range unreadable".into(),
+                vec![git_unknown("the range", &e)],
+            );
+        }
+    };
     let mut findings = Vec::new();
     let mut criteria: Vec<String> = Vec::new();
     let mut new_tasks: Vec<&str> = Vec::new();
@@ -459,7 +532,14 @@ pub fn range_check(
         }
         let baseline = Oid::from_hex(&records.tip.record.baseline);
         let mut states: Vec<(String, &'static str)> = Vec::new();
-        for acceptance_id in required.acceptance_ids {
+        let mut acceptance_ids = required.acceptance_ids;
+        let extra = by_paths(
+            declared.iter().copied(),
+            &acceptance_ids,
+            range_paths.committed(),
+        );
+        acceptance_ids.extend(extra.iter().map(|(id, _)| id.clone()));
+        for acceptance_id in acceptance_ids {
             total += 1;
             let subject = at(Subject {
                 task: Some(id.clone()),
@@ -511,6 +591,10 @@ pub fn range_check(
                         "receipt_failed" => "failed",
                         _ => "unknown",
                     };
+                    let mut f = f;
+                    if let Some((_, path)) = extra.iter().find(|(id, _)| *id == acceptance_id) {
+                        f.message.push_str(&required_by_path(path, "the range"));
+                    }
                     findings.push(f.with_subject(subject));
                     state
                 }

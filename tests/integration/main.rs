@@ -33,6 +33,7 @@ mod may_touch;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod notes;
+mod paths_require;
 mod plan_lint;
 mod pre_push;
 mod prepare_commit_msg;
