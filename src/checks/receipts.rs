@@ -162,6 +162,7 @@ pub fn check_with(
     policy: &Policy,
     plan: Option<&Plan>,
     task: &TaskState,
+    believed: Option<&Believed>,
 ) -> (String, Vec<Finding>) {
     let task = match loaded(CHECK, task) {
         Ok(task) => task,
@@ -221,7 +222,11 @@ pub fn check_with(
         .acceptance_checks
         .iter()
         .filter_map(|a| {
-            let mut f = finding(a)?;
+            let mut f = match (finding(a), believed) {
+                (Some(f), _) => f,
+                (None, Some(believed)) => believed.unverified_here(a)?,
+                (None, None) => return None,
+            };
             if let Some((_, path)) = status.by_paths.iter().find(|(id, _)| *id == a.id) {
                 f.message
                     .push_str(&required_by_path(path, "the task's work"));
@@ -348,7 +353,7 @@ pub fn check(
     task: &TaskState,
 ) -> (String, Vec<Finding>) {
     match ctx.plan() {
-        Ok(plan) => check_with(ctx, policy, plan.map(|p| &p.plan), task),
+        Ok(plan) => check_with(ctx, policy, plan.map(|p| &p.plan), task, None),
         Err(f) => (
             "the plan could not be read".into(),
             vec![Finding::unknown(
@@ -358,6 +363,22 @@ pub fn check(
                 "fix .gate/plan.yaml, then check again".into(),
             )],
         ),
+    }
+}
+
+/// The receipts check of pre-push: [`check`], and each passed receipt
+/// that would not count where the push is judged — unsigned, or by a key
+/// the remote's signers (`believed`) do not list — is `receipt_unverified`,
+/// so pre-push refuses what CI would (docs/receipts.md, "Signed receipts").
+pub fn check_for_push(
+    ctx: &Ctx,
+    policy: &crate::policy::Policy,
+    task: &TaskState,
+    believed: &Believed,
+) -> (String, Vec<Finding>) {
+    match ctx.plan() {
+        Ok(plan) => check_with(ctx, policy, plan.map(|p| &p.plan), task, Some(believed)),
+        Err(_) => check(ctx, policy, task),
     }
 }
 
@@ -1362,6 +1383,30 @@ impl Believed {
             ),
             crate::policy::Trust::Signed => summary,
         }
+    }
+
+    /// The finding for a check that passed here on a receipt that would
+    /// not count where a push is judged; `None` when it would (or the
+    /// policy trusts every pusher).
+    fn unverified_here(&self, a: &AcceptanceCheckStatus) -> Option<Finding> {
+        let receipt = a.latest.as_ref()?;
+        let entry = crate::notes::Entry::of(receipt, None)?;
+        let why = self.judge(&entry).err()?;
+        Some(Finding::blocker(
+            CHECK,
+            "receipt_unverified",
+            format!(
+                "the receipt of {} ({}) passed here, and will not count where the push is judged: {why}",
+                a.id, receipt.evidence
+            ),
+            format!(
+                "sign receipts: configure git's signing key (user.signingKey, gpg.format ssh or openpgp) and run `gate verify {}` again; the key must be listed in {} on the branch the push targets (docs/receipts.md#signed-receipts)",
+                a.id,
+                self.file
+                    .as_deref()
+                    .unwrap_or("the file `receipts.signers` names")
+            ),
+        ))
     }
 
     /// What gets an unverified receipt through.

@@ -265,13 +265,15 @@ pub fn same_rules(a: &Policy, b: &Policy) -> bool {
 /// else at the remote's default branch (`refs/remotes/<remote>/HEAD`); per
 /// key the stricter of those and `local`. A remote this clone knows no
 /// ref of (a URL, an empty remote) leaves `local`, with a note.
+/// Also the remote's revisions it read (what signed receipts are judged
+/// by: the signers they list).
 pub fn for_push(
     repo: &Repo,
     remote: &str,
     remote_refs: &[&str],
     local: LoadedPolicy,
     notes: &mut Vec<String>,
-) -> Result<LoadedPolicy, Failure> {
+) -> Result<(LoadedPolicy, Vec<crate::checks::range_rules::Trusted>), Failure> {
     let mut found: Vec<(String, Oid)> = Vec::new();
     for name in remote_refs {
         let Some(branch) = name.strip_prefix("refs/heads/") else {
@@ -307,16 +309,21 @@ pub fn for_push(
         notes.push(format!(
             "no remote-tracking ref says what policy {remote} has: judged by the local policy"
         ));
-        return Ok(local);
+        return Ok((local, Vec::new()));
     }
     let mut policy: Option<LoadedPolicy> = None;
+    let mut trusted = Vec::new();
     for (shown, id) in found {
         let at_remote = at(repo, id, &shown)?;
         policy = Some(match policy {
             None => at_remote,
             Some(p) => combine(p, &at_remote),
         });
+        trusted.push(crate::checks::range_rules::Trusted {
+            commit: id,
+            named: format!("{shown} ({})", id.short()),
+        });
     }
     let remote_policy = policy.expect("found is not empty");
-    Ok(combine(remote_policy, &local))
+    Ok((combine(remote_policy, &local), trusted))
 }

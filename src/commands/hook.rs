@@ -315,7 +315,7 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
         .filter(|l| !is_zero_id(&l.local))
         .map(|l| l.remote_ref.as_str())
         .collect();
-    let policy =
+    let (policy, remote_revisions) =
         crate::checks::trusted::for_push(&ctx.repo, remote, &pushed, local, &mut policy_notes)?;
     let task = checks::task_state(ctx, None);
     let p = &policy.policy;
@@ -424,7 +424,32 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
         p.receipts.mode,
         Ok(()),
         || {
-            let (summary, mut findings) = checks::receipts::check(ctx, p, judged);
+            // Whether each passed receipt will count where the push is
+            // judged: signed by a key the remote's signers list.
+            // Where no remote-tracking ref says what the remote has, HEAD's
+            // signers say what this clone expects (a warning early, not the
+            // door: CI reads them at the range's base).
+            let head_revision: Vec<_> = match remote_revisions.is_empty() {
+                true => ctx
+                    .repo
+                    .head()
+                    .ok()
+                    .and_then(|h| h.id())
+                    .map(|commit| crate::checks::range_rules::Trusted {
+                        commit,
+                        named: format!("HEAD ({})", commit.short()),
+                    })
+                    .into_iter()
+                    .collect(),
+                false => Vec::new(),
+            };
+            let revisions = match remote_revisions.is_empty() {
+                true => &head_revision,
+                false => &remote_revisions,
+            };
+            let believed = checks::receipts::Believed::of(&ctx.repo, p, revisions);
+            let (summary, mut findings) =
+                checks::receipts::check_for_push(ctx, p, judged, &believed);
             if let TaskState::Loaded(t) = judged {
                 // What cannot be told (no plan, an unreadable one, a task whose
                 // plan entry is gone) counts as depending: the receipts check

@@ -263,7 +263,7 @@ fn a_forged_pass_over_a_signed_failure_is_unverified() {
 }
 
 #[test]
-fn an_edited_local_receipt_that_pre_push_attaches_is_unverified_in_ci() {
+fn an_edited_local_receipt_is_refused_at_the_push_and_in_ci() {
     let probe = TestRepo::new();
     let (key, public) = keypair(&probe, "ada");
     let s = setup(SIGNED, &[("ada@example.org", &public)]);
@@ -282,14 +282,39 @@ fn an_edited_local_receipt_that_pre_push_attaches_is_unverified_in_ci() {
     let text = std::fs::read_to_string(&file).unwrap();
     let edited = text.replace("\"exit_code\": 1", "\"exit_code\": 0");
     assert_ne!(text, edited, "{text}");
-    std::fs::write(&file, edited).unwrap();
-    // gate's own pre-push attaches it (the local doors trust local files)
-    // and sends it with the push.
+    std::fs::write(&file, edited.as_bytes()).unwrap();
+    // The local doors trust local files, but gate's pre-push asks whether
+    // the receipt will count where the push is judged: its signature no
+    // longer covers what it says, so the push is refused.
     let out = s.dev.gate().args(["install"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let pushed = s.dev.git_may_fail(&["push", "-q", "origin", "main"]);
-    assert!(pushed.status.success(), "{}", show(&pushed));
-    assert!(s.note()["checks"][0]["passed"].as_bool().unwrap());
+    assert!(!pushed.status.success(), "{}", show(&pushed));
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&pushed.stdout),
+        String::from_utf8_lossy(&pushed.stderr)
+    );
+    assert!(said.contains("does not verify"), "{said}");
+    // Carried to CI by hand, as a note, it is refused there too.
+    let receipt: Value = serde_json::from_str(&edited).unwrap();
+    let entry = serde_json::json!({
+        "check": receipt["check"],
+        "evidence": receipt["evidence"],
+        "contract": receipt["contract"],
+        "fingerprint": receipt["fingerprint_after"]["digest"],
+        "exit_code": 0,
+        "signal": null,
+        "passed": true,
+        "started_at": receipt["started_at"],
+        "ended_at": receipt["ended_at"],
+        "started_ns": receipt["started_ns"],
+        "task": receipt["task"],
+        "gate_version": "0.1.0",
+        "log_digest": null,
+        "signature": receipt["signature"],
+    });
+    s.put_note(&serde_json::json!({"schema": "gate.note/1", "checks": [entry]}));
     let (code, doc) = s.push_and_check();
     assert_eq!(
         (code, causes(&doc)),
@@ -640,4 +665,45 @@ fn run_unproved_needs_a_work_tree() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+}
+
+#[test]
+fn pre_push_refuses_a_receipt_ci_would_not_believe() {
+    let probe = TestRepo::new();
+    let (ada_key, ada) = keypair(&probe, "ada");
+    let (mallory, _) = keypair(&probe, "mallory");
+    let s = setup(SIGNED, &[("ada@example.org", &ada)]);
+    // The remote already has the base, so pre-push reads its signers there.
+    s.dev.git(&[
+        "push",
+        "-q",
+        "--no-verify",
+        "origin",
+        &format!("{}:refs/heads/main", s.base),
+    ]);
+    s.dev.git(&["fetch", "-q", "origin"]);
+    let out = s.dev.gate().arg("install").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let push = |dev: &TestRepo| dev.git_may_fail(&["push", "-q", "origin", "main"]);
+    // Signed by a key the remote's signers do not list: refused at the push.
+    sign_with(&s.dev, &mallory);
+    verify_exits(&s.dev, "export-tests", 0);
+    let out = push(&s.dev);
+    assert!(!out.status.success(), "{}", show(&out));
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.contains("will not count where the push is judged"),
+        "{said}"
+    );
+    // Signed by ada: the push goes through, and CI agrees.
+    sign_with(&s.dev, &ada_key);
+    verify_exits(&s.dev, "export-tests", 0);
+    let out = push(&s.dev);
+    assert!(out.status.success(), "{}", show(&out));
+    let (code, doc) = s.push_and_check();
+    assert_eq!((code, causes(&doc)), (0, vec![]), "{doc:#}");
 }
