@@ -154,6 +154,25 @@ impl Run<'_> {
     }
 }
 
+/// The fingerprint after a run, as the receipt records it: `after`, unless
+/// the sources' stat identity moved since `before` while their bytes came
+/// back the same — a file replaced during the run and restored, or
+/// rewritten — which a fresh receipt must never hide: it is then
+/// `changed_while_read`, and the receipt is stale.
+pub fn held_still(
+    before: &(Fingerprint, fingerprint::Stats),
+    after: (Fingerprint, fingerprint::Stats),
+) -> Fingerprint {
+    let same_bytes = before.0 == after.0;
+    match (before.1.identity, after.1.identity) {
+        (Some(a), Some(b)) if same_bytes && a != b => Fingerprint::Unavailable {
+            reason: fingerprint::Unavailable::ChangedWhileRead,
+            path: None,
+        },
+        _ => after.0,
+    }
+}
+
 /// What to say when a process the command left running holds its output
 /// open past [`OUTPUT_GRACE`]: the line written into the log, and how it
 /// is said to the person running it.

@@ -208,6 +208,13 @@ pub struct Stats {
     /// changed that it depends on (nothing listed or read; only touched
     /// paths outside the sources stat-ed).
     pub recorded: bool,
+    /// A digest of every covered file's stat identity (device, inode, size,
+    /// mtime, ctime) as this run saw it, and of every missing path: two
+    /// runs with the same content digest but another identity saw a file
+    /// replaced or rewritten in between, even with the same bytes again.
+    /// `None` when the answer came whole from a monitored record (the
+    /// monitor saw nothing change since it was made).
+    pub identity: Option<[u8; 32]>,
 }
 
 /// The fingerprint of `inputs` in `repo`'s work tree.

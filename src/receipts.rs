@@ -1145,6 +1145,16 @@ pub fn fingerprint_now(
     ctx: &Context,
     acceptance: &crate::plan::AcceptanceCheck,
 ) -> Result<Fingerprint, crate::git::GitError> {
+    fingerprint_seen(ctx, acceptance).map(|(fp, _)| fp)
+}
+
+/// [`fingerprint_now`], with how it was taken: its
+/// [`Stats::identity`](crate::fingerprint::Stats) tells a file replaced
+/// with the same bytes from one left alone.
+pub fn fingerprint_seen(
+    ctx: &Context,
+    acceptance: &crate::plan::AcceptanceCheck,
+) -> Result<(Fingerprint, crate::fingerprint::Stats), crate::git::GitError> {
     // One reading of the index for the touched paths and the fingerprint.
     let read;
     let index = match ctx.index {
@@ -1171,7 +1181,6 @@ pub fn fingerprint_now(
         ctx.prefetch,
         ctx.progress,
     )
-    .map(|(fp, _)| fp)
 }
 
 /// The state of each acceptance check in `acceptance_ids`, now.

@@ -380,10 +380,11 @@ impl RunHere for Prover<'_> {
             max_bytes: self.policy.receipts.max_bytes,
         };
         let now = || {
-            fingerprint::fingerprint(&ctx.repo, &inputs, &store.cache_dir())
+            fingerprint::fingerprint_with_stats(&ctx.repo, &inputs, &store.cache_dir())
                 .map_err(|e| e.to_string())
         };
-        let before = now()?;
+        let seen_before = now()?;
+        let before = seen_before.0.clone();
         match &before {
             Fingerprint::Available { digest, .. } if digest == expected => {}
             Fingerprint::Available { .. } => {
@@ -413,7 +414,11 @@ impl RunHere for Prover<'_> {
         let ran = run
             .record(
                 &before,
-                || now().map_err(crate::error::Failure::unknown),
+                || {
+                    now()
+                        .map(|after| acceptance_run::held_still(&seen_before, after))
+                        .map_err(crate::error::Failure::unknown)
+                },
                 &Sayings {
                     started: &|log| crate::context::err(&human::verify_started(acceptance, log)),
                     not_captured: Said {

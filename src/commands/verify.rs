@@ -66,7 +66,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
     // The paths the task touched are listed again each time: after the run,
     // a file the command creates or edits outside `sources` (an output not
     // in an ignored path) shows as a change during the run, not later.
-    let fingerprint_now = || -> Result<Fingerprint, Failure> {
+    let fingerprint_now = || -> Result<(Fingerprint, crate::fingerprint::Stats), Failure> {
         // One reading of the index for the staged paths and the fingerprint.
         let index = ctx.repo.read_index()?;
         let touched = crate::checks::receipts::touched(&ctx, task.as_ref(), Some(&index))?;
@@ -84,9 +84,10 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
             prefetch: None,
             progress: ctx.progress,
         };
-        Ok(receipts::fingerprint_now(&rctx, acceptance)?)
+        Ok(receipts::fingerprint_seen(&rctx, acceptance)?)
     };
-    let before = fingerprint_now()?;
+    let seen_before = fingerprint_now()?;
+    let before = seen_before.0.clone();
     if let Fingerprint::Unavailable { reason, path } = &before {
         let at = path.as_ref().map(|p| format!(" ({p})")).unwrap_or_default();
         return Err(Failure::unknown(format!(
@@ -117,7 +118,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         after_failed,
     } = run.record(
         &before,
-        fingerprint_now,
+        || Ok(acceptance_run::held_still(&seen_before, fingerprint_now()?)),
         &Sayings {
             started: &|log| err(&human::verify_started(acceptance, log)),
             not_captured: Said {

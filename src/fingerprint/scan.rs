@@ -333,6 +333,7 @@ impl<'a> Scan<'a> {
                     None => (item.path.as_bytes(), Content::Missing),
                 });
                 let digest = super::digest_raw(files);
+                stats.identity = Some(self.identity());
                 let answer = listed.map(|listed| cache::Answer {
                     listed,
                     digest,
@@ -431,6 +432,34 @@ impl<'a> Scan<'a> {
             }
             _ => None,
         }
+    }
+
+    /// The digest of every item's stat identity ([`Stats::identity`]):
+    /// for a file, its device, inode, size, mtime and ctime; for a missing
+    /// path, a mark.
+    fn identity(&self) -> [u8; 32] {
+        use sha2::Digest;
+        let mut hasher = sha2::Sha256::new();
+        hasher.update(b"gate-stat-identity-v1\0");
+        for item in &self.items {
+            let path = item.path.as_bytes();
+            hasher.update((path.len() as u64).to_be_bytes());
+            hasher.update(path);
+            match self.known(item) {
+                Some((stat, _)) => {
+                    hasher.update(b"f");
+                    for n in [stat.dev, stat.ino, stat.size] {
+                        hasher.update(n.to_be_bytes());
+                    }
+                    for t in [stat.mtime, stat.ctime] {
+                        hasher.update(t.sec.to_be_bytes());
+                        hasher.update(t.nsec.to_be_bytes());
+                    }
+                }
+                None => hasher.update(b"m"),
+            }
+        }
+        hasher.finalize().into()
     }
 
     /// The monitored record's answer when it is this run's: every item is

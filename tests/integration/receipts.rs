@@ -1681,3 +1681,30 @@ fn a_running_directory_that_cannot_be_listed_is_unknown() {
         (3, vec!["input_unreadable export-tests".to_string()])
     );
 }
+
+#[test]
+fn a_source_swapped_and_restored_during_the_run_never_passes() {
+    let repo = receipts_repo("required");
+    // The check replaces a source with other bytes while it runs, and puts
+    // the same bytes back before it ends: the fingerprints before and after
+    // are equal, the file's stat identity is not.
+    repo.write(
+        "check.sh",
+        "cp src/lib.rs ctl/saved\necho 'evil' > src/lib.rs\nsleep 0.05\ncp ctl/saved src/lib.rs\n",
+    );
+    let out = verify_exits(&repo, "export-tests", 3);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("the sources changed during the run"),
+        "{said}"
+    );
+    assert_state(
+        &repo,
+        "stale sources_changed_during_run",
+        "a swap and restore during the run",
+    );
+    // A run that leaves the sources alone passes again.
+    repo.write("check.sh", "true\n");
+    verify_exits(&repo, "export-tests", 0);
+    assert_state(&repo, "passed", "a run that touched nothing");
+}
