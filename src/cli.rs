@@ -545,6 +545,19 @@ pub enum ReceiptsCommand {
     Fetch(ReceiptsArgs),
     /// Merge a remote's refs/notes/gate into this clone's, then push it there
     Push(ReceiptsArgs),
+    /// Judge an update of refs/notes/gate from OLD to NEW as receipts (a server's update hook)
+    Accept(AcceptArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AcceptArgs {
+    /// The notes commit the ref held (all zeros: none)
+    pub old: String,
+    /// The notes commit it would hold (all zeros: a deletion)
+    pub new: String,
+    /// Print one JSON document (schema gate.receipts/1)
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

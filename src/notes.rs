@@ -259,6 +259,89 @@ impl Note {
     }
 }
 
+/// Why an update of the notes ref is not receipts gate can carry: what
+/// is wrong, and what gets the receipts through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotesRejected {
+    pub message: String,
+    pub decide: &'static str,
+}
+
+const MERGE_INSTEAD: &str = "run `gate receipts push REMOTE` instead: it fetches the remote's receipts, merges them entry by entry and pushes a fast-forward";
+
+/// Judge an update of `notes_ref` (as named to people) from `old` (`None`:
+/// the ref is new there) to `new` (`None`: a deletion) as receipts, not as
+/// code (docs/hooks.md, docs/ci.md): a fast-forward, so no clone's
+/// receipts are dropped; and every note it adds or changes a readable
+/// `gate.note/1` within the cap. The old side must be in this repository
+/// (whether the update keeps it cannot be told otherwise). pre-push and a
+/// server's `update` hook (`gate receipts accept`) judge by it.
+pub fn judge_update(
+    repo: &Repo,
+    notes_ref: &str,
+    old: Option<Oid>,
+    new: Option<Oid>,
+) -> Result<(), NotesRejected> {
+    let rejected = |message: String, decide: &'static str| Err(NotesRejected { message, decide });
+    let Some(new) = new else {
+        return rejected(
+            format!("the update deletes {notes_ref}: every clone's receipts there would go"),
+            "leave the receipts in place; `git notes --ref gate remove COMMIT` and `gate receipts push REMOTE` drop one note",
+        );
+    };
+    if let Some(old) = old {
+        match repo.has_object(old).then(|| repo.is_ancestor(old, new)) {
+            Some(Ok(true)) => {}
+            Some(Ok(false)) => {
+                return rejected(
+                    format!(
+                        "the update of {notes_ref} is not a fast-forward of {}: the receipts other clones pushed would be dropped",
+                        old.short()
+                    ),
+                    MERGE_INSTEAD,
+                );
+            }
+            _ => {
+                return rejected(
+                    format!(
+                        "{notes_ref} was {} there, which is not in this repository, so whether the update keeps its receipts cannot be told",
+                        old.short()
+                    ),
+                    MERGE_INSTEAD,
+                );
+            }
+        }
+    }
+    let theirs = old.and_then(|old| repo.notes_at(old).ok());
+    let ours = repo.notes_at(new).map_err(|e| NotesRejected {
+        message: format!(
+            "{notes_ref} at {} cannot be read as notes: {e}",
+            new.short()
+        ),
+        decide: MERGE_INSTEAD,
+    })?;
+    for (commit, blob) in ours.iter() {
+        // What the old side holds already was judged when it came.
+        if theirs.as_ref().and_then(|t| t.blob(commit)) == Some(blob) {
+            continue;
+        }
+        let problem = match repo.read_note(notes_ref, commit, blob) {
+            Err(e) => Some(e.to_string()),
+            Ok(bytes) => Note::parse(&bytes).err(),
+        };
+        if let Some(problem) = problem {
+            return rejected(
+                format!(
+                    "the note on commit {} in {notes_ref} is not one gate can read: {problem}",
+                    commit.short()
+                ),
+                "remove it (`git notes --ref gate remove COMMIT`), then push the receipts with `gate receipts push REMOTE`",
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Why a note could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum AttachError {

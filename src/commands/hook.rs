@@ -513,99 +513,28 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
 }
 
 /// What keeps a push of `refs/notes/gate` (`line`) from being receipts
-/// gate can carry: not a fast-forward of what the remote holds (it would
-/// drop other clones' receipts), a remote tip this clone cannot compare
-/// with, a deletion, or a note that is not a readable `gate.note/1` within
-/// the cap. `None` when it is well-formed notes.
+/// gate can carry ([`crate::notes::judge_update`]); `None` when it is.
 fn pushed_notes_finding(ctx: &Ctx, line: &PushLine) -> Option<Finding> {
-    let blocker = |message: String, decide: &str| {
-        Some(
-            Finding::blocker(
-                crate::checks::receipts::CHECK,
-                "notes_rejected",
-                message,
-                decide.into(),
-            )
-            .with_subject(crate::verdict::Subject {
-                ref_name: Some(line.remote_ref.clone()),
-                ..crate::verdict::Subject::default()
-            }),
+    let id = |hex: &str| match is_zero_id(hex) {
+        true => Ok(None),
+        false => Oid::from_hex(hex).map(Some).ok_or(()),
+    };
+    let (Ok(old), Ok(new)) = (id(&line.remote), id(&line.local)) else {
+        return None;
+    };
+    let rejected = crate::notes::judge_update(&ctx.repo, &line.remote_ref, old, new).err()?;
+    Some(
+        Finding::blocker(
+            crate::checks::receipts::CHECK,
+            "notes_rejected",
+            rejected.message,
+            rejected.decide.into(),
         )
-    };
-    let merge = "run `gate receipts push REMOTE` instead: it fetches the remote's receipts, merges them entry by entry and pushes a fast-forward";
-    if is_zero_id(&line.local) {
-        return blocker(
-            format!(
-                "the push deletes {} on the remote: every clone's receipts there would go",
-                line.remote_ref
-            ),
-            "leave the remote's receipts in place; `git notes --ref gate remove COMMIT` and `gate receipts push REMOTE` drop one note",
-        );
-    }
-    let local = Oid::from_hex(&line.local)?;
-    if !is_zero_id(&line.remote) {
-        let fast_forward = Oid::from_hex(&line.remote)
-            .filter(|remote| ctx.repo.has_object(*remote))
-            .map(|remote| ctx.repo.is_ancestor(remote, local));
-        match fast_forward {
-            Some(Ok(true)) => {}
-            Some(Ok(false)) => {
-                return blocker(
-                    format!(
-                        "the push of {} is not a fast-forward of the remote's: the receipts other clones pushed would be dropped",
-                        line.remote_ref
-                    ),
-                    merge,
-                );
-            }
-            _ => {
-                return blocker(
-                    format!(
-                        "the remote's {} ({}) is not in this clone, so whether this push keeps its receipts cannot be told",
-                        line.remote_ref,
-                        &line.remote[..12.min(line.remote.len())]
-                    ),
-                    merge,
-                );
-            }
-        }
-    }
-    let theirs = Oid::from_hex(&line.remote)
-        .filter(|r| !is_zero_id(&line.remote) && ctx.repo.has_object(*r))
-        .and_then(|r| ctx.repo.notes_at(r).ok());
-    let ours = match ctx.repo.notes_at(local) {
-        Ok(notes) => notes,
-        Err(e) => {
-            return blocker(
-                format!(
-                    "the pushed {} cannot be read as notes: {e}",
-                    line.remote_ref
-                ),
-                merge,
-            );
-        }
-    };
-    for (commit, blob) in ours.iter() {
-        // What the remote holds already was judged when it was pushed.
-        if theirs.as_ref().and_then(|t| t.blob(commit)) == Some(blob) {
-            continue;
-        }
-        let problem = match ctx.repo.read_note(&line.remote_ref, commit, blob) {
-            Err(e) => Some(e.to_string()),
-            Ok(bytes) => crate::notes::Note::parse(&bytes).err(),
-        };
-        if let Some(problem) = problem {
-            return blocker(
-                format!(
-                    "the note on commit {} in the pushed {} is not one gate can read: {problem}",
-                    commit.short(),
-                    line.remote_ref
-                ),
-                "remove it (`git notes --ref gate remove COMMIT`), then push the receipts with `gate receipts push REMOTE`",
-            );
-        }
-    }
-    None
+        .with_subject(crate::verdict::Subject {
+            ref_name: Some(line.remote_ref.clone()),
+            ..crate::verdict::Subject::default()
+        }),
+    )
 }
 
 /// Pre-push's last step, when nothing blocks: the receipts of each pushed

@@ -43,6 +43,7 @@ pub fn wants_json(command: &Command) -> bool {
         Command::Verify(a) => a.json,
         Command::Doctor(a) => a.json,
         Command::Receipts(ReceiptsCommand::Fetch(a) | ReceiptsCommand::Push(a)) => a.json,
+        Command::Receipts(ReceiptsCommand::Accept(a)) => a.json,
         Command::Context(a) => a.json,
         Command::MayTouch(a) => a.json,
         Command::Task(TaskCommand::List { json }) => *json,

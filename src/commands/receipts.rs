@@ -25,6 +25,7 @@ pub fn run(dir: Option<&Path>, cmd: &ReceiptsCommand) -> Result<ExitCode, Failur
     let (action, args) = match cmd {
         ReceiptsCommand::Fetch(args) => ("fetch", args),
         ReceiptsCommand::Push(args) => ("push", args),
+        ReceiptsCommand::Accept(args) => return accept(&repo, args),
     };
     let remote = args.remote.clone().unwrap_or_else(|| repo.default_remote());
     let wire = match action {
@@ -32,6 +33,39 @@ pub fn run(dir: Option<&Path>, cmd: &ReceiptsCommand) -> Result<ExitCode, Failur
         _ => pushed(&remote, notes::push(&repo, &remote)),
     }
     .map_err(|e| failure(action, &remote, e))?;
+    out(&match args.json {
+        true => json::to_string(&wire),
+        false => human::receipts(&wire),
+    });
+    Ok(ExitCode::Pass)
+}
+
+/// `gate receipts accept OLD NEW`: a server's `update` hook judges an
+/// update of `refs/notes/gate` as receipts, not as code (docs/ci.md, "On
+/// the server"): a fast-forward of readable notes within the cap, or
+/// refused (exit 1) with what gets the receipts through.
+fn accept(repo: &Repo, args: &crate::cli::AcceptArgs) -> Result<ExitCode, Failure> {
+    let id = |hex: &str| -> Result<Option<crate::git::Oid>, Failure> {
+        // git's "no object": all zeros, of either hash's length.
+        if (hex.len() == 40 || hex.len() == 64) && hex.bytes().all(|b| b == b'0') {
+            return Ok(None);
+        }
+        crate::git::Oid::from_hex(hex)
+            .map(Some)
+            .ok_or_else(|| Failure::usage(format!("`{hex}` is not a full object id")))
+    };
+    let (old, new) = (id(&args.old)?, id(&args.new)?);
+    notes::judge_update(repo, NOTES_REF, old, new)
+        .map_err(|r| Failure::refused(r.message).hint(r.decide))?;
+    let wire = ReceiptsWire {
+        schema: RECEIPTS_SCHEMA,
+        action: "accept",
+        remote: "",
+        outcome: "accepted",
+        remote_notes: old.map(|o| o.to_hex()),
+        local_notes: new.map(|o| o.to_hex()),
+        tries: None,
+    };
     out(&match args.json {
         true => json::to_string(&wire),
         false => human::receipts(&wire),

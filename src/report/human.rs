@@ -1156,6 +1156,13 @@ pub fn receipts(w: &super::wire::receipts::ReceiptsWire) -> String {
         ("push", "up_to_date") => {
             format!("{notes}: {r} holds this clone's receipts ({local}) already\n")
         }
+        ("accept", _) => format!(
+            "{notes}: {} -> {local} accepted: a fast-forward of receipts gate can read\n",
+            match remote.is_empty() {
+                true => "(new)".to_string(),
+                false => remote,
+            }
+        ),
         _ => format!("{notes} pushed to {r} ({local}, merged with the receipts it held)\n"),
     };
     if let Some(tries) = w.tries.filter(|t| *t > 1) {

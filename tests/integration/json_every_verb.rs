@@ -44,6 +44,14 @@ const VERBS: &[&[&str]] = &[
     // No remote `origin` here: a gate.error/1.
     &["receipts", "fetch", "--json"],
     &["receipts", "push", "--json"],
+    // A deletion of the notes ref: refused, a gate.error/1.
+    &[
+        "receipts",
+        "accept",
+        "0000000000000000000000000000000000000000",
+        "0000000000000000000000000000000000000000",
+        "--json",
+    ],
     // An empty brief: refused, nothing written.
     &[
         "start",

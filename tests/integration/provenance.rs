@@ -1401,7 +1401,7 @@ fn a_bare_repository_is_proved_with_the_policy_of_its_head() {
 }
 
 /// The `update` hook recipe of docs/ci.md, verbatim.
-fn documented_update_hook() -> String {
+pub(crate) fn documented_update_hook() -> String {
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/ci.md")).unwrap();
     let after = doc
         .split_once("<!-- recipe: update-hook")
@@ -1416,7 +1416,7 @@ fn documented_update_hook() -> String {
 }
 
 /// `git push ARGS` with `gate` on PATH (the server hook calls it by name).
-fn push_with_gate_on_path(repo: &TestRepo, args: &[&str]) -> Output {
+pub(crate) fn push_with_gate_on_path(repo: &TestRepo, args: &[&str]) -> Output {
     let bin = assert_cmd::cargo::cargo_bin!("gate");
     let path = format!(
         "{}:{}",

@@ -771,3 +771,75 @@ fn a_notes_push_with_a_note_gate_cannot_read_is_refused() {
     assert!(stderr.contains("is not one gate can read"), "{stderr}");
     assert!(!remote.git_ok(&["rev-parse", "-q", "--verify", "refs/notes/gate"]));
 }
+
+#[test]
+fn the_documented_update_hook_takes_receipts_as_notes() {
+    let (dev, remote) = pushing_notes();
+    let head = dev.head();
+    let hook = remote.path().join("hooks/update");
+    std::fs::write(&hook, crate::provenance::documented_update_hook()).unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // Receipts travel through the hook: gate's own notes push, and by hand.
+    let out = crate::provenance::push_with_gate_on_path(&dev, &["origin", "refs/notes/gate"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(noted(&remote, &head), ["export-tests=true"]);
+    let other = clone_of(&remote);
+    verify_exits(&other, "lint", 0);
+    let bin = assert_cmd::cargo::cargo_bin!("gate");
+    let out = other
+        .gate()
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin.parent().unwrap().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .args(["receipts", "push", "origin"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(noted(&remote, &head), ["export-tests=true", "lint=true"]);
+    // A forced push that drops a clone's receipts is refused by the server
+    // (pre-push skipped: the server is the door that cannot be).
+    let out = crate::provenance::push_with_gate_on_path(
+        &dev,
+        &["--no-verify", "-f", "origin", "refs/notes/gate"],
+    );
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not a fast-forward"),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(noted(&remote, &head), ["export-tests=true", "lint=true"]);
+    // So is a note gate cannot read, and a deletion.
+    dev.git(&["fetch", "-q", "origin", "+refs/notes/gate:refs/notes/gate"]);
+    dev.git(&[
+        "notes",
+        "--ref",
+        "gate",
+        "add",
+        "-f",
+        "-m",
+        "passed: yes",
+        "HEAD~1",
+    ]);
+    let out = crate::provenance::push_with_gate_on_path(
+        &dev,
+        &["--no-verify", "origin", "refs/notes/gate"],
+    );
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is not one gate can read"),
+        "{}",
+        show(&out)
+    );
+    let out = crate::provenance::push_with_gate_on_path(
+        &dev,
+        &["--no-verify", "origin", ":refs/notes/gate"],
+    );
+    assert!(!out.status.success(), "{}", show(&out));
+    assert_eq!(noted(&remote, &head), ["export-tests=true", "lint=true"]);
+}
