@@ -14,6 +14,7 @@
 
 pub mod binding;
 pub mod brief;
+pub mod issue_paths;
 pub mod provenance;
 pub mod range_rules;
 pub mod receipts;

@@ -129,6 +129,19 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<ExitCode, Failure> {
                 .hint("give the paths the work may touch with --scope GLOB (repeatable)"),
         );
     }
+    // Bound means the issue's paths: under `binding: required` a scope
+    // given beyond them is refused, as `gate task scope add` refuses it.
+    if policy.binding == Mode::Required && !args.scope.is_empty() {
+        for glob in &scope {
+            crate::checks::issue_paths::within_named_paths(
+                &ctx,
+                "the task",
+                recorded.issue.as_deref(),
+                recorded.intent.as_deref(),
+                glob,
+            )?;
+        }
+    }
     let operator = match &args.operator {
         Some(o) if !o.trim().is_empty() => o.clone(),
         Some(_) => return Err(Failure::usage("--operator must not be blank")),

@@ -465,3 +465,56 @@ fn a_brief_from_a_terminal_is_refused_not_waited_on() {
     );
     assert_nothing_written(&repo);
 }
+
+#[test]
+fn under_a_required_binding_start_refuses_a_scope_beyond_the_issues_paths() {
+    let repo = crate::fixture::plan_repo("off");
+    repo.write(
+        ".gate/policy.yaml",
+        "version: 1\nbinding: required\nexemptions:\n  - id: dependency-bump\n    description: Lockfile-only updates\nscope: off\nprovenance:\n  mode: off\n  merges: refuse\nreceipts:\n  mode: off\nbrief:\n  mode: off\n",
+    );
+    repo.commit_all("binding required");
+    // Beyond issue 42's paths (src/export/**, docs/export.md): refused,
+    // as `gate task scope add` refuses it; nothing written.
+    let out = crate::fixture::start(&repo, &["--issue", "42", "--scope", "src/**"], "Export.\n");
+    assert_eq!(out.status.code(), Some(1), "{}", crate::fixture::show(&out));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("src/** lies outside the paths of the task (issue 42)"),
+        "{said}"
+    );
+    assert!(!repo.path().join(".gate/tasks").exists());
+    // Within them: started.
+    let out = crate::fixture::start(
+        &repo,
+        &["--issue", "42", "--scope", "src/export/csv/**"],
+        "Export.\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", crate::fixture::show(&out));
+}
+
+#[test]
+fn an_exemption_is_not_bound_to_issue_paths_nor_a_start_without_required_binding() {
+    let repo = crate::fixture::plan_repo("off");
+    repo.write(
+        ".gate/policy.yaml",
+        "version: 1\nbinding: required\nexemptions:\n  - id: dependency-bump\n    description: Lockfile-only updates\nscope: off\nprovenance:\n  mode: off\n  merges: refuse\nreceipts:\n  mode: off\nbrief:\n  mode: off\n",
+    );
+    repo.commit_all("binding required");
+    let out = crate::fixture::start(
+        &repo,
+        &[
+            "--exempt",
+            "dependency-bump",
+            "--because",
+            "Bump the lockfile.",
+            "--scope",
+            "Cargo.lock",
+        ],
+        "Bump.\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", crate::fixture::show(&out));
+    let other = crate::fixture::plan_repo("off");
+    let out = crate::fixture::start(&other, &["--issue", "42", "--scope", "src/**"], "Export.\n");
+    assert_eq!(out.status.code(), Some(0), "{}", crate::fixture::show(&out));
+}
