@@ -367,8 +367,16 @@ pub fn at_commit(
     use crate::git::EntryKind;
     let shown = format!("{}:{POLICY_PATH}", commit.short());
     let revision = format!("{named} ({})", commit.short());
-    let entry = repo.entry_at(commit, &crate::path::RepoPath::from(POLICY_PATH))?;
+    let path = crate::path::RepoPath::from(POLICY_PATH);
+    let entry = repo.entry_at(commit, &path)?;
     let blob = match entry {
+        // A directory where the policy goes is not "no policy": unknown.
+        None if repo.tree_id_at(commit, &path)?.is_some() => {
+            return Err(CommittedError::NotAFile {
+                file: shown,
+                kind: "directory",
+            });
+        }
         None => {
             return Ok(LoadedPolicy {
                 policy: embedded(),

@@ -137,6 +137,10 @@ fn plan_at(
         )
     };
     let text = match repo.entry_at(commit, &path) {
+        // A directory where the plan goes is not "no plan": unknown.
+        Ok(None) if matches!(repo.tree_id_at(commit, &path), Ok(Some(_))) => {
+            return Err(unreadable("a directory, not a file".into()));
+        }
         Ok(None) => return Ok(None),
         Ok(Some((blob, crate::git::EntryKind::File | crate::git::EntryKind::Executable))) => repo
             .read_blob(blob)

@@ -1429,6 +1429,13 @@ fn signers_at(repo: &Repo, t: &Trusted, path: &str) -> Result<crate::signing::Si
         .entry_at(t.commit, &crate::path::RepoPath::from(path))
         .map_err(|e| format!("{named} cannot be read: {e}"))?;
     let blob = match entry {
+        None if matches!(
+            repo.tree_id_at(t.commit, &crate::path::RepoPath::from(path)),
+            Ok(Some(_))
+        ) =>
+        {
+            return Err(format!("{named} is a directory, not a signers file"));
+        }
         None => return Err(format!("{named} does not exist, so it lists no signer")),
         Some((blob, EntryKind::File | EntryKind::Executable)) => blob,
         Some(_) => return Err(format!("{named} is not a regular file")),

@@ -324,3 +324,53 @@ fn a_commit_removing_the_gate_files_does_not_silence_pre_push() {
         "the push was refused"
     );
 }
+
+#[test]
+fn a_policy_or_plan_that_is_a_directory_at_the_judging_revision_is_unknown() {
+    // The base holds .gate/policy.yaml as a directory: no policy is not the
+    // embedded default there, it is a policy that cannot be read.
+    let repo = TestRepo::new();
+    repo.write(".gate/policy.yaml/x", "not a policy\n");
+    repo.write("README.md", "# demo\n");
+    let base = repo.commit_all("a directory where the policy goes");
+    repo.write("src/a.rs", "a\n");
+    repo.commit_all("work");
+    let out = repo
+        .gate()
+        .args(["check", "--range", &format!("{base}..HEAD"), "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("is a directory at that commit"),
+        "{}",
+        show(&out)
+    );
+    // The same for the plan: a range judged by a base whose plan is a
+    // directory cannot tell what the range must prove.
+    let repo = plan_repo("required");
+    repo.write(
+        ".gate/policy.yaml",
+        "version: 1\nbinding: off\nscope: off\nprovenance:\n  mode: off\n  merges: refuse\nreceipts:\n  mode: required\n  trust: any-pusher\nbrief:\n  mode: off\n",
+    );
+    repo.git(&["rm", "-q", ".gate/plan.yaml"]);
+    repo.write(".gate/plan.yaml/x", "not a plan\n");
+    let base = repo.commit_all("a directory where the plan goes");
+    repo.write("src/a.rs", "a\n");
+    repo.commit_all("work\n\nTask: T-1");
+    let out = repo
+        .gate()
+        .args([
+            "check",
+            "--range",
+            &format!("{base}..HEAD"),
+            "--only",
+            "receipts",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("a directory, not a file"), "{}", show(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+}
