@@ -180,44 +180,45 @@ impl Ctx {
     }
 
     /// A path named by a person or an agent's tool call — relative to the
-    /// directory gate runs in, from the root after `:/`, or absolute inside
-    /// the work tree (as editors give it) — made repository-relative. A path
-    /// that need not exist yet (a file about to be written) is resolved
-    /// through its nearest existing directory. `Err` says why it names no
-    /// path of this work tree.
+    /// directory gate runs in, from the root after `:/`, or absolute (as
+    /// editors give it) — made repository-relative by where a write to it
+    /// lands: resolved by [`crate::locate::resolve`], the one resolution
+    /// Claude Code's hook uses too, so a symbolic link is judged by where it
+    /// points. A path that need not exist yet (a file about to be written)
+    /// resolves as well. `Err` says why it names no path of this work tree
+    /// (a link out of it included).
     pub fn path_in_tree(&self, given: &str) -> Result<String, String> {
         let path = Path::new(given);
-        if !path.is_absolute() {
+        let absolute = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            // Checked as a pathspec first: climbing out, the root itself and
+            // pathspec magic say what to write instead.
             let prefix = if given.starts_with(":/") {
                 String::new()
             } else {
                 self.cwd_prefix()?
             };
-            return crate::path::from_cwd(&prefix, given);
-        }
-        let root = std::fs::canonicalize(&self.root)
-            .map_err(|e| format!("cannot resolve {}: {e}", self.root.display()))?;
-        // The nearest existing ancestor is resolved (symlinks, `..`); the
-        // rest is appended as written.
-        let mut existing = path;
-        let mut rest = Vec::new();
-        let real = loop {
-            match std::fs::canonicalize(existing) {
-                Ok(real) => break real,
-                Err(_) => match (existing.parent(), existing.file_name()) {
-                    (Some(parent), Some(name)) => {
-                        rest.push(name.to_os_string());
-                        existing = parent;
-                    }
-                    _ => return Err(format!("{given:?} cannot be resolved")),
-                },
+            crate::path::from_cwd(&prefix, given)?;
+            match given.strip_prefix(":/") {
+                Some(rest) => self.root.join(rest),
+                None => self.start.join(given),
             }
         };
-        let mut full = real;
-        full.extend(rest.iter().rev());
-        let below = full
-            .strip_prefix(&root)
-            .map_err(|_| format!("{given:?} is outside the work tree {}", root.display()))?;
+        let root = std::fs::canonicalize(&self.root)
+            .map_err(|e| format!("cannot resolve {}: {e}", self.root.display()))?;
+        let landed = crate::locate::resolve(&absolute).map_err(|m| format!("{given:?}: {m}"))?;
+        let below = landed.strip_prefix(&root).map_err(|_| {
+            if crate::locate::lexical(&absolute) == landed {
+                format!("{given:?} is outside the work tree {}", root.display())
+            } else {
+                format!(
+                    "{given:?} leads to {}, outside the work tree {}",
+                    landed.display(),
+                    root.display()
+                )
+            }
+        })?;
         let below = below
             .to_str()
             .ok_or_else(|| format!("{given:?} is not UTF-8"))?;

@@ -30,6 +30,7 @@ pub mod git;
 pub mod hooks;
 pub mod ids;
 pub mod load;
+pub mod locate;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod notes;

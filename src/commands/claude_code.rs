@@ -3,8 +3,11 @@
 //! honours) is `crate::agent_hooks`; this reads stdin, asks the checks, and
 //! answers.
 //!
-//! - pre-tool-use: a file-writing tool's path outside the active task's
-//!   scope, or inside the git directory, is denied before the edit; a Bash
+//! - pre-tool-use: a file-writing tool's path is judged in the repository
+//!   that owns where it lands (`crate::locate`, the resolution `gate
+//!   may-touch` uses), not the session's: outside that repository's active
+//!   task's scope, or inside a git directory, it is denied before the
+//!   edit; in no repository, or one gate does not govern, it passes. A Bash
 //!   call running `git commit`/`git push` so that gate's hooks are skipped
 //!   is denied. Other tools pass without opening the repository.
 //! - stop: while an acceptance check the task depends on is not passed on
@@ -20,7 +23,7 @@
 //! hooks) or outside any repository is not gate's business: silence.
 
 use std::io::Read;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::agent_hooks::{self, ToolCall};
 use crate::cli::ClaudeCodeHook;
@@ -107,13 +110,16 @@ fn pre_tool_use(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::V
     if let ToolCall::Other { .. } = call.call {
         return Ok(None);
     }
-    let Some(ctx) = governed_ctx(dir, call.cwd.as_deref())? else {
-        return Ok(None);
-    };
+    let session = governed_ctx(dir, call.cwd.as_deref())?;
     match &call.call {
         ToolCall::Other { .. } => Ok(None),
-        ToolCall::Bash { command } => Ok(agent_hooks::bypass(command)
-            .and_then(|b| deny(human::bypass_denied(&b.subcommand, &b.how)))),
+        ToolCall::Bash { command } => {
+            if session.is_none() {
+                return Ok(None);
+            }
+            Ok(agent_hooks::bypass(command)
+                .and_then(|b| deny(human::bypass_denied(&b.subcommand, &b.how))))
+        }
         ToolCall::Write { tool, path } => {
             let base = match &call.cwd {
                 Some(cwd) => PathBuf::from(cwd),
@@ -121,33 +127,52 @@ fn pre_tool_use(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::V
                     Failure::usage(format!("cannot read the current directory: {e}"))
                 })?,
             };
-            write(&ctx, tool, path, &base)
+            write(session.as_ref(), tool, path, &base)
         }
     }
 }
 
+/// A write of `given` (from `base`), judged in the repository that owns
+/// where it lands — not the session's: a path in another repository gate
+/// governs is judged by that repository's task and policy, a path in a
+/// repository gate does not govern or in none is not gate's business
+/// (docs/agents.md). Nothing is ever written in the session's git
+/// directory or in the owning repository's.
 fn write(
-    ctx: &Ctx,
+    session: Option<&Ctx>,
     tool: &str,
     given: &str,
     base: &Path,
 ) -> Result<Option<serde_json::Value>, Failure> {
     let absolute = base.join(given);
-    if in_git_dir(ctx, &absolute) {
+    let landed = crate::locate::resolve(&absolute)
+        .map_err(|m| Failure::usage(format!("{tool} {given}: {m}")))?;
+    if session.is_some_and(|s| in_git_dir(s, &absolute, &landed)) {
         return Ok(deny(human::git_dir_denied(tool, given)));
     }
-    let rel = match ctx.path_in_tree(&absolute.to_string_lossy()) {
+    let Some(owner) = crate::locate::work_tree_of(&landed) else {
+        return Ok(None);
+    };
+    let Some(ctx) = governed_ctx(Some(&owner), None)? else {
+        return Ok(None);
+    };
+    if in_git_dir(&ctx, &absolute, &landed) {
+        return Ok(deny(human::git_dir_denied(tool, given)));
+    }
+    let rel = match ctx.path_in_tree(&landed.to_string_lossy()) {
         Ok(rel) => rel,
-        // Outside the repository: nothing there can be committed to it.
-        Err(_) if outside(ctx, &absolute) => return Ok(None),
+        // Outside this work tree (a `GIT_DIR` that names another
+        // repository): nothing there can be committed to it.
+        Err(_) if !landed.starts_with(real(ctx.root())) => return Ok(None),
         Err(m) => return Err(Failure::usage(format!("{tool} {given}: {m}"))),
     };
-    let (policy, _) = crate::checks::trusted::local(ctx, false)?;
+    let (policy, _) = crate::checks::trusted::local(&ctx, false)?;
     if policy.policy.scope == Mode::Off {
         return Ok(None);
     }
-    let task = crate::checks::task_state(ctx, None);
-    let (touches, _) = crate::checks::scope::may_touch(ctx, &task, &[RepoPath::from(rel.as_str())]);
+    let task = crate::checks::task_state(&ctx, None);
+    let (touches, _) =
+        crate::checks::scope::may_touch(&ctx, &task, &[RepoPath::from(rel.as_str())]);
     let Some(touch) = touches.first() else {
         return Err(Failure::unknown(format!(
             "{tool} {given}: the scope gave no answer"
@@ -164,67 +189,25 @@ fn write(
     })
 }
 
-/// Whether `path` (absolute) is inside the repository's git directory (or
-/// is the `.git` file of a linked worktree), as written or with symbolic
-/// links resolved.
-fn in_git_dir(ctx: &Ctx, path: &Path) -> bool {
-    let lexical = normalize(path);
-    let resolved = resolve(&lexical);
+/// Whether a write to `absolute` (which lands at `landed`) is inside the
+/// repository's git directory (or is the `.git` file of a linked
+/// worktree), as written or where it lands.
+fn in_git_dir(ctx: &Ctx, absolute: &Path, landed: &Path) -> bool {
+    let lexical = crate::locate::lexical(absolute);
     let mut dirs = vec![ctx.root().join(".git")];
     dirs.extend([ctx.repo.git_dir(), ctx.repo.common_dir()]);
     dirs.iter().any(|dir| {
-        let dir = normalize(dir);
-        let real = resolve(&dir);
-        [&lexical, &resolved]
+        let dir = crate::locate::lexical(dir);
+        let real = real(&dir);
+        [&lexical, landed]
             .iter()
             .any(|p| p.starts_with(&dir) || p.starts_with(&real))
     })
 }
 
-/// Whether `path` (absolute) is outside the work tree, as written and with
-/// symbolic links resolved.
-fn outside(ctx: &Ctx, path: &Path) -> bool {
-    let lexical = normalize(path);
-    let root = normalize(ctx.root());
-    !lexical.starts_with(&root) && !resolve(&lexical).starts_with(resolve(&root))
-}
-
-/// `path` without `.` and with each `..` taking off the component before it.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
-/// `path` with its longest existing ancestor's symbolic links resolved (the
-/// file itself may not exist yet).
-fn resolve(path: &Path) -> PathBuf {
-    let mut rest = Vec::new();
-    let mut at = path.to_path_buf();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(&at) {
-            let mut out = real;
-            for name in rest.iter().rev() {
-                out.push(name);
-            }
-            return out;
-        }
-        match (at.file_name().map(|n| n.to_os_string()), at.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                at = parent.to_path_buf();
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
+/// `path` with its links resolved, or as it is when it cannot be.
+fn real(path: &Path) -> PathBuf {
+    crate::locate::resolve(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 fn stop(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::Value>, Failure> {

@@ -342,3 +342,141 @@ fn install_refuses_settings_it_cannot_read_and_leaves_them() {
         "{ \"model\": \"opus\", }\n"
     );
 }
+
+/// A `Write` of `path` as Claude Code sends it from the session directory
+/// `cwd`.
+fn write_call(cwd: &Path, path: &Path) -> Vec<u8> {
+    serde_json::json!({
+        "hook_event_name": "PreToolUse",
+        "cwd": cwd,
+        "tool_name": "Write",
+        "tool_input": {"file_path": path, "content": "x\n"},
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// The reason a decision denies with.
+fn reason(out: &std::process::Output) -> String {
+    decision(out).expect("a decision")["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_write_is_judged_by_the_repository_that_owns_the_path_not_the_session_s() {
+    let session = working();
+    let other = working();
+    // From the session's repository, a path in another repository gate
+    // governs is judged by that repository's task: README.md is outside
+    // its T-42.
+    let out = hook(
+        &session,
+        "pre-tool-use",
+        write_call(session.path(), &other.path().join("README.md")),
+    );
+    assert!(denied(&out), "{}", show(&out));
+    assert!(reason(&out).contains("README.md is outside the scope of task T-42"));
+    let out = hook(
+        &session,
+        "pre-tool-use",
+        write_call(session.path(), &other.path().join("src/export/csv.rs")),
+    );
+    assert_eq!(decision(&out), None, "{}", show(&out));
+    // A session outside any repository changes nothing.
+    let nowhere = tempfile::tempdir().unwrap();
+    let out = hook(
+        &session,
+        "pre-tool-use",
+        write_call(nowhere.path(), &other.path().join("README.md")),
+    );
+    assert!(denied(&out), "{}", show(&out));
+    // Nor one in a repository gate does not govern.
+    let plain = TestRepo::new();
+    let out = hook(
+        &session,
+        "pre-tool-use",
+        write_call(plain.path(), &other.path().join(".git/hooks/pre-commit")),
+    );
+    assert!(denied(&out), "{}", show(&out));
+    assert!(reason(&out).contains("inside the git directory"));
+    // The other repository with no active task: `gate start` decides.
+    let idle = plan_repo("advisory");
+    let out = hook(
+        &session,
+        "pre-tool-use",
+        write_call(session.path(), &idle.path().join("src/export/csv.rs")),
+    );
+    assert!(reason(&out).contains("gate start"), "{}", show(&out));
+    // A repository gate does not govern is not judged, from anywhere.
+    let out = hook(
+        &session,
+        "pre-tool-use",
+        write_call(session.path(), &plain.path().join("anything.md")),
+    );
+    assert_eq!(decision(&out), None, "{}", show(&out));
+}
+
+#[test]
+fn a_write_through_a_symlink_is_judged_where_it_lands() {
+    let session = working();
+    let other = working();
+    // In scope as written, but the link leads into the other repository,
+    // whose task does not cover README.md.
+    session.symlink(b"src/export/out", other.path().to_str().unwrap().as_bytes());
+    let out = hook(
+        &session,
+        "pre-tool-use",
+        write_call(session.path(), Path::new("src/export/out/README.md")),
+    );
+    assert!(denied(&out), "{}", show(&out));
+    assert!(reason(&out).contains("README.md is outside the scope of task T-42"));
+    // A link inside the repository: judged as the file it points to, by
+    // the hook and by `gate may-touch` alike.
+    session.symlink(b"src/export/readme", b"../../README.md");
+    let out = hook(
+        &session,
+        "pre-tool-use",
+        write_call(session.path(), Path::new("src/export/readme")),
+    );
+    assert!(
+        reason(&out).contains("gate: Write README.md:"),
+        "{}",
+        show(&out)
+    );
+    let out = session
+        .gate()
+        .args(["may-touch", "--json", "src/export/readme"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["paths"][0]["path"], "README.md");
+    assert_eq!(doc["paths"][0]["verdict"], "refused");
+    // A link out of the work tree is not a path of it for `may-touch`.
+    let out = session
+        .gate()
+        .args(["may-touch", "src/export/out/README.md"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("outside the work tree"),
+        "{}",
+        show(&out)
+    );
+    // `..` after a link reads two ways: refused by both doors.
+    let out = hook(
+        &session,
+        "pre-tool-use",
+        write_call(session.path(), Path::new("src/export/out/../x.md")),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let out = session
+        .gate()
+        .args(["may-touch", "src/export/out/../x.md"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+}
