@@ -25,7 +25,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::agent_hooks::{self, ToolCall};
+use crate::agent_hooks::{self, Finding, ToolCall};
 use crate::cli::ClaudeCodeHook;
 use crate::context::{Ctx, out};
 use crate::error::Failure;
@@ -110,15 +110,17 @@ fn pre_tool_use(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::V
     if let ToolCall::Other { .. } = call.call {
         return Ok(None);
     }
-    let session = governed_ctx(dir, call.cwd.as_deref())?;
     match &call.call {
         ToolCall::Other { .. } => Ok(None),
         ToolCall::Bash { command } => {
-            if session.is_none() {
-                return Ok(None);
-            }
-            Ok(agent_hooks::bypass(command)
-                .and_then(|b| deny(human::bypass_denied(&b.subcommand, &b.how))))
+            let base = match (dir, &call.cwd) {
+                (Some(d), _) => d.to_path_buf(),
+                (None, Some(cwd)) => PathBuf::from(cwd),
+                (None, None) => std::env::current_dir().map_err(|e| {
+                    Failure::usage(format!("cannot read the current directory: {e}"))
+                })?,
+            };
+            bash(&base, command)
         }
         ToolCall::Write { tool, path } => {
             let base = match &call.cwd {
@@ -127,9 +129,87 @@ fn pre_tool_use(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::V
                     Failure::usage(format!("cannot read the current directory: {e}"))
                 })?,
             };
+            let session = governed_ctx(dir, call.cwd.as_deref())?;
             write(session.as_ref(), tool, path, &base)
         }
     }
+}
+
+/// A Bash call run from `base`: what the guard finds in it
+/// ([`agent_hooks::guard`]) is denied when it runs in a repository gate
+/// governs, and so is a path it removes or changes that may reach such a
+/// repository's hooks.
+fn bash(base: &Path, command: &str) -> Result<Option<serde_json::Value>, Failure> {
+    let guard = agent_hooks::guard(command);
+    if guard.findings.is_empty() && guard.changes.is_empty() {
+        return Ok(None);
+    }
+    let bases = [base.to_path_buf()];
+    let mut governed = Vec::new();
+    for b in &bases {
+        if let Some(ctx) = governed_at(b)? {
+            governed.push(ctx);
+        }
+    }
+    if let Some(finding) = guard.findings.first()
+        && !governed.is_empty()
+    {
+        return Ok(deny(match finding {
+            Finding::Bypass { subcommand, how } => human::bypass_denied(subcommand, how),
+            Finding::Unreadable { subcommand, via } => human::unreadable_denied(subcommand, via),
+            Finding::HooksPath { how } => human::hooks_path_denied(how),
+            Finding::Uninstall { how } => human::hooks_removal_denied(how),
+        }));
+    }
+    for change in &guard.changes {
+        for b in &bases {
+            if reaches_hooks(&b.join(&change.path), &governed)? {
+                return Ok(deny(human::hooks_removal_denied(&change.how)));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The repository gate governs that holds `path` (which need not exist).
+fn governed_at(path: &Path) -> Result<Option<Ctx>, Failure> {
+    let Ok(landed) = crate::locate::resolve(path) else {
+        return Ok(None);
+    };
+    match crate::locate::work_tree_of(&landed) {
+        Some(owner) => governed_ctx(Some(&owner), None),
+        None => Ok(None),
+    }
+}
+
+/// Whether removing or changing `path` (as a command names it, glob
+/// characters included) may reach the hooks of a repository gate governs:
+/// the one that owns the path, or one of `governed`.
+fn reaches_hooks(path: &Path, governed: &[Ctx]) -> Result<bool, Failure> {
+    // The part before the first glob component is resolved; the rest is
+    // matched as the shell would expand it.
+    let components: Vec<_> = path.components().collect();
+    let glob = components
+        .iter()
+        .position(|c| c.as_os_str().to_string_lossy().contains(['*', '?', '[']))
+        .unwrap_or(components.len());
+    let literal: PathBuf = components[..glob].iter().collect();
+    let landed = crate::locate::resolve(&literal)
+        .map_err(|m| Failure::usage(format!("{}: {m}", path.display())))?;
+    let mut full = landed.clone();
+    full.extend(&components[glob..]);
+    let owner = governed_at(&landed)?;
+    for ctx in governed.iter().chain(owner.as_ref()) {
+        let mut hooks = vec![ctx.repo.common_dir().join("hooks")];
+        hooks.extend(ctx.repo.hooks_dir().ok());
+        if hooks
+            .iter()
+            .any(|h| agent_hooks::guard::reaches(&full, &real(h)))
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// A write of `given` (from `base`), judged in the repository that owns

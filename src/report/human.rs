@@ -1903,6 +1903,32 @@ pub fn bypass_denied(subcommand: &str, how: &str) -> String {
     )
 }
 
+/// The reason Claude Code's pre-tool-use hook gives for denying a Bash
+/// call that changes `core.hooksPath` (`how`: the words that do it).
+pub fn hooks_path_denied(how: &str) -> String {
+    format!(
+        "gate: this runs `{how}`, which changes where git looks for hooks (core.hooksPath), so gate's hooks would not run. Leave core.hooksPath as `gate install` set it: when a hook refuses, its message names the way through (`gate may-touch`, `gate task scope add`, `gate verify`, `gate status`). Never skip it."
+    )
+}
+
+/// The reason Claude Code's pre-tool-use hook gives for denying a Bash
+/// call that uninstalls the hooks, or removes or changes a hook's file
+/// (`how`: the words that do it).
+pub fn hooks_removal_denied(how: &str) -> String {
+    format!(
+        "gate: this runs `{how}`, which removes or changes gate's git hooks. Installing and removing them is the operator's (`gate install`, `gate uninstall`), never an agent's: when a hook refuses, its message names the way through (`gate may-touch`, `gate task scope add`, `gate verify`, `gate status`)."
+    )
+}
+
+/// The reason Claude Code's pre-tool-use hook gives for denying `git
+/// {subcommand}` run through `via` (`xargs`, `find -exec`), whose
+/// arguments the guard cannot read.
+pub fn unreadable_denied(subcommand: &str, via: &str) -> String {
+    format!(
+        "gate: this runs `git {subcommand}` through {via}, which adds arguments gate cannot read (one could skip gate's hooks). Run `git {subcommand}` directly, with its arguments written out."
+    )
+}
+
 /// The reason Claude Code's pre-tool-use hook gives for denying a write
 /// (`tool` to `given`) inside the git directory.
 pub fn git_dir_denied(tool: &str, given: &str) -> String {

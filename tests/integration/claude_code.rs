@@ -480,3 +480,82 @@ fn a_write_through_a_symlink_is_judged_where_it_lands() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
 }
+
+/// A `Bash` call as Claude Code sends it from the session directory `cwd`.
+fn bash_call(cwd: &Path, command: &str) -> Vec<u8> {
+    serde_json::json!({
+        "hook_event_name": "PreToolUse",
+        "cwd": cwd,
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    })
+    .to_string()
+    .into_bytes()
+}
+
+#[test]
+fn the_bash_guard_reads_compound_commands_wrappers_and_config_forms() {
+    let repo = working();
+    for command in [
+        "if cargo test; then timeout 60 git commit -n -m x; fi",
+        "for m in a; do eval \"git commit --no-verify -m $m\"; done",
+        "git ls-files | xargs git commit -m x",
+        "find . -name '*.rs' -exec git commit -m x {} +",
+        "git rebase --exec 'git commit --amend --no-edit -n' HEAD~1",
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null git commit -m x",
+        "git --config-env=core.hooksPath=EMPTY push",
+        "git config core.hooksPath /dev/null",
+    ] {
+        let out = hook(&repo, "pre-tool-use", bash_call(repo.path(), command));
+        assert!(denied(&out), "{command}: {}", show(&out));
+    }
+    let out = hook(
+        &repo,
+        "pre-tool-use",
+        bash_call(repo.path(), "git config --global core.hooksPath ~/.hooks"),
+    );
+    assert!(reason(&out).contains("core.hooksPath"), "{}", show(&out));
+    for command in [
+        "echo \"--no-verify\"",
+        "git config --get core.hooksPath",
+        "timeout 60 cargo test -- -n",
+        "git commit -m 'why not --no-verify'",
+    ] {
+        let out = hook(&repo, "pre-tool-use", bash_call(repo.path(), command));
+        assert_eq!(decision(&out), None, "{command}: {}", show(&out));
+    }
+}
+
+#[test]
+fn removing_or_uninstalling_the_hooks_is_denied() {
+    let repo = working();
+    for command in [
+        "rm -f .git/hooks/pre-commit",
+        "chmod -x .git/hooks/pre-commit",
+        "printf 'exit 0\\n' > .git/hooks/pre-commit",
+        "rm -rf .git/hoo*",
+        "find .git -name 'pre-*' -delete",
+        "git config --unset core.hooksPath",
+        "gate uninstall",
+        "gate uninstall --agent claude-code",
+    ] {
+        let out = hook(&repo, "pre-tool-use", bash_call(repo.path(), command));
+        assert!(denied(&out), "{command}: {}", show(&out));
+    }
+    let out = hook(
+        &repo,
+        "pre-tool-use",
+        bash_call(repo.path(), "rm .git/hooks/pre-commit"),
+    );
+    assert!(reason(&out).contains("removes or changes gate's git hooks"));
+    for command in [
+        "rm -rf target src/export/old.rs",
+        "find . -name '*.orig' -delete",
+        "cat .git/hooks/pre-commit",
+        "rm -rf ./*",
+        "cargo build > build.log",
+    ] {
+        let out = hook(&repo, "pre-tool-use", bash_call(repo.path(), command));
+        assert_eq!(decision(&out), None, "{command}: {}", show(&out));
+    }
+}
