@@ -8,8 +8,11 @@
 //!   may-touch` uses), not the session's: outside that repository's active
 //!   task's scope, or inside a git directory, it is denied before the
 //!   edit; in no repository, or one gate does not govern, it passes. A Bash
-//!   call running `git commit`/`git push` so that gate's hooks are skipped
-//!   is denied. Other tools pass without opening the repository.
+//!   call in which the guard finds a way past gate's hooks (skipping them,
+//!   overriding or changing core.hooksPath, uninstalling them, removing or
+//!   changing a hook's file) is denied when it may run in a governed
+//!   repository: the session's directory or any its `cd`s and `-C`s name.
+//!   Other tools pass without opening the repository.
 //! - stop: while an acceptance check the task depends on is not passed on
 //!   the current sources, the stop is blocked with the `gate verify`
 //!   commands to run — once: when Claude is already continuing because of
@@ -135,16 +138,36 @@ fn pre_tool_use(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::V
     }
 }
 
+/// Most directories a Bash call is judged in: the session's and those its
+/// `cd`s and `-C`s may lead to.
+const MAX_BASES: usize = 64;
+
 /// A Bash call run from `base`: what the guard finds in it
-/// ([`agent_hooks::guard`]) is denied when it runs in a repository gate
-/// governs, and so is a path it removes or changes that may reach such a
-/// repository's hooks.
+/// ([`agent_hooks::guard`]) is denied when it may run in a repository gate
+/// governs — the session's directory, or any directory the command `cd`s
+/// to or names with `git -C` (each from the session's and from those
+/// before it), or one the guard cannot read — and so is a path it removes
+/// or changes that may reach such a repository's hooks.
 fn bash(base: &Path, command: &str) -> Result<Option<serde_json::Value>, Failure> {
     let guard = agent_hooks::guard(command);
     if guard.findings.is_empty() && guard.changes.is_empty() {
         return Ok(None);
     }
-    let bases = [base.to_path_buf()];
+    let mut bases = vec![base.to_path_buf()];
+    let mut unreadable_dir = false;
+    for dir in &guard.dirs {
+        match dir {
+            Some(d) => {
+                let more: Vec<PathBuf> = bases.iter().map(|b| b.join(d)).collect();
+                for b in more {
+                    if !bases.contains(&b) && bases.len() < MAX_BASES {
+                        bases.push(b);
+                    }
+                }
+            }
+            None => unreadable_dir = true,
+        }
+    }
     let mut governed = Vec::new();
     for b in &bases {
         if let Some(ctx) = governed_at(b)? {
@@ -152,7 +175,7 @@ fn bash(base: &Path, command: &str) -> Result<Option<serde_json::Value>, Failure
         }
     }
     if let Some(finding) = guard.findings.first()
-        && !governed.is_empty()
+        && (!governed.is_empty() || unreadable_dir)
     {
         return Ok(deny(match finding {
             Finding::Bypass { subcommand, how } => human::bypass_denied(subcommand, how),

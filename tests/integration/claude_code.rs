@@ -559,3 +559,35 @@ fn removing_or_uninstalling_the_hooks_is_denied() {
         assert_eq!(decision(&out), None, "{command}: {}", show(&out));
     }
 }
+
+#[test]
+fn a_bash_call_is_judged_where_it_cds_and_dash_cs_to() {
+    let repo = working();
+    let root = repo.path().to_str().unwrap();
+    // From a session outside any repository, into one gate governs.
+    let nowhere = tempfile::tempdir().unwrap();
+    for command in [
+        format!("cd {root} && git commit -n -m x"),
+        format!("git -C {root} commit --no-verify -m x"),
+        format!("(cd /tmp; cd {root}/src) && git commit -n"),
+        format!("git -C {root}/src config core.hooksPath /dev/null"),
+        format!("cd {root} && rm .git/hooks/pre-commit"),
+        // Where it goes cannot be read: refused.
+        "cd \"$REPO\" && git commit -n".to_string(),
+    ] {
+        let out = hook(&repo, "pre-tool-use", bash_call(nowhere.path(), &command));
+        assert!(denied(&out), "{command}: {}", show(&out));
+    }
+    // A relative path after `cd`, from the governed session.
+    let out = hook(
+        &repo,
+        "pre-tool-use",
+        bash_call(repo.path(), "cd src && rm ../.git/hooks/pre-push"),
+    );
+    assert!(denied(&out), "{}", show(&out));
+    // A repository gate does not govern, from a session outside any.
+    let plain = TestRepo::new();
+    let command = format!("git -C {} commit -n -m x", plain.path().display());
+    let out = hook(&repo, "pre-tool-use", bash_call(nowhere.path(), &command));
+    assert_eq!(decision(&out), None, "{}", show(&out));
+}
