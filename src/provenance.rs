@@ -92,7 +92,7 @@ fn unknown(cause: &'static str, message: String, decide: &str, subject: Subject)
 
 fn git_unknown(e: &GitError, subject: Subject) -> Finding {
     match e {
-        GitError::ShallowBoundary { .. } => {
+        GitError::ShallowBoundary { .. } | GitError::ShallowMergeBase { .. } => {
             unknown("shallow_history", e.to_string(), SHALLOW_DECIDE, subject)
         }
         GitError::MissingObject { .. } | GitError::MissingInDiff { .. } => unknown(
@@ -653,11 +653,12 @@ fn walk_range<'r>(
 ) -> Result<(WalkedChanges<'r>, Vec<Oid>), Box<Ended>> {
     let ended = |summary: String, finding: Finding| Box::new(Ended { summary, finding });
     let subject = |commit: Option<Oid>| commit_subject(range, commit);
-    // A merge is judged by the paths it changed itself (its combined diff),
-    // path by path: rename pairing would tie a path of the merge to one of a
+    // A merge is judged by the paths it changed itself — where it is not
+    // what a clean merge of its parents gives (decision 0023) — path by
+    // path: rename pairing would tie a path of the merge to one of a
     // parent. Refused merges need no diff at all.
     let merge_changes = match policy.provenance.merges {
-        Merges::Inspect => MergeChanges::Combined,
+        Merges::Inspect => MergeChanges::Own,
         Merges::Refuse => MergeChanges::Skip,
     };
     // One walk gives the range and, for an explicit base, whether the base

@@ -827,6 +827,154 @@ fn combined_dir(
     Ok(())
 }
 
+/// The trees a merge is judged by ([`merge_changes`]): its own, its
+/// parents', and for each parent after the first the trees of the merge
+/// bases it is merged on (those of that parent and the parents before it,
+/// as git's octopus strategy merges them in turn; none where the histories
+/// share no commit: the empty tree).
+pub(super) struct MergeTrees<'a> {
+    pub tree: gix::ObjectId,
+    pub parents: &'a [gix::ObjectId],
+    pub bases: &'a [Vec<gix::ObjectId>],
+}
+
+/// Where each tree of a [`MergeTrees`] sits in the list a directory's
+/// entries are gathered into: the merge's first, then each parent's, then
+/// the bases of each parent after the first, in `bases[k]` for parent
+/// `k + 1`.
+struct Layout {
+    parents: usize,
+    bases: Vec<std::ops::Range<usize>>,
+}
+
+impl Layout {
+    /// What a clean merge of the parents gives, from `values` (one per
+    /// tree, in layout order), as [`super::merged::clean_merge`] decides.
+    fn clean<V: Copy + Eq>(&self, values: &[V]) -> Option<V> {
+        let rest = self
+            .bases
+            .iter()
+            .enumerate()
+            .map(|(k, range)| (values[2 + k], &values[range.clone()]));
+        super::merged::clean_merge(values[1], rest)
+    }
+}
+
+/// The changes a merge made itself: every file-level path where its entry
+/// is not what a clean merge of its parents gives (docs/provenance.md#merges,
+/// decision 0023): where only one side changed a path since the merge base,
+/// that side's version; where both made the same change, it; where both
+/// changed it differently, nothing — the path is the merge's. Sorted by
+/// path; each described against what a clean merge gives there, or where
+/// none can be told against the first parent (else the first parent that
+/// has it).
+///
+/// One walk over all the trees at once, as [`combined_changes`]: a subtree
+/// whose id the rule already accepts (the side that changed it, both sides
+/// equal) is never read, nor anything below it — no path below can be the
+/// merge's own. A tree that several roles share (a parent that is the base)
+/// is read once per directory.
+pub(super) fn merge_changes(
+    repo: &gix::Repository,
+    trees: &MergeTrees<'_>,
+    context: impl Fn() -> String,
+) -> Result<Vec<Change>, GitError> {
+    let mut roles: Vec<Option<gix::ObjectId>> = vec![Some(trees.tree)];
+    roles.extend(trees.parents.iter().copied().map(Some));
+    let mut layout = Layout {
+        parents: trees.parents.len(),
+        bases: Vec::with_capacity(trees.bases.len()),
+    };
+    for bases in trees.bases {
+        let start = roles.len();
+        if bases.is_empty() {
+            roles.push(None);
+        } else {
+            roles.extend(bases.iter().copied().map(Some));
+        }
+        layout.bases.push(start..roles.len());
+    }
+    let mut changes = Vec::new();
+    let mut prefix = Vec::new();
+    if layout.clean(&roles) != Some(roles[0]) {
+        merge_dir(repo, &roles, &layout, &mut prefix, &mut changes, &context)?;
+    }
+    changes.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    Ok(changes)
+}
+
+/// One directory of [`merge_changes`]: the trees at `prefix`, one per role
+/// of `layout` (`None` where that side has none).
+fn merge_dir(
+    repo: &gix::Repository,
+    roles: &[Option<gix::ObjectId>],
+    layout: &Layout,
+    prefix: &mut Vec<u8>,
+    changes: &mut Vec<Change>,
+    context: &dyn Fn() -> String,
+) -> Result<(), GitError> {
+    // Each distinct tree read once.
+    let mut read: Vec<(gix::ObjectId, Vec<u8>)> = Vec::new();
+    for id in roles.iter().flatten() {
+        if !read.iter().any(|(seen, _)| seen == id) {
+            let mut buf = Vec::new();
+            read_subtree(repo, Some(*id), &mut buf, context)?;
+            read.push((*id, buf));
+        }
+    }
+    let mut names: BTreeMap<&[u8], Vec<Option<Entry>>> = BTreeMap::new();
+    let kind = repo.object_hash();
+    for (id, data) in &read {
+        for entry in gix::objs::TreeRefIter::from_bytes(data, kind) {
+            let entry = entry.map_err(|err| {
+                GitError::other(context(), format_args!("decoding a tree: {err}"))
+            })?;
+            let slot = names
+                .entry(entry.filename.as_ref())
+                .or_insert_with(|| vec![None; roles.len()]);
+            let value = Some(Entry {
+                mode: entry.mode,
+                id: entry.oid.to_owned(),
+            });
+            for (at, role) in roles.iter().enumerate() {
+                if role.as_ref() == Some(id) {
+                    slot[at] = value;
+                }
+            }
+        }
+    }
+    for (name, slot) in names {
+        let len = prefix.len();
+        if !prefix.is_empty() {
+            prefix.push(b'/');
+        }
+        prefix.extend_from_slice(name);
+        let leaves: Vec<Option<Entry>> = slot.iter().map(|&e| Entry::leaf(e)).collect();
+        let clean = layout.clean(&leaves);
+        if clean != Some(leaves[0]) {
+            let parents = &leaves[1..=layout.parents];
+            let old = clean.unwrap_or_else(|| parents.iter().copied().flatten().next());
+            let path = || RepoPath::new(prefix.clone());
+            let change = match (
+                old.and_then(|e| entry_kind(e.mode)),
+                leaves[0].and_then(|e| entry_kind(e.mode)),
+            ) {
+                (None, Some(new)) => Some(Change::added(path(), new)),
+                (Some(old), None) => Some(Change::deleted(path(), old)),
+                (Some(old), Some(new)) => Some(Change::modified(path(), old, new)),
+                (None, None) => None,
+            };
+            changes.extend(change);
+        }
+        let subs: Vec<Option<gix::ObjectId>> = slot.iter().map(|&e| Entry::subtree(e)).collect();
+        if layout.clean(&subs) != Some(subs[0]) {
+            merge_dir(repo, &subs, layout, prefix, changes, context)?;
+        }
+        prefix.truncate(len);
+    }
+    Ok(())
+}
+
 /// `name` below `prefix`.
 fn join(prefix: &[u8], name: &[u8]) -> Vec<u8> {
     let mut path = Vec::with_capacity(prefix.len() + 1 + name.len());

@@ -19,6 +19,7 @@ use crate::path::RepoPath;
 
 mod diff;
 mod files;
+mod merged;
 mod notes;
 mod staged;
 mod status;
@@ -219,8 +220,11 @@ pub struct CommitChanges {
 pub enum MergeChanges {
     /// Nothing: the merge is judged without its changes.
     Skip,
-    /// The paths the merge changed itself ([`Repo::combined_changes`]).
+    /// The paths that differ from every parent ([`Repo::combined_changes`]).
     Combined,
+    /// The paths where the merge is not what a clean merge of its parents
+    /// gives ([`Repo::merge_changes`]): what provenance judges a merge by.
+    Own,
 }
 
 /// The changes of a commit against one parent (`parent: None` for a root
@@ -294,6 +298,13 @@ pub enum GitError {
         "commit {commit} is at the shallow-clone boundary: its parent {parent} is not in this clone"
     )]
     ShallowBoundary { commit: String, parent: String },
+    /// A merge whose parents share no commit in a shallow clone: their
+    /// merge base may lie beyond the boundary, so what a clean merge gives
+    /// cannot be told.
+    #[error(
+        "merge {commit}'s parents share no commit in this shallow clone: their merge base may lie beyond its boundary"
+    )]
+    ShallowMergeBase { commit: String },
     /// A note larger than gate reads ([`MAX_NOTE_BYTES`]): not gate's,
     /// and never read (its size comes from the object's header).
     #[error(
@@ -836,6 +847,82 @@ impl Repo {
         })
     }
 
+    /// The paths merge `id` changed itself: each file-level path where its
+    /// entry is not what a clean merge of its parents gives — where only one
+    /// side changed the path since the merge base, that side's version;
+    /// where both made the same change, it; a path both changed differently
+    /// is always the merge's (decision 0023). Parents after the first are
+    /// merged in turn, each on its merge bases with the parents before it,
+    /// as git's octopus strategy does. Described against the clean merge's
+    /// entry, else the first parent's, without renames; subtrees the rule
+    /// accepts by id are not read. A commit with one parent or none gets
+    /// its plain changes; absent parents fail as in
+    /// [`changes`](Self::changes), and a merge base beyond a shallow
+    /// clone's boundary is [`GitError::ShallowMergeBase`].
+    pub fn merge_changes(&self, id: Oid) -> Result<Vec<Change>, GitError> {
+        let (tree_id, parents, _) = self.decode_commit(id)?;
+        if parents.len() < 2 {
+            let diffs = self.changes_of(id, tree_id, &parents, Renames::Off)?;
+            return Ok(diffs.into_iter().flat_map(|d| d.changes).collect());
+        }
+        let trees = parents
+            .iter()
+            .map(|&parent| self.parent_tree(id, Oid(parent)))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.merge_changes_of(id, tree_id, &parents, &trees)
+    }
+
+    /// [`merge_changes`](Self::merge_changes) of a merge whose parents'
+    /// trees are known.
+    fn merge_changes_of(
+        &self,
+        id: Oid,
+        tree: gix::ObjectId,
+        parents: &[gix::ObjectId],
+        parent_trees: &[gix::ObjectId],
+    ) -> Result<Vec<Change>, GitError> {
+        let mut bases = Vec::with_capacity(parents.len() - 1);
+        for k in 1..parents.len() {
+            let commits = self.merge_bases(id, parents[k], &parents[..k])?;
+            let trees = commits
+                .into_iter()
+                .map(|base| self.commit_tree(Oid(base)))
+                .collect::<Result<Vec<_>, _>>()?;
+            bases.push(trees);
+        }
+        let trees = diff::MergeTrees {
+            tree,
+            parents: parent_trees,
+            bases: &bases,
+        };
+        diff::merge_changes(&self.repo, &trees, || {
+            format!("diffing merge {id} against a clean merge of its parents")
+        })
+    }
+
+    /// The merge bases of `one` and `others` (`git merge-base --all one
+    /// others…`), for merge `id`: empty when they share no commit. In a
+    /// shallow clone no base is no answer: it may lie beyond the boundary.
+    fn merge_bases(
+        &self,
+        id: Oid,
+        one: gix::ObjectId,
+        others: &[gix::ObjectId],
+    ) -> Result<Vec<gix::ObjectId>, GitError> {
+        let bases = self.repo.merge_bases_many(one, others).map_err(|err| {
+            GitError::other(
+                format!("finding the merge bases of merge {id}'s parents"),
+                format_args!("{err:#}"),
+            )
+        })?;
+        if bases.is_empty() && self.is_shallow() {
+            return Err(GitError::ShallowMergeBase {
+                commit: id.to_hex(),
+            });
+        }
+        Ok(bases.into_iter().map(|base| base.detach()).collect())
+    }
+
     /// Commit `id`'s tree, parents and message.
     fn decode_commit(
         &self,
@@ -969,6 +1056,9 @@ impl Repo {
                     format!("diffing merge {id} against its parents")
                 })?
             }
+            (true, MergeChanges::Own) => {
+                self.merge_changes_of(id, commit.tree, &commit.parents, &commit.parent_trees)?
+            }
             (false, _) => self
                 .changes_against(
                     id,
@@ -999,8 +1089,10 @@ impl Repo {
 
     /// The commits of `tips` hiding `hidden` ([`walk`](Self::walk)), and for
     /// each that `diff` accepts its header and changes ([`changes`](Self::changes)
-    /// with `renames`; for a merge what `merges` asks for: none, or its
-    /// combined diff, [`combined_changes`](Self::combined_changes)).
+    /// with `renames`; for a merge what `merges` asks for: none, its
+    /// combined diff ([`combined_changes`](Self::combined_changes)), or its
+    /// own changes ([`merge_changes`](Self::merge_changes)), whose merge
+    /// bases are found on the diff threads).
     ///
     /// Each commit is read once, by the walk, which hands it on with its
     /// tree, its parents' trees and its message. The diffs run on two

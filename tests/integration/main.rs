@@ -32,6 +32,7 @@ mod line_endings;
 mod may_touch;
 #[cfg(feature = "mcp")]
 mod mcp;
+mod merge_own;
 mod notes;
 mod paths_require;
 mod plan_lint;
