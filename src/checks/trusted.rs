@@ -260,13 +260,17 @@ pub fn same_rules(a: &Policy, b: &Policy) -> bool {
     }
 }
 
-/// The policy a push to `remote` is judged with: for each pushed branch,
-/// the policy at the remote's ref for it (`refs/remotes/<remote>/<branch>`),
-/// else at the remote's default branch (`refs/remotes/<remote>/HEAD`); per
-/// key the stricter of those and `local`. A remote this clone knows no
-/// ref of (a URL, an empty remote) leaves `local`, with a note.
-/// Also the remote's revisions it read (what signed receipts are judged
-/// by: the signers they list).
+/// The policy a push to `remote` is judged with (docs/trust.md): the
+/// policy of the remote's **default branch**, where the rules are owned —
+/// `refs/remotes/<remote>/HEAD`, else the branch the remote's HEAD names
+/// now (`git ls-remote --symref`), else `refs/remotes/<remote>/main` or
+/// `master` — per key no looser than `local`. A push by URL is judged as
+/// the configured remote with that URL. With no default branch known,
+/// each pushed branch's own remote tip; with none of those, HEAD's policy
+/// at the merge base of HEAD with the remote's refs — never the pushed
+/// tip's alone. A remote this clone knows no ref of leaves `local`, with a
+/// note. Also the remote's revisions it read (what signed receipts are
+/// judged by: the signers they list).
 pub fn for_push(
     repo: &Repo,
     remote: &str,
@@ -274,34 +278,76 @@ pub fn for_push(
     local: LoadedPolicy,
     notes: &mut Vec<String>,
 ) -> Result<(LoadedPolicy, Vec<crate::checks::range_rules::Trusted>), Failure> {
+    let named = match crate::git::is_remote_name(remote) {
+        true => Some(remote.to_string()),
+        false => repo.remote_named_by_url(remote),
+    };
+    let Some(remote) = named else {
+        notes.push(format!(
+            "{remote} is no configured remote's URL: no remote-tracking ref says what policy it has; judged by the local policy"
+        ));
+        return Ok((local, Vec::new()));
+    };
+    let remote = remote.as_str();
+    let read = |tracking: &str| -> Result<Option<Oid>, Failure> {
+        match repo.resolve_commit(tracking) {
+            Ok(id) => Ok(Some(id)),
+            Err(crate::git::GitError::UnknownRevision { .. }) => Ok(None),
+            Err(e) => Err(Failure::unknown(format!(
+                "{tracking} cannot be read, so the policy {remote} has is unknown: {e}"
+            ))),
+        }
+    };
     let mut found: Vec<(String, Oid)> = Vec::new();
-    for name in remote_refs {
-        let Some(branch) = name.strip_prefix("refs/heads/") else {
-            continue;
+    // The default branch, where the rules are owned.
+    if let Some(id) = read(&format!("refs/remotes/{remote}/HEAD"))? {
+        found.push((format!("{remote}/HEAD"), id));
+    } else {
+        let asked = match repo.remote_head_branch(remote) {
+            Ok(branch) => branch,
+            Err(e) => {
+                notes.push(format!("{remote} could not be asked for its HEAD: {e}"));
+                None
+            }
         };
-        for (tracking, shown) in [
-            (
-                format!("refs/remotes/{remote}/{branch}"),
-                format!("{remote}/{branch}"),
-            ),
-            (
-                format!("refs/remotes/{remote}/HEAD"),
-                format!("{remote}/HEAD"),
-            ),
-        ] {
-            match repo.resolve_commit(&tracking) {
-                Ok(id) => {
-                    if !found.iter().any(|(_, o)| *o == id) {
-                        found.push((shown, id));
-                    }
-                    break;
-                }
-                Err(crate::git::GitError::UnknownRevision { .. }) => continue,
-                Err(e) => {
-                    return Err(Failure::unknown(format!(
-                        "{tracking} cannot be read, so the policy {remote} has is unknown: {e}"
-                    )));
-                }
+        let candidates = asked
+            .iter()
+            .filter_map(|b| b.strip_prefix("refs/heads/").map(str::to_string))
+            .chain(["main".to_string(), "master".to_string()]);
+        for branch in candidates {
+            if let Some(id) = read(&format!("refs/remotes/{remote}/{branch}"))? {
+                found.push((format!("{remote}/{branch}"), id));
+                break;
+            }
+        }
+    }
+    // No default branch known: each pushed branch's own remote tip.
+    if found.is_empty() {
+        for name in remote_refs {
+            let Some(branch) = name.strip_prefix("refs/heads/") else {
+                continue;
+            };
+            if let Some(id) = read(&format!("refs/remotes/{remote}/{branch}"))?
+                && !found.iter().any(|(_, o)| *o == id)
+            {
+                found.push((format!("{remote}/{branch}"), id));
+            }
+        }
+    }
+    // Nothing says what the remote has: HEAD's policy where HEAD meets the
+    // remote's refs, never the pushed tip's.
+    if found.is_empty()
+        && let Ok(Some(head)) = repo.head().map(|h| h.id())
+        && let Ok(tips) = repo.remote_branches(remote)
+    {
+        for (_, tip) in tips {
+            let base = repo
+                .merge_base(head, tip)
+                .map_err(|e| Failure::unknown(e.to_string()))?;
+            if let Some(base) = base
+                && !found.iter().any(|(_, o)| *o == base)
+            {
+                found.push((format!("the merge base of HEAD with {remote}'s refs"), base));
             }
         }
     }

@@ -700,6 +700,18 @@ impl Repo {
         }
     }
 
+    /// A best common ancestor of `a` and `b`, `None` when their histories
+    /// share nothing.
+    pub fn merge_base(&self, a: Oid, b: Oid) -> Result<Option<Oid>, GitError> {
+        match self.repo.merge_base(a.0, b.0) {
+            Ok(base) => Ok(base.map(|b| Oid(b.detach()))),
+            Err(err) => Err(GitError::gix(
+                format!("finding the merge base of {a} and {b}"),
+                &err,
+            )),
+        }
+    }
+
     /// Whether the repository is a shallow clone.
     pub fn is_shallow(&self) -> bool {
         self.repo.is_shallow().unwrap_or_else(|_| {

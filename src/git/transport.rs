@@ -94,6 +94,40 @@ impl Repo {
         Ok(None)
     }
 
+    /// The branch `remote`'s `HEAD` names (`refs/heads/main`), as the remote
+    /// says it now (`git ls-remote --symref REMOTE HEAD`); `None` when it
+    /// names none (an empty remote, a detached HEAD).
+    pub fn remote_head_branch(&self, remote: &str) -> Result<Option<String>, GitError> {
+        let what = format!("asking {remote} for its HEAD (git ls-remote --symref)");
+        let out = run(
+            self.git_cli()
+                .args(["ls-remote", "--symref", "--", remote, "HEAD"]),
+            &what,
+        )?;
+        if !out.status.success() {
+            return Err(failed(&what, &out));
+        }
+        let listed = String::from_utf8_lossy(&out.stdout);
+        Ok(listed.lines().find_map(|line| {
+            let (target, name) = line.strip_prefix("ref: ")?.split_once('\t')?;
+            (name == "HEAD" && target.starts_with("refs/heads/")).then(|| target.to_string())
+        }))
+    }
+
+    /// The configured remote whose URL (`remote.NAME.url`) is `url`: git
+    /// hands pre-push the URL for the name when a push names a URL.
+    pub fn remote_named_by_url(&self, url: &str) -> Option<String> {
+        let names: Vec<String> = self
+            .repo
+            .remote_names()
+            .iter()
+            .map(|n| n.to_string())
+            .collect();
+        names
+            .into_iter()
+            .find(|name| self.config_string(&format!("remote.{name}.url")).as_deref() == Some(url))
+    }
+
     /// Fetch `remote`'s ref `name` into the local ref `into` (forced: it
     /// is a tracking ref, never a user's).
     pub fn fetch_ref(&self, remote: &str, name: &str, into: &str) -> Result<(), GitError> {

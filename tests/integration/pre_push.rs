@@ -504,3 +504,35 @@ fn history_that_predates_gate_is_imported_through_a_tag_named_upstream() {
     assert!(!out.status.success(), "{}", show(&out));
     assert!(said(&out).contains("docs/x.md"), "{}", said(&out));
 }
+
+#[test]
+fn a_branch_is_judged_by_the_policy_of_the_remotes_default_branch() {
+    // A clone made by `git remote add` and a push: no origin/HEAD.
+    let (repo, base) = task_repo("advisory", "refuse", &[]);
+    let remote = TestRepo::bare();
+    add_remote(&repo, "origin", &remote);
+    repo.git(&["push", "-q", "--no-verify", "origin", "main"]);
+    let out = repo.gate().arg("install").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(!repo.git_ok(&["rev-parse", "-q", "--verify", "refs/remotes/origin/HEAD"]));
+    // A branch pushed under the advisory policy, out of scope: reported only.
+    checkout(&repo, &["-q", "-b", "feat"]);
+    repo.write("docs/x.md", "out of scope\n");
+    commit(&repo, "docs\n\nTask: T-1");
+    let out = push(&repo, &["origin", "feat"]);
+    assert!(out.status.success(), "{}", show(&out));
+    // The policy becomes required on main, where it is owned.
+    checkout(&repo, &["-q", "main"]);
+    crate::provenance::write_policy(&repo, "required", "refuse", &[]);
+    commit(&repo, "policy: provenance required");
+    repo.git(&["push", "-q", "--no-verify", "origin", "main"]);
+    // The branch's next push is judged by main's policy, not by the
+    // branch's own old remote tip's.
+    checkout(&repo, &["-q", "feat"]);
+    repo.write("docs/y.md", "out of scope too\n");
+    commit(&repo, "more docs\n\nTask: T-1");
+    let out = push(&repo, &["origin", "feat"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(said(&out).contains("origin/main"), "{}", show(&out));
+    let _ = base;
+}
