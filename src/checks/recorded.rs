@@ -129,9 +129,30 @@ pub fn own_change(ctx: &Ctx, id: &str, staged: &[u8]) -> bool {
     };
     let (from, to) = (before.record.status, after.record.status);
     let transition = from == to || from == tasks::TaskStatus::Active;
+    // A scope entry the staged file adds widens nothing unless `gate task
+    // scope add` recorded it in this clone: a hand-written one is no change
+    // the task itself made, with a task active or not (docs/trust.md).
+    let added_by_hand = || -> bool {
+        let new_globs: Vec<&str> = after
+            .scope_added
+            .iter()
+            .filter(|a| !before.scope_added.iter().any(|b| b.glob == a.glob))
+            .map(|a| a.glob.as_str())
+            .collect();
+        if new_globs.is_empty() {
+            return false;
+        }
+        match trusted_additions(ctx, id) {
+            Ok(trusted) => new_globs
+                .iter()
+                .any(|g| !trusted.iter().any(|t| t.glob == *g)),
+            Err(_) => true,
+        }
+    };
     transition
         && after.record.rewritten_keys(&before.record).is_empty()
         && crate::brief::compare(&file, &base, new).is_empty()
+        && !added_by_hand()
 }
 
 fn parsed_task(file: &Path, bytes: Vec<u8>) -> Option<Task> {

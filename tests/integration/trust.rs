@@ -374,3 +374,25 @@ fn a_policy_or_plan_that_is_a_directory_at_the_judging_revision_is_unknown() {
     assert!(text.contains("a directory, not a file"), "{}", show(&out));
     assert_eq!(out.status.code(), Some(3), "{}", show(&out));
 }
+
+#[test]
+fn a_hand_written_scope_entry_does_not_ride_in_on_a_task_files_only_commit() {
+    let (repo, _remote) = trust_repo(true);
+    // An entry that looks like `gate task scope add`'s, which this clone
+    // has no record of: written by hand.
+    let out = repo
+        .gate()
+        .args(["task", "scope", "add", "README.md", "--because", "By hand."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    std::fs::remove_file(repo.path().join(".git/gate/recorded/T-42.scope")).unwrap();
+    // No task active (as after a detached checkout): a commit of task files
+    // only passes when each is changed as its own task may. This one widens
+    // the scope with an entry nothing recorded: it does not.
+    std::fs::remove_file(repo.path().join(".git/gate/active")).unwrap();
+    repo.git(&["add", TASK]);
+    let out = repo.git_may_fail(&["commit", "-q", "-m", "task file"]);
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(said(&out).contains("no_active_task"), "{}", show(&out));
+}
