@@ -239,6 +239,22 @@ impl TaskSet {
         tip: Oid,
         default: Option<&Task>,
     ) -> TaskSet {
+        TaskSet::gather_held(repo, worktree, tip, default, &[])
+    }
+
+    /// [`gather`](Self::gather), each task's frozen fields (its scope, its
+    /// baseline, its names) held to its record at the first of `bases` that
+    /// holds its file: a range that rewrites a task's `scope` (to `**`, say)
+    /// is judged by the scope recorded before it, whatever the brief check's
+    /// mode (docs/trust.md). Its scope additions are the tip's: appended,
+    /// they are judged as the task's own widening, and listed for review.
+    pub fn gather_held(
+        repo: &Repo,
+        worktree: Option<&Path>,
+        tip: Oid,
+        default: Option<&Task>,
+        bases: &[Oid],
+    ) -> TaskSet {
         let mut set = TaskSet::default();
         match repo.list_dir(tip, &RepoPath::from(tasks::TASKS_DIR)) {
             Ok(entries) => {
@@ -254,6 +270,7 @@ impl TaskSet {
                         Ok(bytes) => view_from_text(
                             String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string()),
                             path.as_path(),
+                            recorded_at(repo, bases, &path),
                         ),
                         Err(e) => TaskView {
                             scope: Err(e.to_string()),
@@ -295,7 +312,12 @@ impl TaskSet {
             }
         }
         if let Some(t) = default {
-            set.tasks.insert(t.record.id.clone(), view_of(t));
+            let file = tasks::task_file(&t.record.id);
+            let path = RepoPath::from(file.to_string_lossy().as_ref());
+            let mut held = t.clone();
+            held.record = held_to(&t.record, recorded_at(repo, bases, &path));
+            let view = view_of(&held);
+            set.tasks.insert(t.record.id.clone(), view);
             set.default = Some(t.record.id.clone());
         }
         set
@@ -325,9 +347,40 @@ fn view_of(task: &Task) -> TaskView {
     }
 }
 
-fn view_from_text(text: Result<String, String>, file: &Path) -> TaskView {
+/// The task record the file at `path` holds in the first of `bases` that
+/// has it, when it parses (what a range's rewrite of it is judged against).
+fn recorded_at(repo: &Repo, bases: &[Oid], path: &RepoPath) -> Option<tasks::TaskRecord> {
+    bases.iter().find_map(|base| {
+        let (blob, _) = repo.entry_at(*base, path).ok()??;
+        let text = String::from_utf8(repo.read_blob(blob).ok()?).ok()?;
+        tasks::parse(path.as_path(), text).ok().map(|t| t.record)
+    })
+}
+
+/// `record` with the frozen fields of `recorded`, the same task's record
+/// before the range. A closed task's record under the same id with another
+/// `created_at` (its file deleted, a task started again under the id)
+/// holds nothing; an active one holds whatever `created_at` the range
+/// writes (rewriting it is a rewrite like any other).
+fn held_to(record: &tasks::TaskRecord, recorded: Option<tasks::TaskRecord>) -> tasks::TaskRecord {
+    match recorded {
+        Some(r) if r.created_at == record.created_at || r.status == tasks::TaskStatus::Active => {
+            record.with_frozen_of(&r)
+        }
+        _ => record.clone(),
+    }
+}
+
+fn view_from_text(
+    text: Result<String, String>,
+    file: &Path,
+    recorded: Option<tasks::TaskRecord>,
+) -> TaskView {
     match text.and_then(|t| tasks::parse(file, t).map_err(|e| e.to_string())) {
-        Ok(task) => view_of(&task),
+        Ok(mut task) => {
+            task.record = held_to(&task.record, recorded);
+            view_of(&task)
+        }
         Err(e) => TaskView {
             scope: Err(e),
             baseline: None,

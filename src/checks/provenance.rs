@@ -39,7 +39,13 @@ pub fn check(
         TaskState::Loaded(t) => Some(t.as_ref()),
         _ => None,
     };
-    let tasks = provenance::TaskSet::gather(&ctx.repo, Some(ctx.root()), range.tip, default_task);
+    let tasks = provenance::TaskSet::gather_held(
+        &ctx.repo,
+        Some(ctx.root()),
+        range.tip,
+        default_task,
+        &range.base.hidden(),
+    );
     let opts = provenance::Options {
         task_range: matches!(target, Target::Task),
         progress: ctx.progress,

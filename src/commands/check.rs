@@ -192,7 +192,8 @@ fn build_bare(
     let range = provenance::parse_range(repo, spec);
     let named = match (&range, task_id) {
         (Ok(range), Some(id)) => {
-            let mut tasks = provenance::TaskSet::gather(repo, None, range.tip, None);
+            let mut tasks =
+                provenance::TaskSet::gather_held(repo, None, range.tip, None, &range.base.hidden());
             if !tasks.set_default(id) {
                 return Err(Failure::refused(format!(
                     "no task `{id}` in {} (the range's tip)",
@@ -240,7 +241,13 @@ fn build_bare(
                 Err(f) => unreadable(f, provenance::CHECK),
                 Ok(range) => {
                     let tasks = named.unwrap_or_else(|| {
-                        provenance::TaskSet::gather(repo, None, range.tip, None)
+                        provenance::TaskSet::gather_held(
+                            repo,
+                            None,
+                            range.tip,
+                            None,
+                            &range.base.hidden(),
+                        )
                     });
                     let (summary, mut findings) = provenance::check(repo, p, &tasks, range, &opts);
                     findings.extend(trusted::changed_findings(

@@ -907,7 +907,13 @@ fn prove_push_line(
             return (format!("{name}: unknown"), vec![(**f).clone()], None);
         }
     };
-    let tasks = TaskSet::gather(&ctx.repo, Some(ctx.root()), tip, default_task);
+    let tasks = TaskSet::gather_held(
+        &ctx.repo,
+        Some(ctx.root()),
+        tip,
+        default_task,
+        &base.hidden(),
+    );
     let range = RangeSpec {
         base,
         tip,

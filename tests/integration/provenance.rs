@@ -1785,3 +1785,24 @@ fn the_task_files_a_walk_saw_changed_match_git_log() {
     }
     assert_eq!(seen, expected);
 }
+
+#[test]
+fn a_range_that_rewrites_its_tasks_scope_is_judged_by_the_recorded_scope() {
+    // T-1 (scope src/**) is committed at the base; the range rewrites its
+    // scope to `**` and then uses it. The brief check, which reports the
+    // rewrite, is off: provenance must still judge by the recorded scope.
+    let (repo, baseline) = task_repo("required", "refuse", &[]);
+    let base = repo.head();
+    write_task(&repo, "T-1", &["**"], &baseline);
+    repo.commit_all("T-1: a wider scope\n\nTask: T-1");
+    repo.write("README.md", "# out of the recorded scope\n");
+    repo.commit_all("readme\n\nTask: T-1");
+    let out = check_range(&repo, &format!("{base}..HEAD"), &["--only", "provenance"]);
+    assert_exit(&out, 1);
+    let doc = json(&out);
+    let outside: Vec<Value> = findings(&doc)
+        .into_iter()
+        .filter(|f| f["cause"] == "path_outside_scope")
+        .collect();
+    assert!(outside.iter().any(|f| f["path"] == "README.md"), "{doc:#}");
+}
