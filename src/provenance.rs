@@ -215,6 +215,9 @@ pub struct TaskView {
     pub baseline: Option<String>,
     /// The scope additions its scope includes (`gate task scope add`).
     pub added: Vec<crate::brief::ScopeAddition>,
+    /// Whether it is closed (completed or abandoned) at the tip: a commit
+    /// naming it is asked whether it was closed before that commit.
+    pub closed: bool,
 }
 
 /// The tasks commits can belong to.
@@ -276,6 +279,7 @@ impl TaskSet {
                             scope: Err(e.to_string()),
                             baseline: None,
                             added: Vec::new(),
+                            closed: false,
                         },
                     };
                     set.tasks.insert(id.to_string(), view);
@@ -301,6 +305,7 @@ impl TaskSet {
                                 scope: Err(e.to_string()),
                                 baseline: None,
                                 added: Vec::new(),
+                                closed: false,
                             },
                         };
                         set.tasks.insert(id, view);
@@ -341,6 +346,7 @@ impl TaskSet {
 
 fn view_of(task: &Task) -> TaskView {
     TaskView {
+        closed: task.record.status != tasks::TaskStatus::Active,
         scope: Scope::new(&task.scope(), &task.record.id),
         added: task.scope_added.clone(),
         baseline: Some(task.record.baseline.clone()),
@@ -385,6 +391,7 @@ fn view_from_text(
             scope: Err(e),
             baseline: None,
             added: Vec::new(),
+            closed: false,
         },
     }
 }
@@ -571,6 +578,7 @@ pub fn check_walked(
     );
     let progress = Progress::new(commits.len(), opts.progress);
     judge_walked(
+        repo,
         walked,
         &rules,
         tasks,
@@ -891,6 +899,7 @@ fn undiffed_findings(
 /// changes, then its judgement ([`judge_commit`]). Its changes are dropped
 /// once judged, unless its task waits for the whole range.
 fn judge_walked(
+    repo: &Repo,
     walked: WalkedChanges<'_>,
     rules: &Rules,
     tasks: &TaskSet,
@@ -933,6 +942,28 @@ fn judge_walked(
             }
         }
         let trailers = trailer_values(&info.message, rules.key);
+        // A closed task takes no new work: a commit naming a task closed
+        // before it (at its first parent) belongs to no task.
+        if let [named] = trailers.as_slice()
+            && tasks.get(named).is_some_and(|t| t.closed)
+            && let Some(parent) = info.parents.first()
+            && closed_at(repo, *parent, named)
+        {
+            tally.out.push((
+                index,
+                finding(
+                    "unattributed_commit",
+                    format!(
+                        "{} names task {named}, which was closed before it: a closed task takes no new work",
+                        id.short()
+                    ),
+                    "start a task for the work (`gate start`) and name it in the commit's trailer (git commit --amend, or git rebase -i to reword)",
+                    rules.subject(Some(id)),
+                ),
+            ));
+            tally.unattributed.push(id);
+            return;
+        }
         let judged = judge_commit(
             rules,
             tasks,
@@ -957,6 +988,22 @@ fn judge_walked(
             }),
         }
     });
+}
+
+/// Whether task `id`'s file at `commit` records it closed (completed or
+/// abandoned). What cannot be read says no: the commit is then judged as
+/// before, by the task's scope.
+fn closed_at(repo: &Repo, commit: Oid, id: &str) -> bool {
+    let file = tasks::task_file(id);
+    let path = RepoPath::from(file.to_string_lossy().as_ref());
+    let Ok(Some((blob, _))) = repo.entry_at(commit, &path) else {
+        return false;
+    };
+    repo.read_blob(blob)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| tasks::parse(&file, text).ok())
+        .is_some_and(|t| t.record.status != tasks::TaskStatus::Active)
 }
 
 /// What every commit of a range is judged by: the policy's provenance
@@ -1506,6 +1553,7 @@ mod tests {
                 scope: Scope::new(&["src/**".to_string()], "T-1"),
                 baseline: None,
                 added: Vec::new(),
+                closed: false,
             },
         );
         set

@@ -1806,3 +1806,35 @@ fn a_range_that_rewrites_its_tasks_scope_is_judged_by_the_recorded_scope() {
         .collect();
     assert!(outside.iter().any(|f| f["path"] == "README.md"), "{doc:#}");
 }
+
+#[test]
+fn a_commit_naming_a_task_closed_before_it_is_unattributed() {
+    let (repo, _) = task_repo("required", "refuse", &[]);
+    let base = repo.head();
+    // T-1 is closed (its file committed with `status: completed`)...
+    let path = repo.path().join(".gate/tasks/T-1.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let closed = text.replacen("status: active", "status: completed", 1);
+    assert_ne!(text, closed, "{text}");
+    std::fs::write(&path, closed).unwrap();
+    repo.commit_all("T-1: done\n\nTask: T-1");
+    // ...and a later commit still names it, in its scope.
+    repo.write("src/late.rs", "late\n");
+    let late = repo.commit_all("late work\n\nTask: T-1");
+    let out = check_range(&repo, &format!("{base}..HEAD"), &["--only", "provenance"]);
+    assert_exit(&out, 1);
+    let doc = json(&out);
+    let unattributed: Vec<Value> = findings(&doc)
+        .into_iter()
+        .filter(|f| f["cause"] == "unattributed_commit")
+        .collect();
+    assert_eq!(unattributed.len(), 1, "{doc:#}");
+    assert_eq!(unattributed[0]["commit"], late.as_str(), "{doc:#}");
+    assert!(
+        unattributed[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("closed before it"),
+        "{doc:#}"
+    );
+}
