@@ -301,10 +301,52 @@ pub fn range_check(
                 }
             }
         }
-        let standing = match refusals.is_empty() {
+        // Bound means the issue's paths: under `binding: required` the
+        // task's scope (its recorded globs and additions) stays inside the
+        // paths the trusted plan gives its issue (docs/binding.md).
+        let mut beyond = Vec::new();
+        let record = &records.tip.record;
+        if policy.binding == crate::policy::Mode::Required
+            && (record.issue.is_some() || record.intent.is_some())
+        {
+            for (side, plan) in &plans.trusted {
+                let Some(plan) = plan else { continue };
+                let issues = super::issue_paths::named_issues(
+                    plan,
+                    record.issue.as_deref(),
+                    record.intent.as_deref(),
+                );
+                if issues.is_empty() {
+                    // The trusted plan does not have the issue: the
+                    // binding's refusal above says so.
+                    continue;
+                }
+                let paths: Vec<String> = issues.iter().flat_map(|i| i.paths.clone()).collect();
+                let named: Vec<String> = issues.iter().map(|i| format!("issue {}", i.id)).collect();
+                for glob in records.tip.scope() {
+                    if !super::issue_paths::covers(&paths, &glob) {
+                        beyond.push(
+                            Finding::blocker(
+                                check,
+                                "scope_beyond_issue",
+                                format!(
+                                    "task {id}: its scope {glob} lies outside the paths of {} in the plan at {}, which the range cannot change",
+                                    named.join(", "),
+                                    side.named
+                                ),
+                                "narrow the task's scope to its issue's paths (a new task for the rest), or widen the issue's paths in .gate/plan.yaml on its own and land that first (governance work: docs/policy.md#governance)".into(),
+                            )
+                            .with_subject(at(Some(id))),
+                        );
+                    }
+                }
+            }
+        }
+        let standing = match refusals.is_empty() && beyond.is_empty() {
             true => judgement.standing.as_str(),
             false => "refused",
         };
+        findings.append(&mut beyond);
         standings.push(format!("{id} {standing}"));
         for (r, by) in refusals {
             let (message, decide) = match by {

@@ -34,17 +34,7 @@ pub fn within_named_paths(
         ))
         .hint("commit .gate/plan.yaml, then add the scope again")
     })?;
-    let named: Vec<&crate::plan::Issue> = plan
-        .issues
-        .iter()
-        .filter(|i| match (issue, intent) {
-            (Some(issue), _) => i.id == issue,
-            (None, Some(intent)) => {
-                i.intent.as_deref() == Some(intent) && i.status == crate::plan::IssueStatus::Open
-            }
-            (None, None) => false,
-        })
-        .collect();
+    let named = named_issues(&plan, issue, intent);
     let paths: Vec<String> = named.iter().flat_map(|i| i.paths.clone()).collect();
     if covers(&paths, glob) {
         return Ok(());
@@ -83,9 +73,28 @@ pub fn within_named_paths(
     Err(Failure::refused(message).hint(hint))
 }
 
+/// The issues a task's names bind it to in `plan`: its issue, or its
+/// intent's open issues.
+pub fn named_issues<'p>(
+    plan: &'p crate::plan::Plan,
+    issue: Option<&str>,
+    intent: Option<&str>,
+) -> Vec<&'p crate::plan::Issue> {
+    plan.issues
+        .iter()
+        .filter(|i| match (issue, intent) {
+            (Some(issue), _) => i.id == issue,
+            (None, Some(intent)) => {
+                i.intent.as_deref() == Some(intent) && i.status == crate::plan::IssueStatus::Open
+            }
+            (None, None) => false,
+        })
+        .collect()
+}
+
 /// Whether every path `glob` can match lies in `paths` (conservative: see
 /// [`within_named_paths`]).
-fn covers(paths: &[String], glob: &str) -> bool {
+pub fn covers(paths: &[String], glob: &str) -> bool {
     if paths.iter().any(|p| p == glob) {
         return true;
     }

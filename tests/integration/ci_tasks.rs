@@ -387,3 +387,43 @@ fn tasks_touched_are_what_git_log_shows_the_range_add_change_or_name() {
     }
     assert!(records > 0, "no range added or changed a record");
 }
+
+#[test]
+fn under_a_required_binding_a_tasks_scope_beyond_its_issues_paths_is_refused_in_ci() {
+    // The task was started where the binding was off, with a scope wider
+    // than issue 42's paths (src/export/**, docs/export.md).
+    let repo = crate::fixture::plan_repo("off");
+    let base = repo.head();
+    let out = crate::fixture::start(&repo, &["--issue", "42", "--scope", "src/**"], "Export.\n");
+    assert_eq!(out.status.code(), Some(0), "{}", crate::fixture::show(&out));
+    repo.write("src/export/csv.rs", "// csv\n");
+    repo.commit_all("export: CSV\n\nTask: T-42");
+    // The rules that judge: the binding required, the same plan.
+    repo.write(
+        ".gate/policy.yaml",
+        "version: 1\nbinding: required\nscope: off\nprovenance:\n  mode: off\n  merges: refuse\nreceipts:\n  mode: off\nbrief:\n  mode: off\n",
+    );
+    repo.commit_all("policy: binding required\n\nTask: T-42");
+    let out = repo
+        .gate()
+        .args([
+            "check",
+            "--range",
+            &format!("{base}..HEAD"),
+            "--policy-from",
+            "HEAD",
+            "--only",
+            "binding",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{doc:#}");
+    let findings = doc["checks"][0]["findings"].as_array().unwrap();
+    assert!(
+        findings.iter().any(|f| f["cause"] == "scope_beyond_issue"
+            && f["message"].as_str().unwrap().contains("src/**")),
+        "{doc:#}"
+    );
+}
