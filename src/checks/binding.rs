@@ -323,6 +323,41 @@ pub fn range_check(
                 }
                 let paths: Vec<String> = issues.iter().flat_map(|i| i.paths.clone()).collect();
                 let named: Vec<String> = issues.iter().map(|i| format!("issue {}", i.id)).collect();
+                // The tip's plan widening those paths is a loosening of the
+                // plan: reported, and it judges nothing here.
+                if let Some(tip_plan) = &plans.tip {
+                    let at_tip = super::issue_paths::named_issues(
+                        tip_plan,
+                        record.issue.as_deref(),
+                        record.intent.as_deref(),
+                    );
+                    let widened: Vec<String> = at_tip
+                        .iter()
+                        .flat_map(|i| i.paths.iter())
+                        .filter(|p| !super::issue_paths::covers(&paths, p))
+                        .cloned()
+                        .collect();
+                    if !widened.is_empty() {
+                        beyond.push(
+                            Finding::blocker(
+                                check,
+                                "plan_loosened",
+                                format!(
+                                    "task {id}: the tip {}'s plan widens the paths of {} beyond the plan at {} ({}); the trusted paths judge",
+                                    tip.short(),
+                                    named.join(", "),
+                                    side.named,
+                                    widened.join(", ")
+                                ),
+                                "change an issue's paths on its own (a governance task) and have the plan's owners land it on the base: from there it judges (docs/trust.md)".into(),
+                            )
+                            .with_subject(Subject {
+                                file: Some(crate::plan::PLAN_PATH.into()),
+                                ..at(Some(id))
+                            }),
+                        );
+                    }
+                }
                 for glob in records.tip.scope() {
                     if !super::issue_paths::covers(&paths, &glob) {
                         beyond.push(

@@ -427,3 +427,49 @@ fn under_a_required_binding_a_tasks_scope_beyond_its_issues_paths_is_refused_in_
         "{doc:#}"
     );
 }
+
+#[test]
+fn a_range_that_widens_its_issues_paths_is_judged_by_the_trusted_paths() {
+    let repo = crate::fixture::plan_repo("off");
+    repo.write(
+        ".gate/policy.yaml",
+        "version: 1\nbinding: required\nscope: off\nprovenance:\n  mode: off\n  merges: refuse\nreceipts:\n  mode: off\nbrief:\n  mode: off\n",
+    );
+    let base = repo.commit_all("policy: binding required");
+    // The range widens issue 42's paths to src/**, then starts a task with
+    // that scope (allowed locally: HEAD's plan covers it now).
+    let plan = std::fs::read_to_string(repo.path().join(".gate/plan.yaml")).unwrap();
+    let widened = plan.replace(
+        "paths: [\"src/export/**\", \"docs/export.md\"]",
+        "paths: [\"src/**\", \"docs/export.md\"]",
+    );
+    assert_ne!(plan, widened);
+    repo.write(".gate/plan.yaml", widened);
+    repo.commit_all("plan: issue 42 may touch all of src");
+    let out = crate::fixture::start(&repo, &["--issue", "42", "--scope", "src/**"], "Export.\n");
+    assert_eq!(out.status.code(), Some(0), "{}", crate::fixture::show(&out));
+    repo.write("src/lib.rs", "// wider\n");
+    repo.commit_all("work\n\nTask: T-42");
+    let out = repo
+        .gate()
+        .args([
+            "check",
+            "--range",
+            &format!("{base}..HEAD"),
+            "--only",
+            "binding",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{doc:#}");
+    let causes: Vec<&str> = doc["checks"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["cause"].as_str().unwrap())
+        .collect();
+    assert!(causes.contains(&"scope_beyond_issue"), "{doc:#}");
+    assert!(causes.contains(&"plan_loosened"), "{doc:#}");
+}
