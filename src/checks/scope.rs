@@ -199,29 +199,55 @@ fn own_task_changes(ctx: &Ctx, changes: &[Change]) -> Vec<crate::path::RepoPath>
 }
 
 /// The staged changes the next commit makes itself. When a merge is being
-/// concluded (`MERGE_HEAD`), that is the paths that differ from every parent —
-/// what the other side brought in unchanged was proved on that side
-/// (decision 0009) and is provenance's business at push.
+/// concluded (`MERGE_HEAD`), that is every path where the index does not
+/// hold what a clean merge of the parents gives (decision 0023): a side's
+/// change the merge drops is its own too, as the push and CI judge it;
+/// what the other side brought in unchanged was proved on that side.
 fn staged_own_changes(ctx: &Ctx) -> Result<Vec<Change>, crate::git::GitError> {
     let changes = ctx.staged_changes()?.to_vec();
     let merging = ctx.repo.merge_heads()?;
     if merging.is_empty() {
         return Ok(changes);
     }
-    let mut others = Vec::new();
-    for head in merging {
-        let against: std::collections::HashSet<_> = ctx
+    let Some(head) = ctx.repo.head()?.id() else {
+        return Ok(changes);
+    };
+    let index = ctx.index()?;
+    // The paths where the index differs from a parent: the only ones a
+    // merge can have made (equal to every parent, it is every side's).
+    let mut candidates: Vec<crate::path::RepoPath> =
+        changes.iter().flat_map(|c| c.paths().cloned()).collect();
+    for other in &merging {
+        for c in ctx
             .repo
-            .index_changes_against(ctx.index()?, head, Renames::Off)?
-            .into_iter()
-            .map(|c| c.path)
-            .collect();
-        others.push(against);
+            .index_changes_against(index, *other, Renames::Off)?
+        {
+            candidates.extend(c.paths().cloned());
+        }
     }
-    Ok(changes
+    candidates.sort();
+    candidates.dedup();
+    let own = ctx
+        .repo
+        .staged_merge_own(index, head, &merging, &candidates)?;
+    let mut out: Vec<Change> = changes
         .into_iter()
-        .filter(|c| c.paths().any(|p| others.iter().all(|o| o.contains(p))))
-        .collect())
+        .filter(|c| c.paths().any(|p| own.contains(p)))
+        .collect();
+    // A path the index keeps as HEAD has it while the other side changed
+    // it: the merge dropped that change, so it is the merge's own too.
+    for path in own {
+        if !out.iter().any(|c| c.paths().any(|p| *p == path)) {
+            out.push(Change {
+                kind: ChangeKind::Modified,
+                path,
+                from: None,
+                old: None,
+                new: None,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Staged, unstaged and untracked changes: everything the next commit could hold.

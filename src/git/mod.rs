@@ -884,6 +884,53 @@ impl Repo {
         self.merge_changes_of(id, tree_id, &parents, &trees)
     }
 
+    /// Of `paths`, those where `index` does not hold what a clean merge of
+    /// `head` and `merging` (the commits `MERGE_HEAD` names) gives — what
+    /// concluding the merge makes itself, by the rule
+    /// [`merge_changes`](Self::merge_changes) judges a merge commit with
+    /// (decision 0023), so pre-commit and the push agree.
+    pub fn staged_merge_own(
+        &self,
+        index: &IndexSnapshot,
+        head: Oid,
+        merging: &[Oid],
+        paths: &[RepoPath],
+    ) -> Result<Vec<RepoPath>, GitError> {
+        let parents: Vec<gix::ObjectId> = std::iter::once(head)
+            .chain(merging.iter().copied())
+            .map(|o| o.0)
+            .collect();
+        let mut bases = Vec::with_capacity(parents.len() - 1);
+        for k in 1..parents.len() {
+            bases.push(self.merge_bases(head, parents[k], &parents[..k])?);
+        }
+        let mut own = Vec::new();
+        for path in paths {
+            let value = |commit: gix::ObjectId| self.entry_at(Oid(commit), path);
+            let first = value(parents[0])?;
+            let mut rest = Vec::with_capacity(bases.len());
+            for (k, commits) in bases.iter().enumerate() {
+                let mut at_bases = Vec::with_capacity(commits.len().max(1));
+                for base in commits {
+                    at_bases.push(value(*base)?);
+                }
+                if at_bases.is_empty() {
+                    // No common history: git merges from the empty tree.
+                    at_bases.push(None);
+                }
+                rest.push((value(parents[k + 1])?, at_bases));
+            }
+            let clean = merged::clean_merge(
+                first,
+                rest.iter().map(|(theirs, at)| (*theirs, at.as_slice())),
+            );
+            if clean != Some(self.index_blob(index, path)) {
+                own.push(path.clone());
+            }
+        }
+        Ok(own)
+    }
+
     /// [`merge_changes`](Self::merge_changes) of a merge whose parents'
     /// trees are known.
     fn merge_changes_of(

@@ -182,32 +182,34 @@ fn the_embedded_default_is_used_and_named() {
     assert_golden("check/embedded-default.txt", &transcript(Some(&repo), &out));
 }
 
-/// Concluding a conflicted merge: only what the merge itself changes (paths
-/// that differ from every parent) is the commit's own.
+/// Concluding a conflicted merge: only what the merge itself changes is the
+/// commit's own — every path where the index is not what a clean merge of
+/// the parents gives (decision 0023), as the push and CI judge it.
 #[test]
 fn a_merge_being_concluded_is_checked_for_its_own_changes_only() {
     let repo = plan_repo("required");
     fixture::start_42(&repo);
     repo.commit_all("start T-42");
     repo.git(&["checkout", "-q", "-b", "side"]);
-    repo.write("README.md", "# side\n");
+    repo.write("docs/export.md", "# side\n");
     repo.write("docs/guide.md", "side only\n");
     repo.commit_all("side work");
     repo.git(&["checkout", "-q", "main"]);
-    repo.write("README.md", "# main\n");
+    repo.write("docs/export.md", "# main\n");
     repo.commit_all("main work");
     assert!(
         !repo.git_ok(&["merge", "-q", "side"]),
         "the merge conflicts"
     );
-    // Take the side's README: the merge itself changes nothing outside scope.
-    repo.git(&["checkout", "--theirs", "README.md"]);
-    repo.git(&["add", "README.md"]);
+    // Resolve the conflict in scope; the side's guide comes in as it is:
+    // a clean merge gives it, so it is not the merge's own change.
+    repo.write("docs/export.md", "# both\n");
+    repo.git(&["add", "docs/export.md"]);
     let out = check_staged(&repo, true);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    // A resolution of its own is the merge's change, and is out of scope.
-    repo.write("README.md", "# both\n");
-    repo.git(&["add", "README.md"]);
+    // Dropping the side's new guide (keeping main's tree there) is the
+    // merge's own change, and out of scope: refused here as at the push.
+    repo.git(&["rm", "-q", "-f", "docs/guide.md"]);
     let out = check_staged(&repo, true);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -217,5 +219,5 @@ fn a_merge_being_concluded_is_checked_for_its_own_changes_only() {
         .iter()
         .map(|f| f["path"].as_str().unwrap())
         .collect();
-    assert_eq!(paths, vec!["README.md"]);
+    assert_eq!(paths, vec!["docs/guide.md"]);
 }
