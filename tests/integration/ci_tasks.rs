@@ -388,6 +388,28 @@ fn tasks_touched_are_what_git_log_shows_the_range_add_change_or_name() {
     assert!(records > 0, "no range added or changed a record");
 }
 
+/// Every check off but the binding, which is required.
+const BINDING_REQUIRED: &str = "version: 1\nbinding: required\nscope: off\nprovenance:\n  mode: off\n  merges: refuse\nreceipts:\n  mode: off\nbrief:\n  mode: off\n";
+
+/// `gate check --range BASE..HEAD --only binding --json` (and `extra`),
+/// which must refuse: its report.
+fn binding_refused(repo: &TestRepo, base: &str, extra: &[&str]) -> serde_json::Value {
+    let range = format!("{base}..HEAD");
+    let mut args = vec![
+        "check",
+        "--range",
+        range.as_str(),
+        "--only",
+        "binding",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let out = repo.gate().args(&args).output().unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{doc:#}");
+    doc
+}
+
 #[test]
 fn under_a_required_binding_a_tasks_scope_beyond_its_issues_paths_is_refused_in_ci() {
     // The task was started where the binding was off, with a scope wider
@@ -399,27 +421,9 @@ fn under_a_required_binding_a_tasks_scope_beyond_its_issues_paths_is_refused_in_
     repo.write("src/export/csv.rs", "// csv\n");
     repo.commit_all("export: CSV\n\nTask: T-42");
     // The rules that judge: the binding required, the same plan.
-    repo.write(
-        ".gate/policy.yaml",
-        "version: 1\nbinding: required\nscope: off\nprovenance:\n  mode: off\n  merges: refuse\nreceipts:\n  mode: off\nbrief:\n  mode: off\n",
-    );
+    repo.write(".gate/policy.yaml", BINDING_REQUIRED);
     repo.commit_all("policy: binding required\n\nTask: T-42");
-    let out = repo
-        .gate()
-        .args([
-            "check",
-            "--range",
-            &format!("{base}..HEAD"),
-            "--policy-from",
-            "HEAD",
-            "--only",
-            "binding",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(out.status.code(), Some(1), "{doc:#}");
+    let doc = binding_refused(&repo, &base, &["--policy-from", "HEAD"]);
     let findings = doc["checks"][0]["findings"].as_array().unwrap();
     assert!(
         findings.iter().any(|f| f["cause"] == "scope_beyond_issue"
@@ -431,10 +435,7 @@ fn under_a_required_binding_a_tasks_scope_beyond_its_issues_paths_is_refused_in_
 #[test]
 fn a_range_that_widens_its_issues_paths_is_judged_by_the_trusted_paths() {
     let repo = crate::fixture::plan_repo("off");
-    repo.write(
-        ".gate/policy.yaml",
-        "version: 1\nbinding: required\nscope: off\nprovenance:\n  mode: off\n  merges: refuse\nreceipts:\n  mode: off\nbrief:\n  mode: off\n",
-    );
+    repo.write(".gate/policy.yaml", BINDING_REQUIRED);
     let base = repo.commit_all("policy: binding required");
     // The range widens issue 42's paths to src/**, then starts a task with
     // that scope (allowed locally: HEAD's plan covers it now).
@@ -450,20 +451,7 @@ fn a_range_that_widens_its_issues_paths_is_judged_by_the_trusted_paths() {
     assert_eq!(out.status.code(), Some(0), "{}", crate::fixture::show(&out));
     repo.write("src/lib.rs", "// wider\n");
     repo.commit_all("work\n\nTask: T-42");
-    let out = repo
-        .gate()
-        .args([
-            "check",
-            "--range",
-            &format!("{base}..HEAD"),
-            "--only",
-            "binding",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(out.status.code(), Some(1), "{doc:#}");
+    let doc = binding_refused(&repo, &base, &[]);
     let causes: Vec<&str> = doc["checks"][0]["findings"]
         .as_array()
         .unwrap()
