@@ -547,19 +547,17 @@ fn run(cmd: &mut Command, input: &[u8], program: &str) -> Result<std::process::O
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(&input);
     });
-    let mut stderr = child.stderr.take().expect("stderr is piped");
-    let reader = std::thread::spawn(move || {
+    // Each stream is kept up to the cap and the rest is read and dropped,
+    // so a program that prints more never blocks on a full pipe.
+    let bounded = |mut from: Box<dyn Read + Send>| {
         let mut buf = Vec::new();
-        let _ = (&mut stderr).take(MAX_OUTPUT).read_to_end(&mut buf);
+        let _ = (&mut from).take(MAX_OUTPUT).read_to_end(&mut buf);
+        let _ = std::io::copy(&mut from, &mut std::io::sink());
         buf
-    });
-    let mut stdout = Vec::new();
-    let _ = child
-        .stdout
-        .take()
-        .expect("stdout is piped")
-        .take(MAX_OUTPUT)
-        .read_to_end(&mut stdout);
+    };
+    let stderr: Box<dyn Read + Send> = Box::new(child.stderr.take().expect("stderr is piped"));
+    let reader = std::thread::spawn(move || bounded(stderr));
+    let stdout = bounded(Box::new(child.stdout.take().expect("stdout is piped")));
     let status = child
         .wait()
         .map_err(|e| format!("waiting for `{program}`: {e}"))?;
@@ -697,6 +695,22 @@ mod tests {
             Some(Format::OpenPgp)
         );
         assert_eq!(Format::of_signature("passed"), None);
+    }
+
+    #[test]
+    fn a_program_that_prints_past_the_cap_neither_blocks_nor_is_kept_whole() {
+        let out = run(
+            Command::new("sh").args([
+                "-c",
+                "head -c 300000 /dev/zero; head -c 300000 /dev/zero >&2",
+            ]),
+            &[],
+            "sh",
+        )
+        .unwrap();
+        assert!(out.status.success());
+        assert_eq!(out.stdout.len() as u64, MAX_OUTPUT);
+        assert_eq!(out.stderr.len() as u64, MAX_OUTPUT);
     }
 
     #[test]
