@@ -133,6 +133,18 @@ fn summary(doc: &Value) -> String {
     receipts(doc)["summary"].as_str().unwrap().to_string()
 }
 
+/// A range's verdict that must be one `receipt_unverified` refusal: its
+/// report.
+#[track_caller]
+fn unverified((code, doc): (i32, Value)) -> Value {
+    assert_eq!(
+        (code, causes(&doc)),
+        (1, vec!["receipt_unverified".to_string()]),
+        "{doc:#}"
+    );
+    doc
+}
+
 /// The message of the receipts check's only finding.
 fn only_message(doc: &Value) -> String {
     let findings = receipts(doc)["findings"].as_array().unwrap();
@@ -176,12 +188,7 @@ fn an_unsigned_receipt_is_unverified_under_the_default_trust() {
         "{}",
         show(&out)
     );
-    let (code, doc) = s.push_and_check();
-    assert_eq!(
-        (code, causes(&doc)),
-        (1, vec!["receipt_unverified".to_string()]),
-        "{doc:#}"
-    );
+    let doc = unverified(s.push_and_check());
     assert!(only_message(&doc).contains("it is not signed"), "{doc:#}");
 }
 
@@ -192,12 +199,7 @@ fn a_policy_that_names_no_signers_believes_no_receipt() {
     let s = setup("", &[]);
     sign_with(&s.dev, &key);
     verify_exits(&s.dev, "export-tests", 0);
-    let (code, doc) = s.push_and_check();
-    assert_eq!(
-        (code, causes(&doc)),
-        (1, vec!["receipt_unverified".to_string()]),
-        "{doc:#}"
-    );
+    let doc = unverified(s.push_and_check());
     assert!(
         only_message(&doc).contains("names no `receipts.signers`"),
         "{doc:#}"
@@ -220,12 +222,7 @@ fn an_entry_written_from_git_objects_alone_is_unverified() {
         .remove("signature");
     note["checks"][0]["evidence"] = "ev-forged".into();
     s.put_note(&note);
-    let (code, doc) = s.push_and_check();
-    assert_eq!(
-        (code, causes(&doc)),
-        (1, vec!["receipt_unverified".to_string()]),
-        "{doc:#}"
-    );
+    unverified(s.push_and_check());
 }
 
 #[test]
@@ -241,12 +238,7 @@ fn a_forged_pass_over_a_signed_failure_is_unverified() {
     note["checks"][0]["passed"] = true.into();
     note["checks"][0]["exit_code"] = 0.into();
     s.put_note(&note);
-    let (code, doc) = s.push_and_check();
-    assert_eq!(
-        (code, causes(&doc)),
-        (1, vec!["receipt_unverified".to_string()]),
-        "{doc:#}"
-    );
+    let doc = unverified(s.push_and_check());
     assert!(only_message(&doc).contains("does not verify"), "{doc:#}");
     // Raising its order over a newer attempt breaks it too.
     let mut note = s.note();
@@ -254,12 +246,7 @@ fn a_forged_pass_over_a_signed_failure_is_unverified() {
     note["checks"][0]["exit_code"] = 1.into();
     note["checks"][0]["started_ns"] = (u64::MAX).into();
     s.put_note(&note);
-    let (code, doc) = s.push_and_check();
-    assert_eq!(
-        (code, causes(&doc)),
-        (1, vec!["receipt_unverified".to_string()]),
-        "{doc:#}"
-    );
+    unverified(s.push_and_check());
 }
 
 #[test]
@@ -315,12 +302,7 @@ fn an_edited_local_receipt_is_refused_at_the_push_and_in_ci() {
         "signature": receipt["signature"],
     });
     s.put_note(&serde_json::json!({"schema": "gate.note/1", "checks": [entry]}));
-    let (code, doc) = s.push_and_check();
-    assert_eq!(
-        (code, causes(&doc)),
-        (1, vec!["receipt_unverified".to_string()]),
-        "{doc:#}"
-    );
+    unverified(s.push_and_check());
 }
 
 #[test]
@@ -331,12 +313,7 @@ fn a_valid_signature_by_an_unlisted_key_is_unverified() {
     let s = setup(SIGNED, &[("ada@example.org", &ada)]);
     sign_with(&s.dev, &mallory);
     verify_exits(&s.dev, "export-tests", 0);
-    let (code, doc) = s.push_and_check();
-    assert_eq!(
-        (code, causes(&doc)),
-        (1, vec!["receipt_unverified".to_string()]),
-        "{doc:#}"
-    );
+    let doc = unverified(s.push_and_check());
     assert!(
         only_message(&doc).contains("signed by a key .gate/allowed_signers at the range's base"),
         "{doc:#}"
@@ -357,12 +334,7 @@ fn a_key_the_range_adds_to_the_signers_does_not_count_until_it_is_on_the_base() 
     s.dev.commit_all("signers: add mallory\n\nTask: T-42");
     sign_with(&s.dev, &mallory);
     verify_exits(&s.dev, "export-tests", 0);
-    let (code, doc) = s.push_and_check();
-    assert_eq!(
-        (code, causes(&doc)),
-        (1, vec!["receipt_unverified".to_string()]),
-        "{doc:#}"
-    );
+    unverified(s.push_and_check());
 }
 
 #[test]
@@ -380,12 +352,7 @@ fn a_key_removed_at_the_base_no_longer_counts() {
     s.dev.commit_all("signers: ada back\n\nTask: T-42");
     sign_with(&s.dev, &key);
     verify_exits(&s.dev, "export-tests", 0);
-    let (code, doc) = s.push_and_check();
-    assert_eq!(
-        (code, causes(&doc)),
-        (1, vec!["receipt_unverified".to_string()]),
-        "{doc:#}"
-    );
+    unverified(s.push_and_check());
     // Judged by a revision that lists ada, the same receipt counts.
     let (code, doc) = check_range(
         &s.dev,
