@@ -478,19 +478,9 @@ pub fn range_check(
         .chain(plans.trusted.iter().filter_map(|(_, plan)| plan.as_ref()))
         .flat_map(|plan| &plan.acceptance_checks)
         .collect();
-    let range_paths = match declared.is_empty() {
-        true => Ok(crate::fingerprint::Touched::none()),
-        false => crate::fingerprint::Touched::of_range(repo, tip, &range.base.hidden()),
-    };
-    let range_paths = match range_paths {
-        Ok(paths) => paths,
-        Err(e) => {
-            return (
-                "range unreadable".into(),
-                vec![git_unknown("the range", &e)],
-            );
-        }
-    };
+    // The range's paths are walked only when a task leaves a declared
+    // check unasked: the walk diffs every commit of the range again.
+    let mut range_paths: Option<crate::fingerprint::Touched> = None;
     let mut findings = Vec::new();
     let mut criteria: Vec<String> = Vec::new();
     let mut new_tasks: Vec<&str> = Vec::new();
@@ -554,11 +544,24 @@ pub fn range_check(
         let baseline = Oid::from_hex(&records.tip.record.baseline);
         let mut states: Vec<(String, &'static str)> = Vec::new();
         let mut acceptance_ids = required.acceptance_ids;
-        let extra = by_paths(
-            declared.iter().copied(),
-            &acceptance_ids,
-            range_paths.committed(),
-        );
+        let unasked = declared.iter().any(|a| !acceptance_ids.contains(&a.id));
+        if unasked && range_paths.is_none() {
+            match crate::fingerprint::Touched::of_range(repo, tip, &range.base.hidden()) {
+                Ok(paths) => range_paths = Some(paths),
+                Err(e) => {
+                    return (
+                        "range unreadable".into(),
+                        vec![git_unknown("the range", &e)],
+                    );
+                }
+            }
+        }
+        let extra = match &range_paths {
+            Some(paths) if unasked => {
+                by_paths(declared.iter().copied(), &acceptance_ids, paths.committed())
+            }
+            _ => Vec::new(),
+        };
         acceptance_ids.extend(extra.iter().map(|(id, _)| id.clone()));
         for acceptance_id in acceptance_ids {
             total += 1;
