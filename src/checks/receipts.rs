@@ -1137,7 +1137,13 @@ fn disproof(
                     None => String::new(),
                 }
             ),
-            format!("fix what it reports, then {verify}"),
+            match &entry.disputed_by {
+                // A run settles the dispute only where the dispute is known.
+                Some(_) => format!(
+                    "fetch the receipts first (`gate receipts fetch REMOTE`: a run settles the dispute only in a clone that holds it), then {verify}"
+                ),
+                None => format!("fix what it reports, then {verify}"),
+            },
         ));
     }
     Ok(proof)
