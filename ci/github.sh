@@ -58,6 +58,7 @@ check() {
   fi
 
   policy_from=${GATE_POLICY_FROM:-}
+  not=
   case ${GITHUB_EVENT_NAME:-} in
     pull_request|pull_request_target)
       # The branch's own tip, never the merge commit GitHub builds.
@@ -80,6 +81,14 @@ check() {
     push)
       tip=${GITHUB_SHA:-$(event .after)}
       before=$(event .before)
+      default=$(event .repository.default_branch)
+      # A branch's push never proves what the default branch already has
+      # (a merge or a rebase onto it brought those commits in).
+      if [ -n "$default" ] && [ "${GITHUB_REF:-}" != "refs/heads/$default" ]; then
+        git fetch --quiet origin "+refs/heads/$default:refs/remotes/origin/$default" ||
+          unknown "could not fetch the default branch $default"
+        not="refs/remotes/origin/$default"
+      fi
       if [ -n "${GATE_BASE:-}" ]; then
         base=$GATE_BASE
       elif [ -n "$before" ] && ! zero "$before"; then
@@ -89,7 +98,6 @@ check() {
           unknown "the push's old tip $before shares no history with $tip (or is gone): set the action's base input"
       else
         # A new branch: from where it leaves the default branch.
-        default=$(event .repository.default_branch)
         [ -n "$default" ] || unknown "a new branch and no default branch in the event: set the action's base input"
         git fetch --quiet origin "+refs/heads/$default:refs/remotes/origin/$default" ||
           unknown "could not fetch the default branch $default"
@@ -114,6 +122,7 @@ check() {
     unknown "could not fetch the receipts (refs/notes/gate) from origin: see above"
 
   set -- --range "$base..$tip"
+  if [ -n "${not:-}" ]; then set -- "$@" --not "$not"; fi
   if [ -n "$policy_from" ]; then set -- "$@" --policy-from "$policy_from"; fi
   # Checks no verified receipt proves are run here, on the tip's checkout.
   case ${GATE_RUN_UNPROVED:-false} in

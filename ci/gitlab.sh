@@ -36,10 +36,13 @@ check() {
   fi
 
   policy_from=${GATE_POLICY_FROM:-}
+  not=
   if [ "${CI_PIPELINE_SOURCE:-}" = merge_request_event ]; then
     target_ref=${CI_MERGE_REQUEST_TARGET_BRANCH_NAME:?CI_MERGE_REQUEST_TARGET_BRANCH_NAME is not set}
     git fetch --quiet origin "+refs/heads/$target_ref:refs/remotes/origin/$target_ref" ||
       unknown "could not fetch the target branch $target_ref"
+    # What the target already has is never the merge request's work.
+    not="refs/remotes/origin/$target_ref"
     # The source branch's own head, never a merged-results commit.
     tip=${CI_MERGE_REQUEST_SOURCE_BRANCH_SHA:-${CI_COMMIT_SHA:?CI_COMMIT_SHA is not set}}
     base=${GATE_BASE:-${CI_MERGE_REQUEST_DIFF_BASE_SHA:-}}
@@ -51,6 +54,14 @@ check() {
   else
     tip=${CI_COMMIT_SHA:?CI_COMMIT_SHA is not set}
     before=${CI_COMMIT_BEFORE_SHA:-}
+    # A branch's push never proves what the default branch already has (a
+    # merge or a rebase onto it brought those commits in).
+    if [ -n "${CI_DEFAULT_BRANCH:-}" ] && [ -n "${CI_COMMIT_BRANCH:-}" ] &&
+      [ "$CI_COMMIT_BRANCH" != "$CI_DEFAULT_BRANCH" ]; then
+      git fetch --quiet origin "+refs/heads/$CI_DEFAULT_BRANCH:refs/remotes/origin/$CI_DEFAULT_BRANCH" ||
+        unknown "could not fetch the default branch $CI_DEFAULT_BRANCH"
+      not="refs/remotes/origin/$CI_DEFAULT_BRANCH"
+    fi
     if [ -n "${GATE_BASE:-}" ]; then
       base=$GATE_BASE
     elif [ -n "$before" ] && ! zero "$before"; then
@@ -77,6 +88,7 @@ check() {
     unknown "could not fetch the receipts (refs/notes/gate) from origin: see above"
 
   set -- --range "$base..$tip"
+  if [ -n "$not" ]; then set -- "$@" --not "$not"; fi
   if [ -n "$policy_from" ]; then set -- "$@" --policy-from "$policy_from"; fi
   # Checks no verified receipt proves are run here, on the tip's checkout.
   case ${GATE_RUN_UNPROVED:-false} in

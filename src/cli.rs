@@ -243,6 +243,9 @@ pub struct CheckArgs {
     /// Check every commit in the range A..B
     #[arg(long, value_name = "A..B")]
     pub range: Option<String>,
+    /// Leave out the commits REV holds too (repeatable): what the target already has
+    #[arg(long = "not", value_name = "REV", requires = "range")]
+    pub not: Vec<String>,
     /// Judge the range with the policy at REV (default: the range's base)
     #[arg(long, value_name = "REV", requires = "range")]
     pub policy_from: Option<String>,

@@ -693,31 +693,36 @@ impl Touched {
         Touched::default()
     }
 
-    /// A task's: committed since `baseline`, staged, and dirty.
-    pub fn of_task(repo: &Repo, baseline: Oid) -> Result<Touched, GitError> {
-        Touched::of_task_in(repo, &repo.read_index()?, baseline)
+    /// A task's: its work committed since `baseline` ([`Work`]), staged,
+    /// and dirty.
+    pub fn of_task(
+        repo: &Repo,
+        baseline: Oid,
+        work: Option<Work<'_>>,
+    ) -> Result<Touched, GitError> {
+        Touched::of_task_in(repo, &repo.read_index()?, baseline, work)
     }
 
-    /// A task's as of commit `tip`: every path changed in `baseline..tip`,
-    /// nothing staged or dirty (what the tree fingerprint of `tip` covers
-    /// besides the sources).
-    pub fn of_commits(repo: &Repo, baseline: Oid, tip: Oid) -> Result<Touched, GitError> {
-        Touched::of_range(repo, tip, &[baseline])
+    /// A task's as of commit `tip`: every path its work changed in
+    /// `baseline..tip` ([`Work`]), nothing staged or dirty (what the tree
+    /// fingerprint of `tip` covers besides the sources).
+    pub fn of_commits(
+        repo: &Repo,
+        baseline: Oid,
+        tip: Oid,
+        work: Option<Work<'_>>,
+    ) -> Result<Touched, GitError> {
+        Ok(Touched {
+            committed: work_paths(repo, tip, &[baseline], work, work.is_some())?,
+            dirty: false,
+        })
     }
 
     /// Every path changed by the commits reachable from `tip` and from none
     /// of `hidden` (a range: every commit, every parent).
     pub fn of_range(repo: &Repo, tip: Oid, hidden: &[Oid]) -> Result<Touched, GitError> {
-        let mut committed = BTreeSet::new();
-        for commit in repo.walk(&[tip], hidden)? {
-            for diff in repo.changes(commit, Renames::Off)? {
-                for change in &diff.changes {
-                    committed.extend(change.paths().cloned());
-                }
-            }
-        }
         Ok(Touched {
-            committed,
+            committed: work_paths(repo, tip, hidden, None, true)?,
             dirty: false,
         })
     }
@@ -727,17 +732,12 @@ impl Touched {
         repo: &Repo,
         index: &IndexSnapshot,
         baseline: Oid,
+        work: Option<Work<'_>>,
     ) -> Result<Touched, GitError> {
-        let mut committed = BTreeSet::new();
-        if let Some(head) = repo.head()?.id() {
-            for commit in repo.walk(&[head], &[baseline])? {
-                for diff in repo.changes(commit, Renames::Off)? {
-                    for change in &diff.changes {
-                        committed.extend(change.paths().cloned());
-                    }
-                }
-            }
-        }
+        let mut committed = match repo.head()?.id() {
+            Some(head) => work_paths(repo, head, &[baseline], work, work.is_some())?,
+            None => BTreeSet::new(),
+        };
         for change in repo.staged_changes_in(index, Renames::Off)? {
             committed.extend(change.paths().cloned());
         }
@@ -792,10 +792,61 @@ impl Touched {
     }
 }
 
+/// Whose commits of a range are a task's work (docs/receipts.md, "The
+/// paths a task touched"): every commit but one whose trailer names other
+/// tasks only — a teammate's commit a rebase or a merge of the main line
+/// brought in — and of a merge only the paths it changed itself (where it
+/// is not what a clean merge of its parents gives, decision 0023). Decided
+/// from the commits alone, so every clone and CI agree.
+#[derive(Clone, Copy, Debug)]
+pub struct Work<'a> {
+    /// The task's id.
+    pub task: &'a str,
+    /// The trailer that names a commit's task (`Task`, or the policy's).
+    pub key: &'a str,
+}
+
+/// The paths changed by the commits reachable from `tip` and from none of
+/// `hidden`: with `work`, the task's work only ([`Work`]); with
+/// `own_merges`, of a merge only what it changed itself (decision 0023),
+/// else against every parent.
+fn work_paths(
+    repo: &Repo,
+    tip: Oid,
+    hidden: &[Oid],
+    work: Option<Work<'_>>,
+    own_merges: bool,
+) -> Result<BTreeSet<RepoPath>, GitError> {
+    let mut committed = BTreeSet::new();
+    for commit in repo.walk(&[tip], hidden)? {
+        if work.is_some() || own_merges {
+            let info = repo.commit(commit)?;
+            if let Some(work) = work {
+                let named = crate::git::trailers::trailer_values(&info.message, work.key);
+                if !named.is_empty() && !named.iter().any(|n| n == work.task) {
+                    continue;
+                }
+            }
+            if own_merges && info.parents.len() > 1 {
+                for change in repo.merge_changes(commit)? {
+                    committed.extend(change.paths().cloned());
+                }
+                continue;
+            }
+        }
+        for diff in repo.changes(commit, Renames::Off)? {
+            for change in &diff.changes {
+                committed.extend(change.paths().cloned());
+            }
+        }
+    }
+    Ok(committed)
+}
+
 /// Every path the task touched since `baseline` (committed, staged or
 /// dirty), whatever the sources: [`Touched::of_task`] for no source.
 pub fn touched_paths(repo: &Repo, baseline: Oid) -> Result<Vec<RepoPath>, GitError> {
-    Touched::of_task(repo, baseline)?.for_sources(repo, &[])
+    Touched::of_task(repo, baseline, None)?.for_sources(repo, &[])
 }
 
 #[cfg(test)]

@@ -419,6 +419,9 @@ pub enum Attached {
 pub struct Subject<'a> {
     pub sources: &'a [String],
     pub baseline: Option<Oid>,
+    /// Whose commits of `baseline..` are the task's work
+    /// ([`fingerprint::Work`]); every commit's when `None`.
+    pub work: Option<fingerprint::Work<'a>>,
     pub max_entries: u64,
     pub max_bytes: u64,
 }
@@ -467,7 +470,7 @@ pub fn attach_latest(
 /// task's paths as of that commit.
 fn tree_fingerprint(repo: &Repo, commit: Oid, subject: &Subject) -> Result<Fingerprint, GitError> {
     let touched = match subject.baseline {
-        Some(baseline) => fingerprint::Touched::of_commits(repo, baseline, commit)?
+        Some(baseline) => fingerprint::Touched::of_commits(repo, baseline, commit, subject.work)?
             .for_sources(repo, subject.sources)?,
         None => Vec::new(),
     };
@@ -495,6 +498,7 @@ pub fn attach_to_tips(
     acceptance_checks: &[crate::plan::AcceptanceCheck],
     tips: &[Oid],
     limits: (u64, u64),
+    key: &str,
     mut baseline_of: impl FnMut(&str) -> Option<Oid>,
 ) -> Result<Vec<(Oid, Vec<String>)>, AttachError> {
     let mut held: Vec<(Oid, Vec<String>)> = tips.iter().map(|t| (*t, Vec::new())).collect();
@@ -528,6 +532,7 @@ pub fn attach_to_tips(
             let subject = Subject {
                 sources: &acceptance.sources,
                 baseline,
+                work: task.as_deref().map(|task| fingerprint::Work { task, key }),
                 max_entries: limits.0,
                 max_bytes: limits.1,
             };

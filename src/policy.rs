@@ -144,6 +144,12 @@ pub struct Policy {
 }
 
 impl Policy {
+    /// The trailer that names a commit's task: the policy's
+    /// (`provenance.trailer`), else `Task`.
+    pub fn trailer_key(&self) -> &str {
+        self.provenance.trailer.as_deref().unwrap_or("Task")
+    }
+
     /// The declared exemption class `id`.
     pub fn exemption(&self, id: &str) -> Option<&ExemptionClass> {
         self.exemptions.iter().find(|class| class.id == id)

@@ -31,6 +31,11 @@ pub const CHECK: &str = "provenance";
 pub enum Base {
     /// An explicit base commit, which must be an ancestor of the tip.
     Commit(Oid),
+    /// A task's own range (`gate check`): its baseline, an ancestor of the
+    /// tip, and the commits the remotes already hold (`others`, the
+    /// remote-tracking branches): another's commit a rebase or a merge of
+    /// the main line brought in is not the task's work.
+    Within { base: Oid, others: Vec<Oid> },
     /// A new branch: the commits not reachable from any of these (may be empty).
     Hidden(Vec<Oid>),
 }
@@ -40,6 +45,9 @@ impl Base {
     pub fn hidden(&self) -> Vec<Oid> {
         match self {
             Base::Commit(b) => vec![*b],
+            Base::Within { base, others } => std::iter::once(*base)
+                .chain(others.iter().copied())
+                .collect(),
             Base::Hidden(h) => h.clone(),
         }
     }
@@ -110,8 +118,55 @@ fn git_unknown(e: &GitError, subject: Subject) -> Finding {
     }
 }
 
-/// Resolve `A..B` (`A..` and `..B` mean HEAD on the empty side).
+/// `range` with the commits of each of `not` left out (`gate check --range
+/// A..B --not REV`), as [`parse_range`] reads it: `A..B ^REV…`.
+pub fn with_exclusions(range: &str, not: &[String]) -> String {
+    let mut spec = range.to_string();
+    for rev in not {
+        spec.push_str(" ^");
+        spec.push_str(rev);
+    }
+    spec
+}
+
+/// Resolve `A..B` (`A..` and `..B` mean HEAD on the empty side), followed
+/// by any `^REV` whose commits are left out too ([`with_exclusions`]).
 pub fn parse_range(repo: &Repo, spec: &str) -> Result<RangeSpec, Box<Finding>> {
+    let mut words = spec.split(' ');
+    let range = words.next().unwrap_or_default();
+    let mut others = Vec::new();
+    let mut left_out = Vec::new();
+    for word in words.filter(|w| !w.is_empty()) {
+        let Some(rev) = word.strip_prefix('^') else {
+            return Err(Box::new(unknown(
+                "range_invalid",
+                format!("`{spec}` is not a range A..B"),
+                "give the range as BASE..TIP",
+                Subject::default(),
+            )));
+        };
+        let id = repo.resolve_commit(rev).map_err(|e| {
+            unknown(
+                "range_invalid",
+                format!("--not {rev}: does not resolve: {e}"),
+                "name a commit or a ref that exists here (git fetch)",
+                Subject::default(),
+            )
+        })?;
+        others.push(id);
+        left_out.push(rev);
+    }
+    let mut range = parse_plain_range(repo, range)?;
+    if let Base::Commit(base) = range.base
+        && !others.is_empty()
+    {
+        range.base = Base::Within { base, others };
+        range.label = format!("{}, less {}", range.label, left_out.join(", "));
+    }
+    Ok(range)
+}
+
+fn parse_plain_range(repo: &Repo, spec: &str) -> Result<RangeSpec, Box<Finding>> {
     let Some((a, b)) = spec.split_once("..") else {
         return Err(Box::new(unknown(
             "range_invalid",
@@ -180,7 +235,14 @@ fn base_unavailable(repo: &Repo, spec: &str, e: &GitError) -> Finding {
 
 const SHALLOW_DECIDE: &str = "fetch the full history (git fetch --unshallow, or a full-depth checkout in CI) and check again";
 
-/// A task's `baseline..HEAD`.
+/// A task's own range (docs/provenance.md, "A task's range"): the commits
+/// of HEAD that are neither in its baseline nor on any remote-tracking
+/// branch — what this clone knows the remotes already hold. So after `git
+/// rebase origin/main` or `git merge origin/main` a teammate's commits are
+/// not the task's work, and once the work is pushed there is nothing new
+/// to prove. A baseline a rebase rewrote (no longer an ancestor of HEAD)
+/// stops choosing commits: the range starts where it meets HEAD, and the
+/// label says so.
 pub fn task_range(repo: &Repo, task: &Task) -> Result<RangeSpec, Box<Finding>> {
     let baseline = &task.record.baseline;
     let base = repo
@@ -198,10 +260,34 @@ pub fn task_range(repo: &Repo, task: &Task) -> Result<RangeSpec, Box<Finding>> {
                 Subject::default(),
             )
         })?;
+    let others: Vec<Oid> = repo
+        .tracking_branches()
+        .map_err(|e| git_unknown(&e, Subject::default()))?
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect();
+    let mut label = format!("{}..HEAD", base.short());
+    let mut from = base;
+    // Whether the baseline still leads to HEAD; what cannot be read is the
+    // walk's to report, from the baseline as recorded.
+    if tip != base
+        && let Ok(false) = repo.is_ancestor(base, tip)
+        && let Ok(Some(meet)) = repo.merge_base(base, tip)
+    {
+        label = format!(
+            "{}..HEAD (the baseline {} was rewritten, by a rebase: from where it meets HEAD)",
+            meet.short(),
+            base.short()
+        );
+        from = meet;
+    }
+    if !others.is_empty() {
+        label.push_str(", less the remote-tracking branches");
+    }
     Ok(RangeSpec {
-        base: Base::Commit(base),
+        base: Base::Within { base: from, others },
         tip,
-        label: format!("{}..HEAD", base.short()),
+        label,
         ref_name: None,
     })
 }
@@ -396,75 +482,7 @@ fn view_from_text(
     }
 }
 
-/// The values of trailer `key` (case-insensitive) in a commit message, as
-/// git finds trailers: in the last paragraph, never in the title paragraph,
-/// and only when that paragraph is a trailer block — every line a
-/// `Token: value` trailer or an indented continuation, or (git's rule for
-/// mixed blocks) at least a quarter trailers with a `Signed-off-by:` or
-/// `(cherry picked from commit` line among them. Repeated values count once.
-pub fn trailer_values(message: &[u8], key: &str) -> Vec<String> {
-    let text = String::from_utf8_lossy(message);
-    // Only the last paragraph can hold trailers, and only when another comes
-    // before it: found from the end, as most of a message is never looked at.
-    let mut lines = text.lines().rev().skip_while(|line| line.trim().is_empty());
-    let mut block: Vec<&str> = lines
-        .by_ref()
-        .take_while(|line| !line.trim().is_empty())
-        .collect();
-    if block.is_empty() || !lines.any(|line| !line.trim().is_empty()) {
-        return Vec::new();
-    }
-    block.reverse();
-    let trailer = |line: &str| -> Option<(String, String)> {
-        let (token, value) = line.split_once(':')?;
-        let token = token.trim_end();
-        let ok = !token.is_empty()
-            && token
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-');
-        ok.then(|| (token.to_string(), value.trim().to_string()))
-    };
-    let continuation = |line: &str| line.starts_with([' ', '\t']);
-    // Counted as git's trailer.c counts, bottom up: indented lines continue
-    // the trailer above them, or else are not trailers.
-    let (mut trailers, mut others, mut maybe_continued, mut generated) = (0, 0, 0, false);
-    for line in block.iter().rev() {
-        if line.starts_with("Signed-off-by: ") || line.starts_with("(cherry picked from commit ") {
-            generated = true;
-            trailers += 1;
-        } else if trailer(line).is_some() {
-            trailers += 1;
-            maybe_continued = 0;
-        } else if continuation(line) {
-            maybe_continued += 1;
-        } else {
-            others += maybe_continued + 1;
-            maybe_continued = 0;
-        }
-    }
-    if trailers == 0 || (others > 0 && !(generated && trailers * 3 >= others)) {
-        return Vec::new();
-    }
-    // Unfold continuation lines into the trailer above them.
-    let mut unfolded: Vec<(String, String)> = Vec::new();
-    for line in &block {
-        match (trailer(line), unfolded.last_mut()) {
-            (Some(t), _) => unfolded.push(t),
-            (None, Some((_, value))) if continuation(line) => {
-                value.push(' ');
-                value.push_str(line.trim());
-            }
-            _ => {}
-        }
-    }
-    let mut values: Vec<String> = Vec::new();
-    for (token, value) in unfolded {
-        if token.eq_ignore_ascii_case(key) && !value.is_empty() && !values.contains(&value) {
-            values.push(value);
-        }
-    }
-    values
-}
+pub use crate::git::trailers::trailer_values;
 
 /// One commit read and diffed, waiting for its task: the range's task
 /// files decide it (CI, a fresh clone) once every commit has been read.
@@ -662,9 +680,35 @@ impl Upstream {
     }
 }
 
-/// The imported commits: reachable from the policy's `upstream` (never a
-/// remote-tracking ref the policy does not name). Known before the walk,
-/// which diffs only the others.
+/// What the policy's `upstream` names here (docs/provenance.md, "Upstream:
+/// imported commits"): for a branch, `refs/heads/X`, the target branch
+/// wherever this clone keeps it — every configured remote's `X`
+/// (`refs/remotes/<remote>/X`: a developer's clone, the checkout a forge's
+/// CI makes), else the local branch (a bare server, a clone with no remote).
+/// A stale or moved local `X` never imports a commit the remote does not
+/// have. Any other ref is resolved as named. Each as (name, commit); an
+/// error when nothing resolves.
+pub fn resolve_upstream(repo: &Repo, name: &str) -> Result<Vec<(String, Oid)>, GitError> {
+    if let Some(branch) = name.strip_prefix("refs/heads/") {
+        let mut found = Vec::new();
+        for remote in repo.remote_names() {
+            let tracking = format!("refs/remotes/{remote}/{branch}");
+            match repo.resolve_commit(&tracking) {
+                Ok(id) => found.push((tracking, id)),
+                Err(GitError::UnknownRevision { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if !found.is_empty() {
+            return Ok(found);
+        }
+    }
+    Ok(vec![(name.to_string(), repo.resolve_commit(name)?)])
+}
+
+/// The imported commits: reachable from the policy's `upstream`
+/// ([`resolve_upstream`]). Known before the walk, which diffs only the
+/// others.
 fn imported_set(repo: &Repo, policy: &Policy, range: &RangeSpec, hidden: &[Oid]) -> Upstream {
     let mut upstream = Upstream {
         authored: None,
@@ -673,17 +717,20 @@ fn imported_set(repo: &Repo, policy: &Policy, range: &RangeSpec, hidden: &[Oid])
     let Some(name) = &policy.provenance.upstream else {
         return upstream;
     };
-    match repo.resolve_commit(name) {
-        Ok(up) => match repo.walk(&[range.tip], &[hidden.to_vec(), vec![up]].concat()) {
-            Ok(commits) => upstream.authored = Some(commits.into_iter().collect()),
-            Err(e) => upstream
-                .findings
-                .push(git_unknown(&e, commit_subject(range, Some(up)))),
-        },
+    match resolve_upstream(repo, name) {
+        Ok(ups) => {
+            let ups: Vec<Oid> = ups.into_iter().map(|(_, id)| id).collect();
+            match repo.walk(&[range.tip], &[hidden.to_vec(), ups.clone()].concat()) {
+                Ok(commits) => upstream.authored = Some(commits.into_iter().collect()),
+                Err(e) => upstream
+                    .findings
+                    .push(git_unknown(&e, commit_subject(range, ups.first().copied()))),
+            }
+        }
         Err(e) => upstream.findings.push(unknown(
             "upstream_unavailable",
             format!("the policy's upstream `{name}` does not resolve: {e}"),
-            "fetch it, or correct provenance.upstream in .gate/policy.yaml",
+            "fetch it (git fetch), or correct provenance.upstream in .gate/policy.yaml",
             commit_subject(range, None),
         )),
     }
@@ -736,6 +783,14 @@ fn walk_range<'r>(
         .map(|walked| {
             let ancestor = match &range.base {
                 Base::Commit(base) => range.tip == *base || walked.reaches(*base),
+                // The walk may stop at a left-out branch before it
+                // reaches the base: asked directly (what cannot be read is
+                // the walk's to report).
+                Base::Within { base, .. } => {
+                    range.tip == *base
+                        || walked.reaches(*base)
+                        || !matches!(repo.is_ancestor(*base, range.tip), Ok(false))
+                }
                 Base::Hidden(_) => true,
             };
             let commits = walked.commits().to_vec();
@@ -784,6 +839,25 @@ fn walk_range<'r>(
             ));
         }
     };
+    if commits.is_empty()
+        && opts.task_range
+        && let Base::Within { base, .. } = &range.base
+        && *base != range.tip
+    {
+        return Err(ended(
+            format!("{}: nothing new", range.label),
+            weighed(
+                Severity::Info,
+                "empty_range",
+                format!(
+                    "{}: every commit of the task is on a remote-tracking branch already (pushed, and proved by that push): nothing new to prove",
+                    range.label
+                ),
+                "",
+                subject(None),
+            ),
+        ));
+    }
     if commits.is_empty() && opts.task_range {
         return Err(ended(
             format!("{}: no commits yet", range.label),
@@ -1113,6 +1187,12 @@ fn judge_commit(
                 ..sub
             },
         ));
+        return judged(findings, Attribution::Undecided);
+    }
+    // A merge that changed nothing itself (a clean merge, decision 0023)
+    // has no work of its own to attribute: it needs no trailer, and every
+    // door says the same of it (docs/hooks.md).
+    if merge && trailers.is_empty() && changes.is_empty() {
         return judged(findings, Attribution::Undecided);
     }
     let task = match trailers {

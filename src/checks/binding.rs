@@ -77,7 +77,14 @@ fn evidence_states(
         return Ok(Vec::new());
     }
     let touched = match evidence_for {
-        Some((_, baseline)) => crate::fingerprint::Touched::of_task(&ctx.repo, baseline)?,
+        Some((id, baseline)) => crate::fingerprint::Touched::of_task(
+            &ctx.repo,
+            baseline,
+            Some(crate::fingerprint::Work {
+                task: id,
+                key: policy.trailer_key(),
+            }),
+        )?,
         None => crate::fingerprint::Touched::none(),
     };
     let store = Store::new(&ctx.repo.common_dir());

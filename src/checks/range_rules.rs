@@ -82,8 +82,9 @@ pub fn records(repo: &Repo, tip: Oid, plans: &Plans, id: &str) -> Result<Records
 }
 
 /// The tasks `tip` hiding `hidden` touches: named by a commit's `key:`
-/// trailer, or whose record a commit added or changed against any of its
-/// parents (a rename is a deletion and an addition). Sorted.
+/// trailer, or whose record a commit added or changed against its parent
+/// (a merge: against every parent; a rename is a deletion and an
+/// addition). Sorted.
 ///
 /// Only the records' directory is compared, commit by commit: CI runs this
 /// on every range it checks, and a full diff of each commit would repeat
@@ -99,15 +100,21 @@ pub fn tasks_touched(
     for commit in repo.walk(&[tip], hidden)? {
         let info = repo.commit(commit)?;
         ids.extend(crate::provenance::trailer_values(&info.message, key));
-        for diff in repo.changes_under(commit, &records)? {
-            for change in &diff.changes {
-                if change.kind != crate::git::ChangeKind::Deleted
-                    && let Some(id) = crate::provenance::task_of_path(&change.path)
-                {
-                    ids.insert(id);
-                }
-            }
-        }
+        // A merge touches a record only where its result differs from
+        // every parent: a record one side brought in is that side's
+        // commits' (docs/provenance.md, "Merges").
+        let mut per_parent = repo
+            .changes_under(commit, &records)?
+            .into_iter()
+            .map(|diff| {
+                diff.changes
+                    .iter()
+                    .filter(|c| c.kind != crate::git::ChangeKind::Deleted)
+                    .filter_map(|c| crate::provenance::task_of_path(&c.path))
+                    .collect::<BTreeSet<String>>()
+            });
+        let first = per_parent.next().unwrap_or_default();
+        ids.extend(per_parent.fold(first, |all, next| &all & &next));
     }
     Ok(ids.into_iter().collect())
 }

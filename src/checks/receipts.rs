@@ -8,6 +8,7 @@ use crate::checks::loaded;
 use crate::checks::range_rules::{self, Trusted};
 use crate::context::Ctx;
 use crate::error::Failure;
+use crate::fingerprint::Work;
 use crate::git::{Oid, Repo};
 use crate::plan::{AcceptanceCheck, Plan};
 use crate::policy::Policy;
@@ -32,6 +33,7 @@ pub struct Status {
 /// `index` when given (else of the index read now).
 pub fn touched(
     ctx: &Ctx,
+    policy: &Policy,
     task: Option<&Task>,
     index: Option<&crate::git::IndexSnapshot>,
 ) -> Result<crate::fingerprint::Touched, Failure> {
@@ -43,9 +45,15 @@ pub fn touched(
                     t.record.id
                 ))
             })?;
+            let work = Work {
+                task: &t.record.id,
+                key: policy.trailer_key(),
+            };
             let touched = match index {
-                Some(index) => crate::fingerprint::Touched::of_task_in(&ctx.repo, index, baseline)?,
-                None => crate::fingerprint::Touched::of_task(&ctx.repo, baseline)?,
+                Some(index) => {
+                    crate::fingerprint::Touched::of_task_in(&ctx.repo, index, baseline, Some(work))?
+                }
+                None => crate::fingerprint::Touched::of_task(&ctx.repo, baseline, Some(work))?,
             };
             Ok(touched)
         }
@@ -95,7 +103,7 @@ pub fn status(
         true => Some(ctx.index()?),
         false => None,
     };
-    let touched = touched(ctx, task, index)?;
+    let touched = touched(ctx, policy, task, index)?;
     // A task's names add checks, never subtract: what its work touches in
     // a check's sources, that check must prove too.
     let by_paths = match task {
@@ -433,6 +441,38 @@ pub fn range_check(
             );
         }
     };
+    // A range of commits that name no task and change nothing themselves —
+    // clean merges of commits the target already holds — has no work to
+    // prove: what it brings in was proved where it was made
+    // (docs/receipts.md). An empty range is not one: it proves its tip.
+    if ids.is_empty() {
+        let commits = repo
+            .walk(&[tip], &range.base.hidden())
+            .map(|c| !c.is_empty());
+        match commits.and_then(|any| {
+            Ok((
+                any,
+                crate::fingerprint::Touched::of_range(repo, tip, &range.base.hidden())?,
+            ))
+        }) {
+            Ok((true, paths)) if paths.committed().next().is_none() => {
+                return (
+                    format!(
+                        "nothing to prove: no commit of {} changes a path itself",
+                        range.label
+                    ),
+                    Vec::new(),
+                );
+            }
+            Ok(_) => {}
+            Err(e) => {
+                return (
+                    "range unreadable".into(),
+                    vec![git_unknown("the range", &e)],
+                );
+            }
+        }
+    }
     let plans = match range_rules::plans(repo, tip, trusted, CHECK) {
         Ok(plans) => plans,
         Err(f) => return ("the plan could not be read".into(), vec![*f]),
@@ -576,7 +616,13 @@ pub fn range_check(
                     findings.push(contract_loosened(tip, &acceptance_id, &side, &what));
                 }
             }
-            let proving = Proving::Task { baseline };
+            let proving = Proving::Task {
+                baseline,
+                work: Work {
+                    task: id,
+                    key: policy.trailer_key(),
+                },
+            };
             let task = (id.as_str(), records.tip.record.created_at.as_str());
             let disproof = match disproof(
                 repo,
@@ -969,10 +1015,13 @@ fn rank(state: &str) -> u8 {
 
 /// Whose proof the note on TIP must give.
 #[derive(Clone, Copy)]
-enum Proving {
+enum Proving<'a> {
     /// A task's: any entry, over the acceptance check's sources and the
-    /// paths the task touched in `baseline..TIP`.
-    Task { baseline: Option<Oid> },
+    /// paths the task's work touched in `baseline..TIP` ([`Work`]).
+    Task {
+        baseline: Option<Oid>,
+        work: Work<'a>,
+    },
     /// A range that names no task: an entry made without a task, over the
     /// acceptance check's sources alone — the receipts `gate status` counts
     /// without a task (docs/receipts.md).
@@ -991,7 +1040,7 @@ fn disproof(
     believed: &Believed,
     declared: Option<&AcceptanceCheck>,
     tip: Oid,
-    proving: Proving,
+    proving: Proving<'_>,
     acceptance_id: &str,
     note: Option<&crate::notes::Note>,
 ) -> Result<Proof, Finding> {
@@ -1024,8 +1073,8 @@ fn disproof(
             verify,
         ));
     };
-    let baseline = match proving {
-        Proving::Task { baseline } => baseline,
+    let (baseline, work) = match proving {
+        Proving::Task { baseline, work } => (baseline, Some(work)),
         Proving::WithoutTask => {
             if let Some(task) = &entry.task {
                 return Err(Finding::blocker(
@@ -1038,11 +1087,11 @@ fn disproof(
                     verify,
                 ));
             }
-            None
+            (None, None)
         }
     };
     let touched = match baseline {
-        Some(baseline) => crate::fingerprint::Touched::of_commits(repo, baseline, tip)
+        Some(baseline) => crate::fingerprint::Touched::of_commits(repo, baseline, tip, work)
             .and_then(|t| t.for_sources(repo, &acceptance.sources)),
         None => Ok(Vec::new()),
     };
@@ -1199,7 +1248,7 @@ fn prove_here(
     run_here: Option<&dyn RunHere>,
     plans: &range_rules::Plans,
     tip: Oid,
-    proving: Proving,
+    proving: Proving<'_>,
     task: Option<(&str, &str)>,
     acceptance_id: &str,
     disproved: Finding,
@@ -1236,12 +1285,12 @@ fn prove_here(
             ),
         )
     };
-    let baseline = match proving {
-        Proving::Task { baseline } => baseline,
-        Proving::WithoutTask => None,
+    let (baseline, work) = match proving {
+        Proving::Task { baseline, work } => (baseline, Some(work)),
+        Proving::WithoutTask => (None, None),
     };
     let touched = match baseline {
-        Some(baseline) => crate::fingerprint::Touched::of_commits(repo, baseline, tip)
+        Some(baseline) => crate::fingerprint::Touched::of_commits(repo, baseline, tip, work)
             .and_then(|t| t.for_sources(repo, &acceptance.sources)),
         None => Ok(Vec::new()),
     }

@@ -25,7 +25,7 @@ use crate::verdict::{Finding, Report};
 pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
     let result = (|| {
         let target = match (&args.range, args.staged) {
-            (Some(r), _) => Target::Range(r.clone()),
+            (Some(r), _) => Target::Range(provenance::with_exclusions(r, &args.not)),
             (None, true) => Target::Staged,
             (None, false) => Target::Task,
         };
@@ -296,7 +296,7 @@ fn range_policy(
     }
     let base = match provenance::parse_range(repo, spec) {
         Ok(range) => match range.base {
-            provenance::Base::Commit(base) => Some(base),
+            provenance::Base::Commit(base) | provenance::Base::Within { base, .. } => Some(base),
             provenance::Base::Hidden(_) => None,
         },
         Err(_) => None,
@@ -337,7 +337,8 @@ fn trusted_revisions(repo: &Repo, spec: &str, args: &CheckArgs, bare: bool) -> V
         }
         None => {
             if let Ok(range) = provenance::parse_range(repo, spec)
-                && let provenance::Base::Commit(base) = range.base
+                && let provenance::Base::Commit(base) | provenance::Base::Within { base, .. } =
+                    range.base
             {
                 out.push(Trusted {
                     commit: base,

@@ -402,27 +402,52 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
         }
         (summaries.join("; "), findings)
     });
-    // No task active (it was finished, say): the receipts, the brief and
-    // the binding judge the one task whose file the push changes, if there
-    // is one; provenance attributes commits as always, by trailer or task
-    // file (docs/tasks.md#closing-a-task).
-    let fallback = match &task {
-        TaskState::None => single_changed_task(ctx, &ranges, &walked).map(|id| {
-            report.notes.push(format!(
-                "no task is active: the push is judged with task {id}, the one task whose file it changes"
-            ));
-            checks::task_state(ctx, Some(&id))
-        }),
+    // The tasks whose work the push carries (docs/hooks.md, "pre-push"):
+    // the active one, and every task whose file the pushed commits change
+    // — a finished task's too, as CI proves each. With none active and
+    // none carried, a push that adds no commit has no task's work to prove.
+    let carried = carried_tasks(ctx, &ranges, &walked);
+    let active_id = match &task {
+        TaskState::Loaded(t) => Some(t.record.id.clone()),
         _ => None,
     };
-    if let Some(TaskState::Loaded(t)) = &fallback {
+    let mut judged_tasks: Vec<TaskState> = Vec::new();
+    if !matches!(task, TaskState::None) {
+        judged_tasks.push(checks::task_state(ctx, None));
+    }
+    for id in carried.ids.iter().flatten() {
+        if Some(id) != active_id.as_ref() {
+            judged_tasks.push(checks::task_state(ctx, Some(id)));
+        }
+    }
+    if let (TaskState::None, Some(TaskState::Loaded(t))) = (&task, judged_tasks.first()) {
+        let ids: Vec<&str> = judged_tasks
+            .iter()
+            .filter_map(|t| match t {
+                TaskState::Loaded(t) => Some(t.record.id.as_str()),
+                _ => None,
+            })
+            .collect();
+        report.notes.push(format!(
+            "no task is active: the push is judged with the task{} whose file it changes ({})",
+            if ids.len() == 1 { "" } else { "s" },
+            ids.join(", ")
+        ));
         report.task = Some(task_ref(t));
     }
-    let judged = fallback.as_ref().unwrap_or(&task);
+    let nothing_new = judged_tasks.is_empty() && !carried.commits;
+    if judged_tasks.is_empty() {
+        judged_tasks.push(TaskState::None);
+    }
+    let judged = &judged_tasks[0];
+    let receipts_applies = match nothing_new {
+        true => Err("the push adds no commit: no task's work to prove"),
+        false => Ok(()),
+    };
     report.run(
         crate::checks::receipts::CHECK,
         p.receipts.mode,
-        Ok(()),
+        receipts_applies,
         || {
             // Whether each passed receipt will count where the push is
             // judged: signed by a key the remote's signers list.
@@ -448,8 +473,19 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
                 false => &remote_revisions,
             };
             let believed = checks::receipts::Believed::of(&ctx.repo, p, revisions);
-            let (summary, mut findings) =
-                checks::receipts::check_for_push(ctx, p, judged, &believed);
+            let mut summaries = Vec::new();
+            let mut findings = Vec::new();
+            for each in &judged_tasks {
+                let (summary, mut found) =
+                    checks::receipts::check_for_push(ctx, p, each, &believed);
+                match each {
+                    TaskState::Loaded(t) if judged_tasks.len() > 1 => {
+                        summaries.push(format!("task {}: {summary}", t.record.id))
+                    }
+                    _ => summaries.push(summary),
+                }
+                findings.append(&mut found);
+            }
             if let TaskState::Loaded(t) = judged {
                 // What cannot be told (no plan, an unreadable one, a task whose
                 // plan entry is gone) counts as depending: the receipts check
@@ -474,7 +510,7 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
             for line in &notes_lines {
                 findings.extend(pushed_notes_finding(ctx, line));
             }
-            (summary, findings)
+            (summaries.join("; "), findings)
         },
     );
     report.run(crate::brief::CHECK, p.brief.mode, Ok(()), || {
@@ -496,8 +532,19 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
         findings.extend(uncommitted_task_files(ctx));
         (summary, findings)
     });
-    report.run(crate::binding::CHECK, p.binding, Ok(()), || {
-        checks::binding::check(ctx, p, judged)
+    let binding_applies = match nothing_new {
+        true => Err("the push adds no commit: no task's work to bind"),
+        false => Ok(()),
+    };
+    report.run(crate::binding::CHECK, p.binding, binding_applies, || {
+        let mut summaries = Vec::new();
+        let mut findings = Vec::new();
+        for each in &judged_tasks {
+            let (summary, mut found) = checks::binding::check(ctx, p, each);
+            summaries.push(summary);
+            findings.append(&mut found);
+        }
+        (summaries.join("; "), findings)
     });
     report.attach(loosened);
     print(&report);
@@ -568,6 +615,7 @@ fn send_receipts(ctx: &Ctx, p: &crate::policy::Policy, remote: &str, lines: &[Pu
             &plan.plan.acceptance_checks,
             &tips,
             (p.receipts.max_entries, p.receipts.max_bytes),
+            p.trailer_key(),
             baseline_of,
         ) {
             Ok(held) => Attached::Held(held),
@@ -601,49 +649,66 @@ fn send_receipts(ctx: &Ctx, p: &crate::policy::Policy, remote: &str, lines: &[Pu
     }));
 }
 
-/// The one task whose file the pushed commits change, if exactly one is;
-/// `None` when none or several are, or what they change cannot be read
-/// (the checks then meet no task, as before). A range provenance diffed
-/// (`walked`, by line) is not diffed again: only the commits it did not
-/// diff against each parent are.
-fn single_changed_task(
+/// What the pushed commits carry: whether any ref adds a commit, and the
+/// tasks whose files they change (`None` when what they change cannot be
+/// read: the checks then meet only the active task, as before). A range
+/// provenance diffed (`walked`, by line) is not diffed again: only the
+/// commits it did not diff against each parent are.
+struct Carried {
+    commits: bool,
+    ids: Option<std::collections::BTreeSet<String>>,
+}
+
+fn carried_tasks(
     ctx: &Ctx,
     ranges: &[Result<(Oid, Base), NoRange>],
     walked: &[Option<ChangedTasks>],
-) -> Option<String> {
+) -> Carried {
+    let mut commits = false;
     let mut ids = std::collections::BTreeSet::new();
+    // A merge carries only what it changed itself (decision 0023): the
+    // other side's task files came with commits of their own.
     let mut add = |commit: Oid| -> Option<()> {
-        for diff in ctx.repo.changes(commit, crate::git::Renames::Off).ok()? {
-            for change in &diff.changes {
-                ids.extend(change.paths().filter_map(crate::provenance::task_of_path));
-            }
+        let diffs = ctx.repo.changes(commit, crate::git::Renames::Off).ok()?;
+        let changes: Vec<crate::git::Change> = match diffs.len() > 1 {
+            true => ctx.repo.merge_changes(commit).ok()?,
+            false => diffs.into_iter().flat_map(|d| d.changes).collect(),
+        };
+        for change in &changes {
+            ids.extend(change.paths().filter_map(crate::provenance::task_of_path));
         }
         Some(())
     };
+    let mut readable = true;
     for (i, range) in ranges.iter().enumerate() {
         let Ok((tip, base)) = range else { continue };
         match walked.get(i) {
             Some(Some(changed)) => {
-                if changed.failed {
-                    return None;
+                commits = true;
+                if changed.failed || changed.undiffed.iter().try_for_each(|c| add(*c)).is_none() {
+                    readable = false;
                 }
-                changed.undiffed.iter().try_for_each(|c| add(*c))?;
             }
-            _ => ctx
-                .repo
-                .walk(&[*tip], &base.hidden())
-                .ok()?
-                .into_iter()
-                .try_for_each(&mut add)?,
+            _ => match ctx.repo.walk(&[*tip], &base.hidden()) {
+                Ok(walk) => {
+                    commits |= !walk.is_empty();
+                    if walk.into_iter().try_for_each(&mut add).is_none() {
+                        readable = false;
+                    }
+                }
+                Err(_) => {
+                    commits = true;
+                    readable = false;
+                }
+            },
         }
     }
     for changed in walked.iter().flatten() {
         ids.extend(changed.tasks.iter().cloned());
     }
-    let mut ids = ids.into_iter();
-    match (ids.next(), ids.next()) {
-        (Some(one), None) => Some(one),
-        _ => None,
+    Carried {
+        commits,
+        ids: readable.then_some(ids),
     }
 }
 
@@ -807,7 +872,8 @@ fn pushed_code_findings(ctx: &Ctx, lines: &[PushLine]) -> Vec<crate::verdict::Fi
 /// A new ref sends every commit on none of that remote's refs — whatever
 /// the active task's baseline: commits made before it leave the machine
 /// too (docs/provenance.md#pre-push). A remote with no refs at all gets the
-/// whole history.
+/// whole history. An update (a force push too) sends the commits on none of
+/// the remote's refs and not in its old tip.
 fn push_range(
     ctx: &Ctx,
     target: &PushTarget<'_>,
@@ -872,7 +938,16 @@ fn push_range(
                     // The walk below names what cannot be read.
                     Err(_) => {}
                 }
-                Base::Hidden(vec![old])
+                // What the remote has is its old tip and every other
+                // branch it holds: a teammate's commits a rebase or a merge
+                // of the main line brought in are on them. Unreadable
+                // remote-tracking refs leave the old tip alone, which
+                // proves more, never less.
+                let mut hidden = vec![old];
+                if let Ok(Base::Hidden(tips)) = remote_tips() {
+                    hidden.extend(tips);
+                }
+                Base::Hidden(hidden)
             }
             Err(_) => {
                 notes.push(format!(

@@ -69,7 +69,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
     let fingerprint_now = || -> Result<(Fingerprint, crate::fingerprint::Stats), Failure> {
         // One reading of the index for the staged paths and the fingerprint.
         let index = ctx.repo.read_index()?;
-        let touched = crate::checks::receipts::touched(&ctx, task.as_ref(), Some(&index))?;
+        let touched = crate::checks::receipts::touched(&ctx, &policy, task.as_ref(), Some(&index))?;
         let rctx = receipts::Context {
             repo: &ctx.repo,
             store: &store,
@@ -205,6 +205,10 @@ fn attach_to_head(
     let subject = notes::Subject {
         sources: &acceptance.sources,
         baseline,
+        work: task.map(|t| crate::fingerprint::Work {
+            task: &t.record.id,
+            key: policy.trailer_key(),
+        }),
         max_entries: policy.receipts.max_entries,
         max_bytes: policy.receipts.max_bytes,
     };

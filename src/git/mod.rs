@@ -23,6 +23,7 @@ mod merged;
 mod notes;
 mod staged;
 mod status;
+pub mod trailers;
 mod transport;
 mod tree;
 mod walk;
@@ -1447,21 +1448,40 @@ impl Repo {
     /// Targets are peeled (an annotated tag yields its commit). Symbolic refs
     /// (`refs/remotes/<remote>/HEAD`) are left out. Sorted by name.
     pub fn remote_branches(&self, remote: &str) -> Result<Vec<(String, Oid)>, GitError> {
-        let context = || format!("listing the branches of remote `{remote}`");
+        let context = format!("listing the branches of remote `{remote}`");
         if !is_remote_name(remote) {
-            return Err(GitError::other(context(), "not a valid remote name"));
+            return Err(GitError::other(context, "not a valid remote name"));
         }
-        let prefix = format!("refs/remotes/{remote}/");
+        self.refs_under(&format!("refs/remotes/{remote}/"), &context)
+    }
+
+    /// Every remote-tracking branch (`refs/remotes/*/*`, symbolic ones left
+    /// out), peeled, sorted by name: what this clone knows the remotes hold.
+    pub fn tracking_branches(&self) -> Result<Vec<(String, Oid)>, GitError> {
+        self.refs_under("refs/remotes/", "listing the remote-tracking branches")
+    }
+
+    /// The names of the configured remotes (`remote.<name>.url`…).
+    pub fn remote_names(&self) -> Vec<String> {
+        self.repo
+            .remote_names()
+            .iter()
+            .map(|n| n.to_string())
+            .collect()
+    }
+
+    /// The direct refs under `prefix`, peeled to their objects' ids.
+    fn refs_under(&self, prefix: &str, context: &str) -> Result<Vec<(String, Oid)>, GitError> {
         let platform = self
             .repo
             .references()
-            .map_err(|err| GitError::gix(context(), &err))?;
+            .map_err(|err| GitError::gix(context, &err))?;
         let iter = platform
-            .prefixed(prefix.as_str())
-            .map_err(|err| GitError::gix(context(), &err))?;
+            .prefixed(prefix)
+            .map_err(|err| GitError::gix(context, &err))?;
         let mut out = Vec::new();
         for reference in iter {
-            let mut reference = reference.map_err(|err| GitError::gix(context(), &err))?;
+            let mut reference = reference.map_err(|err| GitError::gix(context, &err))?;
             if matches!(reference.target(), gix::refs::TargetRef::Symbolic(_)) {
                 continue;
             }

@@ -337,8 +337,8 @@ fn tasks_touched_are_what_git_log_shows_the_range_add_change_or_name() {
         (repo.rev("side"), repo.rev("main")),
         (repo.rev("other"), repo.rev("main")),
     ];
-    // Each merge from each of its parents: what it changed against the
-    // others counts, though the range holds no commit that made it.
+    // Each merge from each of its parents: what it changed against every
+    // parent counts, though the range holds no commit that made it.
     for (merge, parents) in all.iter().filter(|(_, p)| p.len() > 1) {
         ranges.extend(parents.iter().map(|p| (p.clone(), merge.clone())));
     }
@@ -349,8 +349,9 @@ fn tasks_touched_are_what_git_log_shows_the_range_add_change_or_name() {
     for (base, tip) in &ranges {
         let range = format!("{base}..{tip}");
         // The trailers, and every record path a commit of the range added or
-        // changed against any parent (`-m`: merges against each; no pathspec,
-        // which would simplify the history).
+        // changed against its parent — a merge against every parent (`-c`):
+        // a record one side brought in is that side's commits' (no
+        // pathspec, which would simplify the history).
         let mut want: BTreeSet<String> = repo
             .git(&["log", "--format=%(trailers:key=Task,valueonly)", &range])
             .lines()
@@ -360,7 +361,7 @@ fn tasks_touched_are_what_git_log_shows_the_range_add_change_or_name() {
             .collect();
         let names = repo.git(&[
             "log",
-            "-m",
+            "-c",
             "--no-renames",
             "--name-only",
             "--diff-filter=d",

@@ -1317,7 +1317,7 @@ fn touched_for_sources_gives_the_same_digest_as_every_touched_path() {
     let gate = open(&repo);
     let baseline = Oid::from_hex(&base).unwrap();
     let every = gate::fingerprint::touched_paths(&gate, baseline).unwrap();
-    let touched = gate::fingerprint::Touched::of_task(&gate, baseline).unwrap();
+    let touched = gate::fingerprint::Touched::of_task(&gate, baseline, None).unwrap();
     for sources in [
         &["src", "Cargo.toml", "local.env"][..],
         &["src/lib"],

@@ -923,7 +923,7 @@ fn inspected_merges_are_judged_by_their_own_changes() {
 }
 
 #[test]
-fn a_remote_tracking_upstream_is_used_only_when_named() {
+fn a_branch_upstream_means_the_target_branch_wherever_this_clone_keeps_it() {
     let (source, _) = task_repo("required", "inspect", &[]);
     source.write("README.md", "# upstream moved\n");
     source.commit_all("upstream work");
@@ -968,26 +968,48 @@ fn a_remote_tracking_upstream_is_used_only_when_named() {
         let doc = json(&out);
         (out, doc)
     };
-    // Not named: origin/main's commit is the range's like any other, and refused.
-    for upstream in [None, Some("refs/heads/main")] {
+    let cause_of_upstream_commit = |upstream: Option<&str>, exit: i32| {
         let (out, doc) = run(upstream);
-        assert_exit(&out, 1);
+        assert_exit(&out, exit);
         let f: Vec<Value> = findings(&doc)
             .into_iter()
             .filter(|f| f["commit"] == upstream_commit.as_str())
             .collect();
         assert_eq!(f.len(), 1, "{upstream:?}: {doc:#}");
-        assert_eq!(f[0]["cause"], "path_outside_scope");
+        f[0]["cause"].as_str().unwrap().to_string()
+    };
+    // No upstream: origin/main's commit is the range's like any other, and refused.
+    assert_eq!(cause_of_upstream_commit(None, 1), "path_outside_scope");
+    // `refs/heads/main` is the target branch where this clone keeps it,
+    // origin/main: the stale local `main` does not make its commit the
+    // task's work. Named as the remote-tracking ref: the same.
+    for upstream in ["refs/heads/main", "refs/remotes/origin/main"] {
+        assert_eq!(
+            cause_of_upstream_commit(Some(upstream), 0),
+            "imported_commit"
+        );
     }
-    // Named: imported.
-    let (out, doc) = run(Some("refs/remotes/origin/main"));
+    // A local `main` moved onto the work imports nothing the remote lacks:
+    // the task's own commit is still proved.
+    git(&["branch", "-f", "main", "work"]);
+    let (out, doc) = run(Some("refs/heads/main"));
     assert_exit(&out, 0);
-    let f: Vec<Value> = findings(&doc)
-        .into_iter()
-        .filter(|f| f["commit"] == upstream_commit.as_str())
-        .collect();
-    assert_eq!(f.len(), 1);
-    assert_eq!(f[0]["cause"], "imported_commit");
+    let own = git(&["rev-parse", "HEAD^1"]).trim().to_string();
+    assert!(
+        findings(&doc)
+            .iter()
+            .all(|f| f["commit"] != own.as_str() || f["cause"] != "imported_commit"),
+        "{doc:#}"
+    );
+    // Where no remote has the branch (a bare server, no remote), the local
+    // one is the target.
+    git(&["remote", "rename", "origin", "elsewhere"]);
+    git(&["update-ref", "-d", "refs/remotes/elsewhere/main"]);
+    git(&["branch", "-f", "main", &upstream_commit]);
+    assert_eq!(
+        cause_of_upstream_commit(Some("refs/heads/main"), 0),
+        "imported_commit"
+    );
 }
 
 // ---------------------------------------------------------------------------

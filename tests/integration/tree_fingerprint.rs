@@ -332,7 +332,7 @@ fn a_tasks_paths_as_of_a_commit_are_those_its_commits_changed() {
     repo.write("dirty.txt", "not committed\n");
     let git = open(&repo);
     let tip = Oid::from_hex(&repo.head()).unwrap();
-    let touched = Touched::of_commits(&git, baseline, tip)
+    let touched = Touched::of_commits(&git, baseline, tip, None)
         .and_then(|t| t.for_sources(&git, &[]))
         .expect("touched");
     let names: Vec<String> = touched.iter().map(RepoPath::lossy).collect();
