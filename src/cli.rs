@@ -352,7 +352,7 @@ pub enum HookCommand {
 pub struct StartArgs {
     #[command(flatten)]
     pub naming: NamingArgs,
-    /// The task id (default: derived from what is named)
+    /// The task id (default: `T-<what is named>-` and 5 fresh characters; an id in use is refused)
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,
     /// Scope globs (default: the named issue's paths)

@@ -258,7 +258,7 @@ struct StartArgs {
     naming: Naming,
     /// The operator's request, verbatim (the task keeps it byte for byte)
     brief: String,
-    /// The task id (default: derived from what is named)
+    /// The task id (default: `T-<what is named>-` and 5 fresh characters; an id in use is refused)
     id: Option<String>,
     /// Scope globs, relative to the repository root or as `:/GLOB` (default: the named issue's paths)
     #[serde(default)]

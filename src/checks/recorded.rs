@@ -205,20 +205,14 @@ pub fn record_scope_entry(common_dir: &Path, id: &str, entry: &str) -> Result<()
 /// holds, which a hand edit could have put there (docs/trust.md#scope-additions).
 /// What cannot be read is an error (unknown), never "no additions".
 pub fn trusted_additions(ctx: &Ctx, id: &str) -> Result<Vec<ScopeAddition>, String> {
-    let file = tasks::task_file(id);
-    let path = RepoPath::from(file.to_string_lossy().as_ref());
     let mut out: Vec<ScopeAddition> = Vec::new();
-    let head = ctx.repo.head().map_err(|e| e.to_string())?.id();
-    if let Some(head) = head
-        && let Some((blob, _)) = ctx.repo.entry_at(head, &path).map_err(|e| e.to_string())?
-    {
-        let bytes = ctx.repo.read_blob(blob).map_err(|e| e.to_string())?;
-        if let Some(task) = String::from_utf8(bytes)
-            .ok()
-            .and_then(|t| tasks::parse(&file, t).ok())
-        {
-            out = task.scope_added;
-        }
+    if let Some(task) = at_head(ctx, id)? {
+        out = task.scope_added;
+    }
+    // The log is the local task's: another task under the same id (one a
+    // merge brought in) is never widened by it.
+    if local_state_of_another(ctx, id)?.is_some() {
+        return Ok(out);
     }
     let log = scope_log_path(&ctx.repo.common_dir(), id);
     if let Some(bytes) = load::read_bytes_optional_as(&log, &log).map_err(|e| e.to_string())? {
@@ -233,11 +227,63 @@ pub fn trusted_additions(ctx: &Ctx, id: &str) -> Result<Vec<ScopeAddition>, Stri
     Ok(out)
 }
 
+/// Task `id`'s file committed at HEAD, when there is one that parses. A
+/// read that fails is an error.
+fn at_head(ctx: &Ctx, id: &str) -> Result<Option<Task>, String> {
+    let file = tasks::task_file(id);
+    let path = RepoPath::from(file.to_string_lossy().as_ref());
+    let head = ctx.repo.head().map_err(|e| e.to_string())?.id();
+    let Some(head) = head else { return Ok(None) };
+    let Some((blob, _)) = ctx.repo.entry_at(head, &path).map_err(|e| e.to_string())? else {
+        return Ok(None);
+    };
+    let bytes = ctx.repo.read_blob(blob).map_err(|e| e.to_string())?;
+    Ok(String::from_utf8(bytes)
+        .ok()
+        .and_then(|t| tasks::parse(&file, t).ok()))
+}
+
+/// Whether this clone's local state for id `id` (the start record, the
+/// scope log, the start branches: docs/tasks.md#local-state) belongs to
+/// another task than the one HEAD commits under that id: the start record
+/// names another creation (`created_at`, `baseline`). That happens only
+/// when two people started the same explicit `--id` before either saw the
+/// other's, and a merge brought the other's in (decision 0024). Then the
+/// message to say; `None` when the state is this task's, or there is no
+/// start record or no committed file to compare. A read that fails is an
+/// error.
+pub fn local_state_of_another(ctx: &Ctx, id: &str) -> Result<Option<String>, String> {
+    let Some(committed) = at_head(ctx, id)? else {
+        return Ok(None);
+    };
+    let kept = start_record_path(&ctx.repo.common_dir(), id);
+    let bytes = load::read_bytes_optional_as(&kept, &kept).map_err(|e| e.to_string())?;
+    let Some(started) = bytes.and_then(|b| parsed(&tasks::task_file(id), b)) else {
+        return Ok(None);
+    };
+    let (c, s) = (&committed.record, &started);
+    if c.created_at == s.created_at && c.baseline == s.baseline {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "task {id} at HEAD (created {} on {}) is not the task {id} this clone started (created {} on {}): this clone's local state for {id} (its scope additions) is the other task's and is not used",
+        c.created_at,
+        short_hex(&c.baseline),
+        s.created_at,
+        short_hex(&s.baseline)
+    )))
+}
+
+fn short_hex(hex: &str) -> &str {
+    &hex[..hex.len().min(12)]
+}
+
 /// The task `id`'s uncommitted versions — the work tree's, and with
 /// `staged` the index's — against its recorded version: a
 /// `record_rewritten` blocker of `check` for each that rewrites a frozen
 /// field. With no recorded version, a note saying the fields were read
-/// from the work tree.
+/// from the work tree; with local state that is another task's under the
+/// same id ([`local_state_of_another`]), a note saying it is not used.
 pub fn rewrite_findings(
     ctx: &Ctx,
     id: &str,
@@ -271,6 +317,7 @@ pub fn rewrite_findings(
         Ok(trusted) => trusted,
         Err(m) => return (vec![unreadable(m)], None),
     };
+    let note = local_state_of_another(ctx, id).ok().flatten();
     let mut versions: Vec<(&str, Option<Task>)> = Vec::new();
     if staged {
         let path = RepoPath::from(file.to_string_lossy().as_ref());
@@ -343,7 +390,7 @@ pub fn rewrite_findings(
         );
         findings.push(rewritten_finding(check, id, &file, message, decide));
     }
-    (findings, None)
+    (findings, note)
 }
 
 fn rewritten_finding(

@@ -26,6 +26,7 @@ use crate::report::json;
 use crate::report::wire::start::{START_SCHEMA, StartWire};
 use crate::scope::Scope;
 use crate::started::started_path;
+use crate::task::fresh::InUse;
 use crate::task::{self as tasks, Exemption, TASK_SCHEMA, TaskRecord, TaskStatus};
 use crate::verdict::ExitCode;
 
@@ -54,10 +55,29 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<ExitCode, Failure> {
     };
     let naming = crate::checks::binding::given_naming(&ctx, &args.naming)?;
     // Everything is judged before anything is written.
+    let in_use = InUse::gather(&ctx.repo).map_err(|m| {
+        Failure::unknown(format!(
+            "which task ids are in use cannot be told, so the task was not started: {m}"
+        ))
+        .hint("repair the repository (git fsck), or remove the ref that cannot be read")
+    })?;
     let id_hint = match &args.id {
         Some(id) => {
             crate::ids::task_id(id)
                 .map_err(|m| Failure::usage(format!("invalid task id `{id}`: {m}")))?;
+            if let Some(place) = in_use
+                .place(ctx.root(), &ctx.repo.common_dir(), id)
+                .map_err(|m| {
+                    Failure::unknown(format!(
+                        "whether task id `{id}` is free cannot be told: {m}"
+                    ))
+                })?
+            {
+                return Err(Failure::refused(format!(
+                    "task id `{id}` is taken: {place}; nothing was written"
+                ))
+                .hint("choose another id with --id, or leave --id out for a fresh one (T-<issue>-<5 characters>)"));
+            }
             id.clone()
         }
         None => String::new(),
@@ -155,7 +175,19 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<ExitCode, Failure> {
     };
     let brief = read_brief(args.brief.as_deref())?;
     let id = if id_hint.is_empty() {
-        free_id(ctx.root(), &default_id(&recorded))
+        in_use
+            .fresh(
+                ctx.root(),
+                &ctx.repo.common_dir(),
+                &default_id(&recorded),
+                &start_seed(&ctx, &operator),
+            )
+            .map_err(|m| {
+                Failure::unknown(format!(
+                    "no free task id could be made, so the task was not started: {m}"
+                ))
+                .hint("name one with --id ID")
+            })?
     } else {
         id_hint.clone()
     };
@@ -365,6 +397,9 @@ fn read_brief(spec: Option<&str>) -> Result<String, Failure> {
     Ok(text)
 }
 
+/// The name part of the default id — `T-<issue>`, `T-<intent>`,
+/// `T-<class>`, else `T-task` — to which [`InUse::fresh`] adds the fresh
+/// part (decision 0024).
 fn default_id(named: &Named) -> String {
     let base = if let Some(i) = &named.issue {
         format!("T-{i}")
@@ -376,8 +411,7 @@ fn default_id(named: &Named) -> String {
         "T-task".to_string()
     };
     // Keep the id valid whatever the names hold.
-    let mut id: String = base
-        .chars()
+    base.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || "._-".contains(c) {
                 c
@@ -385,22 +419,19 @@ fn default_id(named: &Named) -> String {
                 '-'
             }
         })
-        .collect();
-    id.truncate(56);
-    id
+        .collect()
 }
 
-/// `base`, or `base-2`, `base-3`… whichever has no task file yet. (Creation
-/// itself still refuses a taken id, so a race cannot overwrite.)
-fn free_id(root: &Path, base: &str) -> String {
-    let taken = |id: &str| root.join(tasks::task_file(id)).exists();
-    if !taken(base) {
-        return base.to_string();
+/// What the fresh part of a default id is drawn from besides the clock and
+/// the random sources: who starts, and where.
+fn start_seed(ctx: &Ctx, operator: &str) -> Vec<u8> {
+    let email = ctx.repo.config_string("user.email").unwrap_or_default();
+    let mut seed = Vec::new();
+    for part in [operator, email.as_str(), &ctx.root().to_string_lossy()] {
+        seed.extend_from_slice(part.as_bytes());
+        seed.push(0);
     }
-    (2..)
-        .map(|n| format!("{base}-{n}"))
-        .find(|id| !taken(id))
-        .expect("an unbounded range has a free id")
+    seed
 }
 
 /// Remember the branch a task was started on, for post-checkout

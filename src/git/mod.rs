@@ -1494,6 +1494,40 @@ impl Repo {
         out.sort();
         Ok(out)
     }
+
+    /// The full names and targets of every local branch (`refs/heads/*`)
+    /// and every remote-tracking branch (`refs/remotes/*/*`): the tips whose
+    /// trees this clone can see.
+    ///
+    /// Targets are peeled; symbolic refs (`refs/remotes/<remote>/HEAD`) are
+    /// left out. Sorted by name. A ref that cannot be read or peeled (its
+    /// object missing) is an error, never left out.
+    pub fn branch_tips(&self) -> Result<Vec<(String, Oid)>, GitError> {
+        let context = || "listing the local and remote-tracking branches".to_string();
+        let platform = self
+            .repo
+            .references()
+            .map_err(|err| GitError::gix(context(), &err))?;
+        let mut out = Vec::new();
+        for prefix in ["refs/heads/", "refs/remotes/"] {
+            let iter = platform
+                .prefixed(prefix)
+                .map_err(|err| GitError::gix(context(), &err))?;
+            for reference in iter {
+                let mut reference = reference.map_err(|err| GitError::gix(context(), &err))?;
+                if matches!(reference.target(), gix::refs::TargetRef::Symbolic(_)) {
+                    continue;
+                }
+                let name = reference.name().as_bstr().to_string();
+                let id = reference
+                    .peel_to_id()
+                    .map_err(|err| GitError::gix(format!("peeling {name}"), &err))?;
+                out.push((name, Oid(id.detach())));
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
 }
 
 /// Whether `name` can name a remote (git passes a URL as the remote's name

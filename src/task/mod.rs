@@ -11,6 +11,7 @@
 //! `fsutil`'s guarded one.
 
 pub mod format;
+pub mod fresh;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::golden::redact;
+use crate::golden::{redact, redact_fresh_ids};
 use crate::support::{TestRepo, git_env, marked_block};
 
 const BEGIN: &str = "<!-- agents-session: begin -->\n```console\n";
@@ -113,11 +113,13 @@ fn run(repo: &TestRepo, commands: &[String]) -> String {
         .replace(&base.display().to_string(), SHOWN_HOME)
 }
 
-/// What may differ between two honest runs: the time, evidence ids, and
-/// the ids of commits holding a task file (its creation time is in it).
+/// What may differ between two honest runs: the time, evidence ids, the
+/// fresh part of the task's id, and the ids of commits holding a task file
+/// (its creation time is in it).
 fn shape(text: &str) -> String {
     let mut out = String::new();
-    for word in redact(None, text).split_inclusive(|c: char| !c.is_ascii_alphanumeric()) {
+    let redacted = redact_fresh_ids(&redact(None, text), "T-17");
+    for word in redacted.split_inclusive(|c: char| !c.is_ascii_alphanumeric()) {
         let (id, rest) = word.split_at(
             word.trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
                 .len(),

@@ -987,7 +987,7 @@ fn binding_absent_or_misspelt_reads_as_off_and_says_so() {
 #[test]
 fn under_off_a_start_naming_nothing_asks_nothing() {
     let repo = repo_with(Some("off"), SIMPLE);
-    let out = start(&repo, &["--scope", "src/**"], "b\n");
+    let out = start(&repo, &["--scope", "src/**", "--id", "T-task"], "b\n");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let text = stdout(&out);
     assert!(!text.contains("binding"), "{text}");
@@ -1032,7 +1032,7 @@ fn a_naming_flag_is_a_question_under_every_mode() {
         assert_nothing_written(&repo, &format!("{mode}, unreadable plan"));
         // A bound answer starts under every mode.
         let repo = repo_with(Some(mode), SIMPLE);
-        let out = start(&repo, &["--issue", "1"], "b\n");
+        let out = start(&repo, &["--issue", "1", "--id", "T-1"], "b\n");
         assert_eq!(out.status.code(), Some(0), "{mode}\n{}", show(&out));
         assert!(stdout(&out).contains("binding: bound"), "{}", show(&out));
     }
@@ -1041,7 +1041,7 @@ fn a_naming_flag_is_a_question_under_every_mode() {
 #[test]
 fn advisory_warns_and_starts_required_refuses_a_start_naming_nothing() {
     let repo = repo_with(Some("advisory"), SIMPLE);
-    let out = start(&repo, &["--scope", "src/**"], "b\n");
+    let out = start(&repo, &["--scope", "src/**", "--id", "T-task"], "b\n");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let text = stdout(&out);
     assert!(text.contains("binding: refused"), "{text}");
@@ -1062,7 +1062,7 @@ fn advisory_warns_and_starts_required_refuses_a_start_naming_nothing() {
     for mode in ["advisory", "off"] {
         let repo = repo_with(Some(mode), SIMPLE);
         repo.write(".gate/plan.yaml", "intents: [\n");
-        let out = start(&repo, &["--scope", "src/**"], "b\n");
+        let out = start(&repo, &["--scope", "src/**", "--id", "T-task"], "b\n");
         assert_eq!(out.status.code(), Some(0), "{mode}: {}", show(&out));
         if mode == "advisory" {
             assert!(
@@ -1099,7 +1099,7 @@ fn advisory_warns_and_starts_required_refuses_a_start_naming_nothing() {
 fn gate_check_blocks_a_refused_binding_only_under_required() {
     for (mode, code) in [("required", 1), ("advisory", 0)] {
         let repo = repo_with(Some(mode), SIMPLE);
-        let out = start(&repo, &["--issue", "1"], "Add CSV export.\n");
+        let out = start(&repo, &["--issue", "1", "--id", "T-1"], "Add CSV export.\n");
         assert_eq!(out.status.code(), Some(0), "{}", show(&out));
         let out = gate(&repo, &["check"]);
         assert_eq!(out.status.code(), Some(0), "{mode}\n{}", show(&out));
@@ -1155,7 +1155,7 @@ fn the_pre_push_hook_refuses_under_required_and_warns_under_advisory() {
         repo.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
         let out = gate(&repo, &["install"]);
         assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-        let out = start(&repo, &["--issue", "1"], "Add CSV export.\n");
+        let out = start(&repo, &["--issue", "1", "--id", "T-1"], "Add CSV export.\n");
         assert_eq!(out.status.code(), Some(0), "{}", show(&out));
         repo.write("src/export/csv.rs", "// csv\n");
         commit_no_verify(&repo, "csv export");
@@ -1195,8 +1195,18 @@ type RecordCase<'a> = (
 fn start_records_names_and_pins_never_a_standing() {
     let repo = repo_with(Some("advisory"), WORLD);
     let cases: &[RecordCase] = &[
-        (&["--issue", "1"], "T-1", (Some("1"), None), true),
-        (&["--intent", "I-a"], "T-I-a", (None, Some("I-a")), true),
+        (
+            &["--issue", "1", "--id", "T-1"],
+            "T-1",
+            (Some("1"), None),
+            true,
+        ),
+        (
+            &["--intent", "I-a", "--id", "T-I-a"],
+            "T-I-a",
+            (None, Some("I-a")),
+            true,
+        ),
         // Paths reaching one issue of an intent record that issue.
         (
             &["--path", "src/export/csv.rs", "--id", "T-p1"],
@@ -1212,7 +1222,12 @@ fn start_records_names_and_pins_never_a_standing() {
             (Some("7"), None),
             false,
         ),
-        (&["--issue", "7"], "T-7", (Some("7"), None), false),
+        (
+            &["--issue", "7", "--id", "T-7"],
+            "T-7",
+            (Some("7"), None),
+            false,
+        ),
     ];
     for (args, id, (issue, intent), pinned) in cases {
         let out = start(&repo, args, "b\n");
@@ -1280,6 +1295,8 @@ fn start_records_names_and_pins_never_a_standing() {
             "bump serde",
             "--scope",
             "Cargo.lock",
+            "--id",
+            "T-dependency-bump",
         ],
         "b\n",
     );
@@ -1309,7 +1326,7 @@ fn add_addendum(repo: &TestRepo, id: &str, author: &str, text: &str) {
 fn handover_records_the_pins_and_prints_the_whole_brief() {
     let repo = repo_with(Some("advisory"), PINNED);
     let brief = "Add CSV export to the report page.\n\n## Not a heading\n```\nfenced\n```\n";
-    let out = start(&repo, &["--issue", "1"], brief);
+    let out = start(&repo, &["--issue", "1", "--id", "T-1"], brief);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     add_addendum(&repo, "T-1", "Ada", "Semicolons, not commas.\n");
     add_addendum(&repo, "T-1", "Grace", "And a header row.\n");
@@ -1386,7 +1403,7 @@ fn handover_records_the_pins_and_prints_the_whole_brief() {
 #[test]
 fn handover_of_a_refused_binding_warns_on_stderr() {
     let repo = repo_with(Some("advisory"), SIMPLE);
-    let out = start(&repo, &["--issue", "1"], "b\n");
+    let out = start(&repo, &["--issue", "1", "--id", "T-1"], "b\n");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     edit_plan(&repo, "serves: [C1]", "serves: []");
     let out = gate(&repo, &["handover"]);
@@ -1442,7 +1459,7 @@ fn resolve(repo: &TestRepo) -> (String, i32, String, Value) {
 #[test]
 fn resolve_answers_unchanged_evidence_moved_plan_changed_and_unknown() {
     let repo = repo_with(Some("advisory"), SIMPLE);
-    let out = start(&repo, &["--issue", "1"], "Add CSV export.\n");
+    let out = start(&repo, &["--issue", "1", "--id", "T-1"], "Add CSV export.\n");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let file = task_text(&repo, "T-1");
 
@@ -1665,7 +1682,7 @@ fn golden_handover_and_resolve() {
     let repo = repo_with(Some("advisory"), SIMPLE);
     let out = start(
         &repo,
-        &["--issue", "1"],
+        &["--issue", "1", "--id", "T-1"],
         "Add CSV export.\nKeep it small.\n",
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));

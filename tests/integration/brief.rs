@@ -387,7 +387,7 @@ fn finish_and_abandon_change_status_and_say_so() {
         "already completed: {}",
         show(&out)
     );
-    let out = crate::fixture::start(&repo, &["--issue", "7"], "typos\n");
+    let out = crate::fixture::start(&repo, &["--issue", "7", "--id", "T-7"], "typos\n");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let out = repo
         .gate()

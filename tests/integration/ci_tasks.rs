@@ -417,7 +417,11 @@ fn under_a_required_binding_a_tasks_scope_beyond_its_issues_paths_is_refused_in_
     // than issue 42's paths (src/export/**, docs/export.md).
     let repo = crate::fixture::plan_repo("off");
     let base = repo.head();
-    let out = crate::fixture::start(&repo, &["--issue", "42", "--scope", "src/**"], "Export.\n");
+    let out = crate::fixture::start(
+        &repo,
+        &["--issue", "42", "--scope", "src/**", "--id", "T-42"],
+        "Export.\n",
+    );
     assert_eq!(out.status.code(), Some(0), "{}", crate::fixture::show(&out));
     repo.write("src/export/csv.rs", "// csv\n");
     repo.commit_all("export: CSV\n\nTask: T-42");
@@ -448,7 +452,11 @@ fn a_range_that_widens_its_issues_paths_is_judged_by_the_trusted_paths() {
     assert_ne!(plan, widened);
     repo.write(".gate/plan.yaml", widened);
     repo.commit_all("plan: issue 42 may touch all of src");
-    let out = crate::fixture::start(&repo, &["--issue", "42", "--scope", "src/**"], "Export.\n");
+    let out = crate::fixture::start(
+        &repo,
+        &["--issue", "42", "--scope", "src/**", "--id", "T-42"],
+        "Export.\n",
+    );
     assert_eq!(out.status.code(), Some(0), "{}", crate::fixture::show(&out));
     repo.write("src/lib.rs", "// wider\n");
     repo.commit_all("work\n\nTask: T-42");

@@ -68,7 +68,7 @@ fn repo() -> TestRepo {
 fn start_42(repo: &TestRepo) {
     let out = start(
         repo,
-        &["--issue", "42"],
+        &["--issue", "42", "--id", "T-42"],
         "Add CSV export to the report page.\n",
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));

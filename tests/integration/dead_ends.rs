@@ -258,7 +258,7 @@ fn finish_then_commit_and_push_the_task_file_under_required() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 
     // A task abandoned before its file was ever committed: the same.
-    let out = fixture::start(&repo, &["--issue", "7"], "Fix the typos.\n");
+    let out = fixture::start(&repo, &["--issue", "7", "--id", "T-7"], "Fix the typos.\n");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let abandon = gate_ok(
         &repo,

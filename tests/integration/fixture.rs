@@ -68,11 +68,12 @@ pub fn start(repo: &TestRepo, args: &[&str], brief: &str) -> Output {
         .unwrap()
 }
 
-/// Start task T-42 for issue 42 and check it worked.
+/// Start task T-42 for issue 42 (named with `--id`: a default id is fresh)
+/// and check it worked.
 pub fn start_42(repo: &TestRepo) {
     let out = start(
         repo,
-        &["--issue", "42"],
+        &["--issue", "42", "--id", "T-42"],
         "Add CSV export to the report page.\n",
     );
     assert_eq!(

@@ -108,6 +108,29 @@ fn redact_timestamps(s: &str) -> String {
     out
 }
 
+/// `<base>-k3f9a` (a default task id: its base and 5 fresh characters,
+/// decision 0024) → `<base>-[FRESH]`, wherever the fresh part ends a word.
+pub fn redact_fresh_ids(s: &str, base: &str) -> String {
+    const FRESH: &[u8] = b"0123456789abcdefghjkmnpqrstvwxyz";
+    let prefix = format!("{base}-");
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find(&prefix) {
+        let (before, after) = rest.split_at(at + prefix.len());
+        out.push_str(before);
+        let b = after.as_bytes();
+        let word_ends = b.get(5).is_none_or(|c| !c.is_ascii_alphanumeric());
+        if b.len() >= 5 && b[..5].iter().all(|c| FRESH.contains(c)) && word_ends {
+            out.push_str("[FRESH]");
+            rest = &after[5..];
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Compare `actual` with `tests/golden/<name>`, or write it under `GATE_BLESS=1`.
 pub fn assert_golden(name: &str, actual: &str) {
     let path = golden_dir().join(name);

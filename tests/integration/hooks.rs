@@ -306,7 +306,7 @@ fn linked_worktree_installs_into_the_common_hooks_and_runs_them() {
     let out = repo
         .gate()
         .current_dir(&wt)
-        .args(["start", "--issue", "42", "--brief", "-"])
+        .args(["start", "--issue", "42", "--brief", "-", "--id", "T-42"])
         .write_stdin("Export from the side branch.\n")
         .output()
         .unwrap();
@@ -896,7 +896,7 @@ fn checkout_re_points_the_active_task_to_the_branch_it_was_started_on() {
 #[test]
 fn two_tasks_started_on_one_branch_clear_the_pointer_naming_both() {
     let repo = feat_repo();
-    let out = fixture::start(&repo, &["--issue", "7"], "Fix the typos.\n");
+    let out = fixture::start(&repo, &["--issue", "7", "--id", "T-7"], "Fix the typos.\n");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     git_ok(&repo, &["checkout", "-q", "main"]);
     let out = git_ok(&repo, &["checkout", "-q", "feat"]);

@@ -644,7 +644,9 @@ fn start_and_verify_documents_decode_strictly() {
     let repo = plan_repo("off");
     let out = repo
         .gate()
-        .args(["start", "--issue", "42", "--brief", "-", "--json"])
+        .args([
+            "start", "--issue", "42", "--brief", "-", "--json", "--id", "T-42",
+        ])
         .write_stdin("Add CSV export.\n")
         .output()
         .unwrap();

@@ -46,6 +46,7 @@ mod signed_receipts;
 mod start_task;
 mod state_files;
 mod support;
+mod task_ids;
 mod team;
 mod terminal;
 mod travel;

@@ -16,7 +16,11 @@ use crate::support::TestRepo;
 /// which depends on no check by its names.
 fn maintenance_task() -> TestRepo {
     let repo = receipts_scenery("required");
-    let out = fixture::start(&repo, &["--issue", "7"], "Fix the typos in the docs.\n");
+    let out = fixture::start(
+        &repo,
+        &["--issue", "7", "--id", "T-7"],
+        "Fix the typos in the docs.\n",
+    );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     repo
 }

@@ -1609,7 +1609,13 @@ fn a_receipt_of_an_earlier_task_with_the_same_id_never_counts() {
     // A task's creation time has whole seconds: the new T-42 is created in
     // a later second than the first.
     next_second();
+    // `gate start` refuses an id this clone keeps state for (decision
+    // 0024): a task under the same id comes from a clone that could not
+    // see this one — here, once the file and the start records are gone.
     repo.remove(b".gate/tasks/T-42.md");
+    for state in ["started/T-42", "recorded/T-42.md"] {
+        std::fs::remove_file(gate_dir(&repo).join(state)).unwrap();
+    }
     fixture::start_42(&repo);
     assert_state(&repo, "missing", "a new task under the same id");
     assert_eq!(

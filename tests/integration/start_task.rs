@@ -1,7 +1,7 @@
 //! `gate start` and `gate task list | show | switch`.
 
 use crate::fixture::{self, git_path, plan_repo, show, start};
-use crate::golden::{assert_golden, transcript};
+use crate::golden::{assert_golden, redact_fresh_ids, transcript};
 use crate::support::TestRepo;
 
 fn brief_of(repo: &TestRepo, id: &str) -> String {
@@ -9,12 +9,39 @@ fn brief_of(repo: &TestRepo, id: &str) -> String {
     task.body.brief.expect("brief").text
 }
 
+/// The active task's id, which must be a default id `<base>-<5 fresh
+/// characters>` (docs/tasks.md, decision 0024).
+pub(crate) fn fresh_id(repo: &TestRepo, base: &str) -> String {
+    let id = std::fs::read_to_string(git_path(repo, "gate/active"))
+        .unwrap()
+        .trim()
+        .to_string();
+    assert_fresh(&id, base);
+    id
+}
+
+/// `id` is `<base>-` and 5 characters of Crockford's base 32, lowercase.
+pub(crate) fn assert_fresh(id: &str, base: &str) {
+    let fresh = id
+        .strip_prefix(base)
+        .and_then(|rest| rest.strip_prefix('-'))
+        .unwrap_or_else(|| panic!("{id} is not {base}-…"));
+    assert_eq!(fresh.len(), 5, "{id}");
+    assert!(
+        fresh
+            .bytes()
+            .all(|c| b"0123456789abcdefghjkmnpqrstvwxyz".contains(&c)),
+        "{id}"
+    );
+}
+
 #[test]
 fn start_records_names_scope_baseline_brief_and_activates() {
     let repo = plan_repo("advisory");
     let out = start(&repo, &["--issue", "42"], "Add CSV export.\n");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let task = gate::task::load(repo.path(), "T-42").unwrap();
+    let id = fresh_id(&repo, "T-42");
+    let task = gate::task::load(repo.path(), &id).unwrap();
     let r = &task.record;
     assert_eq!(r.issue.as_deref(), Some("42"));
     assert_eq!(r.intent, None);
@@ -22,12 +49,11 @@ fn start_records_names_scope_baseline_brief_and_activates() {
     assert_eq!(r.baseline, repo.head());
     assert_eq!(r.operator, "Test Operator");
     assert_eq!(r.created_by, "gate start");
-    assert_eq!(
-        std::fs::read_to_string(git_path(&repo, "gate/active")).unwrap(),
-        "T-42\n"
-    );
-    assert_eq!(brief_of(&repo, "T-42"), "Add CSV export.\n");
-    assert_golden("start/issue-42.txt", &transcript(Some(&repo), &out));
+    assert_eq!(r.id, id);
+    assert_eq!(brief_of(&repo, &id), "Add CSV export.\n");
+    let said = redact_fresh_ids(&transcript(Some(&repo), &out), "T-42");
+    assert!(!said.contains(&id), "{said}");
+    assert_golden("start/issue-42.txt", &said);
 }
 
 #[test]
@@ -50,14 +76,42 @@ fn briefs_are_kept_byte_for_byte() {
 }
 
 #[test]
-fn ids_are_derived_and_never_reused() {
+fn default_ids_are_fresh_and_an_explicit_id_is_never_reused() {
     let repo = plan_repo("advisory");
+    let first = start(&repo, &["--issue", "42"], "one\n");
+    assert_eq!(first.status.code(), Some(0), "{}", show(&first));
+    let one = fresh_id(&repo, "T-42");
+    let second = start(&repo, &["--issue", "42"], "two\n");
+    assert_eq!(second.status.code(), Some(0), "{}", show(&second));
+    let two = fresh_id(&repo, "T-42");
+    assert_ne!(one, two);
+    for id in [&one, &two] {
+        assert!(repo.path().join(format!(".gate/tasks/{id}.md")).exists());
+    }
+    // An explicit id is honoured exactly, once.
     fixture::start_42(&repo);
-    fixture::start_42(&repo);
-    assert!(repo.path().join(".gate/tasks/T-42-2.md").exists());
-    let out = start(&repo, &["--issue", "42", "--id", "T-42"], "again\n");
+    assert!(repo.path().join(".gate/tasks/T-42.md").exists());
+    for id in ["T-42", one.as_str()] {
+        let out = start(&repo, &["--issue", "42", "--id", id], "again\n");
+        assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "task id `{id}` is taken: .gate/tasks/{id}.md exists in the work tree"
+            )),
+            "{err}"
+        );
+    }
+    // Its file gone, the id is still this clone's task's: its local state
+    // (the start record) keeps it taken.
+    std::fs::remove_file(repo.path().join(format!(".gate/tasks/{one}.md"))).unwrap();
+    let out = start(&repo, &["--issue", "42", "--id", &one], "again\n");
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("already exists"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("this clone keeps local state for task {one}")),
+        "{err}"
+    );
 }
 
 /// Nothing is written by a refused start: no task file, no active pointer.
@@ -159,8 +213,9 @@ fn other_namings_work() {
     let repo = plan_repo("advisory");
     let out = start(&repo, &["--path", "src/export/csv.rs"], "by path\n");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let id = fresh_id(&repo, "T-42");
     assert_eq!(
-        gate::task::load(repo.path(), "T-42")
+        gate::task::load(repo.path(), &id)
             .unwrap()
             .record
             .issue
@@ -179,7 +234,7 @@ fn other_namings_work() {
     assert_eq!(t.record.scope, vec!["src/export/**", "docs/export.md"]);
     let out = start(&repo, &["--intent", "I-export"], "by intent\n");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let t = gate::task::load(repo.path(), "T-I-export").unwrap();
+    let t = gate::task::load(repo.path(), &fresh_id(&repo, "T-I-export")).unwrap();
     assert_eq!(t.record.intent.as_deref(), Some("I-export"));
     assert_eq!(t.record.scope, vec!["src/export/**", "docs/export.md"]);
     let out = start(
@@ -195,7 +250,7 @@ fn other_namings_work() {
         "bump\n",
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let t = gate::task::load(repo.path(), "T-dependency-bump").unwrap();
+    let t = gate::task::load(repo.path(), &fresh_id(&repo, "T-dependency-bump")).unwrap();
     assert_eq!(t.record.exemption.unwrap().because, "bump serde");
     let out = start(
         &repo,
@@ -224,7 +279,7 @@ fn task_list_show_and_switch() {
     fixture::start_42(&repo);
     let out = start(
         &repo,
-        &["--issue", "7", "--operator", "Other"],
+        &["--issue", "7", "--operator", "Other", "--id", "T-7"],
         "Fix the typos.\nAll of them.\n",
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
@@ -290,7 +345,11 @@ fn an_unwritable_start_record_is_a_warning() {
     let repo = plan_repo("advisory");
     std::fs::create_dir_all(git_path(&repo, "gate")).unwrap();
     std::fs::write(git_path(&repo, "gate/started"), "not a directory\n").unwrap();
-    let out = start(&repo, &["--issue", "42"], "Add CSV export.\n");
+    let out = start(
+        &repo,
+        &["--issue", "42", "--id", "T-42"],
+        "Add CSV export.\n",
+    );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(show(&out).contains("was not recorded"), "{}", show(&out));
     assert!(gate::task::load(repo.path(), "T-42").is_ok());
@@ -334,7 +393,7 @@ fn scope_and_paths_given_in_a_subdirectory_are_relative_to_it() {
         "from src\n",
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let t = gate::task::load(repo.path(), "T-dependency-bump").unwrap();
+    let t = gate::task::load(repo.path(), &fresh_id(&repo, "T-dependency-bump")).unwrap();
     assert_eq!(t.record.scope, ["src/export/**", "docs/**", "README.md"]);
     // The git CLI stages a path under src/export: the scope covers it.
     repo.write("src/export/csv.rs", "// csv\n");
@@ -411,7 +470,11 @@ fn names_are_trimmed_and_a_blank_one_names_nothing() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("nothing_named"), "{}", show(&out));
     assert!(!stdout.contains("unknown_issue"), "{}", show(&out));
-    let out = start(&repo, &["--intent", " I-export "], "trimmed\n");
+    let out = start(
+        &repo,
+        &["--intent", " I-export ", "--id", "T-I-export"],
+        "trimmed\n",
+    );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let t = gate::task::load(repo.path(), "T-I-export").unwrap();
     assert_eq!(t.record.intent.as_deref(), Some("I-export"));

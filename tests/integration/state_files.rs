@@ -493,7 +493,15 @@ fn a_write_killed_in_a_linked_worktree_leaves_nothing_there_either() {
     ]);
     let brief = repo.scratch("brief.txt");
     std::fs::write(&brief, "Export from the side branch.\n").unwrap();
-    let start = ["start", "--issue", "42", "--brief", brief.to_str().unwrap()];
+    let start = [
+        "start",
+        "--issue",
+        "42",
+        "--brief",
+        brief.to_str().unwrap(),
+        "--id",
+        "T-42",
+    ];
     let out = gate_bounded_in(&repo, &linked, &start, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     repo.git_in(&linked, &["add", "-A"]);
