@@ -55,3 +55,40 @@ pub fn tie_to_branch(ctx: &Ctx, id: &str, branch: &str) -> Result<(), Failure> {
     crate::fsutil::write_atomic(&started_path(&common, id), text.as_bytes(), None)?;
     Ok(())
 }
+
+/// The ids whose start records name `branch` (a full ref name), sorted,
+/// whatever their tasks' status; or why that cannot be told. Guarded
+/// reads: a FIFO, a link or an oversized record is an error naming it.
+pub fn tied_to(common_dir: &Path, branch: &str) -> Result<Vec<String>, String> {
+    let dir = started_dir(common_dir);
+    let names = match crate::fsutil::list_within(&dir, Path::new("")) {
+        Ok(Some(names)) => names,
+        Ok(None) => return Ok(Vec::new()),
+        Err(e) => return Err(e.to_string()),
+    };
+    let mut out = Vec::new();
+    for name in names {
+        // Not a name gate writes (a temporary of an atomic write).
+        let Some(id) = name.to_str().filter(|n| crate::ids::task_id(n).is_ok()) else {
+            continue;
+        };
+        let recorded = match crate::fsutil::read_within(
+            &dir,
+            Path::new(id),
+            crate::fsutil::Kind::START_RECORD,
+        ) {
+            Ok(Some(bytes)) => bytes,
+            // Removed since the listing (another run's write).
+            Ok(None) => continue,
+            Err(e) => return Err(e.to_string()),
+        };
+        if String::from_utf8_lossy(&recorded)
+            .lines()
+            .any(|l| l.trim() == branch)
+        {
+            out.push(id.to_string());
+        }
+    }
+    out.sort();
+    Ok(out)
+}

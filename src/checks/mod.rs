@@ -4,8 +4,9 @@
 //! `crate::provenance`, `crate::receipts`, `crate::binding`, `crate::brief`)
 //! into findings; [`trusted`] the policy each door judges with
 //! (docs/trust.md), [`recorded`] the task's recorded version its frozen
-//! fields are judged from, and [`range_rules`] the plans and task records a
-//! range is judged by.
+//! fields are judged from, [`range_rules`] the plans and task records a
+//! range is judged by, and [`finished`] the finished task `gate check`
+//! judges when none is active.
 //!
 //! Here: what a run looks at ([`Target`]), the task it is about
 //! ([`TaskState`]), and [`build`], the one function that runs the selected
@@ -14,6 +15,7 @@
 
 pub mod binding;
 pub mod brief;
+pub mod finished;
 pub mod issue_paths;
 pub mod provenance;
 pub mod range_rules;
@@ -106,9 +108,11 @@ pub fn build_trusting(
     run_here: Option<&dyn receipts::RunHere>,
 ) -> Result<Report, Failure> {
     let task = task_state(ctx, task_id);
+    let (task, finished, finished_note) = finished_work(ctx, policy, task_id, target, task);
     let p = &policy.policy;
     let wants = |c: CheckName| only.is_empty() || only.contains(&c);
     let mut report = header(verb, policy, &task);
+    report.notes.extend(finished_note);
     let scope_applies = match target {
         Target::Range(_) => Err("a range is proved by provenance, commit by commit"),
         _ => Ok(()),
@@ -138,7 +142,10 @@ pub fn build_trusting(
     };
     if wants(CheckName::Scope) {
         report.run(crate::scope::CHECK, p.scope, scope_applies, || {
-            let (summary, mut findings) = scope::check(ctx, &task, target);
+            let (summary, mut findings) = match &finished {
+                Some(f) => finished::scope_check(ctx, f),
+                None => scope::check(ctx, &task, target),
+            };
             findings.extend(scope_rewrites);
             (summary, findings)
         });
@@ -204,7 +211,47 @@ pub fn build_trusting(
             },
         );
     }
+    // Finished work says so, and what CI will prove, in the first check
+    // that ran (else as a note).
+    if let Some(f) = &finished {
+        match report.checks.first().map(|c| c.check) {
+            Some(check) => report.attach(vec![finished::task_finished(check, f)]),
+            None => {
+                let finding = finished::task_finished(crate::scope::CHECK, f);
+                report
+                    .notes
+                    .push(format!("{}: {}", finding.cause, finding.message));
+            }
+        }
+    }
     Ok(report)
+}
+
+/// `gate check` of the work with no task named or active: when the work is
+/// a finished task ([`finished::find`]), that task, loaded, for the checks
+/// to judge; else `task` as it was (with a note when whether the work is
+/// finished could not be told — `no_active_task` then stands).
+fn finished_work(
+    ctx: &Ctx,
+    policy: &LoadedPolicy,
+    task_id: Option<&str>,
+    target: &Target,
+    task: TaskState,
+) -> (TaskState, Option<finished::Finished>, Option<String>) {
+    if !(matches!(task, TaskState::None) && task_id.is_none() && matches!(target, Target::Task)) {
+        return (task, None, None);
+    }
+    match finished::find(ctx, &policy.policy) {
+        Ok(Some(f)) => (TaskState::Loaded(Box::new(f.task.clone())), Some(f), None),
+        Ok(None) => (task, None, None),
+        Err(m) => (
+            task,
+            None,
+            Some(format!(
+                "whether this work is a finished task could not be told: {m}"
+            )),
+        ),
+    }
 }
 
 /// The task a check needs, or the finding that there is none

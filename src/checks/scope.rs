@@ -251,7 +251,7 @@ fn staged_own_changes(ctx: &Ctx) -> Result<Vec<Change>, crate::git::GitError> {
 }
 
 /// Staged, unstaged and untracked changes: everything the next commit could hold.
-fn current_changes(ctx: &Ctx) -> Result<Vec<Change>, crate::git::GitError> {
+pub(crate) fn current_changes(ctx: &Ctx) -> Result<Vec<Change>, crate::git::GitError> {
     let staged = ctx.staged_changes()?;
     let seen: std::collections::HashSet<&crate::path::RepoPath> =
         staged.iter().flat_map(Change::paths).collect();

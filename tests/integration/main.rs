@@ -17,6 +17,7 @@ mod dead_ends;
 mod doctor;
 mod file_schemas;
 mod fingerprint;
+mod finished;
 mod fixture;
 mod fsmonitor;
 mod fuzz;
