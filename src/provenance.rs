@@ -632,6 +632,7 @@ pub fn check_walked(
     out.sort_by_key(|(i, _)| *i);
     findings.extend(out.into_iter().map(|(_, f)| f));
     findings.extend(widened_findings(tasks, &touched_tasks, range));
+    on_remote_refs(repo, range, &hidden, &mut findings);
     let counts = Counts {
         commits: &commits,
         merges,
@@ -641,6 +642,69 @@ pub fn check_walked(
     };
     let summary = summary(range, opts.push, hidden.is_empty(), counts);
     (summary, findings, Some(walked_tasks))
+}
+
+/// A refused commit a remote already holds — on a remote-tracking branch
+/// that does not hold the range's tip — is someone's pushed work, not
+/// the range's to amend (docs/provenance.md, "Refused commits a remote
+/// holds"): its finding says where it is and what helps — never "add it
+/// to your scope", never "reword it". Asked only when a commit is refused.
+fn on_remote_refs(repo: &Repo, range: &RangeSpec, hidden: &[Oid], findings: &mut [Finding]) {
+    const AMENDABLE: [&str; 4] = [
+        "path_outside_scope",
+        "unattributed_commit",
+        "missing_trailer",
+        "unknown_task",
+    ];
+    let refused: HashSet<Oid> = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Blocker && AMENDABLE.contains(&f.cause))
+        .filter_map(|f| f.subject.commit.as_deref().and_then(Oid::from_hex))
+        .collect();
+    if refused.is_empty() {
+        return;
+    }
+    let Ok(tracking) = repo.tracking_branches() else {
+        return;
+    };
+    // Each refused commit, with the first remote-tracking branch (by name)
+    // that holds it.
+    let mut held: std::collections::HashMap<Oid, String> = std::collections::HashMap::new();
+    for (name, tip) in &tracking {
+        // A branch that holds the range's tip is the work's own (CI's
+        // clone of the branch under judgement), not someone else's.
+        if !matches!(repo.is_ancestor(range.tip, *tip), Ok(false)) {
+            continue;
+        }
+        let Ok(commits) = repo.walk(&[*tip], hidden) else {
+            continue;
+        };
+        let short = name.strip_prefix("refs/remotes/").unwrap_or(name);
+        for c in commits.into_iter().filter(|c| refused.contains(c)) {
+            held.entry(c).or_insert_with(|| short.to_string());
+        }
+    }
+    for f in findings.iter_mut() {
+        let Some(commit) = f.subject.commit.as_deref().and_then(Oid::from_hex) else {
+            continue;
+        };
+        if f.severity != Severity::Blocker || !AMENDABLE.contains(&f.cause) {
+            continue;
+        }
+        if let Some(on) = held.get(&commit) {
+            f.message.push_str(&format!(
+                " — {} is on {on} already: pushed work, not this range's to amend",
+                commit.short()
+            ));
+            f.decide = format!(
+                "leave it out of this work: rebase onto a branch that does not carry it (`git rebase --onto <target> {on}` drops what {on} brought in), or wait until {on} lands on the target and rebase onto that; it is proved where it was made{}",
+                match range.ref_name {
+                    Some(_) => "",
+                    None => " (in CI, pass `--not` that branch)",
+                }
+            );
+        }
+    }
 }
 
 /// The subject of a finding about the range, or one of its commits.

@@ -155,6 +155,41 @@ fn by_paths<'a, 'p>(
     found
 }
 
+/// The first path (in path order) among `acceptance_id`'s sources whose
+/// content differs now from HEAD's commit when receipt `evidence` was made
+/// — committed since, staged, or in the work tree — for a stale receipt to
+/// name, with that commit. `None`
+/// when that cannot be told (no such receipt, no commit recorded, an
+/// unreadable repository): the reason stays "sources changed".
+fn first_changed_source(
+    ctx: &Ctx,
+    plan: &Plan,
+    acceptance_id: &str,
+    evidence: &str,
+) -> Option<(Oid, crate::path::RepoPath)> {
+    let acceptance = plan.acceptance_check(acceptance_id)?;
+    let store = Store::new(&ctx.repo.common_dir());
+    let receipt = store
+        .newest_first(acceptance_id)
+        .ok()?
+        .filter_map(|file| file.receipt.ok())
+        .find(|r| r.evidence == evidence)?;
+    let head = Oid::from_hex(receipt.head.as_deref()?)?;
+    let index = ctx.index().ok()?;
+    let mut changed: std::collections::BTreeSet<crate::path::RepoPath> = ctx
+        .repo
+        .index_changes_against(index, head, crate::git::Renames::Off)
+        .ok()?
+        .iter()
+        .flat_map(|c| c.paths().cloned())
+        .collect();
+    changed.extend(ctx.worktree_status().ok()?.into_iter().map(|e| e.path));
+    changed
+        .into_iter()
+        .find(|p| acceptance.covers(p))
+        .map(|p| (head, p))
+}
+
 /// What a finding about a check the task's names do not require says of
 /// why it is asked all the same.
 fn required_by_path(path: &crate::path::RepoPath, whose: &str) -> String {
@@ -235,6 +270,19 @@ pub fn check_with(
                 (None, Some(believed)) => believed.unverified_here(a)?,
                 (None, None) => return None,
             };
+            if let State::Stale {
+                evidence,
+                why: receipts::Staleness::SourcesChanged,
+            } = &a.state
+                && let Some((head, path)) = first_changed_source(ctx, plan, &a.id, evidence)
+            {
+                f.message.push_str(&format!(
+                    " (the first source changed since {}, where it ran: {})",
+                    head.short(),
+                    path.quoted()
+                ));
+                f.subject.path = Some(path);
+            }
             if let Some((_, path)) = status.by_paths.iter().find(|(id, _)| *id == a.id) {
                 f.message
                     .push_str(&required_by_path(path, "the task's work"));

@@ -591,3 +591,134 @@ fn a_push_past_the_hook_is_caught_by_ci_as_the_hook_would_have() {
         );
     }
 }
+
+#[test]
+fn two_tasks_for_one_issue_on_two_branches_meet_on_main() {
+    for (name, team) in teams() {
+        ada_works_on_export(&team);
+        team.sh(
+            "bob",
+            r#"
+git switch -q -c csv-totals
+gate start --issue 17 --brief - <<'BRIEF'
+Add the totals row to the export.
+BRIEF
+mkdir -p src/export && echo "total,amount" > src/export/totals.csv
+echo "id,date,amount" > src/export/columns.csv
+git add -A && git commit -q -m "Export totals"
+gate verify export-tests
+gate task finish
+git add -A && git commit -q -m "totals: completed"
+git push -q -u origin HEAD
+git switch -q main && git merge -q --ff-only csv-totals && git push -q origin main
+"#,
+        )
+        .expect_ok(&format!("{name}: Bob's task for issue 17 lands on main"));
+        let ids = team.sh(
+            "ada",
+            "git fetch -q origin && git merge -q --no-edit origin/main && ls .gate/tasks",
+        );
+        assert!(ids.passed(), "{name}: no conflict on a task file: {ids:?}");
+        let tasks: Vec<&str> = ids.said.lines().filter(|l| l.ends_with(".md")).collect();
+        assert_eq!(tasks.len(), 2, "{name}: two tasks, two files: {ids:?}");
+        // Bob's file landed in export-tests' sources: Ada's receipt is
+        // stale, and says which source changed; verifying again is the way.
+        let (check, doc) = check_json(&team, "ada");
+        let stale: Vec<String> = concerns(&doc)
+            .into_iter()
+            .filter(|c| c.starts_with("receipts/receipt_stale"))
+            .collect();
+        assert_eq!(stale.len(), 1, "{name}: {check:?}");
+        assert!(
+            stale[0].contains("src/export/totals.csv"),
+            "{name}: the reason names the changed source: {check:?}"
+        );
+        team.sh("ada", "gate verify export-tests")
+            .expect_ok("verify again");
+        let (check, doc) = check_json(&team, "ada");
+        // (The default policy reports the merge itself: it refuses merges.)
+        assert!(
+            concerns(&doc)
+                .iter()
+                .all(|c| c.starts_with("provenance/merge_commit")),
+            "{name}: {check:?}"
+        );
+        let push = team.sh("ada", "git push -q origin HEAD");
+        let ci = team.ci("csv");
+        agree(&push, &ci);
+        if !name.starts_with("default") {
+            assert!(push.passed(), "{name}: {push:?}");
+        }
+    }
+}
+
+#[test]
+fn finished_work_checks_as_done_and_ci_agrees() {
+    for (name, policy) in policies() {
+        let team = Team::new(policy);
+        ada_works_on_export(&team);
+        team.sh(
+            "ada",
+            "gate task finish && git add -A && git commit -q -m 'export: completed'",
+        )
+        .expect_ok("finish");
+        let (check, doc) = check_json(&team, "ada");
+        assert!(
+            check.passed(),
+            "{name}: finished work is no refusal: {check:?}"
+        );
+        assert!(
+            causes(&doc).iter().any(|c| c.ends_with("/task_finished")),
+            "{name}: {check:?}"
+        );
+        assert!(concerns(&doc).is_empty(), "{name}: {check:?}");
+        let push = team.sh("ada", "git push -q origin HEAD");
+        assert!(push.passed(), "{name}: {push:?}");
+        let ci = team.ci("csv");
+        agree(&push, &ci);
+    }
+}
+
+#[test]
+fn a_refused_commit_a_remote_holds_says_whose_it_is_and_the_remedy_works() {
+    let team = Team::new(Some(ALL_REQUIRED));
+    ada_works_on_export(&team);
+    // Bob pushes a branch with a commit made without gate's hooks: no
+    // trailer, nobody's task.
+    team.sh(
+        "bob",
+        "git switch -q -c scratch && echo x > NOTES.md && git add NOTES.md && git -c core.hooksPath=/dev/null commit -q -m notes && git push -q --no-verify -u origin HEAD",
+    )
+    .expect_ok("Bob's branch");
+    team.sh(
+        "ada",
+        "git fetch -q origin && git merge -q --no-edit origin/scratch",
+    )
+    .expect_ok("Ada merges it");
+    let check = team.sh(
+        "ada",
+        r#"gate check --range "$(git merge-base origin/main HEAD)..HEAD" --only provenance"#,
+    );
+    assert_eq!(check.code, Some(1), "{check:?}");
+    assert!(
+        check.said.contains("is on origin/scratch already"),
+        "the refusal says whose commit it is: {check:?}"
+    );
+    assert!(
+        !check.said.contains("gate task scope add"),
+        "never 'add it to your scope' for someone else's commit: {check:?}"
+    );
+    assert!(check.said.contains("git rebase --onto"), "{check:?}");
+    // The remedy it names works, and CI agrees with the push after it.
+    team.sh("ada", "git rebase -q --onto origin/main origin/scratch")
+        .expect_ok("the remedy");
+    let check = team.sh(
+        "ada",
+        r#"gate check --range "$(git merge-base origin/main HEAD)..HEAD" --only provenance"#,
+    );
+    assert!(check.passed(), "{check:?}");
+    let push = team.sh("ada", "git push -q --force-with-lease origin HEAD");
+    assert!(push.passed(), "{push:?}");
+    let ci = team.ci("csv");
+    agree(&push, &ci);
+}
