@@ -179,7 +179,7 @@ pub fn touch(scope: &Scope, task_id: &str, path: &RepoPath, issues: Vec<IssueCov
             );
             if let Some(first) = issues.first() {
                 decide.push_str(&format!(
-                    "; or, when it is other work, finish this task and start one for it: `gate start --issue {} --brief FILE`",
+                    "; or, when it is other work, finish this task and start one for it: `gate start --issue {} --brief -`",
                     first.issue
                 ));
             }

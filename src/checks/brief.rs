@@ -36,7 +36,7 @@ fn severity(w: Weight) -> Severity {
 fn decide(cause: &str) -> &'static str {
     match cause {
         "brief_missing" | "statement_empty" => {
-            "record the operator's request: a task is started with `gate start --brief FILE`"
+            "record the operator's request: a task is started with `gate start --brief -` (the request on stdin)"
         }
         "schema_invalid" => "restore the task file's front matter to the 12 keys of gate.task/1",
         "qa_incomplete" => {

@@ -65,7 +65,7 @@ pub fn within_named_paths(
                 others.join(", ")
             ),
             format!(
-                "do that work in a task of its own: `gate start --issue {} --brief FILE`",
+                "do that work in a task of its own: `gate start --issue {} --brief -`",
                 others[0].trim_start_matches("issue ")
             ),
         )

@@ -263,7 +263,7 @@ pub fn loaded<'t>(check: &'static str, task: &'t TaskState) -> Result<&'t Task, 
             check,
             "no_active_task",
             "no task is active in this worktree, so nothing says what this work may touch".into(),
-            "start a task for the issue (`gate start --issue ID --brief FILE`) or switch to one (`gate task switch ID`)".into(),
+            "start a task for the issue (`gate start --issue ID --brief -`, the operator's request on stdin) or switch to one (`gate task switch ID`)".into(),
         ))),
         TaskState::Unreadable(m) => Err(Box::new(Finding::unknown(
             check,

@@ -137,7 +137,7 @@ pub fn may_touch(ctx: &Ctx, task: &TaskState, paths: &[RepoPath]) -> (Vec<Touch>
                 // No task: start one for the issue that covers the path.
                 let decide = decide.map(str::to_string).unwrap_or_else(|| {
                     let issue = issues.first().map_or("ID", |c| c.issue.as_str());
-                    format!("start a task for the work (`gate start --issue {issue} --brief FILE`), or switch to one (`gate task switch ID`)")
+                    format!("start a task for the work (`gate start --issue {issue} --brief -`, the operator's request on stdin), or switch to one (`gate task switch ID`)")
                 });
                 Touch {
                     path: path.clone(),

@@ -98,12 +98,12 @@ fn gather(ctx: &Ctx, id: Option<&str>) -> ContextWire {
                 &mut c,
                 "task",
                 "no task is active in this worktree, so nothing says what the work is".into(),
-                "start a task (`gate start --issue ID --brief FILE`) or switch to one (`gate task switch ID`)",
+                "start a task (`gate start --issue ID --brief -`, the operator's request on stdin) or switch to one (`gate task switch ID`)",
             );
             next(
                 &mut c,
-                "gate start --issue ID --brief FILE",
-                "start a task for the issue the work serves (`gate binding --issue ID` asks first whether it may start)",
+                "gate start --issue ID --brief -",
+                "start a task for the issue the work serves, the operator's request on stdin (`gate binding --issue ID` asks first whether it may start)",
             );
             return finish(c);
         }

@@ -376,7 +376,7 @@ fn read_brief(spec: Option<&str>) -> Result<String, Failure> {
     let Some(spec) = spec else {
         return Err(
             Failure::usage("a task needs the operator's brief, verbatim")
-                .hint("pass --brief FILE, or --brief - to read it from stdin"),
+                .hint("pass --brief - with the request on stdin (`--brief - <<'EOF'` … `EOF`), or --brief FILE"),
         );
     };
     let bytes = read_input(spec, "--brief")?;

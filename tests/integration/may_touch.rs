@@ -173,7 +173,7 @@ fn no_active_task_is_unknown_and_names_gate_start_which_works() {
     assert!(d["task"].is_null());
     let decide = d["paths"][0]["decide"].as_str().unwrap();
     assert!(
-        decide.contains("`gate start --issue 42 --brief FILE`"),
+        decide.contains("`gate start --issue 42 --brief -`"),
         "{decide}"
     );
     let started = start(&repo, &["--issue", "42"], "Add CSV export.\n");
