@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::limit::{COMMITS_NAMED, Counts};
 use super::style::{self, Out};
-use super::text::{shown, shown_line};
+use super::text::{shown, shown_line, shown_lines};
 use super::wire::doctor::{Item, Status};
 use crate::checks::binding::Derived;
 use crate::checks::receipts::Status as ReceiptsStatus;
@@ -834,7 +834,7 @@ pub fn started(started: &Started) -> String {
         text.push_str(&started_binding(plan, judgement));
     }
     for w in warnings.iter() {
-        text.push_str(&format!("  warning: {}\n", shown_line(w)));
+        text.push_str(&format!("  warning: {}\n", shown_lines(w, "    ")));
     }
     text.push_str(&task_lines(task));
     text.push_str("it is now this worktree's active task; commit its file with the work\n");
@@ -2000,9 +2000,9 @@ pub fn stopping_with_work_left(reason: &str) -> String {
 /// A verb that could not do its work, on stderr: the error and its hint.
 /// Messages quote what files hold: shown, never obeyed.
 pub fn failure(f: &crate::error::Failure) -> String {
-    let mut text = format!("gate: error: {}\n", shown_line(&f.message));
+    let mut text = format!("gate: error: {}\n", shown_lines(&f.message, "  "));
     if let Some(h) = &f.hint {
-        text.push_str(&format!("gate: hint: {}\n", shown_line(h)));
+        text.push_str(&format!("gate: hint: {}\n", shown_lines(h, "  ")));
     }
     text
 }

@@ -23,6 +23,25 @@ pub fn shown_line(text: &str) -> Cow<'_, str> {
     escape(text, |c| c != '\t' && is_unsafe(c))
 }
 
+/// `text` as lines of output under a heading: each line like
+/// [`shown_line`], the line breaks gate put there kept as breaks, and a
+/// line after the first that would start at column 0 indented by
+/// `indent`, so no line of the text can pose as one of gate's own (a
+/// `gate: hint:`, a `result:`).
+pub fn shown_lines(text: &str, indent: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (n, line) in text.trim_end_matches('\n').split('\n').enumerate() {
+        if n > 0 {
+            out.push('\n');
+            if !line.starts_with([' ', '\t']) {
+                out.push_str(indent);
+            }
+        }
+        out.push_str(&shown_line(line));
+    }
+    out
+}
+
 /// The characters a terminal would act on rather than show: C0 controls
 /// (ESC starts ANSI and OSC sequences; CR and backspace overwrite), DEL, C1
 /// controls (U+009B is a one-character CSI) and the bidirectional embeddings,
@@ -80,5 +99,18 @@ mod tests {
         assert_eq!(shown("a\nb"), "a\nb");
         assert_eq!(shown_line("a\nresult: pass"), "a\\nresult: pass");
         assert_eq!(shown_line("a\tb"), "a\tb");
+    }
+
+    #[test]
+    fn lines_keep_their_breaks_and_stay_under_their_heading() {
+        assert_eq!(
+            shown_lines("refused:\n  cause: why\n    decide: how\n", "  "),
+            "refused:\n  cause: why\n    decide: how"
+        );
+        assert_eq!(
+            shown_lines("a\ngate: hint: obey\r", "  "),
+            "a\n  gate: hint: obey\\r"
+        );
+        assert_eq!(shown_lines("one line", "  "), "one line");
     }
 }

@@ -1021,6 +1021,7 @@ fn a_naming_flag_is_a_question_under_every_mode() {
             assert!(err.contains(cause), "{mode} {args:?}\n{err}");
             assert!(err.contains("decide:"), "{mode} {args:?}\n{err}");
             assert!(err.contains("nothing was written"), "{err}");
+            assert!(!err.contains("\\n"), "{mode} {args:?}\n{err}");
             assert_nothing_written(&repo, &format!("{mode} {args:?}"));
         }
         // An answer that cannot be read never starts either: unknown, exit 3.
@@ -1051,6 +1052,18 @@ fn advisory_warns_and_starts_required_refuses_a_start_naming_nothing() {
     );
     assert!(text.contains("nothing_named"), "{text}");
     assert!(text.contains("--issue ID"), "{text}");
+    // Each refusal and its remedy on a line of their own, under the warning:
+    // line breaks, never a written-out `\n`.
+    assert!(!text.contains("\\n"), "{text}");
+    assert!(
+        text.lines().any(|l| l.starts_with("    nothing_named: ")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("    decide: name the work")),
+        "{text}"
+    );
     let task = gate::task::load(repo.path(), "T-task").unwrap();
     assert_eq!(
         (task.record.issue, task.record.intent, task.record.exemption),
@@ -1087,6 +1100,15 @@ fn advisory_warns_and_starts_required_refuses_a_start_naming_nothing() {
     ] {
         assert!(err.contains(needle), "{needle}\n{err}");
     }
+    assert!(!err.contains("\\n"), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines.len() > 2
+            && lines[0].starts_with("gate: error: the binding refused this start")
+            && lines[1].starts_with("  nothing_named: ")
+            && lines[2].starts_with("    decide: name the work"),
+        "{err}"
+    );
     assert_nothing_written(&repo, "required, nothing named");
     // Under required an unreadable plan blocks a start naming nothing.
     repo.write(".gate/plan.yaml", "intents: [\n");
