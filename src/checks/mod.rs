@@ -144,7 +144,7 @@ pub fn build_trusting(
         report.run(crate::scope::CHECK, p.scope, scope_applies, || {
             let (summary, mut findings) = match &finished {
                 Some(f) => finished::scope_check(ctx, f),
-                None => scope::check(ctx, &task, target),
+                None => scope::check(ctx, &task, target, p.trailer_key()),
             };
             findings.extend(scope_rewrites);
             (summary, findings)

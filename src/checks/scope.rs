@@ -13,24 +13,51 @@ use crate::scope::{self, IssueCover, Scope, Touch};
 use crate::verdict::Finding;
 use crate::verdict::Outcome;
 
-pub fn check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Finding>) {
+/// The scope check of `target` for `task`. `trailer` is the token that
+/// names a commit's task (the policy's `provenance.trailer`, else `Task`):
+/// a staged change HEAD's task covers names that task (an amend of its
+/// commit, say).
+pub fn check(
+    ctx: &Ctx,
+    task: &TaskState,
+    target: &Target,
+    trailer: &str,
+) -> (String, Vec<Finding>) {
     let task = match loaded(scope::CHECK, task) {
         Ok(task) => task,
-        Err(f) => {
+        Err(mut f) => {
             // A commit of closed (or other) tasks' own files only, each
             // changed as its task may, is theirs: no active task needed
             // (docs/tasks.md#closing-a-task).
             if let (TaskState::None, Target::Staged) = (task, target)
                 && let Ok(changes) = staged_own_changes(ctx)
                 && !changes.is_empty()
-                && own_task_changes(ctx, &changes).len() == changes.len()
             {
-                let n = changes.len();
-                let s = if n == 1 { "" } else { "s" };
-                return (
-                    format!("no task · {n} staged task file{s}, each changed as its own task may"),
-                    vec![],
-                );
+                let theirs = own_task_changes(ctx, &changes);
+                if theirs.len() == changes.len() {
+                    let n = changes.len();
+                    let s = if n == 1 { "" } else { "s" };
+                    return (
+                        format!(
+                            "no task · {n} staged task file{s}, each changed as its own task may"
+                        ),
+                        vec![],
+                    );
+                }
+                // HEAD's task covers every staged path (other tasks' own
+                // files aside): switching to it gets the commit (an amend
+                // of HEAD, say) through.
+                if let Some((other, scope)) = heads_task(ctx, None, trailer)
+                    && changes
+                        .iter()
+                        .filter(|c| !theirs.contains(&c.path))
+                        .all(|c| c.paths().all(|p| scope.contains(p)))
+                {
+                    f.decide = format!(
+                        "HEAD's commit is task {other}'s, whose scope covers every staged path: when this is its work (`git commit --amend` of HEAD, say), switch to it first (`gate task switch {other}`), then commit again; otherwise {}",
+                        f.decide
+                    );
+                }
             }
             return ("no task".into(), vec![*f]);
         }
@@ -63,7 +90,12 @@ pub fn check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Findi
                 let theirs = own_task_changes(ctx, &changes);
                 changes.retain(|c| !theirs.contains(&c.path));
             }
-            let findings = scope::check_changes(&scope, id, &changes, None);
+            let mut findings = scope::check_changes(&scope, id, &changes, None);
+            if let Target::Staged = target
+                && !findings.is_empty()
+            {
+                name_heads_task(ctx, id, trailer, &mut findings);
+            }
             (
                 format!(
                     "{n} {what} path{} against task {id}",
@@ -81,6 +113,49 @@ pub fn check(ctx: &Ctx, task: &TaskState, target: &Target) -> (String, Vec<Findi
                 "repair the repository (git fsck), then check again".into(),
             )],
         ),
+    }
+}
+
+/// The task HEAD's commit names by its `trailer` — one active task other
+/// than `active`, whose file loads — with its recorded scope: the task a
+/// `git commit --amend` of HEAD works on. `None` when there is no such
+/// task or it cannot be read: the usual remedy stands then.
+fn heads_task(ctx: &Ctx, active: Option<&str>, trailer: &str) -> Option<(String, Scope)> {
+    let head = ctx.repo.head().ok()?.id()?;
+    let message = ctx.repo.commit(head).ok()?.message;
+    let named = provenance::trailer_values(&message, trailer);
+    let [named] = named.as_slice() else {
+        return None;
+    };
+    if Some(named.as_str()) == active {
+        return None;
+    }
+    let TaskState::Loaded(task) = crate::checks::task_state(ctx, Some(named)) else {
+        return None;
+    };
+    if task.record.status != crate::task::TaskStatus::Active {
+        return None;
+    }
+    let scope = Scope::new(&task.scope(), named).ok()?;
+    Some((named.clone(), scope))
+}
+
+/// A staged path outside task `active`'s scope that HEAD's task covers:
+/// the remedy names `gate task switch` to that task first (docs/hooks.md),
+/// which is what gets an amend of its commit through.
+fn name_heads_task(ctx: &Ctx, active: &str, trailer: &str, findings: &mut [Finding]) {
+    let Some((other, scope)) = heads_task(ctx, Some(active), trailer) else {
+        return;
+    };
+    for f in findings.iter_mut() {
+        if f.cause == "path_outside_scope"
+            && f.subject.path.as_ref().is_some_and(|p| scope.contains(p))
+        {
+            f.decide = format!(
+                "HEAD's commit is task {other}'s, whose scope covers it: when this is {other}'s work (`git commit --amend` of HEAD, say), switch to that task first (`gate task switch {other}`), then commit again; otherwise {}",
+                f.decide
+            );
+        }
     }
 }
 

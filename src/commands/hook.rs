@@ -128,9 +128,10 @@ fn prepare_commit_msg(
 ) -> Result<(), Failure> {
     // The pre-commit framework hands the source in its environment.
     let from_env = std::env::var("PRE_COMMIT_COMMIT_MSG_SOURCE").ok();
+    let source = source.or(from_env.as_deref());
     // A merge's message: merges are not authored work and need no trailer
     // (docs/provenance.md).
-    if source.or(from_env.as_deref()) == Some("merge") {
+    if source == Some("merge") {
         return Ok(());
     }
     let Some(id) = ctx.active_id()? else {
@@ -153,6 +154,18 @@ fn prepare_commit_msg(
         .ok_or_else(|| Failure::unknown(format!("{}: no such file", path.display())))?;
     let message = String::from_utf8_lossy(&bytes);
     let comment = comment_chars(ctx.repo.config_string("core.commentChar").as_deref());
+    // A reused message (`--amend`, `-c`, `-C`) that names another task
+    // keeps it: the commit is that task's, and the push judges it by that
+    // task's scope, while pre-commit judged it by the active one's.
+    if source == Some("commit") {
+        let named =
+            crate::provenance::trailer_values(split_body(&message, &comment).0.as_bytes(), &key);
+        if let [named] = named.as_slice()
+            && *named != id
+        {
+            err(&human::reused_trailer(&key, named, &id));
+        }
+    }
     if let Some(text) = with_trailer(&message, &key, &id, &comment) {
         crate::fsutil::write_atomic(&path, text.as_bytes(), None)?;
     }
@@ -174,6 +187,27 @@ fn comment_chars(config: Option<&str>) -> Vec<char> {
 /// own — above the comments git strips (and anything below the scissors
 /// line); `None` when the message already carries a `key` trailer.
 pub fn with_trailer(message: &str, key: &str, id: &str, comment: &[char]) -> Option<String> {
+    let (body, tail) = split_body(message, comment);
+    if !crate::provenance::trailer_values(body.as_bytes(), key).is_empty() {
+        return None;
+    }
+    let body = body.trim_end();
+    let line = format!("{key}: {id}");
+    let joined = format!("{body}\n{line}");
+    let text = if !body.is_empty()
+        && crate::provenance::trailer_values(joined.as_bytes(), key) == [id.to_string()]
+    {
+        joined
+    } else {
+        format!("{body}\n\n{line}")
+    };
+    Some(format!("{text}\n{tail}"))
+}
+
+/// The message as git keeps it, and what git strips from its end: the
+/// trailing comment and blank lines, and everything from the scissors line
+/// (`git commit -v`) on.
+fn split_body<'m>(message: &'m str, comment: &[char]) -> (&'m str, &'m str) {
     let is_comment = |line: &str| line.starts_with(comment);
     // Below the scissors line (`git commit -v`) everything is dropped.
     let mut cut = message.len();
@@ -197,21 +231,7 @@ pub fn with_trailer(message: &str, key: &str, id: &str, comment: &[char]) -> Opt
             end = offset;
         }
     }
-    let (body, tail) = message.split_at(end);
-    if !crate::provenance::trailer_values(body.as_bytes(), key).is_empty() {
-        return None;
-    }
-    let body = body.trim_end();
-    let line = format!("{key}: {id}");
-    let joined = format!("{body}\n{line}");
-    let text = if !body.is_empty()
-        && crate::provenance::trailer_values(joined.as_bytes(), key) == [id.to_string()]
-    {
-        joined
-    } else {
-        format!("{body}\n\n{line}")
-    };
-    Some(format!("{text}\n{tail}"))
+    message.split_at(end)
 }
 
 /// One line of pre-push input.

@@ -1726,6 +1726,16 @@ pub fn trailer_not_added(message: &str) -> String {
     )
 }
 
+/// What prepare-commit-msg says on stderr when the message it is handed
+/// (reused by `git commit --amend`, `-c`, `-C`) names task `named` while
+/// `active` is the active task: the commit is `named`'s (docs/hooks.md).
+pub fn reused_trailer(key: &str, named: &str, active: &str) -> String {
+    let (key, named, active) = (shown_line(key), shown_line(named), shown_line(active));
+    format!(
+        "gate: this commit keeps `{key}: {named}` from the message it reuses, while {active} is the active task: it counts as task {named}'s, and the push judges its paths by {named}'s scope (pre-commit judged them by {active}'s). If it is {named}'s work, run `gate task switch {named}`; if it is {active}'s, change the trailer to `{key}: {active}` (in the editor, or with `git commit --amend` after).\n"
+    )
+}
+
 /// What post-checkout, which never fails a checkout, says on stderr when it
 /// could not do its work.
 pub fn checkout_failed(message: &str) -> String {

@@ -7,7 +7,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::process::Output;
 
-use crate::fixture::{plan_repo, show, start_42};
+use crate::fixture::{plan_repo, show, start, start_42};
 use crate::support::{self, TestRepo};
 
 /// Run git in the repository with the isolated environment; it must succeed.
@@ -199,4 +199,134 @@ fn hooks_are_silent_in_a_repository_without_gate_files() {
         show(&out)
     );
     assert_eq!(message(&repo), "Change\n\n");
+}
+
+/// git in the repository with the isolated environment, success or not.
+fn git_run(repo: &TestRepo, args: &[&str]) -> Output {
+    support::git_command(repo.path())
+        .args(args)
+        .output()
+        .expect("run git")
+}
+
+/// Both streams, for what a hook said (git hands a hook's stdout to stderr).
+fn said(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Under `required`: T-42's commit at HEAD, then task T-7 (docs/**) made
+/// active on the same branch.
+fn head_is_t42_s_and_t7_is_active() -> TestRepo {
+    let repo = working_repo();
+    repo.git(&["add", "-A"]);
+    git_ok(&repo, &["commit", "-q", "-m", "Add the CSV writer"], &[]);
+    assert_eq!(trailers(&repo), "Task: T-42\n");
+    let out = start(&repo, &["--issue", "7"], "Fix the typos in the docs.\n");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    repo
+}
+
+#[test]
+fn amending_another_task_s_commit_names_its_task_and_the_switch_gets_it_through() {
+    let repo = head_is_t42_s_and_t7_is_active();
+    let head = repo.head();
+    // More of T-42's work, amended into its commit while T-7 is active.
+    edit(&repo, "two");
+    let out = git_run(&repo, &["commit", "-q", "--amend", "--no-edit"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert_eq!(repo.head(), head, "the refused amend happened");
+    let text = said(&out);
+    assert!(text.contains("path_outside_scope"), "{text}");
+    assert!(
+        text.contains("HEAD's commit is task T-42's") && text.contains("(`gate task switch T-42`)"),
+        "{text}"
+    );
+    // The remedy, as printed, gets the amend through: T-42's still.
+    let out = repo
+        .gate()
+        .args(["task", "switch", "T-42"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    git_ok(&repo, &["commit", "-q", "--amend", "--no-edit"], &[]);
+    assert_ne!(repo.head(), head);
+    assert_eq!(trailers(&repo), "Task: T-42\n");
+    assert_eq!(
+        repo.git(&["show", "HEAD:src/export/mod.rs"]),
+        "// export two\n"
+    );
+}
+
+#[test]
+fn a_path_head_s_task_does_not_cover_gets_the_usual_remedy() {
+    let repo = head_is_t42_s_and_t7_is_active();
+    repo.write("README.md", "# changed\n");
+    repo.git(&["add", "README.md"]);
+    let out = git_run(&repo, &["commit", "-q", "--amend", "--no-edit"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let text = said(&out);
+    assert!(text.contains("README.md"), "{text}");
+    assert!(!text.contains("gate task switch T-42"), "{text}");
+}
+
+#[test]
+fn with_no_task_active_an_amend_of_a_task_s_commit_names_the_switch() {
+    let repo = working_repo();
+    repo.git(&["branch", "side"]);
+    repo.git(&["add", "-A"]);
+    git_ok(&repo, &["commit", "-q", "-m", "Add the CSV writer"], &[]);
+    // An older branch moved to T-42's commit: T-42 was not started there,
+    // so no task is active after the checkout.
+    repo.git(&["branch", "-f", "side", "HEAD"]);
+    git_ok(&repo, &["switch", "-q", "side"], &[]);
+    let pointer = repo.gate().args(["task", "list"]).output().unwrap();
+    assert!(
+        !String::from_utf8_lossy(&pointer.stdout).contains("* T-42"),
+        "{}",
+        show(&pointer)
+    );
+    let head = repo.head();
+    edit(&repo, "two");
+    let out = git_run(&repo, &["commit", "-q", "--amend", "--no-edit"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let text = said(&out);
+    assert!(text.contains("no_active_task"), "{text}");
+    assert!(text.contains("(`gate task switch T-42`)"), "{text}");
+    let out = repo
+        .gate()
+        .args(["task", "switch", "T-42"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    git_ok(&repo, &["commit", "-q", "--amend", "--no-edit"], &[]);
+    assert_ne!(repo.head(), head);
+    assert_eq!(trailers(&repo), "Task: T-42\n");
+}
+
+#[test]
+fn a_reused_message_naming_another_task_says_whose_the_commit_is() {
+    let repo = head_is_t42_s_and_t7_is_active();
+    // T-7's work (docs/**), amended into T-42's commit: pre-commit passes
+    // it under T-7's scope, and the message keeps `Task: T-42`.
+    repo.write("docs/guide.md", "# Guide\n");
+    repo.git(&["add", "docs/guide.md"]);
+    let out = git_ok(&repo, &["commit", "-q", "--amend", "--no-edit"], &[]);
+    let text = said(&out);
+    assert!(
+        text.contains("this commit keeps `Task: T-42`")
+            && text.contains("run `gate task switch T-42`")
+            && text.contains("change the trailer to `Task: T-7`"),
+        "{text}"
+    );
+    assert_eq!(trailers(&repo), "Task: T-42\n");
+    // A new commit with its own message says nothing of the kind.
+    repo.write("docs/guide.md", "# Guide 2\n");
+    repo.git(&["add", "docs/guide.md"]);
+    let out = git_ok(&repo, &["commit", "-q", "-m", "Guide"], &[]);
+    assert!(!said(&out).contains("keeps `Task:"), "{}", show(&out));
+    assert_eq!(trailers(&repo), "Task: T-7\n");
 }
