@@ -230,6 +230,19 @@ pub fn changed_findings(
         .collect()
 }
 
+/// How to record `remote`'s default branch in `refs/remotes/<remote>/HEAD`
+/// — `branch`, when the remote named it (docs/trust.md).
+fn set_head_remedy(remote: &str, branch: Option<&str>) -> String {
+    match branch {
+        Some(b) => format!(
+            "`git fetch {remote} refs/heads/{b}:refs/remotes/{remote}/{b} && git remote set-head {remote} -a` records it"
+        ),
+        None => format!(
+            "`git fetch {remote} && git remote set-head {remote} -a` records its default branch once {remote} can be asked (`git remote set-head {remote} BRANCH` names it without asking)"
+        ),
+    }
+}
+
 /// Per key the stricter of two policies, each named by where it was read.
 pub fn combine(a: LoadedPolicy, b: &LoadedPolicy) -> LoadedPolicy {
     let (policy, _) = policy::stricter(&a.policy, &b.policy);
@@ -269,8 +282,9 @@ pub fn same_rules(a: &Policy, b: &Policy) -> bool {
 /// each pushed branch's own remote tip; with none of those, HEAD's policy
 /// at the merge base of HEAD with the remote's refs — never the pushed
 /// tip's alone. A remote this clone knows no ref of leaves `local`, with a
-/// note. Also the remote's revisions it read (what signed receipts are
-/// judged by: the signers they list).
+/// note; so does a default branch that cannot be told, naming the command
+/// that records it (`git remote set-head`). Also the remote's revisions it
+/// read (what signed receipts are judged by: the signers they list).
 pub fn for_push(
     repo: &Repo,
     remote: &str,
@@ -299,20 +313,26 @@ pub fn for_push(
         }
     };
     let mut found: Vec<(String, Oid)> = Vec::new();
-    // The default branch, where the rules are owned.
+    // The default branch, where the rules are owned. Not recorded here (a
+    // remote added by `git remote add`), the remote is asked; what cannot
+    // be told is said, with the command that records it (docs/trust.md).
+    let mut asked = None;
     if let Some(id) = read(&format!("refs/remotes/{remote}/HEAD"))? {
         found.push((format!("{remote}/HEAD"), id));
     } else {
-        let asked = match repo.remote_head_branch(remote) {
-            Ok(branch) => branch,
+        asked = match repo.remote_head_branch(remote) {
+            Ok(branch) => branch.and_then(|b| b.strip_prefix("refs/heads/").map(str::to_string)),
             Err(e) => {
-                notes.push(format!("{remote} could not be asked for its HEAD: {e}"));
+                notes.push(format!(
+                    "refs/remotes/{remote}/HEAD is not set, and {remote} could not be asked for its HEAD: {e}; {}",
+                    set_head_remedy(remote, None)
+                ));
                 None
             }
         };
         let candidates = asked
             .iter()
-            .filter_map(|b| b.strip_prefix("refs/heads/").map(str::to_string))
+            .cloned()
             .chain(["main".to_string(), "master".to_string()]);
         for branch in candidates {
             if let Some(id) = read(&format!("refs/remotes/{remote}/{branch}"))? {
@@ -321,6 +341,7 @@ pub fn for_push(
             }
         }
     }
+    let default_known = !found.is_empty();
     // No default branch known: each pushed branch's own remote tip.
     if found.is_empty() {
         for name in remote_refs {
@@ -350,6 +371,20 @@ pub fn for_push(
                 found.push((format!("the merge base of HEAD with {remote}'s refs"), base));
             }
         }
+    }
+    if !default_known && !found.is_empty() {
+        let judged: Vec<&str> = found.iter().map(|(shown, _)| shown.as_str()).collect();
+        let head_names = match &asked {
+            Some(branch) => format!("its HEAD names {branch}, which this clone has not fetched"),
+            None => format!(
+                "its HEAD names no branch, or could not be asked, and no {remote}/main or {remote}/master is here"
+            ),
+        };
+        notes.push(format!(
+            "{remote}'s default branch is not known here (refs/remotes/{remote}/HEAD is not set; {head_names}): judged by the policy of {}; {}",
+            judged.join(", "),
+            set_head_remedy(remote, asked.as_deref())
+        ));
     }
     if found.is_empty() {
         notes.push(format!(

@@ -4,9 +4,11 @@
 //! this binary, what they chain runnable, or run by a hook manager's
 //! configuration), the hooks directory (another manager's, or shared), the
 //! policy against HEAD's, the plan, the task files and the active pointer,
-//! and the file-system monitor setting. Each fault comes with the command
-//! that repairs it (docs/doctor.md). Exit 0 healthy, 1 with a fault, 3 when
-//! something could not be told and nothing is wrong otherwise.
+//! the file-system monitor setting, each remote's recorded default branch
+//! (a warning when missing) and what the policy's `upstream` resolves to.
+//! Each fault comes with the command that repairs it (docs/doctor.md).
+//! Exit 0 healthy (warnings included), 1 with a fault, 3 when something
+//! could not be told and nothing is wrong otherwise.
 
 use std::path::{Path, PathBuf};
 
@@ -50,10 +52,12 @@ pub fn run(dir: Option<&Path>, args: &DoctorArgs) -> Result<ExitCode, Failure> {
     }
     items.extend(gate_files(&ctx));
     items.push(fsmonitor(&ctx));
+    items.extend(remote_heads(&ctx));
+    items.extend(upstream(&ctx));
     let code = ExitCode::of(items.iter().map(|i| match i.status {
         Status::Fault => Outcome::Refused,
         Status::Unknown => Outcome::Unknown,
-        Status::Ok => Outcome::Pass,
+        Status::Ok | Status::Warn => Outcome::Pass,
     }));
     let manager_name = manager.as_ref().map(|m| match m {
         Manager::Husky { .. } => "husky",
@@ -499,4 +503,121 @@ fn fsmonitor(ctx: &Ctx) -> Item {
         Err(e) => item("fsmonitor", "", Status::Fault, e.to_string())
             .remedy("git config gate.fsmonitor watchman, or git config --unset gate.fsmonitor"),
     }
+}
+
+/// Each configured remote's default branch, as pushes read it to find the
+/// rules they meet (docs/trust.md): `refs/remotes/<remote>/HEAD`. Missing,
+/// a push asks the remote each time, and guesses `main` or `master` when
+/// it cannot: a warning, with the command that records it.
+fn remote_heads(ctx: &Ctx) -> Vec<Item> {
+    let set_head = |remote: &str| format!("git fetch {remote} && git remote set-head {remote} -a");
+    ctx.repo
+        .remote_names()
+        .into_iter()
+        .filter(|r| crate::git::is_remote_name(r))
+        .map(|remote| {
+            let head = format!("refs/remotes/{remote}/HEAD");
+            let target = match ctx.repo.symbolic_target(&head) {
+                Ok(t) => t,
+                Err(e) => {
+                    return item("remote_head", &remote, Status::Unknown, e.to_string())
+                        .remedy("repair the repository's refs (git fsck), then run gate doctor again");
+                }
+            };
+            match (target, ctx.repo.resolve_commit(&head)) {
+                (Some(target), Ok(id)) => item(
+                    "remote_head",
+                    &remote,
+                    Status::Ok,
+                    format!(
+                        "{remote}/HEAD is {} ({}): pushes to {remote} meet its policy",
+                        target.strip_prefix("refs/remotes/").unwrap_or(&target),
+                        id.short()
+                    ),
+                ),
+                (None, Ok(id)) => item(
+                    "remote_head",
+                    &remote,
+                    Status::Ok,
+                    format!("{head} is {}: pushes to {remote} meet its policy", id.short()),
+                ),
+                (Some(target), Err(_)) => item(
+                    "remote_head",
+                    &remote,
+                    Status::Warn,
+                    format!("{head} names {target}, which is not here: pushes to {remote} ask it for its default branch each time (git ls-remote), and guess main or master when they cannot"),
+                )
+                .remedy(set_head(&remote)),
+                (None, Err(_)) => item(
+                    "remote_head",
+                    &remote,
+                    Status::Warn,
+                    format!("{head} is not set: pushes to {remote} ask it for its default branch each time (git ls-remote), and guess main or master when they cannot"),
+                )
+                .remedy(set_head(&remote)),
+            }
+        })
+        .collect()
+}
+
+/// The policy's `provenance.upstream`, when it names one: what it resolves
+/// to here, as the checks resolve it (`provenance::resolve_upstream`), or
+/// a fault: every range that needs it is unknown (`upstream_unavailable`).
+/// The policy is the one the hooks judge with; one that cannot be read is
+/// the `policy` item's fault already.
+fn upstream(ctx: &Ctx) -> Option<Item> {
+    let (policy, _) = crate::checks::trusted::local(ctx, false).ok()?;
+    let name = policy.policy.provenance.upstream?;
+    Some(match crate::provenance::resolve_upstream(&ctx.repo, &name) {
+        Ok(found) => item(
+            "upstream",
+            "",
+            Status::Ok,
+            format!(
+                "provenance.upstream {name} resolves to {}",
+                found
+                    .iter()
+                    .map(|(at, id)| format!("{at} ({})", id.short()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ),
+        Err(e @ (crate::git::GitError::UnknownRevision { .. }
+        | crate::git::GitError::MissingObject { .. })) => item(
+            "upstream",
+            "",
+            Status::Fault,
+            format!("provenance.upstream {name} does not resolve here ({e}): every range that needs it is unknown (upstream_unavailable)"),
+        )
+        .remedy(fetch_upstream(ctx, &name)),
+        Err(e) => item("upstream", "", Status::Unknown, e.to_string()).remedy(
+            "repair the repository (git fsck), or correct provenance.upstream in .gate/policy.yaml",
+        ),
+    })
+}
+
+/// The fetch that brings `name` (a full ref name) here: a remote-tracking
+/// ref or a branch from its remote (a branch is read from the remote's
+/// copy), any other ref into the same name from the remote this clone uses.
+fn fetch_upstream(ctx: &Ctx, name: &str) -> String {
+    let remotes = ctx.repo.remote_names();
+    let correct = "or correct provenance.upstream in .gate/policy.yaml";
+    if let Some(rest) = name.strip_prefix("refs/remotes/")
+        && let Some(remote) = remotes
+            .iter()
+            .filter(|r| rest.starts_with(&format!("{r}/")))
+            .max_by_key(|r| r.len())
+    {
+        return format!("git fetch {remote}, {correct}");
+    }
+    let default = ctx.repo.default_remote();
+    let Some(remote) = remotes.iter().find(|r| **r == default).or(remotes.first()) else {
+        return format!("no remote is configured to fetch it from: create {name} here, {correct}");
+    };
+    // A branch is read from the remote's copy (`refs/remotes/<remote>/X`),
+    // which a plain fetch brings.
+    if name.starts_with("refs/heads/") {
+        return format!("git fetch {remote}, {correct}");
+    }
+    format!("git fetch {remote} {name}:{name}, {correct}")
 }

@@ -1463,11 +1463,14 @@ impl Repo {
 
     /// The names of the configured remotes (`remote.<name>.url`…).
     pub fn remote_names(&self) -> Vec<String> {
-        self.repo
+        let mut names: Vec<String> = self
+            .repo
             .remote_names()
             .iter()
             .map(|n| n.to_string())
-            .collect()
+            .collect();
+        names.sort();
+        names
     }
 
     /// The direct refs under `prefix`, peeled to their objects' ids.
@@ -1527,6 +1530,20 @@ impl Repo {
         }
         out.sort();
         Ok(out)
+    }
+
+    /// The ref the symbolic ref `name` names (`refs/remotes/origin/HEAD` →
+    /// `refs/remotes/origin/main`), whether or not that one exists; `None`
+    /// when there is no ref `name`, or it names an object directly.
+    pub fn symbolic_target(&self, name: &str) -> Result<Option<String>, GitError> {
+        let reference = self
+            .repo
+            .try_find_reference(name)
+            .map_err(|err| GitError::gix(format!("reading {name}"), &err))?;
+        Ok(reference.and_then(|r| match r.target() {
+            gix::refs::TargetRef::Symbolic(target) => Some(target.as_bstr().to_string()),
+            gix::refs::TargetRef::Object(_) => None,
+        }))
     }
 }
 

@@ -373,7 +373,8 @@ pub fn doctor(hooks_dir: &Path, items: &[Item], code: ExitCode) -> String {
     }
     let faults = items.iter().filter(|i| i.status == Status::Fault).count();
     let unknown = items.iter().filter(|i| i.status == Status::Unknown).count();
-    let result = match code {
+    let warnings = items.iter().filter(|i| i.status == Status::Warn).count();
+    let mut result = match code {
         ExitCode::Pass => "healthy".to_string(),
         _ => {
             let mut parts = Vec::new();
@@ -389,6 +390,12 @@ pub fn doctor(hooks_dir: &Path, items: &[Item], code: ExitCode) -> String {
             parts.join(", ")
         }
     };
+    if warnings > 0 {
+        result.push_str(&format!(
+            ", {warnings} warning{}",
+            if warnings == 1 { "" } else { "s" }
+        ));
+    }
     text.push_str(&format!("result: {result} (exit {code})\n"));
     text
 }

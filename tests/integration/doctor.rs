@@ -360,3 +360,127 @@ fn gate_s_script_in_husky_s_place_is_a_fault_gate_install_repairs() {
     let doc = with_gate(&repo);
     assert_eq!(doc.exit_code, 0, "{doc:#?}");
 }
+
+/// `origin`, a bare repository `repo` pushed `main` to (by URL, as `git
+/// remote add` and a first push leave it: no `origin/HEAD`).
+fn with_origin(repo: &TestRepo) -> TestRepo {
+    let origin = TestRepo::bare();
+    repo.git(&["remote", "add", "origin", origin.path().to_str().unwrap()]);
+    repo.git(&["push", "-q", "-u", "origin", "main"]);
+    origin
+}
+
+/// The one item of `check` (and `subject`) a doctor found.
+fn item<'d>(doc: &'d Doctor, check: &str, subject: &str) -> &'d Item {
+    doc.checks
+        .iter()
+        .find(|i| i.check == check && i.subject == subject)
+        .unwrap_or_else(|| panic!("no {check} {subject}: {doc:#?}"))
+}
+
+/// Run a remedy's command as printed (`a && b`, up to the first comma),
+/// each a git command, in `repo`.
+fn run_git_remedy(repo: &TestRepo, remedy: &str) {
+    let command = remedy.split(", ").next().unwrap();
+    for step in command.split(" && ") {
+        let words: Vec<&str> = step.split_whitespace().collect();
+        assert_eq!(words.first(), Some(&"git"), "{remedy}");
+        repo.git(&words[1..]);
+    }
+}
+
+#[test]
+fn a_remote_without_its_head_is_a_warning_set_head_repairs() {
+    // healthy_repo's, with `origin` added before the hooks.
+    let repo = plan_repo("required");
+    let _origin = with_origin(&repo);
+    start_42(&repo);
+    repo.git(&["add", ".gate/tasks"]);
+    repo.git(&["commit", "-q", "-m", "start T-42\n\nTask: T-42"]);
+    gate(&repo, &["install"]);
+    let doc = doctor(&repo);
+    assert_eq!((doc.exit_code, doc.outcome.as_str()), (0, "healthy"));
+    let head = item(&doc, "remote_head", "origin");
+    assert_eq!(head.status, "warn", "{head:#?}");
+    assert!(
+        head.detail.contains("refs/remotes/origin/HEAD is not set"),
+        "{head:#?}"
+    );
+    let remedy = head.remedy.clone().unwrap();
+    assert_eq!(remedy, "git fetch origin && git remote set-head origin -a");
+    let out = repo.gate().arg("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("warn    remote_head origin")
+            && text.contains("remedy: git fetch origin && git remote set-head origin -a")
+            && text.contains("result: healthy, 1 warning (exit 0)"),
+        "{}",
+        show(&out)
+    );
+    // The remedy, as printed, records it.
+    run_git_remedy(&repo, &remedy);
+    let doc = doctor(&repo);
+    let head = item(&doc, "remote_head", "origin");
+    assert_eq!(head.status, "ok", "{head:#?}");
+    assert!(
+        head.detail.starts_with("origin/HEAD is origin/main ("),
+        "{head:#?}"
+    );
+    assert!(doc.checks.iter().all(|i| i.status == "ok"), "{doc:#?}");
+}
+
+#[test]
+fn an_upstream_that_does_not_resolve_is_a_fault_the_fetch_repairs() {
+    for upstream in ["refs/heads/trunk", "refs/remotes/origin/trunk"] {
+        let repo = TestRepo::new();
+        repo.write(
+            ".gate/policy.yaml",
+            format!("version: 1\nprovenance:\n  mode: advisory\n  upstream: {upstream}\n"),
+        );
+        repo.commit_all("initial");
+        let origin = with_origin(&repo);
+        // The remote's trunk, which this clone has neither fetched nor made.
+        repo.git(&["push", "-q", "origin", "main:trunk"]);
+        repo.git(&["update-ref", "-d", "refs/remotes/origin/trunk"]);
+        let doc = doctor(&repo);
+        assert_eq!(doc.exit_code, 1, "{doc:#?}");
+        let up = item(&doc, "upstream", "");
+        assert_eq!(up.status, "fault", "{up:#?}");
+        assert!(
+            up.detail.contains(&format!(
+                "provenance.upstream {upstream} does not resolve here"
+            )) && up.detail.contains("upstream_unavailable"),
+            "{up:#?}"
+        );
+        let remedy = up.remedy.clone().unwrap();
+        // A branch is read from the remote's copy, which a fetch brings.
+        let fetch = "git fetch origin";
+        assert_eq!(
+            remedy,
+            format!("{fetch}, or correct provenance.upstream in .gate/policy.yaml")
+        );
+        run_git_remedy(&repo, &remedy);
+        let doc = doctor(&repo);
+        let up = item(&doc, "upstream", "");
+        assert_eq!(up.status, "ok", "{up:#?}");
+        let tip = origin.git(&["rev-parse", "trunk"]);
+        assert_eq!(
+            up.detail,
+            format!(
+                "provenance.upstream {upstream} resolves to refs/remotes/origin/trunk ({})",
+                &tip.trim()[..12]
+            )
+        );
+    }
+}
+
+#[test]
+fn without_remotes_or_an_upstream_neither_is_listed() {
+    let doc = doctor(&healthy_repo());
+    assert!(
+        doc.checks
+            .iter()
+            .all(|i| i.check != "remote_head" && i.check != "upstream"),
+        "{doc:#?}"
+    );
+}

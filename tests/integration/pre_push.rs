@@ -536,3 +536,54 @@ fn a_branch_is_judged_by_the_policy_of_the_remotes_default_branch() {
     assert!(said(&out).contains("origin/main"), "{}", show(&out));
     let _ = base;
 }
+
+#[test]
+fn an_unknown_default_branch_is_noted_with_the_command_that_records_it() {
+    // origin's default branch is trunk; this clone pushed it, then lost
+    // its remote-tracking ref (a single-branch clone has none either), and
+    // has no origin/HEAD: only feat's own remote tip says anything.
+    let (repo, base) = task_repo("advisory", "refuse", &[]);
+    let remote = TestRepo::bare();
+    remote.git(&["symbolic-ref", "HEAD", "refs/heads/trunk"]);
+    add_remote(&repo, "origin", &remote);
+    repo.git(&["push", "-q", "origin", &format!("{base}:refs/heads/trunk")]);
+    repo.git(&["update-ref", "-d", "refs/remotes/origin/trunk"]);
+    checkout(&repo, &["-q", "-b", "feat"]);
+    repo.git(&["push", "-q", "-u", "origin", "feat"]);
+    let out = repo.gate().arg("install").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    repo.write("src/b.rs", "b\n");
+    commit(&repo, "b\n\nTask: T-1");
+    let out = push(&repo, &["origin", "feat"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let text = said(&out);
+    let remedy = "`git fetch origin refs/heads/trunk:refs/remotes/origin/trunk && git remote set-head origin -a` records it";
+    assert!(
+        text.contains(&format!(
+            "note: origin's default branch is not known here (refs/remotes/origin/HEAD is not set; its HEAD names trunk, which this clone has not fetched): judged by the policy of origin/feat; {remedy}"
+        )),
+        "{text}"
+    );
+    // The command it names, run as printed, records it: the next push
+    // meets trunk's policy and says nothing of it.
+    let command = remedy.split('`').nth(1).unwrap();
+    for step in command.split(" && ") {
+        let words: Vec<&str> = step.split_whitespace().collect();
+        repo.git(&words[1..]);
+    }
+    assert_eq!(
+        repo.git(&["symbolic-ref", "refs/remotes/origin/HEAD"])
+            .trim(),
+        "refs/remotes/origin/trunk"
+    );
+    repo.write("src/c.rs", "c\n");
+    commit(&repo, "c\n\nTask: T-1");
+    let out = push(&repo, &["origin", "feat"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(!said(&out).contains("default branch"), "{}", show(&out));
+    assert!(
+        said(&out).contains("gate hook pre-push: pass"),
+        "{}",
+        show(&out)
+    );
+}

@@ -9,6 +9,9 @@ pub const DOCTOR_SCHEMA: &str = "gate.doctor/1";
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Ok,
+    /// Works, less well than it could (a remote's default branch not
+    /// recorded): said with its remedy, never a fault.
+    Warn,
     Fault,
     Unknown,
 }
@@ -18,6 +21,7 @@ impl Status {
     pub fn word(self) -> &'static str {
         match self {
             Status::Ok => "ok",
+            Status::Warn => "warn",
             Status::Fault => "fault",
             Status::Unknown => "unknown",
         }
@@ -27,13 +31,15 @@ impl Status {
 /// One thing looked at.
 #[derive(Debug, Serialize)]
 pub struct Item {
-    /// `hook`, `hooks_path`, `policy`, `plan`, `task`, `active_task`, `fsmonitor`.
+    /// `hook`, `hooks_path`, `policy`, `plan`, `task`, `active_task`,
+    /// `fsmonitor`, `remote_head`, `upstream`.
     pub check: &'static str,
-    /// The hook's or task's name; empty for the others.
+    /// The hook's, task's or remote's name; empty for the others.
     pub subject: String,
     pub status: Status,
     pub detail: String,
-    /// The command or edit that repairs a fault, or decides an unknown.
+    /// The command or edit that repairs a fault or a warning, or decides
+    /// an unknown.
     pub remedy: Option<String>,
 }
 
