@@ -159,6 +159,57 @@ fn name_heads_task(ctx: &Ctx, active: &str, trailer: &str, findings: &mut [Findi
     }
 }
 
+/// How files gate writes for agents (`AGENTS.md`, `.claude/settings.json`)
+/// get committed here, by the policy the commit hooks judge with
+/// (docs/agents.md, "Committing gate's agent files").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommitRoute {
+    /// The scope check is not `required`: a commit like any other.
+    Free,
+    /// The active task's recorded scope covers every one: commit them with
+    /// its work.
+    InTask(String),
+    /// Under `scope: required` (or a policy that cannot be read), with no
+    /// active task covering them: a task of their own whose scope holds
+    /// them.
+    OwnTask {
+        /// The policy declares the `governance` exemption class, the way
+        /// gate's own files change (docs/policy.md#governance).
+        governance: bool,
+        /// A start must name what it serves (`binding: required`).
+        binding_required: bool,
+        /// The task active now, to switch back to afterwards.
+        active: Option<String>,
+    },
+}
+
+/// The way `paths` (repository-relative) get committed here: see
+/// [`CommitRoute`]. What cannot be read counts as `required`.
+pub fn commit_route(ctx: &Ctx, paths: &[RepoPath]) -> CommitRoute {
+    use crate::policy::Mode;
+    let policy = crate::checks::trusted::local(ctx, false)
+        .ok()
+        .map(|(p, _)| p.policy);
+    if policy.as_ref().is_some_and(|p| p.scope != Mode::Required) {
+        return CommitRoute::Free;
+    }
+    let mut active = None;
+    if let TaskState::Loaded(t) = crate::checks::task_state(ctx, None) {
+        let id = t.record.id.clone();
+        if Scope::new(&t.scope(), &id).is_ok_and(|s| paths.iter().all(|p| s.contains(p))) {
+            return CommitRoute::InTask(id);
+        }
+        active = Some(id);
+    }
+    CommitRoute::OwnTask {
+        governance: policy
+            .as_ref()
+            .is_none_or(|p| p.exemption("governance").is_some()),
+        binding_required: policy.as_ref().is_none_or(|p| p.binding == Mode::Required),
+        active,
+    }
+}
+
 /// What `gate may-touch` and the agent hooks ask before an edit: for each
 /// repository-relative path, may `task` touch it — judged against the
 /// task's RECORDED scope and recorded additions, as the scope check judges

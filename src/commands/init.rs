@@ -120,6 +120,8 @@ fn agents(ctx: &Ctx, print: bool) -> Result<ExitCode, Failure> {
             Some(&ctx.state_dir().join("tmp")),
         )?;
     }
-    out(&human::agents_spliced(how));
+    let route =
+        crate::checks::scope::commit_route(ctx, &[crate::path::RepoPath::from(AGENTS_PATH)]);
+    out(&human::agents_spliced(how, &route));
     Ok(ExitCode::Pass)
 }

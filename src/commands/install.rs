@@ -120,7 +120,7 @@ pub fn install(dir: Option<&Path>, args: &InstallArgs) -> Result<ExitCode, Failu
             // Found on PATH: the settings file is shared (docs/agents.md).
             None => "gate".to_string(),
         };
-        return claude_settings(&ctx, |settings| {
+        return claude_settings(&ctx, true, |settings| {
             crate::agent_hooks::with_gate_hooks(settings, &binary)
         });
     }
@@ -405,7 +405,7 @@ fn legacy_path(hook: &Path) -> PathBuf {
 pub fn uninstall(dir: Option<&Path>, args: &UninstallArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
     if let Some(Agent::ClaudeCode) = args.agent {
-        return claude_settings(&ctx, |settings| {
+        return claude_settings(&ctx, false, |settings| {
             Ok(settings.map_or(
                 serde_json::Value::Null,
                 crate::agent_hooks::without_gate_hooks,
@@ -480,9 +480,13 @@ const CLAUDE_SETTINGS: &str = ".claude/settings.json";
 /// Rewrite `.claude/settings.json` with `change` (given the parsed file,
 /// `None` when absent; `Null` back means "leave it absent"): atomically,
 /// and only when it changes anything. A file that is not JSON is refused,
-/// never overwritten (docs/agents.md).
+/// never overwritten (docs/agents.md). A change that leaves an empty
+/// object where there was more (gate's hooks were all it held) removes
+/// the file, and `.claude/` when that leaves it empty. With `route`, the
+/// output says how to commit the file it wrote.
 fn claude_settings(
     ctx: &Ctx,
+    route: bool,
     change: impl FnOnce(Option<serde_json::Value>) -> Result<serde_json::Value, String>,
 ) -> Result<ExitCode, Failure> {
     let rel = Path::new(CLAUDE_SETTINGS);
@@ -507,6 +511,20 @@ fn claude_settings(
         out(&human::settings_written(
             CLAUDE_SETTINGS,
             SettingsWritten::Unchanged,
+            None,
+        ));
+        return Ok(ExitCode::Pass);
+    }
+    if after.as_object().is_some_and(serde_json::Map::is_empty) {
+        // Read through no link below the root (read_within above), so this
+        // is the file that was read.
+        fsutil::remove_optional(&ctx.root().join(rel))?;
+        // Only an empty directory goes; anything else in it stays.
+        let _ = std::fs::remove_dir(ctx.root().join(".claude"));
+        out(&human::settings_written(
+            CLAUDE_SETTINGS,
+            SettingsWritten::Removed,
+            None,
         ));
         return Ok(ExitCode::Pass);
     }
@@ -519,6 +537,9 @@ fn claude_settings(
         None,
         Some(&ctx.state_dir().join("tmp")),
     )?;
+    let route = route.then(|| {
+        crate::checks::scope::commit_route(ctx, &[crate::path::RepoPath::from(CLAUDE_SETTINGS)])
+    });
     out(&human::settings_written(
         CLAUDE_SETTINGS,
         if bytes.is_some() {
@@ -526,6 +547,7 @@ fn claude_settings(
         } else {
             SettingsWritten::Written
         },
+        route.as_ref(),
     ));
     Ok(ExitCode::Pass)
 }

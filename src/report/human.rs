@@ -1207,8 +1207,11 @@ pub fn initialised(files: &[(&str, Written)]) -> String {
 }
 
 /// The human rendering of `gate init --agents`: what became of AGENTS.md,
-/// and, when it changed, to commit it.
-pub fn agents_spliced(how: crate::agents_md::Spliced) -> String {
+/// and, when it changed, how to commit it here (`route`).
+pub fn agents_spliced(
+    how: crate::agents_md::Spliced,
+    route: &crate::checks::scope::CommitRoute,
+) -> String {
     use crate::agents_md::{AGENTS_PATH, Spliced};
     let said = match how {
         Spliced::Current => return format!("kept {AGENTS_PATH} (its gate block is current)\n"),
@@ -1220,7 +1223,63 @@ pub fn agents_spliced(how: crate::agents_md::Spliced) -> String {
             format!("updated the gate block in {AGENTS_PATH} (the rest kept as it was)")
         }
     };
-    format!("{said}\nnext: commit {AGENTS_PATH}, so every agent working here reads the loop\n")
+    format!(
+        "{said}\n{}",
+        commit_next(
+            AGENTS_PATH,
+            "so every agent working here reads the loop",
+            route
+        )
+    )
+}
+
+/// How to commit `file`, one of gate's files for agents just written, as
+/// the policy lets it be committed here (docs/agents.md, "Committing
+/// gate's agent files"): plainly; with the active task whose scope holds
+/// it; or, under `scope: required`, in a task of its own — the governance
+/// route, as lines to paste into a shell.
+fn commit_next(file: &str, why: &str, route: &crate::checks::scope::CommitRoute) -> String {
+    use crate::checks::scope::CommitRoute;
+    let path = crate::path::RepoPath::from(file);
+    let arg = crate::scope::scope_add_arg(&path);
+    match route {
+        CommitRoute::Free => format!("next: commit {file}, {why}\n"),
+        CommitRoute::InTask(id) => {
+            format!("next: commit {file} with task {id}'s work (its scope holds it), {why}\n")
+        }
+        CommitRoute::OwnTask {
+            governance,
+            binding_required,
+            active,
+        } => {
+            let head = format!(
+                "next: commit {file}, {why}; under `scope: required` that needs a task whose scope holds it"
+            );
+            let start = if *governance {
+                format!(
+                    "{head}: gate's own files take the governance route (docs/policy.md#governance):\n\
+                     gate start --exempt governance --because \"Commit gate's files for agents\" --scope {arg} --brief - <<'EOF'\n"
+                )
+            } else if !binding_required {
+                format!("{head}, a task of its own:\ngate start --scope {arg} --brief - <<'EOF'\n")
+            } else {
+                return format!(
+                    "{head}, and the policy requires a binding but declares no `governance` exemption class: declare it in .gate/policy.yaml (docs/policy.md#governance), or start a task that names what the work serves with `--scope {arg}`, then commit {file} with it\n"
+                );
+            };
+            let mut text = format!(
+                "{start}Commit {file}, gate's file for the agents working here.\nEOF\n\
+                 git add {arg} ':/.gate/tasks' && git commit -m \"Add {file}, gate's file for agents\"\n\
+                 gate task finish    # then commit the task file as it says\n"
+            );
+            if let Some(id) = active {
+                text.push_str(&format!(
+                    "gate task switch {id}    # back to the task that was active\n"
+                ));
+            }
+            text
+        }
+    }
 }
 
 /// What `gate install` did to one hook where gate installs without a hook
@@ -1482,16 +1541,35 @@ pub enum SettingsWritten {
     Updated,
     /// There was no file.
     Written,
+    /// gate's hooks were all it held: the file is gone (and `.claude/`,
+    /// when that left it empty).
+    Removed,
 }
 
-/// The human rendering of `gate install|uninstall --agent claude-code`.
-pub fn settings_written(file: &str, written: SettingsWritten) -> String {
+/// The human rendering of `gate install|uninstall --agent claude-code`;
+/// after an install that changed the file, how to commit it here.
+pub fn settings_written(
+    file: &str,
+    written: SettingsWritten,
+    route: Option<&crate::checks::scope::CommitRoute>,
+) -> String {
     let said = match written {
         SettingsWritten::Unchanged => "unchanged",
         SettingsWritten::Updated => "updated",
         SettingsWritten::Written => "written",
+        SettingsWritten::Removed => "removed (gate's hooks were all it held)",
     };
-    format!("{file}: {said}\n")
+    let mut text = format!("{file}: {said}\n");
+    if let Some(route) = route
+        && matches!(written, SettingsWritten::Updated | SettingsWritten::Written)
+    {
+        text.push_str(&commit_next(
+            file,
+            "so Claude Code runs gate's hooks for everyone working here",
+            route,
+        ));
+    }
+    text
 }
 
 /// The human rendering of `gate task list`: one line per task (`*` marks
@@ -2077,8 +2155,44 @@ mod tests {
             "hooks directory: /r/.git/hooks\n  pre-commit: not gate's; left as it is\n"
         );
         assert_eq!(
-            settings_written(".claude/settings.json", SettingsWritten::Unchanged),
+            settings_written(".claude/settings.json", SettingsWritten::Unchanged, None),
             ".claude/settings.json: unchanged\n"
+        );
+    }
+
+    #[test]
+    fn agent_files_without_the_governance_class_get_the_route_the_binding_allows() {
+        use crate::checks::scope::CommitRoute;
+        let route = |binding_required| CommitRoute::OwnTask {
+            governance: false,
+            binding_required,
+            active: None,
+        };
+        let plain = settings_written(
+            ".claude/settings.json",
+            SettingsWritten::Written,
+            Some(&route(false)),
+        );
+        assert!(
+            plain.contains("\ngate start --scope ':/.claude/settings.json' --brief - <<'EOF'\n"),
+            "{plain}"
+        );
+        assert!(!plain.contains("gate task switch"), "{plain}");
+        let bound = agents_spliced(crate::agents_md::Spliced::Created, &route(true));
+        assert!(
+            bound.contains("declares no `governance` exemption class")
+                && bound.contains("`--scope ':/AGENTS.md'`")
+                && !bound.contains("\ngate start"),
+            "{bound}"
+        );
+        // Nothing to commit after an uninstall: no route.
+        assert_eq!(
+            settings_written(
+                ".claude/settings.json",
+                SettingsWritten::Removed,
+                Some(&route(false))
+            ),
+            ".claude/settings.json: removed (gate's hooks were all it held)\n"
         );
     }
 

@@ -324,6 +324,55 @@ fn install_merges_into_settings_idempotently_and_uninstall_removes_only_gate_s()
 }
 
 #[test]
+fn uninstall_leaves_no_empty_settings_behind() {
+    // The file and the directory install made: both gone.
+    let repo = TestRepo::new();
+    agent(&repo, "install");
+    let settings = repo.path().join(".claude/settings.json");
+    assert!(settings.is_file());
+    let out = repo
+        .gate()
+        .args(["uninstall", "--agent", "claude-code"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        ".claude/settings.json: removed (gate's hooks were all it held)\n"
+    );
+    assert!(!repo.path().join(".claude").exists(), "{}", show(&out));
+    // Again: nothing to do.
+    agent(&repo, "uninstall");
+    assert!(!repo.path().join(".claude").exists());
+
+    // Anything else beside gate's hooks stays: another file in .claude/
+    // keeps the directory, another setting keeps the file.
+    let repo = TestRepo::new();
+    repo.write(".claude/agents/reviewer.md", "# reviewer\n");
+    agent(&repo, "install");
+    agent(&repo, "uninstall");
+    assert!(!repo.path().join(".claude/settings.json").exists());
+    assert!(repo.path().join(".claude/agents/reviewer.md").is_file());
+    let repo = TestRepo::new();
+    repo.write(".claude/settings.json", "{\"model\": \"opus\"}\n");
+    agent(&repo, "install");
+    agent(&repo, "uninstall");
+    let after: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.path().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(after, serde_json::json!({"model": "opus"}));
+    // A file gate's removal does not change stays as it is, empty or not.
+    let repo = TestRepo::new();
+    repo.write(".claude/settings.json", "{}\n");
+    agent(&repo, "uninstall");
+    assert_eq!(
+        std::fs::read_to_string(repo.path().join(".claude/settings.json")).unwrap(),
+        "{}\n"
+    );
+}
+
+#[test]
 fn install_refuses_settings_it_cannot_read_and_leaves_them() {
     let repo = TestRepo::new();
     repo.write(".claude/settings.json", "{ \"model\": \"opus\", }\n");

@@ -628,3 +628,160 @@ fn gate_init_declares_the_governance_class() {
         "{policy}"
     );
 }
+
+// Agent files under `required` (issue 28)
+
+/// Every check `required` but the receipts, and the `governance` class
+/// declared, as `gate init` declares it.
+fn all_required_with_governance(repo: &TestRepo) {
+    let policy = fixture::policy("required")
+        .replace("brief:\n  mode: off", "brief:\n  mode: required")
+        .replace("binding: off", "binding: required")
+        .replace(
+            "exemptions:\n",
+            "exemptions:\n  - id: governance\n    description: Changes to gate's rules and files\n",
+        );
+    repo.write(".gate/policy.yaml", policy);
+    repo.commit_all("all required");
+}
+
+/// The shell lines a `next:` route prints: from its `gate start` line on.
+fn route_script(out: &Output) -> String {
+    let text = String::from_utf8_lossy(&out.stdout);
+    let at = text
+        .find("\ngate start ")
+        .unwrap_or_else(|| panic!("no route printed:\n{}", show(out)));
+    text[at + 1..].to_string()
+}
+
+/// Run `script` with `sh -e` in `repo`, this build's `gate` first on PATH,
+/// the tests' isolated git environment.
+fn run_script(repo: &TestRepo, script: &str) -> Output {
+    let gate = std::path::PathBuf::from(assert_cmd::cargo::cargo_bin!("gate"));
+    let path = std::env::join_paths(std::iter::once(gate.parent().unwrap().to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    std::process::Command::new("sh")
+        .args(["-e", "-c", script])
+        .current_dir(repo.path())
+        .envs(crate::support::git_env())
+        .env("PATH", path)
+        .output()
+        .unwrap()
+}
+
+/// Regression (issue 28): `gate init --agents` and `gate install --agent
+/// claude-code` said "commit AGENTS.md", which under `scope: required` is
+/// refused with no task (or outside the active one's scope). They now
+/// print the governance route, and it works as printed: committed, the
+/// task closed, the active task back, the push and CI through.
+#[test]
+fn agent_files_under_required_print_the_governance_route_and_it_works() {
+    let repo = plan_repo("required");
+    all_required_with_governance(&repo);
+    let base = repo.head();
+    let _origin = with_origin(&repo);
+    install(&repo);
+    fixture::start_42(&repo);
+    repo.git(&["add", ".gate/tasks"]);
+    repo.git(&["commit", "-q", "-m", "Start the CSV export"]);
+
+    // The plain advice is what the hooks refuse.
+    let init = gate_ok(&repo, &["init", "--agents"]);
+    assert!(
+        said(&init).contains("under `scope: required` that needs a task whose scope holds it"),
+        "{}",
+        show(&init)
+    );
+    let script = route_script(&init);
+    assert!(
+        script.starts_with(
+            "gate start --exempt governance --because \"Commit gate's files for agents\" --scope ':/AGENTS.md' --brief - <<'EOF'\n"
+        ) && script.ends_with("gate task switch T-42    # back to the task that was active\n"),
+        "{script}"
+    );
+    for (script, file) in [
+        (script, "AGENTS.md"),
+        (String::new(), ".claude/settings.json"),
+    ] {
+        let script = if script.is_empty() {
+            let out = gate_ok(&repo, &["install", "--agent", "claude-code"]);
+            route_script(&out)
+        } else {
+            script
+        };
+        let out = run_script(&repo, &script);
+        assert!(out.status.success(), "{script}\n{}", show(&out));
+        // `gate task finish` says how to commit the task file: as it says.
+        let text = said(&out);
+        let commit = text
+            .lines()
+            .find_map(|l| l.split_once("or alone: ").map(|(_, c)| c.to_string()))
+            .unwrap_or_else(|| panic!("{text}"));
+        let out = run_command(repo.path(), &commit);
+        assert!(out.status.success(), "{commit}\n{}", show(&out));
+        assert_eq!(repo.git(&["status", "--porcelain"]), "", "{file}");
+        assert!(repo.git_ok(&["cat-file", "-e", &format!("HEAD:{file}")]));
+        let active = repo.gate().args(["task", "list"]).output().unwrap();
+        assert!(said(&active).contains("* T-42"), "{}", show(&active));
+    }
+    let out = push(&repo);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let out = check_range(&repo, &base, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+}
+
+/// With the active task's scope holding the file, it goes with that
+/// task's work; under advisory, it is a commit like any other.
+#[test]
+fn agent_files_go_with_a_task_that_holds_them_or_plainly() {
+    let repo = plan_repo("required");
+    let out = fixture::start(
+        &repo,
+        &["--scope", ":/AGENTS.md", "--scope", ":/src/**"],
+        "Write the agents' loop down.\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let init = gate_ok(&repo, &["init", "--agents"]);
+    assert!(
+        said(&init).contains(
+            "next: commit AGENTS.md with task T-task's work (its scope holds it), so every agent working here reads the loop"
+        ),
+        "{}",
+        show(&init)
+    );
+    let repo = plan_repo("advisory");
+    let init = gate_ok(&repo, &["init", "--agents"]);
+    assert!(
+        said(&init)
+            .ends_with("next: commit AGENTS.md, so every agent working here reads the loop\n"),
+        "{}",
+        show(&init)
+    );
+}
+
+/// A policy that declares no `governance` class, with the binding not
+/// `required`: a plain task takes the file, and that route works too.
+#[test]
+fn without_the_governance_class_a_plain_task_takes_agent_files() {
+    let repo = plan_repo("required");
+    install(&repo);
+    let init = gate_ok(&repo, &["init", "--agents"]);
+    let script = route_script(&init);
+    assert!(
+        script.starts_with("gate start --scope ':/AGENTS.md' --brief - <<'EOF'\n"),
+        "{script}"
+    );
+    let out = run_script(&repo, &script);
+    assert!(out.status.success(), "{script}\n{}", show(&out));
+    let text = said(&out);
+    let commit = text
+        .lines()
+        .find_map(|l| l.split_once("or alone: ").map(|(_, c)| c.to_string()))
+        .unwrap_or_else(|| panic!("{text}"));
+    let out = run_command(repo.path(), &commit);
+    assert!(out.status.success(), "{commit}\n{}", show(&out));
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    assert!(repo.git_ok(&["cat-file", "-e", "HEAD:AGENTS.md"]));
+}
