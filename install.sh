@@ -1,12 +1,14 @@
 #!/bin/sh
-# Build gate from this checkout, install it, and run `gate check` on this
-# repository with the embedded default policy.
+# Build gate from this checkout and install it; then say what was installed
+# (the binary's path and version) and what to do next.
 #
 #   ./install.sh                  install into cargo's bin directory (~/.cargo/bin)
 #   ./install.sh --prefix DIR     install into DIR/bin (or set PREFIX=DIR)
 #
 # Safe to run again: cargo replaces the binary only when the source changed.
 set -eu
+# PATH as the user has it, before cargo's directory is added below.
+user_path=$PATH
 
 prefix=${PREFIX:-}
 while [ $# -gt 0 ]; do
@@ -14,7 +16,7 @@ while [ $# -gt 0 ]; do
     --prefix) [ $# -ge 2 ] || { echo "install.sh: --prefix needs a directory" >&2; exit 2; }
               prefix=$2; shift 2 ;;
     --prefix=*) prefix=${1#--prefix=}; shift ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) echo "install.sh: unknown argument: $1 (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -68,18 +70,31 @@ if [ ! -x "$bin" ]; then
   echo "install.sh: cargo finished but $bin is missing" >&2
   exit 1
 fi
-echo "installed: $bin ($("$bin" --version))"
-case ":$PATH:" in
-  *":$(dirname -- "$bin"):"*) ;;
+version=$("$bin" --version 2>&1) || {
+  echo "install.sh: $bin was installed but does not run: $version" >&2
+  exit 1
+}
+echo "installed: $bin ($version)"
+case ":$user_path:" in
+  *":$(dirname -- "$bin"):"*)
+    found=$(PATH=$user_path command -v gate 2>/dev/null || :)
+    if [ -n "$found" ] && [ "$found" != "$bin" ]; then
+      echo "note: \`gate\` on PATH is $found, found before $bin; call this one by its full path, or put $(dirname -- "$bin") first"
+    fi
+    ;;
   *) echo "note: $(dirname -- "$bin") is not on PATH; add it, or call gate by its full path" ;;
 esac
 
-echo
-echo "running \`gate check\` on this repository (embedded default policy unless .gate/policy.yaml exists):"
-status=0
-"$bin" check || status=$?
-case $status in
-  0) echo "gate check: nothing blocks (exit 0)" ;;
-  *) echo "gate check exited $status (1 refused, 3 could not decide); see above" ;;
-esac
-exit 0
+# What next: gate judges work in a repository that adopted it, and this
+# checkout's own work has no task here, so nothing is checked now.
+cat <<'NEXT'
+
+next, in the repository gate is to govern (README.md, "Adopt it in five minutes"):
+  gate init                # .gate/policy.yaml (every check advisory), an example .gate/plan.yaml
+  gate plan validate       # once .gate/plan.yaml holds your intent, its checks, your issues
+  git add .gate && git commit -m "Adopt gate"
+  gate install             # the git hooks; hooks already there keep running first
+  gate doctor              # the hooks, the policy, the plan: each fault with its remedy
+then, for each piece of work, a task with the operator's request on stdin:
+  echo "Add CSV export to the report page." | gate start --issue N --brief -
+NEXT

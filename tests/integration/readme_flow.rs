@@ -216,3 +216,130 @@ fn the_readme_flow_works_with_every_check_required() {
     assert!(stdout.contains("binding     pass"), "{}", show(&out));
     assert!(stdout.contains("result: pass (exit 0)"), "{}", show(&out));
 }
+
+/// Run the README's first command, `./install.sh`, with `args`, `PATH`
+/// holding `tools` and the system's directories only, and `HOME` at
+/// `home` (so no cargo of this machine is found).
+fn install_sh(tools: &Path, home: &Path, extra_path: Option<&Path>, args: &[&str]) -> Output {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("install.sh");
+    let path = std::env::join_paths(extra_path.into_iter().map(Path::to_path_buf).chain([
+        tools.to_path_buf(),
+        "/usr/bin".into(),
+        "/bin".into(),
+    ]))
+    .unwrap();
+    Command::new("sh")
+        .arg(script)
+        .args(args)
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", home)
+        .output()
+        .expect("run install.sh")
+}
+
+/// `./install.sh` as far as a test can run it without a release build of
+/// many minutes: a stand-in `cargo` on PATH puts a stand-in `gate` where
+/// `cargo install --root DIR` puts it, and every step of install.sh's own
+/// runs for real. It ends saying what it installed (path, version) and
+/// what to do next — never a check of gate's own checkout, where no task
+/// is active and a newcomer would meet refusals.
+#[test]
+fn install_sh_says_what_it_installed_and_what_to_do_next() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().canonicalize().unwrap();
+    let (tools, home, prefix) = (base.join("tools"), base.join("home"), base.join("prefix"));
+    std::fs::create_dir_all(&tools).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    let cargo = tools.join("cargo");
+    std::fs::write(
+        &cargo,
+        "#!/bin/sh\n\
+         # cargo install --locked --path . [--target T] --root DIR\n\
+         root=\n\
+         while [ $# -gt 0 ]; do case $1 in --root) root=$2; shift 2 ;; *) shift ;; esac; done\n\
+         mkdir -p \"$root/bin\"\n\
+         printf '#!/bin/sh\\necho \"gate 0.1.0\"\\n' > \"$root/bin/gate\"\n\
+         chmod +x \"$root/bin/gate\"\n\
+         pwd > \"$root/built-in\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let prefix_arg = prefix.to_str().unwrap();
+    let out = install_sh(&tools, &home, None, &["--prefix", prefix_arg]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let bin = prefix.join("bin/gate");
+    assert!(
+        stdout.contains(&format!("installed: {} (gate 0.1.0)\n", bin.display())),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "note: {} is not on PATH; add it, or call gate by its full path\n",
+            prefix.join("bin").display()
+        )),
+        "{stdout}"
+    );
+    for next in [
+        "next, in the repository gate is to govern",
+        "  gate init ",
+        "  gate install ",
+        "| gate start --issue N --brief -\n",
+    ] {
+        assert!(stdout.contains(next), "{next}\n{stdout}");
+    }
+    // Nothing of this checkout was judged.
+    let all = show(&out);
+    assert!(
+        !all.contains("refused") && !all.contains("gate check") && !all.contains("no_active_task"),
+        "{all}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(prefix.join("built-in"))
+            .unwrap()
+            .trim(),
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .canonicalize()
+            .unwrap()
+            .to_str()
+            .unwrap()
+    );
+    // With its directory on PATH, no note.
+    let out = install_sh(
+        &tools,
+        &home,
+        Some(&prefix.join("bin")),
+        &["--prefix", prefix_arg],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("note:"),
+        "{}",
+        show(&out)
+    );
+
+    // Without cargo it says how to get it, and installs nothing.
+    std::fs::remove_file(&cargo).unwrap();
+    let out = install_sh(
+        &tools,
+        &home,
+        None,
+        &["--prefix", base.join("p2").to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("https://rustup.rs"),
+        "{}",
+        show(&out)
+    );
+    // --help is the script's own header, and only that.
+    let out = install_sh(&tools, &home, None, &["--help"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.starts_with("Build gate from this checkout"), "{help}");
+    assert!(help.contains("./install.sh --prefix DIR"), "{help}");
+    assert!(!help.contains("set -eu"), "{help}");
+}
