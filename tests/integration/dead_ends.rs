@@ -739,7 +739,14 @@ fn agent_files_go_with_a_task_that_holds_them_or_plainly() {
     let repo = plan_repo("required");
     let out = fixture::start(
         &repo,
-        &["--scope", ":/AGENTS.md", "--scope", ":/src/**"],
+        &[
+            "--scope",
+            ":/AGENTS.md",
+            "--scope",
+            ":/src/**",
+            "--id",
+            "T-task",
+        ],
         "Write the agents' loop down.\n",
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));

@@ -225,7 +225,11 @@ fn head_is_t42_s_and_t7_is_active() -> TestRepo {
     repo.git(&["add", "-A"]);
     git_ok(&repo, &["commit", "-q", "-m", "Add the CSV writer"], &[]);
     assert_eq!(trailers(&repo), "Task: T-42\n");
-    let out = start(&repo, &["--issue", "7"], "Fix the typos in the docs.\n");
+    let out = start(
+        &repo,
+        &["--issue", "7", "--id", "T-7"],
+        "Fix the typos in the docs.\n",
+    );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     repo
 }
