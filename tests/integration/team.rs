@@ -722,3 +722,36 @@ fn a_refused_commit_a_remote_holds_says_whose_it_is_and_the_remedy_works() {
     let ci = team.ci("csv");
     agree(&push, &ci);
 }
+
+/// README.md's "Keeping a branch current", run verbatim in Ada's clone
+/// once Bob's work is on main: every command succeeds, no hook is skipped,
+/// and CI agrees with the push.
+#[test]
+fn the_readme_s_keeping_a_branch_current_works_as_written() {
+    let (readme, range) = crate::support::marked_block(
+        "README.md",
+        "<!-- team-flow: begin -->",
+        "<!-- team-flow: end -->",
+    );
+    let flow = readme[range]
+        .trim()
+        .strip_prefix("```sh\n")
+        .and_then(|b| b.strip_suffix("```"))
+        .expect("the marked block is one ```sh code block")
+        .to_string();
+    assert!(!flow.contains("--no-verify"), "{flow}");
+    for (name, team) in teams() {
+        ada_works_on_export(&team);
+        bob_lands_import(&team);
+        let run = team.sh("ada", &flow);
+        assert!(run.passed(), "{name}: {run:?}");
+        assert!(
+            run.said.contains("+ git push --force-with-lease"),
+            "{name}: {run:?}"
+        );
+        let push = team.sh("ada", "git push origin HEAD");
+        let ci = team.ci("csv");
+        agree(&push, &ci);
+        assert!(ci.0.passed(), "{name}: {:?}", ci.0);
+    }
+}
