@@ -755,3 +755,52 @@ fn the_readme_s_keeping_a_branch_current_works_as_written() {
         assert!(ci.0.passed(), "{name}: {:?}", ci.0);
     }
 }
+
+#[test]
+fn a_baseline_a_rebase_rewrote_stops_choosing_commits() {
+    let team = Team::new(None);
+    // Ada starts her task on a commit of her own that is not pushed; a
+    // rebase onto Bob's work then rewrites it.
+    team.sh(
+        "ada",
+        r##"
+git switch -q -c csv
+echo "# export" > EXPORT.md && git add EXPORT.md && git commit -q -m "export notes"
+gate start --issue 17 --brief - <<'BRIEF'
+Add CSV export.
+BRIEF
+mkdir -p src/export && echo "id,date,amount" > src/export/columns.csv
+git add -A && git commit -q -m "Export CSV"
+"##,
+    )
+    .expect_ok("Ada's work on a local commit");
+    bob_lands_import(&team);
+    team.sh("ada", "git fetch -q origin && git rebase -q origin/main")
+        .expect_ok("rebase");
+    let (check, doc) = check_json(&team, "ada");
+    let prov = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "provenance")
+        .cloned()
+        .unwrap();
+    assert!(
+        prov["summary"].as_str().unwrap().contains("was rewritten"),
+        "{check:?}"
+    );
+    assert!(
+        !causes(&doc)
+            .iter()
+            .any(|c| c.ends_with("baseline_not_ancestor")),
+        "{check:?}"
+    );
+    // The task's commit and the rewritten one it was started on are
+    // proved; Bob's are not.
+    let bobs = team.rev("bob", "main");
+    assert!(!check.said.contains(&bobs[..12]), "{check:?}");
+    assert!(
+        prov["summary"].as_str().unwrap().starts_with("2 commits"),
+        "{check:?}"
+    );
+}
