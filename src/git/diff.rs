@@ -7,7 +7,7 @@
 //! follows `diff.renames`, which defaults to on).
 
 use std::cell::Cell;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::ops::ControlFlow;
 
 use gix::diff::tree_with_rewrites::ChangeRef;
@@ -765,38 +765,16 @@ fn combined_dir(
     changes: &mut Vec<Change>,
     context: &dyn Fn() -> String,
 ) -> Result<(), GitError> {
-    let read = |id: Option<gix::ObjectId>| -> Result<Vec<u8>, GitError> {
+    let mut bufs: Vec<Vec<u8>> = Vec::with_capacity(1 + parents.len());
+    for &id in std::iter::once(&tree).chain(parents) {
         let mut buf = Vec::new();
-        Ok(read_subtree(repo, id, &mut buf, context)?.to_vec())
-    };
-    let ours = read(tree)?;
-    let theirs = parents
-        .iter()
-        .map(|&p| read(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    // Every name in any of the trees: the merge's entry and each parent's.
-    type Slot = (Option<Entry>, Vec<Option<Entry>>);
-    let mut names: BTreeMap<&[u8], Slot> = BTreeMap::new();
-    let kind = repo.object_hash();
-    for (side, data) in std::iter::once(&ours).chain(&theirs).enumerate() {
-        for entry in gix::objs::TreeRefIter::from_bytes(data, kind) {
-            let entry = entry.map_err(|err| {
-                GitError::other(context(), format_args!("decoding a tree: {err}"))
-            })?;
-            let slot = names
-                .entry(entry.filename.as_ref())
-                .or_insert_with(|| (None, vec![None; parents.len()]));
-            let value = Some(Entry {
-                mode: entry.mode,
-                id: entry.oid.to_owned(),
-            });
-            match side {
-                0 => slot.0 = value,
-                n => slot.1[n - 1] = value,
-            }
-        }
+        read_subtree(repo, id, &mut buf, context)?;
+        bufs.push(buf);
     }
-    for (name, (ours, theirs)) in names {
+    let mut trees: Vec<&[u8]> = bufs.iter().map(Vec::as_slice).collect();
+    let mut subs: Vec<Option<gix::ObjectId>> = Vec::with_capacity(parents.len());
+    walk_aligned(&mut trees, repo.object_hash(), context, |name, slot| {
+        let (ours, theirs) = (slot[0], &slot[1..]);
         let len = prefix.len();
         if !prefix.is_empty() {
             prefix.push(b'/');
@@ -818,13 +796,92 @@ fn combined_dir(
             changes.extend(change);
         }
         let sub = Entry::subtree(ours);
-        let subs: Vec<Option<gix::ObjectId>> = theirs.iter().map(|&t| Entry::subtree(t)).collect();
+        subs.clear();
+        subs.extend(theirs.iter().map(|&t| Entry::subtree(t)));
         if !subs.contains(&sub) {
-            combined_dir(repo, sub, &subs, prefix, changes, context)?;
+            let below = subs.clone();
+            combined_dir(repo, sub, &below, prefix, changes, context)?;
         }
         prefix.truncate(len);
+        Ok(())
+    })
+}
+
+/// Several raw trees walked side by side in git's tree order (a directory
+/// sorts as its name and a `/`): `each` is called once per name and kind
+/// with every tree's entry of it (`None` where a tree has none). A name a
+/// tree holds as a directory and another as a file comes twice, once per
+/// kind: a file-level comparison sees only the files, a subtree comparison
+/// only the directories, so the two halves answer as one slot would.
+///
+/// Entries every tree starts with byte for byte are stepped over unread,
+/// as [`compare_dir`] steps over them: an entry alike in every tree is
+/// neither a change nor a subtree to read. So a merge touching one file of
+/// a directory of a thousand compares that file, not a thousand names.
+fn walk_aligned<'a>(
+    trees: &mut [&'a [u8]],
+    hash: gix::hash::Kind,
+    context: &dyn Fn() -> String,
+    mut each: impl FnMut(&'a [u8], &[Option<Entry>]) -> Result<(), GitError>,
+) -> Result<(), GitError> {
+    let malformed = || GitError::other(context(), "decoding a tree: a malformed entry");
+    let mut slot: Vec<Option<Entry>> = vec![None; trees.len()];
+    loop {
+        // Step over the entries every tree starts with, byte for byte.
+        if trees.len() > 1 && trees.iter().all(|t| !t.is_empty()) {
+            let first: &'a [u8] = trees[0];
+            let same = trees[1..]
+                .iter()
+                .map(|t| common_prefix(first, t))
+                .min()
+                .unwrap_or(0);
+            let mut skip = 0;
+            while let Some(len) = entry_len(&first[skip..], hash).filter(|&len| skip + len <= same)
+            {
+                skip += len;
+            }
+            if skip > 0 {
+                for t in trees.iter_mut() {
+                    *t = &t[skip..];
+                }
+            }
+        }
+        // The least head, in git's order.
+        let mut least: Option<(&'a [u8], bool)> = None;
+        for &t in trees.iter() {
+            if t.is_empty() {
+                continue;
+            }
+            let head = decode_entry(t, hash).ok_or_else(malformed)?;
+            let is_tree = head.mode.is_tree();
+            let less = least.is_none_or(|(name, tree)| {
+                gix::objs::tree::name_order(head.name, is_tree, name, tree)
+                    == std::cmp::Ordering::Less
+            });
+            if less {
+                least = Some((head.name, is_tree));
+            }
+        }
+        let Some((name, is_tree)) = least else {
+            return Ok(());
+        };
+        for (at, t) in trees.iter_mut().enumerate() {
+            slot[at] = None;
+            let tree: &'a [u8] = t;
+            if tree.is_empty() {
+                continue;
+            }
+            let head = decode_entry(tree, hash).ok_or_else(malformed)?;
+            if head.mode.is_tree() == is_tree && head.name == name {
+                slot[at] = Some(Entry {
+                    mode: head.mode,
+                    id: head.id.to_owned(),
+                });
+                *t = &tree[head.len..];
+            }
+        }
+        each(name, &slot)?;
     }
-    Ok(())
 }
 
 /// The trees a merge is judged by ([`merge_changes`]): its own, its
@@ -913,43 +970,39 @@ fn merge_dir(
     changes: &mut Vec<Change>,
     context: &dyn Fn() -> String,
 ) -> Result<(), GitError> {
-    // Each distinct tree read once.
-    let mut read: Vec<(gix::ObjectId, Vec<u8>)> = Vec::new();
-    for id in roles.iter().flatten() {
-        if !read.iter().any(|(seen, _)| seen == id) {
-            let mut buf = Vec::new();
-            read_subtree(repo, Some(*id), &mut buf, context)?;
-            read.push((*id, buf));
-        }
-    }
-    let mut names: BTreeMap<&[u8], Vec<Option<Entry>>> = BTreeMap::new();
-    let kind = repo.object_hash();
-    for (id, data) in &read {
-        for entry in gix::objs::TreeRefIter::from_bytes(data, kind) {
-            let entry = entry.map_err(|err| {
-                GitError::other(context(), format_args!("decoding a tree: {err}"))
-            })?;
-            let slot = names
-                .entry(entry.filename.as_ref())
-                .or_insert_with(|| vec![None; roles.len()]);
-            let value = Some(Entry {
-                mode: entry.mode,
-                id: entry.oid.to_owned(),
-            });
-            for (at, role) in roles.iter().enumerate() {
-                if role.as_ref() == Some(id) {
-                    slot[at] = value;
+    // Each distinct tree read once; each role points at its tree.
+    let mut ids: Vec<gix::ObjectId> = Vec::new();
+    let mut bufs: Vec<Vec<u8>> = Vec::new();
+    let mut tree_of: Vec<Option<usize>> = Vec::with_capacity(roles.len());
+    for role in roles {
+        tree_of.push(match role {
+            None => None,
+            Some(id) => Some(match ids.iter().position(|seen| seen == id) {
+                Some(at) => at,
+                None => {
+                    let mut buf = Vec::new();
+                    read_subtree(repo, Some(*id), &mut buf, context)?;
+                    ids.push(*id);
+                    bufs.push(buf);
+                    ids.len() - 1
                 }
-            }
-        }
+            }),
+        });
     }
-    for (name, slot) in names {
+    let mut trees: Vec<&[u8]> = bufs.iter().map(Vec::as_slice).collect();
+    let mut leaves: Vec<Option<Entry>> = vec![None; roles.len()];
+    let mut subs: Vec<Option<gix::ObjectId>> = vec![None; roles.len()];
+    walk_aligned(&mut trees, repo.object_hash(), context, |name, slot| {
+        for (at, tree) in tree_of.iter().enumerate() {
+            let entry = tree.and_then(|t| slot[t]);
+            leaves[at] = Entry::leaf(entry);
+            subs[at] = Entry::subtree(entry);
+        }
         let len = prefix.len();
         if !prefix.is_empty() {
             prefix.push(b'/');
         }
         prefix.extend_from_slice(name);
-        let leaves: Vec<Option<Entry>> = slot.iter().map(|&e| Entry::leaf(e)).collect();
         let clean = layout.clean(&leaves);
         if clean != Some(leaves[0]) {
             let parents = &leaves[1..=layout.parents];
@@ -966,13 +1019,13 @@ fn merge_dir(
             };
             changes.extend(change);
         }
-        let subs: Vec<Option<gix::ObjectId>> = slot.iter().map(|&e| Entry::subtree(e)).collect();
         if layout.clean(&subs) != Some(subs[0]) {
-            merge_dir(repo, &subs, layout, prefix, changes, context)?;
+            let below = subs.clone();
+            merge_dir(repo, &below, layout, prefix, changes, context)?;
         }
         prefix.truncate(len);
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// `name` below `prefix`.

@@ -536,3 +536,58 @@ fn a_merge_dropping_upstreams_fix_outside_its_scope_is_refused() {
         "{doc:#}"
     );
 }
+
+/// Names that sort apart by kind (git orders a directory as its name and a
+/// `/`: `g` < `g-x` < `g/` < `g0`): a file turned into a directory on one
+/// side, a neighbour changed on the other, and the merge's own edits beside
+/// them. The side-by-side walk meets `g` twice, once per kind; its answer is
+/// git's, for the merge's own paths and for the combined diff.
+#[test]
+fn names_a_directory_and_a_file_share_are_judged_as_git_judges_them() {
+    let repo = TestRepo::new();
+    for f in ["g", "g-x", "g0", "h/a", "h-b"] {
+        repo.write(f, format!("{f}\n"));
+    }
+    repo.commit_all("base");
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write("g-x", "side\n");
+    repo.remove(b"h");
+    repo.write("h", "h is a file now\n");
+    repo.commit_all("side");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.remove(b"g");
+    repo.write("g/inner", "a directory now\n");
+    repo.write("g0", "main\n");
+    repo.commit_all("main");
+    for evil in [false, true] {
+        repo.git(&["checkout", "-q", "main"]);
+        repo.git(&["checkout", "-q", "-B", "m"]);
+        repo.git(&["merge", "-q", "--no-commit", "--no-ff", "side"]);
+        if evil {
+            repo.write("g-x", "the merge's own\n");
+            repo.write("g/inner2", "the merge's own\n");
+            repo.write("h-b", "the merge's own\n");
+        }
+        let merge = repo.commit_all("merge");
+        let gate = gate::git::Repo::discover(repo.path()).unwrap();
+        let id = gate::git::Oid::from_hex(&merge).unwrap();
+        let own = paths(&gate.merge_changes(id).unwrap());
+        let (want, _) = git_own(&repo, &merge).expect("a clean merge exists");
+        assert_eq!(own, want, "evil: {evil}");
+        let combined = paths(&gate.combined_changes(id).unwrap());
+        let git_c: BTreeSet<Vec<u8>> = crate::support::nul_fields(&repo.git_bytes(&[
+            "diff-tree",
+            "-c",
+            "-r",
+            "-z",
+            "--no-commit-id",
+            "--name-only",
+            "--no-renames",
+            &merge,
+        ]))
+        .into_iter()
+        .collect();
+        assert_eq!(combined, git_c, "evil: {evil}");
+        assert_eq!(own.is_empty(), !evil, "evil: {evil}");
+    }
+}
