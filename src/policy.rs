@@ -11,7 +11,7 @@
 //!   `provenance`, `receipts`, `brief`) reads as `advisory`, the embedded
 //!   default's value; inside a present section `mode` is required and the
 //!   other keys default as docs/policy.md says (`merges: refuse`, `max_entries:
-//!   20000`, `max_bytes: 134217728`, no `upstream`, `trailer` or
+//!   200000`, `max_bytes: 2147483648`, no `upstream`, `trailer` or
 //!   `required_since`).
 //! - `binding` is special (docs/binding.md): absent, empty or misspelt reads as
 //!   `off` and says so in [`Policy::notes`] instead of failing — a policy that
@@ -252,9 +252,9 @@ impl Trust {
 }
 
 /// Default `receipts.max_entries`.
-pub const DEFAULT_MAX_ENTRIES: u64 = 20_000;
+pub const DEFAULT_MAX_ENTRIES: u64 = 200_000;
 /// Default `receipts.max_bytes` (128 MiB).
-pub const DEFAULT_MAX_BYTES: u64 = 128 << 20;
+pub const DEFAULT_MAX_BYTES: u64 = 2 << 30;
 
 fn default_max_entries() -> u64 {
     DEFAULT_MAX_ENTRIES
@@ -907,8 +907,8 @@ mod tests {
         assert_eq!(policy.scope, Mode::Advisory);
         assert_eq!(policy.provenance, Provenance::default());
         assert_eq!(policy.receipts, ReceiptsPolicy::default());
-        assert_eq!(policy.receipts.max_entries, 20_000);
-        assert_eq!(policy.receipts.max_bytes, 134_217_728);
+        assert_eq!(policy.receipts.max_entries, 200_000);
+        assert_eq!(policy.receipts.max_bytes, 2_147_483_648);
         assert_eq!(policy.brief, BriefPolicy::default());
         assert!(policy.notes.is_empty(), "{:?}", policy.notes);
     }
