@@ -882,7 +882,9 @@ impl Repo {
             .iter()
             .map(|&parent| self.parent_tree(id, Oid(parent)))
             .collect::<Result<Vec<_>, _>>()?;
-        self.merge_changes_of(id, tree_id, &parents, &trees)
+        let cache = self.repo.commit_graph_if_enabled().ok().flatten();
+        let mut graph = self.repo.revision_graph(cache.as_ref());
+        self.merge_changes_of(id, tree_id, &parents, &trees, &mut graph)
     }
 
     /// Of `paths`, those where `index` does not hold what a clean merge of
@@ -902,8 +904,10 @@ impl Repo {
             .map(|o| o.0)
             .collect();
         let mut bases = Vec::with_capacity(parents.len() - 1);
+        let cache = self.repo.commit_graph_if_enabled().ok().flatten();
+        let mut graph = self.repo.revision_graph(cache.as_ref());
         for k in 1..parents.len() {
-            bases.push(self.merge_bases(head, parents[k], &parents[..k])?);
+            bases.push(self.merge_bases(head, parents[k], &parents[..k], &mut graph)?);
         }
         let mut own = Vec::new();
         for path in paths {
@@ -940,10 +944,11 @@ impl Repo {
         tree: gix::ObjectId,
         parents: &[gix::ObjectId],
         parent_trees: &[gix::ObjectId],
+        graph: &mut MergeGraph<'_, '_>,
     ) -> Result<Vec<Change>, GitError> {
         let mut bases = Vec::with_capacity(parents.len() - 1);
         for k in 1..parents.len() {
-            let commits = self.merge_bases(id, parents[k], &parents[..k])?;
+            let commits = self.merge_bases(id, parents[k], &parents[..k], graph)?;
             let trees = commits
                 .into_iter()
                 .map(|base| self.commit_tree(Oid(base)))
@@ -963,18 +968,27 @@ impl Repo {
     /// The merge bases of `one` and `others` (`git merge-base --all one
     /// others…`), for merge `id`: empty when they share no commit. In a
     /// shallow clone no base is no answer: it may lie beyond the boundary.
+    ///
+    /// `graph` keeps the commits it has read: the merges of a run share
+    /// most of the history below them, which is then read once (without a
+    /// commit-graph, reading it again for each merge cost git/git some 80
+    /// ms a merge).
     fn merge_bases(
         &self,
         id: Oid,
         one: gix::ObjectId,
         others: &[gix::ObjectId],
+        graph: &mut MergeGraph<'_, '_>,
     ) -> Result<Vec<gix::ObjectId>, GitError> {
-        let bases = self.repo.merge_bases_many(one, others).map_err(|err| {
-            GitError::other(
-                format!("finding the merge bases of merge {id}'s parents"),
-                format_args!("{err:#}"),
-            )
-        })?;
+        let bases = self
+            .repo
+            .merge_bases_many_with_graph(one, others, graph)
+            .map_err(|err| {
+                GitError::other(
+                    format!("finding the merge bases of merge {id}'s parents"),
+                    format_args!("{err:#}"),
+                )
+            })?;
         if bases.is_empty() && self.is_shallow() {
             return Err(GitError::ShallowMergeBase {
                 commit: id.to_hex(),
@@ -1082,16 +1096,22 @@ impl Repo {
     /// The changes of each commit of a run handed on by the walk, computed
     /// oldest first (a commit's parent is usually the one before it, whose
     /// trees the caches still hold) and returned in walk order.
+    /// The changes of a run of walked commits; `graph` keeps the commits
+    /// the merge-base searches read, from run to run.
     fn diff_run(
         &self,
         run: Vec<walk::Walked>,
         renames: Renames,
         merges: MergeChanges,
+        graph: &mut MergeGraph<'_, '_>,
     ) -> RunResults {
         let mut results: RunResults = run
             .into_iter()
             .rev()
-            .map(|commit| (commit.id, self.walked_changes(commit, renames, merges)))
+            .map(|commit| {
+                let id = commit.id;
+                (id, self.walked_changes(commit, renames, merges, graph))
+            })
             .collect();
         results.reverse();
         results
@@ -1102,6 +1122,7 @@ impl Repo {
         commit: walk::Walked,
         renames: Renames,
         merges: MergeChanges,
+        graph: &mut MergeGraph<'_, '_>,
     ) -> Result<CommitChanges, GitError> {
         let id = Oid(commit.id);
         // A shallow boundary's parents were not read: it fails as
@@ -1116,9 +1137,13 @@ impl Repo {
                     format!("diffing merge {id} against its parents")
                 })?
             }
-            (true, MergeChanges::Own) => {
-                self.merge_changes_of(id, commit.tree, &commit.parents, &commit.parent_trees)?
-            }
+            (true, MergeChanges::Own) => self.merge_changes_of(
+                id,
+                commit.tree,
+                &commit.parents,
+                &commit.parent_trees,
+                graph,
+            )?,
             (false, _) => self
                 .changes_against(
                     id,
@@ -1689,6 +1714,17 @@ fn walk_context(tips: &[Oid], hidden: &[Oid]) -> String {
 /// How many consecutive commits one thread diffs at a time.
 const RUN: usize = 128;
 
+/// The commits a merge-base search reads, kept across the merges of a run.
+type MergeGraph<'r, 'c> = gix::revwalk::Graph<
+    'r,
+    'c,
+    gix::revwalk::graph::Commit<gix::revision::plumbing::merge_base::Flags>,
+>;
+
+/// How many runs' results a diff thread keeps waiting to be taken before it
+/// waits itself.
+const RESULTS_AHEAD: usize = 4;
+
 type RunResults = Vec<(gix::ObjectId, Result<CommitChanges, GitError>)>;
 
 /// The diff threads: one queue of runs and one of results each; runs go to
@@ -1744,17 +1780,25 @@ impl Runs<'_> {
         };
         for _ in 0..2 {
             let (job_tx, job_rx) = std::sync::mpsc::channel::<Vec<walk::Walked>>();
-            let (result_tx, result_rx) = std::sync::mpsc::channel::<RunResults>();
+            // Results wait, at most RESULTS_AHEAD runs a thread, until they
+            // are taken: past that the thread waits too, so memory stays
+            // flat in the range's length (the walk's queue holds commits
+            // to diff, not their changes).
+            let (result_tx, result_rx) = std::sync::mpsc::sync_channel::<RunResults>(RESULTS_AHEAD);
             let mut clone = self.repo.clone();
             set_diff_thread_caches(&mut clone);
             let (renames, merges, stop) = (self.renames, self.merges, stop.clone());
             workers.threads.push(std::thread::spawn(move || {
                 let repo = Repo::from_gix(clone);
+                // One graph for every merge base this thread looks for.
+                let cache = repo.repo.commit_graph_if_enabled().ok().flatten();
+                let mut graph = repo.repo.revision_graph(cache.as_ref());
                 for run in job_rx {
                     if stop.load(std::sync::atomic::Ordering::Relaxed) {
                         break;
                     }
-                    if result_tx.send(repo.diff_run(run, renames, merges)).is_err() {
+                    let results = repo.diff_run(run, renames, merges, &mut graph);
+                    if result_tx.send(results).is_err() {
                         break;
                     }
                 }
@@ -1869,8 +1913,10 @@ impl WalkedChanges<'_> {
         };
         match pending {
             Pending::Here(runs) => {
+                let cache = repo.repo.commit_graph_if_enabled().ok().flatten();
+                let mut graph = repo.repo.revision_graph(cache.as_ref());
                 for run in runs {
-                    hand(repo.diff_run(run, renames, merges));
+                    hand(repo.diff_run(run, renames, merges, &mut graph));
                 }
             }
             Pending::Threads { workers, runs } => {
