@@ -2718,3 +2718,84 @@ fn gate_status_excluding(repo: &TestRepo, exclude: &[&str]) -> Vec<(Vec<u8>, Wor
         .map(|e| (e.path.as_bytes().to_vec(), e.state))
         .collect()
 }
+
+/// The real history the oracle slice runs on: `GATE_REAL_HISTORY` (a
+/// bundle or a repository), else ripgrep's bundle in `../shared/corpus`
+/// when this checkout sits beside one; `None` when neither is there.
+fn real_history() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("GATE_REAL_HISTORY").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(path));
+    }
+    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/ripgrep.bundle");
+    beside.exists().then_some(beside)
+}
+
+/// The oracle on a history nobody generated (issue 29): the newest 150
+/// commits of a real history and its newest 30 merges, each commit's changes against each parent
+/// equal to `git diff-tree`, and each merge's combined diff to `git
+/// diff-tree -c`. Skipped, and said so, without a real history; required
+/// where `GATE_REQUIRE_REAL_HISTORY=1` (`.ci/run`, when it finds one).
+#[test]
+fn changes_match_git_diff_tree_on_a_real_history_slice() {
+    let Some(source) = real_history() else {
+        assert!(
+            std::env::var("GATE_REQUIRE_REAL_HISTORY").as_deref() != Ok("1"),
+            "GATE_REQUIRE_REAL_HISTORY=1 but no real history: set GATE_REAL_HISTORY to a bundle or repository"
+        );
+        eprintln!(
+            "SKIPPED changes_match_git_diff_tree_on_a_real_history_slice: no real history (set GATE_REAL_HISTORY, or put the corpus in ../shared/corpus)"
+        );
+        return;
+    };
+    let repo = TestRepo::new();
+    let src = source.to_str().expect("a UTF-8 path");
+    repo.git(&["fetch", "-q", src, "+HEAD:refs/heads/real"]);
+    let listed = |extra: &str| -> Vec<(String, Vec<String>)> {
+        repo.git(&["rev-list", "--parents", extra, "refs/heads/real"])
+            .lines()
+            .map(|line| {
+                let mut ids = line.split(' ').map(str::to_owned);
+                (ids.next().expect("an id"), ids.collect())
+            })
+            .collect()
+    };
+    // The newest commits, and the newest merges wherever they are.
+    let mut commits = listed("--max-count=150");
+    assert_eq!(commits.len(), 150, "a real history of at least 150 commits");
+    for merge in listed("--merges").into_iter().take(30) {
+        if !commits.iter().any(|(c, _)| *c == merge.0) {
+            commits.push(merge);
+        }
+    }
+    let gate = open(&repo);
+    let mut merges = 0;
+    for (commit, parents) in &commits {
+        let id = oid(commit);
+        let off = gate
+            .changes(id, Renames::Off)
+            .unwrap_or_else(|err| panic!("changes({commit}): {err}"));
+        for (i, diff) in off.iter().enumerate() {
+            let parent = parents.get(i).map(String::as_str);
+            assert_rows(
+                &format!("{commit} against parent #{i}"),
+                &git_diff(&repo, parent, commit, "--no-renames"),
+                &gate_rows(&diff.changes),
+            );
+        }
+        if parents.len() > 1 {
+            merges += 1;
+            let combined = gate
+                .combined_changes(id)
+                .unwrap_or_else(|err| panic!("combined_changes({commit}): {err}"));
+            assert_eq!(
+                gate_paths(&combined),
+                git_combined_paths(&repo, commit),
+                "merge {commit}: git -c"
+            );
+        }
+    }
+    eprintln!(
+        "real history {src}: {} commits, {merges} merges, equal to git's",
+        commits.len()
+    );
+}
