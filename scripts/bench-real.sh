@@ -1,0 +1,86 @@
+#!/bin/sh
+# Provenance on real histories (issue 29; figures in docs/performance.md,
+# "Real histories"): `gate check --range B..HEAD --only provenance` beside
+# the equal work by git, `git log --raw --no-renames -c --format=%H B..HEAD`
+# (every path of every commit, merges as combined diffs), taking turns run by
+# run (gate, git, gate, git, …) so that a change in the machine's load falls
+# on both alike. Medians of wall time, CPU time (user+sys) and peak memory
+# (GNU time's maximum resident set size).
+#
+#   scripts/bench-real.sh REPO RANGE-BASE... [-- GATE...]
+#
+# REPO is a repository (bare or not) holding the history, e.g. a mirror
+# fetched from github:git/git or github:moby/moby, or a clone of
+# ../shared/corpus/ripgrep.bundle. Each RANGE-BASE is a revision (`HEAD~300`,
+# `ROOT` for the whole history: from its oldest root commit). The policy
+# judging the range is written
+# into REPO as a commit no ref names (provenance required, merges
+# inspected), passed as --policy-from. GATE: the gate binaries to compare
+# (default: `gate` on PATH); several are measured in turn, each against git.
+# RUNS (default 7) runs each. Needs git, python3 and GNU time.
+set -eu
+[ $# -ge 2 ] || { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+repo=$1; shift
+bases=""
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do bases="$bases $1"; shift; done
+[ "${1:-}" = "--" ] && shift
+gates=${*:-gate}
+runs=${RUNS:-7}
+cd "$repo"
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+
+# The judging policy, as an unreferenced commit in REPO.
+policy=$(printf 'version: 1\nbinding: off\nscope: off\nprovenance:\n  mode: required\n  merges: inspect\nreceipts:\n  mode: off\nbrief:\n  mode: off\n' | git hash-object -w --stdin)
+dot_gate=$(printf '100644 blob %s\tpolicy.yaml\n' "$policy" | git mktree)
+root_tree=$(printf '040000 tree %s\t.gate\n' "$dot_gate" | git mktree)
+policy_commit=$(GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' GIT_COMMITTER_DATE='2026-01-01T00:00:00Z' \
+    GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com \
+    GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com \
+    git commit-tree -m "bench policy" "$root_tree")
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+graph=no
+[ -f objects/info/commit-graph ] || [ -d objects/info/commit-graphs ] || [ -f .git/objects/info/commit-graph ] && graph=yes
+echo "repository: $repo ($(git rev-list --count HEAD) commits, commit-graph: $graph)"
+echo "load at start: $(uptime | sed 's/.*load average/load average/')"
+printf '| range | commits (merges) | gate | wall gate/git | CPU gate/git | peak MiB gate / git | gate wall, CPU | git wall, CPU |\n|---|---|---|---|---|---|---|---|\n'
+for base in $bases; do
+    case $base in
+        ROOT) root=$(git rev-list --max-parents=0 HEAD | tail -n 1)
+              spec="$root..HEAD"; range="ROOT..HEAD (the whole history less one root)"; gate_range=$spec ;;
+        *) spec="$base..HEAD"; range=$spec; gate_range=$spec ;;
+    esac
+    commits=$(git rev-list --count $spec)
+    merges=$(git rev-list --count --merges $spec)
+    for gate in $gates; do
+        : > "$tmp/gate"; : > "$tmp/git"
+        i=0
+        while [ $i -lt "$runs" ]; do
+            /usr/bin/time -f '%e %U %S %M' -o "$tmp/t" "$gate" check --range "$gate_range" --only provenance \
+                --policy-from "$policy_commit" --format json >/dev/null 2>&1 || true
+            cat "$tmp/t" >> "$tmp/gate"
+            /usr/bin/time -f '%e %U %S %M' -o "$tmp/t" git log --raw --no-renames -c --format=%H $spec >/dev/null
+            cat "$tmp/t" >> "$tmp/git"
+            i=$((i + 1))
+        done
+        python3 - "$tmp/gate" "$tmp/git" "$range" "$commits" "$merges" "$gate" <<'EOF'
+import statistics, sys
+def rows(path):
+    out = []
+    for line in open(path):
+        f = line.split()
+        if len(f) == 4:
+            e, u, s, m = map(float, f)
+            out.append((e, u + s, m / 1024))
+    return out
+g, h = rows(sys.argv[1]), rows(sys.argv[2])
+med = lambda xs, k: statistics.median(x[k] for x in xs)
+gw, gc, gm = med(g, 0), med(g, 1), med(g, 2)
+hw, hc, hm = med(h, 0), med(h, 1), med(h, 2)
+print(f"| {sys.argv[3]} | {sys.argv[4]} ({sys.argv[5]}) | {sys.argv[6]} | {gw / hw:.2f}x | {gc / hc:.2f}x "
+      f"| {gm:.0f} / {hm:.0f} | {gw:.2f} s, {gc:.2f} s | {hw:.2f} s, {hc:.2f} s |")
+EOF
+    done
+done
+echo "load at end: $(uptime | sed 's/.*load average/load average/')"
