@@ -5,8 +5,10 @@
 //! Owns which paths are covered (`cover`), reading and hashing them on all
 //! cores (`scan`), the stat cache that keeps a warm run from reading again
 //! (`cache`), the untracked cache (`walk`), the opt-in file-system monitor
-//! that keeps it from stat-ing again (`monitor`, `gate.fsmonitor`), and the
-//! paths a task touched ([`touched_paths`]). It never
+//! that keeps it from stat-ing again (`monitor`, `gate.fsmonitor`), the
+//! tree fingerprint of a commit (`tree`) and the blob cache that keeps it
+//! from hashing a blob twice (`blobs`), and the paths a task touched
+//! ([`touched_paths`]). It never
 //! decides whether a receipt is fresh (the receipts check compares two
 //! digests) and never prints, except a progress counter through the
 //! progress sink it is given (`crate::progress`).
@@ -66,6 +68,7 @@ use sha2::{Digest, Sha256};
 use crate::git::{GitError, IndexSnapshot, Oid, Renames, Repo};
 use crate::path::RepoPath;
 
+mod blobs;
 mod cache;
 mod cover;
 mod monitor;
@@ -74,6 +77,7 @@ mod tree;
 mod walk;
 
 pub use tree::of_commit as of_tree;
+pub use tree::{TreeStats, Trees};
 
 pub use monitor::timeouts as monitor_timeouts;
 

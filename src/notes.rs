@@ -431,12 +431,16 @@ pub struct Subject<'a> {
 /// run's log) whose fingerprint is the commit's tree fingerprint over
 /// `subject`: the one rule `gate verify` and pre-push attach by
 /// (docs/receipts.md, "Receipts on commits"). The tree fingerprint is
-/// computed once, and only when a candidate is fresh.
+/// computed once, through `trees` (the blob cache), and only when a
+/// candidate is fresh. Even a note that holds the candidate already does
+/// not spare it: git copies notes to rewritten commits
+/// (`notes.rewriteRef`), so a note says nothing about its commit's tree.
 pub fn attach_latest(
     repo: &Repo,
     commit: Oid,
     candidates: impl IntoIterator<Item = (Receipt, std::path::PathBuf)>,
     subject: &Subject,
+    trees: &mut fingerprint::Trees,
 ) -> Result<Attached, AttachError> {
     let mut tree = None;
     for (receipt, log) in candidates {
@@ -445,7 +449,7 @@ pub fn attach_latest(
         };
         let tree = match &tree {
             Some(tree) => tree,
-            None => tree.insert(tree_fingerprint(repo, commit, subject)?),
+            None => tree.insert(tree_fingerprint(repo, commit, subject, trees)?),
         };
         if !matches!(tree, Fingerprint::Available { digest: d, .. } if *d == digest) {
             continue;
@@ -468,7 +472,12 @@ pub fn attach_latest(
 
 /// The tree fingerprint of `commit` over the subject's sources and the
 /// task's paths as of that commit.
-fn tree_fingerprint(repo: &Repo, commit: Oid, subject: &Subject) -> Result<Fingerprint, GitError> {
+fn tree_fingerprint(
+    repo: &Repo,
+    commit: Oid,
+    subject: &Subject,
+    trees: &mut fingerprint::Trees,
+) -> Result<Fingerprint, GitError> {
     let touched = match subject.baseline {
         Some(baseline) => fingerprint::Touched::of_commits(repo, baseline, commit, subject.work)?
             .for_sources(repo, subject.sources)?,
@@ -480,7 +489,7 @@ fn tree_fingerprint(repo: &Repo, commit: Oid, subject: &Subject) -> Result<Finge
         max_entries: subject.max_entries,
         max_bytes: subject.max_bytes,
     };
-    fingerprint::of_tree(repo, commit, &inputs)
+    trees.of_commit(repo, commit, &inputs)
 }
 
 /// Pre-push's attach (docs/hooks.md, "pre-push sends the receipts with the
@@ -490,8 +499,9 @@ fn tree_fingerprint(repo: &Repo, commit: Oid, subject: &Subject) -> Result<Finge
 /// by.
 /// A task's receipts are compared over its paths as of the tip
 /// (`baseline_of` the task id; `None`, a task that cannot be read: its
-/// receipts are left out). Returns, per tip, the acceptance checks its note
-/// holds now.
+/// receipts are left out). Each tip's tree fingerprint over the same
+/// inputs is taken once, through the blob cache under the store's cache
+/// directory. Returns, per tip, the acceptance checks its note holds now.
 pub fn attach_to_tips(
     repo: &Repo,
     store: &crate::receipts::Store,
@@ -502,6 +512,7 @@ pub fn attach_to_tips(
     mut baseline_of: impl FnMut(&str) -> Option<Oid>,
 ) -> Result<Vec<(Oid, Vec<String>)>, AttachError> {
     let mut held: Vec<(Oid, Vec<String>)> = tips.iter().map(|t| (*t, Vec::new())).collect();
+    let mut trees = fingerprint::Trees::cached(repo, &store.cache_dir());
     for acceptance in acceptance_checks {
         let contract = acceptance.contract_digest();
         // This acceptance check's readable receipts, newest first, by the
@@ -537,7 +548,8 @@ pub fn attach_to_tips(
                 max_bytes: limits.1,
             };
             for (tip, acceptance_ids) in held.iter_mut() {
-                let attached = attach_latest(repo, *tip, candidates.iter().cloned(), &subject)?;
+                let attached =
+                    attach_latest(repo, *tip, candidates.iter().cloned(), &subject, &mut trees)?;
                 if matches!(attached, Attached::Written | Attached::AlreadyHeld)
                     && !acceptance_ids.contains(&acceptance.id)
                 {

@@ -546,9 +546,14 @@ pub fn range_check(
         }
     };
     let believed = Believed::of(repo, policy, trusted);
+    // Every tree fingerprint of TIP through one in-memory blob cache: each
+    // blob hashed once, each (sources, paths) answered once (a check
+    // `--run-unproved` runs asks again). Nothing local is read: no cache
+    // file, which code a check ran could have written.
+    let mut trees = crate::fingerprint::Trees::in_memory(repo);
     if ids.is_empty() {
         return without_task(
-            repo,
+            (repo, &mut trees),
             policy,
             (&believed, run_here),
             &range.label,
@@ -674,6 +679,7 @@ pub fn range_check(
             let task = (id.as_str(), records.tip.record.created_at.as_str());
             let disproof = match disproof(
                 repo,
+                &mut trees,
                 policy,
                 &believed,
                 declared,
@@ -685,6 +691,7 @@ pub fn range_check(
                 Ok(proof) => Ok(proof),
                 Err(f) => prove_here(
                     repo,
+                    &mut trees,
                     policy,
                     run_here,
                     &plans,
@@ -759,7 +766,7 @@ pub fn range_check(
 /// proved all the same. Neither side holding a plan is unknown: what the
 /// range must prove cannot be told.
 fn without_task(
-    repo: &Repo,
+    (repo, trees): (&Repo, &mut crate::fingerprint::Trees),
     policy: &Policy,
     (believed, run_here): (&Believed, Option<&dyn RunHere>),
     label: &str,
@@ -846,6 +853,7 @@ fn without_task(
         }
         let proved_or = match disproof(
             repo,
+            trees,
             policy,
             believed,
             declared,
@@ -857,6 +865,7 @@ fn without_task(
             Ok(proof) => Ok(proof),
             Err(f) => prove_here(
                 repo,
+                trees,
                 policy,
                 run_here,
                 plans,
@@ -1084,6 +1093,7 @@ enum Proving<'a> {
 #[allow(clippy::too_many_arguments, clippy::result_large_err)]
 fn disproof(
     repo: &Repo,
+    trees: &mut crate::fingerprint::Trees,
     policy: &Policy,
     believed: &Believed,
     declared: Option<&AcceptanceCheck>,
@@ -1150,7 +1160,7 @@ fn disproof(
             max_entries: policy.receipts.max_entries,
             max_bytes: policy.receipts.max_bytes,
         };
-        crate::fingerprint::of_tree(repo, tip, &inputs)
+        trees.of_commit(repo, tip, &inputs)
     });
     let digest = match tree {
         Ok(crate::fingerprint::Fingerprint::Available { digest, .. }) => digest,
@@ -1292,6 +1302,7 @@ pub trait RunHere {
 #[allow(clippy::too_many_arguments, clippy::result_large_err)]
 fn prove_here(
     repo: &Repo,
+    trees: &mut crate::fingerprint::Trees,
     policy: &Policy,
     run_here: Option<&dyn RunHere>,
     plans: &range_rules::Plans,
@@ -1349,7 +1360,7 @@ fn prove_here(
         max_entries: policy.receipts.max_entries,
         max_bytes: policy.receipts.max_bytes,
     };
-    let expected = match crate::fingerprint::of_tree(repo, tip, &inputs) {
+    let expected = match trees.of_commit(repo, tip, &inputs) {
         Ok(crate::fingerprint::Fingerprint::Available { digest, .. }) => digest,
         Ok(crate::fingerprint::Fingerprint::Unavailable { reason, .. }) => {
             return Err(cannot(format!(

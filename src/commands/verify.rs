@@ -214,7 +214,11 @@ fn attach_to_head(
     };
     let at = head.short();
     let candidate = (receipt.clone(), log.to_path_buf());
-    match notes::attach_latest(&ctx.repo, head, [candidate], &subject) {
+    // Through the blob cache: HEAD's blobs hashed by an earlier verify or
+    // push are not read again.
+    let cache_dir = Store::new(&ctx.repo.common_dir()).cache_dir();
+    let mut trees = crate::fingerprint::Trees::cached(&ctx.repo, &cache_dir);
+    match notes::attach_latest(&ctx.repo, head, [candidate], &subject, &mut trees) {
         Ok(notes::Attached::Written | notes::Attached::AlreadyHeld) => {
             let signed = match signing {
                 Signing::Signed(how) => human::Signed::By(how),

@@ -64,6 +64,11 @@ impl Oid {
     pub fn is_null(&self) -> bool {
         self.0.is_null()
     }
+
+    /// The raw bytes of the id: 20 for SHA-1, 32 for SHA-256.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.0.as_slice()
+    }
 }
 
 impl fmt::Display for Oid {
@@ -409,6 +414,27 @@ fn set_delta_base_cache(repo: &mut gix::Repository) {
     }
 }
 
+/// Most threads [`Repo::each_blob`] reads on.
+const BLOB_THREADS: usize = 8;
+/// Fewest blobs worth a thread of their own.
+const BLOBS_PER_THREAD: usize = 32;
+
+/// The bytes of blob `id` in `repo`.
+fn read_blob_in(repo: &gix::Repository, id: Oid) -> Result<Vec<u8>, GitError> {
+    let mut object = match repo.try_find_object(id.0) {
+        Ok(Some(object)) => object,
+        Ok(None) => return Err(GitError::MissingObject { id: id.to_hex() }),
+        Err(err) => return Err(GitError::gix(format!("reading object {id}"), &err)),
+    };
+    if object.kind != gix::objs::Kind::Blob {
+        return Err(GitError::other(
+            format!("reading blob {id}"),
+            format_args!("it is a {}, not a blob", object.kind),
+        ));
+    }
+    Ok(std::mem::take(&mut object.data))
+}
+
 /// Canonicalise a path git gave us, keeping it as is when that fails (a
 /// directory that vanished is reported later, by whatever reads it).
 fn canonical(path: &Path) -> PathBuf {
@@ -536,6 +562,12 @@ impl Repo {
     /// The root of the work tree, `None` for a bare repository.
     pub fn workdir(&self) -> Option<&Path> {
         self.workdir.as_deref()
+    }
+
+    /// The length in bytes of this repository's object ids: 20 for SHA-1
+    /// (`extensions.objectFormat` unset), 32 for SHA-256.
+    pub fn object_id_len(&self) -> usize {
+        self.repo.object_hash().len_in_bytes()
     }
 
     /// The per-worktree git directory (`.git`, or `.git/worktrees/<name>`), canonical.
@@ -1347,14 +1379,67 @@ impl Repo {
     }
 
     pub fn read_blob(&self, id: Oid) -> Result<Vec<u8>, GitError> {
-        let mut object = self.find_object(id.0)?;
-        if object.kind != gix::objs::Kind::Blob {
-            return Err(GitError::other(
-                format!("reading blob {id}"),
-                format_args!("it is a {}, not a blob", object.kind),
-            ));
+        read_blob_in(&self.repo, id)
+    }
+
+    /// `each` of the bytes of each blob of `ids` ([`read_blob`](Self::read_blob)),
+    /// on all cores when there are enough of them to pay for threads (each
+    /// with its own handle and caches): the answers in the order of `ids`.
+    pub fn each_blob<T: Send>(
+        &self,
+        ids: &[Oid],
+        each: &(dyn Fn(&[u8]) -> T + Sync),
+    ) -> Vec<Result<T, GitError>> {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = cores.min(BLOB_THREADS).min(ids.len() / BLOBS_PER_THREAD);
+        if threads <= 1 {
+            return ids
+                .iter()
+                .map(|id| self.read_blob(*id).map(|b| each(&b)))
+                .collect();
         }
-        Ok(std::mem::take(&mut object.data))
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let work = |repo: &gix::Repository| {
+            let mut done = Vec::new();
+            loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(id) = ids.get(i) else {
+                    return done;
+                };
+                done.push((i, read_blob_in(repo, *id).map(|b| each(&b))));
+            }
+        };
+        let work = &work;
+        let mut answers: Vec<Option<Result<T, GitError>>> = ids.iter().map(|_| None).collect();
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (1..threads)
+                .filter_map(|_| {
+                    let mut own = self.repo.clone();
+                    set_diff_thread_caches(&mut own);
+                    // A thread that cannot start leaves its share to the others.
+                    std::thread::Builder::new()
+                        .spawn_scoped(s, move || work(&own))
+                        .ok()
+                })
+                .collect();
+            let mut take = |done: Vec<(usize, Result<T, GitError>)>| {
+                for (i, answer) in done {
+                    answers[i] = Some(answer);
+                }
+            };
+            take(work(&self.repo));
+            for handle in handles {
+                take(
+                    handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                );
+            }
+        });
+        answers
+            .into_iter()
+            .map(|a| a.expect("every blob was taken by a thread"))
+            .collect()
     }
 
     /// The entry at `path` in commit `commit`'s tree, `None` when absent.
