@@ -1616,28 +1616,9 @@ impl Repo {
     /// left out. Sorted by name. A ref that cannot be read or peeled (its
     /// object missing) is an error, never left out.
     pub fn branch_tips(&self) -> Result<Vec<(String, Oid)>, GitError> {
-        let context = || "listing the local and remote-tracking branches".to_string();
-        let platform = self
-            .repo
-            .references()
-            .map_err(|err| GitError::gix(context(), &err))?;
-        let mut out = Vec::new();
-        for prefix in ["refs/heads/", "refs/remotes/"] {
-            let iter = platform
-                .prefixed(prefix)
-                .map_err(|err| GitError::gix(context(), &err))?;
-            for reference in iter {
-                let mut reference = reference.map_err(|err| GitError::gix(context(), &err))?;
-                if matches!(reference.target(), gix::refs::TargetRef::Symbolic(_)) {
-                    continue;
-                }
-                let name = reference.name().as_bstr().to_string();
-                let id = reference
-                    .peel_to_id()
-                    .map_err(|err| GitError::gix(format!("peeling {name}"), &err))?;
-                out.push((name, Oid(id.detach())));
-            }
-        }
+        let context = "listing the local and remote-tracking branches";
+        let mut out = self.refs_under("refs/heads/", context)?;
+        out.extend(self.refs_under("refs/remotes/", context)?);
         out.sort();
         Ok(out)
     }
