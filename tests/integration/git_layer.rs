@@ -542,7 +542,7 @@ pub(crate) fn git_diff(
 
 /// The paths merge `commit` changed itself, as git's combined diff lists
 /// them (`git diff-tree -c`: different from every parent).
-fn git_combined_paths(repo: &TestRepo, commit: &str) -> BTreeSet<Vec<u8>> {
+pub(crate) fn git_combined_paths(repo: &TestRepo, commit: &str) -> BTreeSet<Vec<u8>> {
     nul_fields(&repo.git_bytes(&[
         "diff-tree",
         "-c",

@@ -575,18 +575,7 @@ fn names_a_directory_and_a_file_share_are_judged_as_git_judges_them() {
         let (want, _) = git_own(&repo, &merge).expect("a clean merge exists");
         assert_eq!(own, want, "evil: {evil}");
         let combined = paths(&gate.combined_changes(id).unwrap());
-        let git_c: BTreeSet<Vec<u8>> = crate::support::nul_fields(&repo.git_bytes(&[
-            "diff-tree",
-            "-c",
-            "-r",
-            "-z",
-            "--no-commit-id",
-            "--name-only",
-            "--no-renames",
-            &merge,
-        ]))
-        .into_iter()
-        .collect();
+        let git_c = crate::git_layer::git_combined_paths(&repo, &merge);
         assert_eq!(combined, git_c, "evil: {evil}");
         assert_eq!(own.is_empty(), !evil, "evil: {evil}");
     }
