@@ -155,6 +155,28 @@ fn by_paths<'a, 'p>(
     found
 }
 
+/// Whether the commits of `tip` hiding `hidden` are one or more merges that
+/// each change no path themselves (decision 0023). A range holding any
+/// other commit is not: it is answered at its first non-merge, without
+/// diffing the range (the provenance walk already did).
+fn only_clean_merges(repo: &Repo, tip: Oid, hidden: &[Oid]) -> Result<bool, crate::git::GitError> {
+    let commits = repo.walk(&[tip], hidden)?;
+    if commits.is_empty() {
+        return Ok(false);
+    }
+    for &commit in &commits {
+        if repo.commit(commit)?.parents.len() < 2 {
+            return Ok(false);
+        }
+    }
+    for commit in commits {
+        if !repo.merge_changes(commit)?.is_empty() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// The first path (in path order) among `acceptance_id`'s sources whose
 /// content differs now from HEAD's commit when receipt `evidence` was made
 /// — committed since, staged, or in the work tree — for a stale receipt to
@@ -494,16 +516,8 @@ pub fn range_check(
     // prove: what it brings in was proved where it was made
     // (docs/receipts.md). An empty range is not one: it proves its tip.
     if ids.is_empty() {
-        let commits = repo
-            .walk(&[tip], &range.base.hidden())
-            .map(|c| !c.is_empty());
-        match commits.and_then(|any| {
-            Ok((
-                any,
-                crate::fingerprint::Touched::of_range(repo, tip, &range.base.hidden())?,
-            ))
-        }) {
-            Ok((true, paths)) if paths.committed().next().is_none() => {
+        match only_clean_merges(repo, tip, &range.base.hidden()) {
+            Ok(true) => {
                 return (
                     format!(
                         "nothing to prove: no commit of {} changes a path itself",
@@ -512,7 +526,7 @@ pub fn range_check(
                     Vec::new(),
                 );
             }
-            Ok(_) => {}
+            Ok(false) => {}
             Err(e) => {
                 return (
                     "range unreadable".into(),
