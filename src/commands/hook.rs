@@ -530,6 +530,16 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
             for line in &notes_lines {
                 findings.extend(pushed_notes_finding(ctx, line));
             }
+            // Which tasks the push carries could not be read: those the
+            // checks above did not judge may lack their receipts.
+            if carried.ids.is_none() {
+                findings.push(Finding::unknown(
+                    crate::checks::receipts::CHECK,
+                    "input_unreadable",
+                    "the task files the pushed commits change could not be read, so whose receipts the push must carry is unknown".into(),
+                    "repair the repository (git fsck), then push again".into(),
+                ));
+            }
             (summaries.join("; "), findings)
         },
     );
@@ -671,7 +681,7 @@ fn send_receipts(ctx: &Ctx, p: &crate::policy::Policy, remote: &str, lines: &[Pu
 
 /// What the pushed commits carry: whether any ref adds a commit, and the
 /// tasks whose files they change (`None` when what they change cannot be
-/// read: the checks then meet only the active task, as before). A range
+/// read: the receipts check is then unknown). A range
 /// provenance diffed (`walked`, by line) is not diffed again: only the
 /// commits it did not diff against each parent are.
 struct Carried {
