@@ -431,16 +431,18 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
         TaskState::Loaded(t) => Some(t.record.id.clone()),
         _ => None,
     };
+    let none_active = matches!(task, TaskState::None);
+    // The active task as already loaded, then each other task carried.
     let mut judged_tasks: Vec<TaskState> = Vec::new();
-    if !matches!(task, TaskState::None) {
-        judged_tasks.push(checks::task_state(ctx, None));
+    if !none_active {
+        judged_tasks.push(task);
     }
     for id in carried.ids.iter().flatten() {
         if Some(id) != active_id.as_ref() {
             judged_tasks.push(checks::task_state(ctx, Some(id)));
         }
     }
-    if let (TaskState::None, Some(TaskState::Loaded(t))) = (&task, judged_tasks.first()) {
+    if let (true, Some(TaskState::Loaded(t))) = (none_active, judged_tasks.first()) {
         let ids: Vec<&str> = judged_tasks
             .iter()
             .filter_map(|t| match t {
