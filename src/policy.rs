@@ -709,7 +709,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Policy, LoadError> {
 // custom, `schemars(with)` says what it accepts. Doc comments here are the
 // schema's descriptions, for the people editing the file.
 /// gate's policy: what each check costs when it refuses (docs/policy.md).
-#[derive(Deserialize, JsonSchema)]
+#[derive(Clone, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a policy mapping (version, binding, exemptions, scope, provenance, receipts, brief)"
@@ -746,7 +746,7 @@ pub(crate) struct RawPolicy {
 }
 
 /// The `brief` section.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Clone, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a brief mapping (mode, required_since)"

@@ -54,7 +54,26 @@ pub const MAX_DEPTH: usize = 64;
 /// The text is first scanned for flow nesting and the document walked by the
 /// bounded pre-pass, then deserialized into `T`. Every error is a [`LoadError`]: `TooComplex` for input past the
 /// limits, `Schema` (with line, column and key path) for anything else.
-pub fn from_str<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, LoadError> {
+///
+/// A document read before is not read again: one run reads the same policy
+/// and task file from HEAD, the index and the work tree, often byte for
+/// byte alike, and libyaml's reader is most of a hook's time (issue 29). The
+/// model of each successful read is kept by (type, text) in a small
+/// process-wide [`memo`] and cloned out (`file` only names the file in an
+/// error); an error is made again each time, naming its own file.
+pub fn from_str<T>(file: &Path, text: &str) -> Result<T, LoadError>
+where
+    T: DeserializeOwned + Clone + Send + 'static,
+{
+    if let Some(known) = memo::get::<T>(text) {
+        return Ok(known);
+    }
+    let read: T = deserialize(file, text)?;
+    memo::put(text, read.clone());
+    Ok(read)
+}
+
+fn deserialize<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, LoadError> {
     let text = strip_bom(text);
     if let Err(message) = flow_nesting(text) {
         return Err(LoadError::TooComplex {
@@ -116,6 +135,52 @@ pub fn invalid(
 
 fn strip_bom(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+// ---------------------------------------------------------------------------
+// Models already read
+
+/// The models of documents already read in this process, by (type, text).
+/// A successful read is a pure function of those two (the file's name is
+/// only ever in an error), so a hit is the answer a second read would give. Bounded: at most [`memo::ENTRIES`] documents
+/// (each at most 1 MiB, the read limit of gate's files), the oldest dropped
+/// first, so a long-running `gate mcp` holds no more than a few.
+mod memo {
+    use std::any::{Any, TypeId};
+    use std::sync::Mutex;
+
+    /// Most documents remembered.
+    pub const ENTRIES: usize = 16;
+
+    struct Entry {
+        kind: TypeId,
+        text: String,
+        model: Box<dyn Any + Send>,
+    }
+
+    static MEMO: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+
+    pub fn get<T: Clone + 'static>(text: &str) -> Option<T> {
+        let memo = MEMO.lock().ok()?;
+        memo.iter()
+            .find(|e| e.kind == TypeId::of::<T>() && e.text == text)
+            .and_then(|e| e.model.downcast_ref::<T>())
+            .cloned()
+    }
+
+    pub fn put<T: Send + 'static>(text: &str, model: T) {
+        let Ok(mut memo) = MEMO.lock() else {
+            return;
+        };
+        if memo.len() >= ENTRIES {
+            memo.remove(0);
+        }
+        memo.push(Entry {
+            kind: TypeId::of::<T>(),
+            text: text.to_owned(),
+            model: Box::new(model),
+        });
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -898,7 +963,7 @@ mod tests {
     use super::*;
     use serde::Deserialize;
 
-    #[derive(Debug, Deserialize, PartialEq)]
+    #[derive(Clone, Debug, Deserialize, PartialEq)]
     #[serde(deny_unknown_fields)]
     struct Doc {
         #[serde(default)]
@@ -907,7 +972,7 @@ mod tests {
         note: Option<String>,
     }
 
-    #[derive(Debug, Deserialize, PartialEq)]
+    #[derive(Clone, Debug, Deserialize, PartialEq)]
     #[serde(deny_unknown_fields)]
     struct Item {
         #[serde(deserialize_with = "id_string")]
@@ -920,6 +985,43 @@ mod tests {
 
     fn parse(text: &str) -> Result<Doc, LoadError> {
         from_str(Path::new(".gate/x.yaml"), text)
+    }
+
+    /// A document read again is the model read before, kept by type and
+    /// text; an error is never kept, and names its own file each time; the
+    /// memo stays bounded.
+    #[test]
+    fn a_document_read_again_is_remembered_and_errors_are_not() {
+        let text = "items:\n  - id: memo-a\n    count: 3\n";
+        let file = Path::new("memo/a.yaml");
+        assert_eq!(memo::get::<Doc>(text), None);
+        let first: Doc = from_str(file, text).expect("reads");
+        assert_eq!(memo::get::<Doc>(text), Some(first.clone()));
+        assert_eq!(from_str::<Doc>(file, text).expect("reads again"), first);
+        // The same text under another name (HEAD's file, the index's, the
+        // work tree's) is the same model; another text or type is not.
+        assert_eq!(
+            from_str::<Doc>(Path::new("memo/b.yaml"), text).expect("reads"),
+            first
+        );
+        assert_eq!(memo::get::<Doc>("items: []\n"), None);
+        assert_eq!(memo::get::<Vec<Item>>(text), None);
+        // An error is made again each time, naming the file it was read as.
+        let bad = "items:\n  - id: memo-b\n    count: lots\n";
+        let once = from_str::<Doc>(file, bad).unwrap_err().to_string();
+        assert!(once.starts_with("memo/a.yaml:3:"), "{once}");
+        assert_eq!(memo::get::<Doc>(bad), None);
+        assert_eq!(from_str::<Doc>(file, bad).unwrap_err().to_string(), once);
+        let other = from_str::<Doc>(Path::new("memo/c.yaml"), bad).unwrap_err();
+        assert!(other.to_string().starts_with("memo/c.yaml:3:"), "{other}");
+        // Bounded: the oldest go first.
+        for n in 0..2 * memo::ENTRIES {
+            let text = format!("note: memo-{n}\n");
+            let _: Doc = from_str(Path::new("memo/n.yaml"), &text).expect("reads");
+        }
+        assert_eq!(memo::get::<Doc>(text), None);
+        let newest = format!("note: memo-{}\n", 2 * memo::ENTRIES - 1);
+        assert!(memo::get::<Doc>(&newest).is_some());
     }
 
     fn schema(err: LoadError) -> (Option<usize>, Option<usize>, String, String) {
