@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use crate::path::RepoPath;
 
+mod bases;
 mod diff;
 mod files;
 mod merged;
@@ -733,16 +734,25 @@ impl Repo {
         }
     }
 
-    /// A best common ancestor of `a` and `b`, `None` when their histories
-    /// share nothing.
+    /// A best common ancestor of `a` and `b` (`git merge-base a b`: the
+    /// first of [`merge_bases_all`](Self::merge_bases_all)), `None` when
+    /// their histories share nothing.
     pub fn merge_base(&self, a: Oid, b: Oid) -> Result<Option<Oid>, GitError> {
-        match self.repo.merge_base(a.0, b.0) {
-            Ok(base) => Ok(base.map(|b| Oid(b.detach()))),
-            Err(err) => Err(GitError::gix(
-                format!("finding the merge base of {a} and {b}"),
-                &err,
-            )),
-        }
+        Ok(self.merge_bases_all(a, &[b])?.into_iter().next())
+    }
+
+    /// The merge bases of `one` and `others` (`git merge-base --all one
+    /// others…`: the best common ancestors of `one` and a merge of all of
+    /// `others`), newest first; empty when they share no commit. Searched
+    /// as git searches (src/git/bases.rs), with the commit-graph's
+    /// generation numbers where there is one.
+    pub fn merge_bases_all(&self, one: Oid, others: &[Oid]) -> Result<Vec<Oid>, GitError> {
+        let others: Vec<gix::ObjectId> = others.iter().map(|o| o.0).collect();
+        let bases = self.bases().merge_bases(one.0, &others, &|| {
+            let others: Vec<String> = others.iter().map(|o| o.to_string()).collect();
+            format!("finding the merge bases of {one} and {}", others.join(", "))
+        })?;
+        Ok(bases.into_iter().map(Oid).collect())
     }
 
     /// Whether the repository is a shallow clone.
@@ -850,6 +860,13 @@ impl Repo {
         Ok(self.shallow_commits()?.into_iter().map(|id| id.0).collect())
     }
 
+    /// A reader for merge-base searches, kept across the merges of a run.
+    /// A shallow boundary that cannot be read is left out: its missing
+    /// parents then fail the search instead of passing it.
+    fn bases(&self) -> bases::Bases<'_> {
+        bases::Bases::new(&self.repo, self.shallow_set().unwrap_or_default())
+    }
+
     /// The changes of commit `id` against each of its parents, in parent
     /// order; a root commit yields one diff against the empty tree. Every
     /// file-level path, no filter.
@@ -914,8 +931,7 @@ impl Repo {
             .iter()
             .map(|&parent| self.parent_tree(id, Oid(parent)))
             .collect::<Result<Vec<_>, _>>()?;
-        let cache = self.repo.commit_graph_if_enabled().ok().flatten();
-        let mut graph = self.repo.revision_graph(cache.as_ref());
+        let mut graph = self.bases();
         self.merge_changes_of(id, tree_id, &parents, &trees, &mut graph)
     }
 
@@ -936,8 +952,7 @@ impl Repo {
             .map(|o| o.0)
             .collect();
         let mut bases = Vec::with_capacity(parents.len() - 1);
-        let cache = self.repo.commit_graph_if_enabled().ok().flatten();
-        let mut graph = self.repo.revision_graph(cache.as_ref());
+        let mut graph = self.bases();
         for k in 1..parents.len() {
             bases.push(self.merge_bases(head, parents[k], &parents[..k], &mut graph)?);
         }
@@ -976,7 +991,7 @@ impl Repo {
         tree: gix::ObjectId,
         parents: &[gix::ObjectId],
         parent_trees: &[gix::ObjectId],
-        graph: &mut MergeGraph<'_, '_>,
+        graph: &mut bases::Bases<'_>,
     ) -> Result<Vec<Change>, GitError> {
         let mut bases = Vec::with_capacity(parents.len() - 1);
         for k in 1..parents.len() {
@@ -1010,23 +1025,17 @@ impl Repo {
         id: Oid,
         one: gix::ObjectId,
         others: &[gix::ObjectId],
-        graph: &mut MergeGraph<'_, '_>,
+        graph: &mut bases::Bases<'_>,
     ) -> Result<Vec<gix::ObjectId>, GitError> {
-        let bases = self
-            .repo
-            .merge_bases_many_with_graph(one, others, graph)
-            .map_err(|err| {
-                GitError::other(
-                    format!("finding the merge bases of merge {id}'s parents"),
-                    format_args!("{err:#}"),
-                )
-            })?;
+        let bases = graph.merge_bases(one, others, &|| {
+            format!("finding the merge bases of merge {id}'s parents")
+        })?;
         if bases.is_empty() && self.is_shallow() {
             return Err(GitError::ShallowMergeBase {
                 commit: id.to_hex(),
             });
         }
-        Ok(bases.into_iter().map(|base| base.detach()).collect())
+        Ok(bases)
     }
 
     /// Commit `id`'s tree, parents and message.
@@ -1135,7 +1144,7 @@ impl Repo {
         run: Vec<walk::Walked>,
         renames: Renames,
         merges: MergeChanges,
-        graph: &mut MergeGraph<'_, '_>,
+        graph: &mut bases::Bases<'_>,
     ) -> RunResults {
         let mut results: RunResults = run
             .into_iter()
@@ -1154,7 +1163,7 @@ impl Repo {
         commit: walk::Walked,
         renames: Renames,
         merges: MergeChanges,
-        graph: &mut MergeGraph<'_, '_>,
+        graph: &mut bases::Bases<'_>,
     ) -> Result<CommitChanges, GitError> {
         let id = Oid(commit.id);
         // A shallow boundary's parents were not read: it fails as
@@ -1780,13 +1789,6 @@ fn walk_context(tips: &[Oid], hidden: &[Oid]) -> String {
 /// How many consecutive commits one thread diffs at a time.
 const RUN: usize = 128;
 
-/// The commits a merge-base search reads, kept across the merges of a run.
-type MergeGraph<'r, 'c> = gix::revwalk::Graph<
-    'r,
-    'c,
-    gix::revwalk::graph::Commit<gix::revision::plumbing::merge_base::Flags>,
->;
-
 /// How many runs' results a diff thread keeps waiting to be taken before it
 /// waits itself.
 const RESULTS_AHEAD: usize = 4;
@@ -1856,9 +1858,8 @@ impl Runs<'_> {
             let (renames, merges, stop) = (self.renames, self.merges, stop.clone());
             workers.threads.push(std::thread::spawn(move || {
                 let repo = Repo::from_gix(clone);
-                // One graph for every merge base this thread looks for.
-                let cache = repo.repo.commit_graph_if_enabled().ok().flatten();
-                let mut graph = repo.repo.revision_graph(cache.as_ref());
+                // One reader for every merge base this thread looks for.
+                let mut graph = repo.bases();
                 for run in job_rx {
                     if stop.load(std::sync::atomic::Ordering::Relaxed) {
                         break;
@@ -1979,8 +1980,7 @@ impl WalkedChanges<'_> {
         };
         match pending {
             Pending::Here(runs) => {
-                let cache = repo.repo.commit_graph_if_enabled().ok().flatten();
-                let mut graph = repo.repo.revision_graph(cache.as_ref());
+                let mut graph = repo.bases();
                 for run in runs {
                     hand(repo.diff_run(run, renames, merges, &mut graph));
                 }

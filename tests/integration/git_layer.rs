@@ -1183,6 +1183,63 @@ fn the_walk_is_git_rev_list_when_dates_tie_and_go_backwards() {
     }
 }
 
+/// The merge bases a merge's rule needs (decision 0023) are `git
+/// merge-base --all`'s, set for set: on random graphs with criss-cross
+/// merges, dates tied, skewed and shuffled (git orders by date there, and so
+/// must gate to agree), from the commits and from a commit-graph, for two
+/// commits and for one against several (an octopus's later parents).
+#[test]
+fn merge_bases_are_git_merge_base_all_under_skew_and_with_a_commit_graph() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    const COUNT: u64 = 400;
+    for (seed, dates) in [(0xba5e_u64, Dates::Skewed), (0x5_4ff1e, Dates::Shuffled)] {
+        let (repo, _) = skewed_history(
+            COUNT,
+            seed,
+            Shape {
+                chain: 60,
+                merges: 35,
+                dates,
+            },
+        );
+        let commit = |mark: u64| repo.rev(&format!("c{mark}"));
+        let mut several = 0;
+        for graph in [false, true] {
+            if graph {
+                repo.git(&["commit-graph", "write", "--reachable"]);
+            }
+            let gate = open(&repo);
+            let mut rng = Rng::new(seed ^ 0x77);
+            for round in 0..60 {
+                let one = commit(1 + rng.below(COUNT as usize) as u64);
+                let others: Vec<String> = (0..1 + rng.below(3))
+                    .map(|_| commit(1 + rng.below(COUNT as usize) as u64))
+                    .collect();
+                let mut args = vec!["merge-base", "--all", one.as_str()];
+                args.extend(others.iter().map(String::as_str));
+                let git: BTreeSet<Oid> = repo.git(&args).lines().map(oid).collect();
+                let others: Vec<Oid> = others.iter().map(|o| oid(o)).collect();
+                let found = gate
+                    .merge_bases_all(oid(&one), &others)
+                    .unwrap_or_else(|e| panic!("round {round}: {e}"));
+                let unique: BTreeSet<Oid> = found.iter().copied().collect();
+                assert_eq!(unique.len(), found.len(), "round {round}: a base twice");
+                assert_eq!(unique, git, "graph {graph}, round {round}: {args:?}");
+                if git.len() > 1 {
+                    several += 1;
+                }
+                if let [other] = others.as_slice() {
+                    let best = gate.merge_base(oid(&one), *other).expect("merge_base");
+                    assert_eq!(best, found.first().copied(), "round {round}: the best");
+                }
+            }
+        }
+        assert!(several > 5, "too few criss-cross answers: {several}");
+    }
+}
+
 #[test]
 fn commit_entries_and_blobs_match_git() {
     if !isolate(this_test!()) {
@@ -2784,6 +2841,18 @@ fn changes_match_git_diff_tree_on_a_real_history_slice() {
         }
         if parents.len() > 1 {
             merges += 1;
+            let mut args = vec!["merge-base", "--all"];
+            args.extend(parents.iter().map(String::as_str));
+            let git_bases: BTreeSet<Oid> = repo.git(&args).lines().map(oid).collect();
+            let others: Vec<Oid> = parents[1..].iter().map(|p| oid(p)).collect();
+            let bases = gate
+                .merge_bases_all(oid(&parents[0]), &others)
+                .unwrap_or_else(|err| panic!("merge_bases_all({commit}'s parents): {err}"));
+            assert_eq!(
+                bases.into_iter().collect::<BTreeSet<_>>(),
+                git_bases,
+                "merge {commit}: git merge-base --all"
+            );
             let combined = gate
                 .combined_changes(id)
                 .unwrap_or_else(|err| panic!("combined_changes({commit}): {err}"));
@@ -2793,6 +2862,23 @@ fn changes_match_git_diff_tree_on_a_real_history_slice() {
                 "merge {commit}: git -c"
             );
         }
+    }
+    // The merge bases again, from a commit-graph's generation numbers.
+    repo.git(&["commit-graph", "write", "--reachable"]);
+    let gate = open(&repo);
+    for (commit, parents) in commits.iter().filter(|(_, p)| p.len() > 1) {
+        let mut args = vec!["merge-base", "--all"];
+        args.extend(parents.iter().map(String::as_str));
+        let git_bases: BTreeSet<Oid> = repo.git(&args).lines().map(oid).collect();
+        let others: Vec<Oid> = parents[1..].iter().map(|p| oid(p)).collect();
+        let bases = gate
+            .merge_bases_all(oid(&parents[0]), &others)
+            .unwrap_or_else(|err| panic!("merge_bases_all({commit}'s parents): {err}"));
+        assert_eq!(
+            bases.into_iter().collect::<BTreeSet<_>>(),
+            git_bases,
+            "merge {commit}, commit-graph: git merge-base --all"
+        );
     }
     eprintln!(
         "real history {src}: {} commits, {merges} merges, equal to git's",

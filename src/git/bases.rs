@@ -1,0 +1,431 @@
+//! Merge bases, searched as git searches them (`commit-reach.c`), for the
+//! merge rule of decision 0023: every merge a range inspects needs the
+//! merge bases of its parents.
+//!
+//! One [`Bases`] serves every search of a diff thread, and keeps what it
+//! has read: a commit is read once, however many merges sit above it.
+//! Commits are numbered: a commit the commit-graph holds by its position
+//! there (parents, generation and date come from the graph, no object is
+//! read), any other by a number after those, read from the object database
+//! once. The marks a search paints are kept in a flat array by number and
+//! only the marks it set are cleared after it, so a search costs what it
+//! walks, not the size of everything read before (gix's `merge_base`
+//! clears the marks of its whole graph twice a search: on git/git, a fifth
+//! of a 1,000-commit range's time).
+//!
+//! Commits the commit-graph does not hold get git's "infinite" generation
+//! and are ordered by date among themselves, as git orders them; a
+//! commit-graph is closed under ancestry, so no such commit lies below one
+//! it holds. A shallow clone's boundary commits have no parents here (git's
+//! grafts), and no commit-graph is used there, as `walk` does.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
+
+use super::GitError;
+
+/// The commit reaches the first tip.
+const PARENT1: u8 = 1;
+/// The commit reaches one of the other tips.
+const PARENT2: u8 = 2;
+/// The commit is below a common ancestor already found.
+const STALE: u8 = 4;
+/// The commit was recorded as a common ancestor.
+const RESULT: u8 = 8;
+/// The commit waits in the queue.
+const ENQUEUED: u8 = 16;
+
+/// The generation of a commit the commit-graph does not hold.
+const INFINITY: u32 = u32::MAX;
+
+/// A commit read from the object database.
+struct Loose {
+    time: i64,
+    parents: Box<[gix::ObjectId]>,
+    /// The parents' numbers, once they are asked for.
+    numbered: Option<Box<[u32]>>,
+}
+
+/// The merge-base searches of one thread (see the module's comment).
+pub(super) struct Bases<'r> {
+    repo: &'r gix::Repository,
+    graph: Option<gix::commitgraph::Graph>,
+    /// How many commits the commit-graph holds: the first number of a
+    /// loose commit.
+    in_graph: u32,
+    shallow: HashSet<gix::ObjectId>,
+    numbers: gix::hashtable::HashMap<gix::ObjectId, u32>,
+    loose: Vec<(gix::ObjectId, Loose)>,
+    /// The marks of the search under way, by number (grown on demand).
+    marks: Vec<u8>,
+    /// The numbers whose marks the search set, to clear after it.
+    marked: Vec<u32>,
+    queued: u64,
+    buf: Vec<u8>,
+}
+
+/// A queued commit: highest generation first, then newest, then first
+/// queued (git's `compare_commits_by_gen_then_commit_date` on its
+/// insertion-stable `prio_queue`).
+type Queued = (u32, i64, Reverse<u64>, u32);
+
+/// The commits waiting to be painted, with how many of them are not stale
+/// on each side (a commit both sides reach counts on both).
+struct Queue {
+    heap: BinaryHeap<Queued>,
+    fresh: [usize; 2],
+}
+
+impl Queue {
+    fn count(&mut self, marks: u8, add: bool) {
+        if marks & STALE != 0 {
+            return;
+        }
+        for (side, fresh) in [PARENT1, PARENT2].into_iter().zip(&mut self.fresh) {
+            if marks & side != 0 {
+                if add {
+                    *fresh += 1;
+                } else {
+                    *fresh -= 1;
+                }
+            }
+        }
+    }
+}
+
+impl<'r> Bases<'r> {
+    /// Searches over `repo`'s history; `shallow` the boundary commits of a
+    /// shallow clone (empty in a full one).
+    pub(super) fn new(repo: &'r gix::Repository, shallow: HashSet<gix::ObjectId>) -> Self {
+        let graph = if shallow.is_empty() {
+            repo.commit_graph_if_enabled().ok().flatten()
+        } else {
+            None
+        };
+        let in_graph = graph.as_ref().map_or(0, |g| g.num_commits());
+        Bases {
+            repo,
+            graph,
+            in_graph,
+            shallow,
+            numbers: Default::default(),
+            loose: Vec::new(),
+            marks: Vec::new(),
+            marked: Vec::new(),
+            queued: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    /// The merge bases of `one` and `others` (`git merge-base --all one
+    /// others…`), newest first: empty when they share no commit. `context`
+    /// names what the search is for in errors.
+    pub(super) fn merge_bases(
+        &mut self,
+        one: gix::ObjectId,
+        others: &[gix::ObjectId],
+        context: &dyn Fn() -> String,
+    ) -> Result<Vec<gix::ObjectId>, GitError> {
+        let first = self.number(one, context)?;
+        let mut twos = Vec::with_capacity(others.len());
+        for &other in others {
+            twos.push(self.number(other, context)?);
+        }
+        // git: one of the others is the first tip itself.
+        if twos.contains(&first) {
+            return Ok(vec![one]);
+        }
+        let found = self.paint(first, &twos, 0, context);
+        let found = found.map(|found| {
+            found
+                .into_iter()
+                .filter(|&n| self.mark(n) & STALE == 0)
+                .collect::<Vec<_>>()
+        });
+        self.clear();
+        let mut bases = found?;
+        if bases.len() > 1 {
+            bases = self.remove_redundant(&bases, context)?;
+        }
+        Ok(bases.into_iter().map(|n| self.id(n)).collect())
+    }
+
+    /// git's `paint_down_to_common`: the common ancestors of `one` and
+    /// `twos` reached before any older one, newest first, marks left set
+    /// for the caller to read and clear. Stops below `min_generation`.
+    ///
+    /// A commit is queued once, its marks growing while it waits (as gix
+    /// queues), and the queue counts the commits it holds that are not
+    /// stale, for each side. git walks on while any is not stale; with the
+    /// commit-graph's generations (children always before parents) the walk
+    /// also stops once one side has none left, as gix's does: no commit
+    /// can then gain both sides' marks without being stale, and the
+    /// ancestors of the first tip's branch below the last base are not
+    /// walked. On git/git that is most of a merge's search: its first
+    /// parent's history down to a topic's old base.
+    fn paint(
+        &mut self,
+        one: u32,
+        twos: &[u32],
+        min_generation: u32,
+        context: &dyn Fn() -> String,
+    ) -> Result<Vec<u32>, GitError> {
+        let mut queue = Queue {
+            heap: BinaryHeap::new(),
+            fresh: [0; 2],
+        };
+        let mut found: Vec<u32> = Vec::new();
+        self.enqueue(&mut queue, one, PARENT1);
+        for &two in twos {
+            self.enqueue(&mut queue, two, PARENT2);
+        }
+        let mut parents = Vec::new();
+        while let Some((generation, n)) = self.dequeue(&mut queue) {
+            if generation < min_generation {
+                break;
+            }
+            let mut flags = self.mark(n) & (PARENT1 | PARENT2 | STALE);
+            if flags == PARENT1 | PARENT2 {
+                if self.mark(n) & RESULT == 0 {
+                    self.set(n, RESULT);
+                    found.push(n);
+                }
+                // The parents of a common ancestor are stale.
+                flags |= STALE;
+            }
+            parents.clear();
+            self.parents(n, &mut parents, context)?;
+            for &p in &parents {
+                if self.mark(p) & flags != flags {
+                    self.enqueue(&mut queue, p, flags);
+                }
+            }
+        }
+        // git keeps the list by date, newest first (ties: first found first).
+        found.sort_by_key(|&n| Reverse(self.time(n)));
+        Ok(found)
+    }
+
+    /// Add `flags` to commit `n`'s marks and queue it unless it waits
+    /// already, keeping the queue's counts.
+    fn enqueue(&mut self, queue: &mut Queue, n: u32, flags: u8) {
+        let before = self.mark(n);
+        if before & ENQUEUED != 0 {
+            queue.count(before, false);
+        } else {
+            self.queued += 1;
+            let (generation, time) = self.key(n);
+            queue.heap.push((generation, time, Reverse(self.queued), n));
+            self.set(n, ENQUEUED);
+        }
+        self.set(n, flags);
+        queue.count(self.mark(n), true);
+    }
+
+    /// The next commit to paint, or `None` when the walk is over (see
+    /// [`paint`](Self::paint)). Its counts are dropped only after the test,
+    /// so a last candidate is still painted.
+    fn dequeue(&mut self, queue: &mut Queue) -> Option<(u32, u32)> {
+        let (generation, _, _, n) = queue.heap.pop()?;
+        let graded = generation > 0 && generation < gix::commitgraph::GENERATION_NUMBER_MAX;
+        if queue.fresh == [0, 0] || (queue.fresh.contains(&0) && graded) {
+            return None;
+        }
+        let marks = self.mark(n);
+        queue.count(marks, false);
+        self.marks[n as usize] = marks & !ENQUEUED;
+        Some((generation, n))
+    }
+
+    /// git's `remove_redundant`: of `candidates`, those no other one
+    /// reaches, in their order.
+    fn remove_redundant(
+        &mut self,
+        candidates: &[u32],
+        context: &dyn Fn() -> String,
+    ) -> Result<Vec<u32>, GitError> {
+        let mut redundant = vec![false; candidates.len()];
+        for i in 0..candidates.len() {
+            if redundant[i] {
+                continue;
+            }
+            let mut min_generation = self.generation(candidates[i]);
+            let mut others = Vec::with_capacity(candidates.len() - 1);
+            let mut at = Vec::with_capacity(candidates.len() - 1);
+            for (j, &c) in candidates.iter().enumerate() {
+                if i == j || redundant[j] {
+                    continue;
+                }
+                others.push(c);
+                at.push(j);
+                min_generation = min_generation.min(self.generation(c));
+            }
+            let painted = self.paint(candidates[i], &others, min_generation, context);
+            if painted.is_ok() {
+                if self.mark(candidates[i]) & PARENT2 != 0 {
+                    redundant[i] = true;
+                }
+                for (k, &c) in others.iter().enumerate() {
+                    if self.mark(c) & PARENT1 != 0 {
+                        redundant[at[k]] = true;
+                    }
+                }
+            }
+            self.clear();
+            painted?;
+        }
+        Ok(candidates
+            .iter()
+            .zip(&redundant)
+            .filter(|(_, r)| !**r)
+            .map(|(&c, _)| c)
+            .collect())
+    }
+
+    fn mark(&self, n: u32) -> u8 {
+        self.marks.get(n as usize).copied().unwrap_or(0)
+    }
+
+    fn set(&mut self, n: u32, flags: u8) {
+        let i = n as usize;
+        if i >= self.marks.len() {
+            self.marks.resize(i + 1, 0);
+        }
+        if self.marks[i] == 0 {
+            self.marked.push(n);
+        }
+        self.marks[i] |= flags;
+    }
+
+    /// Clear every mark the last search set.
+    fn clear(&mut self) {
+        for n in self.marked.drain(..) {
+            self.marks[n as usize] = 0;
+        }
+    }
+
+    fn graph_commit(&self, n: u32) -> Option<gix::commitgraph::file::Commit<'_>> {
+        if n < self.in_graph {
+            let graph = self.graph.as_ref()?;
+            Some(graph.commit_at(gix::commitgraph::Position(n)))
+        } else {
+            None
+        }
+    }
+
+    fn loose(&self, n: u32) -> &Loose {
+        &self.loose[(n - self.in_graph) as usize].1
+    }
+
+    fn generation(&self, n: u32) -> u32 {
+        self.key(n).0
+    }
+
+    /// Commit `n`'s generation and committer date, read once.
+    fn key(&self, n: u32) -> (u32, i64) {
+        match self.graph_commit(n) {
+            Some(c) => (
+                c.generation(),
+                i64::try_from(c.committer_timestamp()).unwrap_or(i64::MAX),
+            ),
+            None => (INFINITY, self.loose(n).time),
+        }
+    }
+
+    fn time(&self, n: u32) -> i64 {
+        self.key(n).1
+    }
+
+    fn id(&self, n: u32) -> gix::ObjectId {
+        match (&self.graph, n < self.in_graph) {
+            (Some(graph), true) => graph.id_at(gix::commitgraph::Position(n)).to_owned(),
+            _ => self.loose[(n - self.in_graph) as usize].0,
+        }
+    }
+
+    /// The number of commit `id`, reading it when the commit-graph does not
+    /// hold it and it was not read before.
+    fn number(&mut self, id: gix::ObjectId, context: &dyn Fn() -> String) -> Result<u32, GitError> {
+        if let Some(graph) = &self.graph
+            && let Some(pos) = graph.lookup(id)
+        {
+            return Ok(pos.0);
+        }
+        if let Some(&n) = self.numbers.get(&id) {
+            return Ok(n);
+        }
+        let loose = self.read(id, context)?;
+        let n = self.in_graph + u32::try_from(self.loose.len()).unwrap_or(u32::MAX);
+        self.loose.push((id, loose));
+        self.numbers.insert(id, n);
+        Ok(n)
+    }
+
+    /// The parents of commit `n`, appended to `out`.
+    fn parents(
+        &mut self,
+        n: u32,
+        out: &mut Vec<u32>,
+        context: &dyn Fn() -> String,
+    ) -> Result<(), GitError> {
+        if let Some(commit) = self.graph_commit(n) {
+            for parent in commit.iter_parents() {
+                let pos = parent.map_err(|err| {
+                    GitError::other(
+                        context(),
+                        format_args!("reading a commit's parents from the commit-graph: {err}"),
+                    )
+                })?;
+                out.push(pos.0);
+            }
+            return Ok(());
+        }
+        let i = (n - self.in_graph) as usize;
+        if let Some(numbered) = &self.loose[i].1.numbered {
+            out.extend_from_slice(numbered);
+            return Ok(());
+        }
+        let ids = self.loose[i].1.parents.clone();
+        let mut numbered = Vec::with_capacity(ids.len());
+        for id in ids.iter() {
+            numbered.push(self.number(*id, context)?);
+        }
+        out.extend_from_slice(&numbered);
+        self.loose[i].1.numbered = Some(numbered.into_boxed_slice());
+        Ok(())
+    }
+
+    /// Commit `id`'s date and parents from the object database; a shallow
+    /// boundary has none.
+    fn read(&mut self, id: gix::ObjectId, context: &dyn Fn() -> String) -> Result<Loose, GitError> {
+        let kind = match gix::objs::Find::try_find(&self.repo.objects, &id, &mut self.buf) {
+            Ok(Some(object)) => object.kind,
+            Ok(None) => return Err(GitError::MissingObject { id: id.to_string() }),
+            Err(err) => {
+                return Err(GitError::other(
+                    context(),
+                    format_args!("reading commit {id}: {err}"),
+                ));
+            }
+        };
+        if kind != gix::objs::Kind::Commit {
+            return Err(GitError::other(
+                context(),
+                format_args!("{id} is a {kind}, not a commit"),
+            ));
+        }
+        let commit = super::walk::decode_commit(&self.buf, id.kind()).map_err(|err| {
+            GitError::other(context(), format_args!("decoding commit {id}: {err}"))
+        })?;
+        let parents = if self.shallow.contains(&id) {
+            Box::default()
+        } else {
+            commit.parents.into_boxed_slice()
+        };
+        Ok(Loose {
+            time: commit.time,
+            parents,
+            numbered: None,
+        })
+    }
+}
