@@ -989,10 +989,77 @@ fn merge_dir(
             }),
         });
     }
-    let mut trees: Vec<&[u8]> = bufs.iter().map(Vec::as_slice).collect();
+    let hash = repo.object_hash();
+    let empty: &[u8] = &[];
+    let tree = |at: Option<usize>| at.map_or(empty, |t| bufs[t].as_slice());
+    // The names where a clean merge can differ from the merge itself: where
+    // the merge differs from its first parent, or a later parent from one
+    // of its bases. Anywhere else the merge, the first parent and the clean
+    // merge agree (each later parent holds what its bases hold, so the
+    // first parent's side is taken): nothing there, nor below, is the
+    // merge's own. Each pair is walked on its own, stepping over the runs
+    // the two trees hold alike; a topic merged into a busy branch differs
+    // from its old base at every name the branch changed since, but the
+    // merge differs from its first parent, and the topic from its base, at
+    // few.
+    let mut keys: Vec<(&[u8], bool)> = Vec::new();
+    let mut pair = |a: Option<usize>, b: Option<usize>| {
+        if a != b {
+            differing(tree(a), tree(b), hash, context, &mut keys)
+        } else {
+            Ok(())
+        }
+    };
+    pair(tree_of[0], tree_of[1])?;
+    for (k, range) in layout.bases.iter().enumerate() {
+        for base in range.clone() {
+            pair(tree_of[2 + k], tree_of[base])?;
+        }
+    }
+    keys.sort_unstable_by(|a, b| gix::objs::tree::name_order(a.0, a.1, b.0, b.1));
+    keys.dedup();
+    let mut cursors: Vec<&[u8]> = bufs.iter().map(Vec::as_slice).collect();
+    let mut slot: Vec<Option<Entry>> = vec![None; cursors.len()];
     let mut leaves: Vec<Option<Entry>> = vec![None; roles.len()];
     let mut subs: Vec<Option<gix::ObjectId>> = vec![None; roles.len()];
-    walk_aligned(&mut trees, repo.object_hash(), context, |name, slot| {
+    let malformed = || GitError::other(context(), "decoding a tree: a malformed entry");
+    for (name, is_tree) in keys {
+        for (at, cursor) in cursors.iter_mut().enumerate() {
+            slot[at] = None;
+            // Step over the names before this one, reading only each name
+            // (the first byte decides most), then take the entry if it is
+            // this name's.
+            while let Some(len) = entry_len(cursor, hash) {
+                let nul = len - 1 - hash.len_in_bytes();
+                let Some(space) = cursor[..nul].iter().position(|&b| b == b' ') else {
+                    return Err(malformed());
+                };
+                let head = &cursor[space + 1..nul];
+                let before = match (head.first(), name.first()) {
+                    (Some(h), Some(n)) if h != n => h < n,
+                    _ => {
+                        let head_tree = gix::objs::tree::EntryMode::from_bytes(cursor)
+                            .is_some_and(|mode| mode.is_tree());
+                        gix::objs::tree::name_order(head, head_tree, name, is_tree)
+                            == std::cmp::Ordering::Less
+                    }
+                };
+                if !before {
+                    break;
+                }
+                *cursor = &cursor[len..];
+            }
+            if !cursor.is_empty() {
+                let head = decode_entry(cursor, hash).ok_or_else(malformed)?;
+                if head.name == name && head.mode.is_tree() == is_tree {
+                    *cursor = &cursor[head.len..];
+                    slot[at] = Some(Entry {
+                        mode: head.mode,
+                        id: head.id.to_owned(),
+                    });
+                }
+            }
+        }
         for (at, tree) in tree_of.iter().enumerate() {
             let entry = tree.and_then(|t| slot[t]);
             leaves[at] = Entry::leaf(entry);
@@ -1024,8 +1091,69 @@ fn merge_dir(
             merge_dir(repo, &below, layout, prefix, changes, context)?;
         }
         prefix.truncate(len);
-        Ok(())
-    })
+    }
+    Ok(())
+}
+
+/// The names (with whether each is a directory's, as git orders them) at
+/// which trees `a` and `b` hold different entries, or an entry on one side
+/// only, appended to `out` in git's order. Runs of entries both hold byte
+/// for byte are stepped over as [`compare_dir`] steps over them.
+fn differing<'a>(
+    mut a: &'a [u8],
+    mut b: &'a [u8],
+    hash: gix::hash::Kind,
+    context: &dyn Fn() -> String,
+    out: &mut Vec<(&'a [u8], bool)>,
+) -> Result<(), GitError> {
+    let malformed = || GitError::other(context(), "decoding a tree: a malformed entry");
+    loop {
+        if !a.is_empty() && !b.is_empty() {
+            let same = common_prefix(a, b);
+            let mut skip = 0;
+            while let Some(len) = entry_len(&a[skip..], hash).filter(|&len| skip + len <= same) {
+                skip += len;
+            }
+            a = &a[skip..];
+            b = &b[skip..];
+        }
+        let head = |t: &'a [u8]| -> Result<Option<RawEntry<'a>>, GitError> {
+            if t.is_empty() {
+                Ok(None)
+            } else {
+                decode_entry(t, hash).map(Some).ok_or_else(malformed)
+            }
+        };
+        match (head(a)?, head(b)?) {
+            (None, None) => return Ok(()),
+            (Some(x), None) => {
+                out.push((x.name, x.mode.is_tree()));
+                a = &a[x.len..];
+            }
+            (None, Some(y)) => {
+                out.push((y.name, y.mode.is_tree()));
+                b = &b[y.len..];
+            }
+            (Some(x), Some(y)) => {
+                let (xt, yt) = (x.mode.is_tree(), y.mode.is_tree());
+                match gix::objs::tree::name_order(x.name, xt, y.name, yt) {
+                    std::cmp::Ordering::Less => {
+                        out.push((x.name, xt));
+                        a = &a[x.len..];
+                    }
+                    std::cmp::Ordering::Greater => {
+                        out.push((y.name, yt));
+                        b = &b[y.len..];
+                    }
+                    std::cmp::Ordering::Equal => {
+                        out.push((x.name, xt));
+                        a = &a[x.len..];
+                        b = &b[y.len..];
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// `name` below `prefix`.
