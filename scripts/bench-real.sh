@@ -17,7 +17,13 @@
 # into REPO as a commit no ref names (provenance required, merges
 # inspected), passed as --policy-from. GATE: the gate binaries to compare
 # (default: `gate` on PATH); several are measured in turn, each against git.
-# RUNS (default 7) runs each. Needs git, python3 and GNU time.
+# RUNS (default 7) runs each. REMERGE=1 adds, in the same turns, git's own
+# answer to "what did each merge change beyond a clean merge of its parents"
+# (decision 0023's question): `git -c merge.renames=false log --remerge-diff
+# --no-renames --name-only --format=%H B..HEAD`, which finds every merge's
+# bases and merges its parents again (content merges included, so it does
+# more than gate); the ratio to it is printed as its own column.
+# Needs git, python3 and GNU time.
 set -eu
 [ $# -ge 2 ] || { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 repo=$1; shift
@@ -44,7 +50,12 @@ graph=no
 [ -f objects/info/commit-graph ] || [ -d objects/info/commit-graphs ] || [ -f .git/objects/info/commit-graph ] && graph=yes
 echo "repository: $repo ($(git rev-list --count HEAD) commits, commit-graph: $graph)"
 echo "load at start: $(uptime | sed 's/.*load average/load average/')"
-printf '| range | commits (merges) | gate | wall gate/git | CPU gate/git | peak MiB gate / git | gate wall, CPU | git wall, CPU |\n|---|---|---|---|---|---|---|---|\n'
+remerge=${REMERGE:-0}
+printf '| range | commits (merges) | gate | wall gate/git | CPU gate/git | peak MiB gate / git | gate wall, CPU | git wall, CPU |'
+[ "$remerge" = 1 ] && printf ' remerge wall, CPU | CPU gate/remerge |'
+printf '\n|---|---|---|---|---|---|---|---|'
+[ "$remerge" = 1 ] && printf -- '---|---|'
+printf '\n'
 for base in $bases; do
     case $base in
         ROOT) root=$(git rev-list --max-parents=0 HEAD | tail -n 1)
@@ -54,7 +65,7 @@ for base in $bases; do
     commits=$(git rev-list --count $spec)
     merges=$(git rev-list --count --merges $spec)
     for gate in $gates; do
-        : > "$tmp/gate"; : > "$tmp/git"
+        : > "$tmp/gate"; : > "$tmp/git"; : > "$tmp/remerge"
         i=0
         while [ $i -lt "$runs" ]; do
             /usr/bin/time -f '%e %U %S %M' -o "$tmp/t" "$gate" check --range "$gate_range" --only provenance \
@@ -62,9 +73,14 @@ for base in $bases; do
             cat "$tmp/t" >> "$tmp/gate"
             /usr/bin/time -f '%e %U %S %M' -o "$tmp/t" git log --raw --no-renames -c --format=%H $spec >/dev/null
             cat "$tmp/t" >> "$tmp/git"
+            if [ "$remerge" = 1 ]; then
+                /usr/bin/time -f '%e %U %S %M' -o "$tmp/t" git -c merge.renames=false log --remerge-diff \
+                    --no-renames --name-only --format=%H $spec >/dev/null
+                cat "$tmp/t" >> "$tmp/remerge"
+            fi
             i=$((i + 1))
         done
-        python3 - "$tmp/gate" "$tmp/git" "$range" "$commits" "$merges" "$gate" <<'EOF'
+        python3 - "$tmp/gate" "$tmp/git" "$range" "$commits" "$merges" "$gate" "$tmp/remerge" <<'EOF'
 import statistics, sys
 def rows(path):
     out = []
@@ -78,8 +94,13 @@ g, h = rows(sys.argv[1]), rows(sys.argv[2])
 med = lambda xs, k: statistics.median(x[k] for x in xs)
 gw, gc, gm = med(g, 0), med(g, 1), med(g, 2)
 hw, hc, hm = med(h, 0), med(h, 1), med(h, 2)
-print(f"| {sys.argv[3]} | {sys.argv[4]} ({sys.argv[5]}) | {sys.argv[6]} | {gw / hw:.2f}x | {gc / hc:.2f}x "
-      f"| {gm:.0f} / {hm:.0f} | {gw:.2f} s, {gc:.2f} s | {hw:.2f} s, {hc:.2f} s |")
+line = (f"| {sys.argv[3]} | {sys.argv[4]} ({sys.argv[5]}) | {sys.argv[6]} | {gw / hw:.2f}x | {gc / hc:.2f}x "
+        f"| {gm:.0f} / {hm:.0f} | {gw:.2f} s, {gc:.2f} s | {hw:.2f} s, {hc:.2f} s |")
+r = rows(sys.argv[7])
+if r:
+    rw, rc = med(r, 0), med(r, 1)
+    line += f" {rw:.2f} s, {rc:.2f} s | {gc / rc:.2f}x |"
+print(line)
 EOF
     done
 done
