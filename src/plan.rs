@@ -94,6 +94,9 @@ pub mod cause {
     pub const SOURCE_UNDER_GATE: &str = "source_under_gate";
 }
 
+// Every struct below the plan denies unknown fields.
+impl yaml::Closed for Plan {}
+
 /// A whole plan.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(
@@ -419,7 +422,7 @@ pub fn load(worktree_root: &Path) -> Result<Option<LoadedPlan>, LoadError> {
 
 /// Read and validate a plan from `text`, naming `file` in errors.
 pub fn parse(file: &Path, text: &str) -> Result<Plan, LoadError> {
-    let plan: Plan = yaml::from_str(file, text)?;
+    let plan: Plan = yaml::closed(file, text)?;
     validate(&plan).map_err(|(key, message)| yaml::invalid(file, text, key, message))?;
     Ok(plan)
 }

@@ -603,7 +603,7 @@ pub fn stricter(trusted: &Policy, proposed: &Policy) -> (Policy, Vec<Loosening>)
 
 /// Read and validate a policy from `text`, naming `file` in errors.
 pub fn parse(file: &Path, text: &str) -> Result<Policy, LoadError> {
-    let raw: RawPolicy = yaml::from_str(file, text)?;
+    let raw: RawPolicy = yaml::closed(file, text)?;
     let invalid = |key: &str, message: String| yaml::invalid(file, text, key, message);
 
     if raw.version != 1 {
@@ -744,6 +744,9 @@ pub(crate) struct RawPolicy {
     #[schemars(with = "RawBrief")]
     brief: Option<RawBrief>,
 }
+
+// Every struct below the policy denies unknown fields.
+impl yaml::Closed for RawPolicy {}
 
 /// The `brief` section.
 #[derive(Clone, Deserialize, JsonSchema)]

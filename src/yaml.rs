@@ -13,6 +13,11 @@
 //!   ([`LoadError::TooComplex`]). It allocates nothing. Before it, a linear
 //!   scan of the raw text refuses flow collections nested past
 //!   [`MAX_FLOW_NESTING`], which would make libyaml's own scanner quadratic.
+//!   gate's own files ([`closed`]: models that deny unknown fields) skip the
+//!   pre-pass where the text has no anchor, is short and does not look
+//!   empty — it could refuse nothing such a model reads — and run it when
+//!   the model fails, so the answer is the same and a valid file is parsed
+//!   once.
 //! - [`locate`]: the line and column of the node at a key path, so semantic
 //!   errors found after loading (duplicate ids, bad globs) point at a line.
 //! - strict string helpers for `#[serde(deserialize_with)]` ([`string`],
@@ -65,15 +70,38 @@ pub fn from_str<T>(file: &Path, text: &str) -> Result<T, LoadError>
 where
     T: DeserializeOwned + Clone + Send + 'static,
 {
+    read(file, text, false)
+}
+
+/// [`from_str`] for one of gate's own files, whose model is [`Closed`]:
+/// the bounded pre-pass runs only where the text could hold what it
+/// refuses, or where the model fails (to give the error it always gave),
+/// so a valid file is parsed once, not twice. The answer is `from_str`'s.
+pub fn closed<T>(file: &Path, text: &str) -> Result<T, LoadError>
+where
+    T: Closed + DeserializeOwned + Clone + Send + 'static,
+{
+    read(file, text, true)
+}
+
+/// A model that denies unknown fields at every level and nests a few levels
+/// deep: text nesting past [`MAX_DEPTH`] cannot read as it, so the
+/// pre-pass's depth limit need not run before it (see [`closed`]).
+pub trait Closed {}
+
+fn read<T>(file: &Path, text: &str, fast: bool) -> Result<T, LoadError>
+where
+    T: DeserializeOwned + Clone + Send + 'static,
+{
     if let Some(known) = memo::get::<T>(text) {
         return Ok(known);
     }
-    let read: T = deserialize(file, text)?;
+    let read: T = deserialize(file, text, fast)?;
     memo::put(text, read.clone());
     Ok(read)
 }
 
-fn deserialize<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, LoadError> {
+fn deserialize<T: DeserializeOwned>(file: &Path, text: &str, fast: bool) -> Result<T, LoadError> {
     let text = strip_bom(text);
     if let Err(message) = flow_nesting(text) {
         return Err(LoadError::TooComplex {
@@ -81,12 +109,55 @@ fn deserialize<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, LoadEr
             message,
         });
     }
+    if fast && !unbounded(text) && !maybe_empty(text) {
+        // The pre-pass could refuse only what cannot be read as a closed
+        // model (see `Closed`, `unbounded`, `maybe_empty`), so it runs only
+        // when the model fails, to give the answer it always gave first.
+        return model(file, text).map_err(|err| prepass(file, text).err().unwrap_or(err));
+    }
     prepass(file, text)?;
+    model(file, text)
+}
+
+fn model<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, LoadError> {
     let de = serde_yaml::Deserializer::from_str(text);
     serde_path_to_error::deserialize(de).map_err(|err| {
         let key = err.path().to_string();
         convert(file, key, err.into_inner())
     })
+}
+
+/// Whether `text` could exceed the pre-pass's budgets as a model that
+/// still reads: only through aliases (an anchor, `&`, somewhere) or by
+/// holding more nodes than [`MAX_NODES`]. Without an anchor nothing is
+/// expanded: a node takes at least two bytes of text (`-` and a line
+/// break), so text shorter than `MAX_NODES` holds fewer nodes than that and
+/// fewer scalar bytes than [`MAX_SCALAR_BYTES`].
+fn unbounded(text: &str) -> bool {
+    text.len() >= MAX_NODES as usize || text.contains('&')
+}
+
+/// Whether `text` might be an empty document, which the pre-pass refuses
+/// and a model with every field optional would read as "nothing": no
+/// content besides comments, blank lines and `---`, or content that starts
+/// with a null (`null`, `~`), a tag (`!`) or a directive (`%`). A file that
+/// starts with a key is not.
+fn maybe_empty(text: &str) -> bool {
+    for line in text.lines() {
+        let mut content = line.trim();
+        if let Some(rest) = content.strip_prefix("---") {
+            content = rest.trim();
+        }
+        if content.is_empty() || content.starts_with('#') {
+            continue;
+        }
+        let lower = content.to_ascii_lowercase();
+        return lower.starts_with("null")
+            || ["~", "!", "%", "..."]
+                .iter()
+                .any(|p| content.starts_with(p));
+    }
+    true
 }
 
 /// Line and column (1-based) of the node at `key_path` in `text`, such as
@@ -985,6 +1056,114 @@ mod tests {
 
     fn parse(text: &str) -> Result<Doc, LoadError> {
         from_str(Path::new(".gate/x.yaml"), text)
+    }
+
+    impl Closed for Doc {}
+
+    /// `closed` answers what `from_str` answers (the pre-pass first) for
+    /// text of every kind: valid, empty in each spelling, nested past the
+    /// limit, alias bombs, several documents, wrong keys and syntax.
+    #[test]
+    fn a_closed_model_reads_as_the_pre_pass_first_would() {
+        let bomb = {
+            let mut t = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+            for i in 1..8 {
+                t.push_str(&format!(
+                    "{}: &{} [*{}, *{}, *{}, *{}, *{}, *{}, *{}, *{}, *{}, *{}]\n",
+                    (b'a' + i) as char,
+                    (b'a' + i) as char,
+                    (b'a' + i - 1) as char,
+                    (b'a' + i - 1) as char,
+                    (b'a' + i - 1) as char,
+                    (b'a' + i - 1) as char,
+                    (b'a' + i - 1) as char,
+                    (b'a' + i - 1) as char,
+                    (b'a' + i - 1) as char,
+                    (b'a' + i - 1) as char,
+                    (b'a' + i - 1) as char,
+                    (b'a' + i - 1) as char,
+                ));
+            }
+            t
+        };
+        let mut texts: Vec<String> = [
+            "items:\n  - id: a\n    tags: [x, y]\n    count: 2\nnote: n\n",
+            "# a comment first\n---\nitems: []\n",
+            "{}",
+            "",
+            "\n\n",
+            "# only a comment\n",
+            "null\n",
+            "Null",
+            "~",
+            "--- null\n",
+            "---\n",
+            "--- !!null\n",
+            "!!null ''\n",
+            "%YAML 1.2\n---\n",
+            "...\n",
+            "items: []\n---\nitems: []\n",
+            "items:\n  - id: a\n    colour: red\n",
+            "items: [\n",
+            "note: &n x\nitems: []\n",
+            "items:\n  - id: 7\n",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        texts.push(bomb);
+        for depth in [MAX_DEPTH - 1, MAX_DEPTH + 1, 130, 1_000] {
+            texts.push(format!("note: {}x\n", "- ".repeat(depth)));
+            texts.push(format!("items:\n{}x\n", "- ".repeat(depth)));
+            let mut mappings = String::from("items:\n");
+            for level in 1..depth {
+                mappings.push_str(&" ".repeat(level));
+                mappings.push_str("a:\n");
+            }
+            texts.push(mappings);
+        }
+        texts.push(format!("items:\n{}", "  - id: a\n".repeat(60_000)));
+        for text in &texts {
+            let file = Path::new("closed.yaml");
+            let slow = deserialize::<Doc>(file, text, false);
+            let fast = deserialize::<Doc>(file, text, true);
+            match (&slow, &fast) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{text:.80?}"),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{text:.80?}"),
+                _ => panic!("{text:.80?}: {slow:?} against {fast:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_document_in_any_spelling_takes_the_pre_pass() {
+        for text in [
+            "",
+            "\n",
+            "# c\n",
+            "---\n",
+            "--- # c\n",
+            "null",
+            "NULL\n",
+            "~\n",
+            "--- ~\n",
+            "!!null\n",
+            "%YAML 1.2\n",
+            "...\n",
+        ] {
+            assert!(maybe_empty(text), "{text:?}");
+        }
+        for text in [
+            "version: 1\n",
+            "# c\nitems: []\n",
+            "--- {}\n",
+            "{}",
+            "- a\n",
+        ] {
+            assert!(!maybe_empty(text), "{text:?}");
+        }
+        assert!(unbounded("a: &x 1\n"));
+        assert!(!unbounded("a: 1\n"));
+        assert!(unbounded(&"a".repeat(MAX_NODES as usize)));
     }
 
     /// A document read again is the model read before, kept by type and

@@ -64,6 +64,9 @@ pub struct Pins {
     pub evidence_standing: String,
 }
 
+// Every struct below the record denies unknown fields.
+impl crate::yaml::Closed for TaskRecord {}
+
 /// The task record: the front matter's 12 keys, all required (nullable ones
 /// must be present as `null`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -296,7 +299,7 @@ pub fn parse_record(
     split: &format::Split,
 ) -> Result<TaskRecord, TaskError> {
     // The front matter starts on line 2, after the opening `---`.
-    let mut record: TaskRecord = crate::yaml::from_str(file, split.front_matter)
+    let mut record: TaskRecord = crate::yaml::closed(file, split.front_matter)
         .map_err(|e| TaskError::Load(e.shift_lines(1)))?;
     // The names are read as `gate start` takes them: trimmed, a blank one
     // naming nothing (docs/binding.md).
