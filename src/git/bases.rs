@@ -414,16 +414,17 @@ impl<'r> Bases<'r> {
                 format_args!("{id} is a {kind}, not a commit"),
             ));
         }
-        let commit = super::walk::decode_commit(&self.buf, id.kind()).map_err(|err| {
-            GitError::other(context(), format_args!("decoding commit {id}: {err}"))
-        })?;
+        let (time, parents) =
+            super::walk::decode_dated_parents(&self.buf, id.kind()).map_err(|err| {
+                GitError::other(context(), format_args!("decoding commit {id}: {err}"))
+            })?;
         let parents = if self.shallow.contains(&id) {
             Box::default()
         } else {
-            commit.parents.into_boxed_slice()
+            parents.into_boxed_slice()
         };
         Ok(Loose {
-            time: commit.time,
+            time,
             parents,
             numbered: None,
         })

@@ -389,6 +389,35 @@ pub(super) fn decode_commit(data: &[u8], hash: gix::hash::Kind) -> Result<Decode
 /// looks for it. `None` when the commit is not that plain, for the full
 /// decoder to read or refuse.
 fn plain_commit(data: &[u8], hash: gix::hash::Kind) -> Option<Decoded> {
+    let (time, tree, parents, message) = plain_parts(data, hash)?;
+    Some(Decoded {
+        time,
+        tree,
+        parents,
+        message: message.to_vec(),
+    })
+}
+
+/// Commit `data`'s committer date and parents, as [`decode_commit`] reads
+/// them, without copying its message (the merge-base searches read only
+/// these, from thousands of commits).
+pub(super) fn decode_dated_parents(
+    data: &[u8],
+    hash: gix::hash::Kind,
+) -> Result<(i64, Vec<gix::ObjectId>), String> {
+    if let Some((time, _, parents, _)) = plain_parts(data, hash) {
+        return Ok((time, parents));
+    }
+    let commit = decode_commit(data, hash)?;
+    Ok((commit.time, commit.parents))
+}
+
+/// [`plain_commit`]'s reading, the message left in `data`.
+#[allow(clippy::type_complexity)]
+fn plain_parts(
+    data: &[u8],
+    hash: gix::hash::Kind,
+) -> Option<(i64, gix::ObjectId, Vec<gix::ObjectId>, &[u8])> {
     let id = |hex: &[u8]| {
         let lower = hex.len() == hash.len_in_hex()
             && hex
@@ -411,12 +440,7 @@ fn plain_commit(data: &[u8], hash: gix::hash::Kind) -> Option<Decoded> {
         .seconds();
     // The headers after the committer, up to the blank line.
     while !line(&mut rest)?.is_empty() {}
-    Some(Decoded {
-        time,
-        tree,
-        parents,
-        message: rest.to_vec(),
-    })
+    Some((time, tree, parents, rest))
 }
 
 /// The line `rest` starts with, without its newline, and `rest` moved past
