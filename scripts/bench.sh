@@ -10,6 +10,9 @@
 #             and 99 merges (scripts/gen-history.py), in 100 directories,
 #             repacked with `git gc --aggressive` (deep delta chains)
 #   history3/ the same on a three-level tree (100 x 8 directories)
+#   wide/     10,000 commits shaped as git/git is (gen-history.py `wide`):
+#             directories of ~1,700 entries, a merge every third commit of
+#             a topic forked 10-300 commits back (old merge bases)
 #   ripgrep/  a clone of the corpus's ripgrep.bundle (real history), when
 #             there is one (a fresh clone of gate has none: skipped, said so)
 #   tree/     20,000 files of 1-7 KiB (79 MB) with a plan check over them
@@ -98,7 +101,7 @@ check_walk() { # $1 = repository, $2 = base
 }
 generate_history() { # $1 = directory, $2 = tree depth (gen-history.py)
     if [ ! -f "$1/.git/bench-ready-gc" ]; then
-        echo "== generating the 10,000-commit history (tree depth $2)"
+        echo "== generating the 10,000-commit history (shape $2)"
         rm -rf "$1"; mkdir -p "$1"
         git -C "$1" init -q -b main
         python3 "$root/scripts/gen-history.py" 10000 5000 "$2" | git -C "$1" fast-import --quiet --done
@@ -113,9 +116,11 @@ history=$dir/history
 generate_history "$history" 2
 range_base=$(git -C "$history" rev-list HEAD | sed -n 9000p)
 generate_history "$dir/history3" 3
+generate_history "$dir/wide" wide
 # Each walked history: name, repository, the range's base.
 walks="flat $history $range_base
-three-level $dir/history3 $(git -C "$dir/history3" rev-list HEAD | sed -n 9000p)"
+three-level $dir/history3 $(git -C "$dir/history3" rev-list HEAD | sed -n 9000p)
+wide $dir/wide $(git -C "$dir/wide" rev-list HEAD | sed -n 9000p)"
 if [ -f "$corpus/ripgrep.bundle" ]; then
     if [ ! -f "$dir/ripgrep/.git/bench-ready" ]; then
         echo "== cloning ripgrep's history from $corpus/ripgrep.bundle"

@@ -8,8 +8,17 @@ A root commit adds FILES files in 100 directories (DEPTH 2, the default:
 `src/dNN/eN/`, a three-level tree); each later commit makes
 one to four changes — content edits, additions, deletions, renames (pure and
 with an edit), chmod +x / -x — with fixed dates. Every 100th commit merges a
-short side branch (two commits) back with `--no-ff` shape. The same arguments
-always give the same commit ids. Used by scripts/bench.sh.
+short side branch (two commits) back with `--no-ff` shape.
+
+DEPTH `wide` is shaped as git/git is: wide directories (a quarter of the
+files at the root, another quarter in `t/`, the rest in `Documentation/`
+and `src/dNN/`) and a merge every third commit on main, of a topic of one
+to four commits forked from main 10 to 300 commits before, so that a
+merge's bases are old and its parents differ at many names. Topics edit
+and add files, main edits them; nothing is deleted or renamed.
+
+The same arguments always give the same commit ids. Used by
+scripts/bench.sh.
 """
 import random
 import sys
@@ -17,9 +26,12 @@ import sys
 
 def main():
     commits, files = int(sys.argv[1]), int(sys.argv[2])
-    depth = int(sys.argv[3]) if len(sys.argv) > 3 else 2
+    shape = sys.argv[3] if len(sys.argv) > 3 else "2"
+    if shape == "wide":
+        return wide(commits, files)
+    depth = int(shape) if shape in ("2", "3") else 0
     if depth not in (2, 3):
-        sys.exit("gen-history.py: DEPTH is 2 or 3")
+        sys.exit("gen-history.py: DEPTH is 2, 3 or wide")
     rng = random.Random(7)
     out = sys.stdout.buffer
     mark = 0
@@ -121,6 +133,88 @@ def main():
         else:
             tip = commit("main", "work %d\n" % n, random_ops(b"main"), [tip], when)
             n += 1
+    out.write(b"done\n")
+
+
+def wide(commits, files):
+    """The `wide` shape (see the module's comment)."""
+    rng = random.Random(29)
+    out = sys.stdout.buffer
+    mark = 0
+    t0 = 1_700_000_000
+
+    def data(b):
+        out.write(b"data %d\n" % len(b))
+        out.write(b)
+        out.write(b"\n")
+
+    def content(tag):
+        lines = [b"/* %s line %d %d */" % (tag, i, rng.randrange(1 << 30)) for i in range(rng.randint(3, 30))]
+        return b"\n".join(lines) + b"\n"
+
+    def modify(path, body):
+        return b"M 100644 inline %s\n" % path.encode() + b"data %d\n" % len(body) + body + b"\n"
+
+    def commit(branch, msg, ops, parents, when):
+        nonlocal mark
+        mark += 1
+        out.write(b"commit refs/heads/%s\nmark :%d\n" % (branch.encode(), mark))
+        out.write(b"author Bench <bench@example.com> %d +0000\n" % when)
+        out.write(b"committer Bench <bench@example.com> %d +0000\n" % when)
+        data(msg.encode())
+        if parents:
+            out.write(b"from :%d\n" % parents[0])
+            for p in parents[1:]:
+                out.write(b"merge :%d\n" % p)
+        for op in ops:
+            out.write(op)
+        return mark
+
+    names = iter(range(10**9))
+
+    def new_path():
+        n = next(names)
+        place = n % 8
+        if place < 2:
+            return "f%06d.c" % n
+        if place < 4:
+            return "t/t%06d.sh" % n
+        if place < 5:
+            return "Documentation/d%06d.txt" % n
+        return "src/d%02d/f%06d.c" % (n % 100, n)
+
+    paths = [new_path() for _ in range(files)]
+    tip = commit("main", "root\n", [modify(p, content(b"root")) for p in paths], [], t0)
+    main_line = [tip]
+    when = t0
+    made = 1
+    while made < commits:
+        when += 60
+        if len(main_line) > 10 and len(main_line) % 3 == 0 and made + 6 <= commits:
+            fork = main_line[-rng.randint(10, min(300, len(main_line) - 1))]
+            side, edits = fork, []
+            for k in range(rng.randint(1, 4)):
+                ops = []
+                for _ in range(rng.randint(1, 3)):
+                    p = rng.choice(paths) if rng.random() < 0.8 else new_path()
+                    body = content(b"topic")
+                    edits.append((p, body))
+                    ops.append(modify(p, body))
+                when += 1
+                side = commit("topic", "topic %d/%d\n" % (made, k), ops, [side], when)
+                made += 1
+            for p, _ in edits:
+                if p not in paths:
+                    paths.append(p)
+            # The merge holds main's tree with the topic's files.
+            when += 1
+            tip = commit("main", "Merge branch topic %d\n" % made, [modify(p, b) for p, b in edits], [tip, side], when)
+            made += 1
+        else:
+            ops = [modify(rng.choice(paths), content(b"main")) for _ in range(rng.randint(1, 3))]
+            tip = commit("main", "work %d\n" % made, ops, [tip], when)
+            made += 1
+        main_line.append(tip)
     out.write(b"done\n")
 
 
