@@ -24,6 +24,45 @@ import random
 import sys
 
 
+class Stream:
+    """A `git fast-import` stream of commits, marked 1, 2, … in order."""
+
+    def __init__(self, out):
+        self.out = out
+        self.mark = 0
+
+    def data(self, b):
+        self.out.write(b"data %d\n" % len(b))
+        self.out.write(b)
+        self.out.write(b"\n")
+
+    def commit(self, branch, msg, ops, parents, when):
+        """Write a commit on `branch` with `ops` (fast-import file commands)
+        over its first parent; return its mark."""
+        self.mark += 1
+        out = self.out
+        out.write(b"commit refs/heads/%s\nmark :%d\n" % (branch.encode(), self.mark))
+        out.write(b"author Bench <bench@example.com> %d +0000\n" % when)
+        out.write(b"committer Bench <bench@example.com> %d +0000\n" % when)
+        self.data(msg.encode())
+        if parents:
+            out.write(b"from :%d\n" % parents[0])
+            for p in parents[1:]:
+                out.write(b"merge :%d\n" % p)
+        for op in ops:
+            out.write(op)
+        return self.mark
+
+    def done(self):
+        self.out.write(b"done\n")
+
+
+def lines(rng, template, tag, most):
+    """A file's content: 3 to `most` lines of `template` (tag, line, random)."""
+    out = [template % (tag, i, rng.randrange(1 << 30)) for i in range(rng.randint(3, most))]
+    return b"\n".join(out) + b"\n"
+
+
 def main():
     commits, files = int(sys.argv[1]), int(sys.argv[2])
     shape = sys.argv[3] if len(sys.argv) > 3 else "2"
@@ -33,18 +72,12 @@ def main():
     if depth not in (2, 3):
         sys.exit("gen-history.py: DEPTH is 2, 3 or wide")
     rng = random.Random(7)
-    out = sys.stdout.buffer
-    mark = 0
+    stream = Stream(sys.stdout.buffer)
+    commit = stream.commit
     t0 = 1_700_000_000
 
-    def data(b):
-        out.write(b"data %d\n" % len(b))
-        out.write(b)
-        out.write(b"\n")
-
     def content(tag):
-        lines = [b"// %s line %d %d" % (tag, i, rng.randrange(1 << 30)) for i in range(rng.randint(3, 40))]
-        return b"\n".join(lines) + b"\n"
+        return lines(rng, b"// %s line %d %d", tag, 40)
 
     live = {}  # path -> executable?
     names = iter(range(10**9))
@@ -54,21 +87,6 @@ def main():
         if depth == 3:
             return "src/d%02d/e%d/f%06d.rs" % (n % 100, n // 100 % 8, n)
         return "src/d%02d/f%06d.rs" % (n % 100, n)
-
-    def commit(branch, msg, ops, parents, when):
-        nonlocal mark
-        mark += 1
-        out.write(b"commit refs/heads/%s\nmark :%d\n" % (branch.encode(), mark))
-        out.write(b"author Bench <bench@example.com> %d +0000\n" % when)
-        out.write(b"committer Bench <bench@example.com> %d +0000\n" % when)
-        data(msg.encode())
-        if parents:
-            out.write(b"from :%d\n" % parents[0])
-            for p in parents[1:]:
-                out.write(b"merge :%d\n" % p)
-        for op in ops:
-            out.write(op)
-        return mark
 
     def modify(path, executable, body):
         mode = b"100755" if executable else b"100644"
@@ -133,42 +151,19 @@ def main():
         else:
             tip = commit("main", "work %d\n" % n, random_ops(b"main"), [tip], when)
             n += 1
-    out.write(b"done\n")
+    stream.done()
 
 
 def wide(commits, files):
     """The `wide` shape (see the module's comment)."""
-    rng = random.Random(29)
-    out = sys.stdout.buffer
-    mark = 0
-    t0 = 1_700_000_000
-
-    def data(b):
-        out.write(b"data %d\n" % len(b))
-        out.write(b)
-        out.write(b"\n")
+    rng, stream, t0 = random.Random(29), Stream(sys.stdout.buffer), 1_700_000_000
+    commit = stream.commit
 
     def content(tag):
-        lines = [b"/* %s line %d %d */" % (tag, i, rng.randrange(1 << 30)) for i in range(rng.randint(3, 30))]
-        return b"\n".join(lines) + b"\n"
+        return lines(rng, b"/* %s line %d %d */", tag, 30)
 
     def modify(path, body):
         return b"M 100644 inline %s\n" % path.encode() + b"data %d\n" % len(body) + body + b"\n"
-
-    def commit(branch, msg, ops, parents, when):
-        nonlocal mark
-        mark += 1
-        out.write(b"commit refs/heads/%s\nmark :%d\n" % (branch.encode(), mark))
-        out.write(b"author Bench <bench@example.com> %d +0000\n" % when)
-        out.write(b"committer Bench <bench@example.com> %d +0000\n" % when)
-        data(msg.encode())
-        if parents:
-            out.write(b"from :%d\n" % parents[0])
-            for p in parents[1:]:
-                out.write(b"merge :%d\n" % p)
-        for op in ops:
-            out.write(op)
-        return mark
 
     names = iter(range(10**9))
 
@@ -215,7 +210,7 @@ def wide(commits, files):
             tip = commit("main", "work %d\n" % made, ops, [tip], when)
             made += 1
         main_line.append(tip)
-    out.write(b"done\n")
+    stream.done()
 
 
 if __name__ == "__main__":

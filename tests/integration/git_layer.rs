@@ -2787,6 +2787,23 @@ fn real_history() -> Option<PathBuf> {
     beside.exists().then_some(beside)
 }
 
+/// The merge bases of merge `commit`'s `parents` as gate finds them are
+/// `git merge-base --all`'s, set for set.
+fn assert_merge_bases(repo: &TestRepo, gate: &Repo, commit: &str, parents: &[String], how: &str) {
+    let mut args = vec!["merge-base", "--all"];
+    args.extend(parents.iter().map(String::as_str));
+    let git_bases: BTreeSet<Oid> = repo.git(&args).lines().map(oid).collect();
+    let others: Vec<Oid> = parents[1..].iter().map(|p| oid(p)).collect();
+    let bases = gate
+        .merge_bases_all(oid(&parents[0]), &others)
+        .unwrap_or_else(|err| panic!("merge_bases_all({commit}'s parents): {err}"));
+    assert_eq!(
+        bases.into_iter().collect::<BTreeSet<_>>(),
+        git_bases,
+        "merge {commit}, {how}: git merge-base --all"
+    );
+}
+
 /// The oracle on a history nobody generated (issue 29): the newest 150
 /// commits of a real history and its newest 30 merges, each commit's changes against each parent
 /// equal to `git diff-tree`, and each merge's combined diff to `git
@@ -2841,18 +2858,7 @@ fn changes_match_git_diff_tree_on_a_real_history_slice() {
         }
         if parents.len() > 1 {
             merges += 1;
-            let mut args = vec!["merge-base", "--all"];
-            args.extend(parents.iter().map(String::as_str));
-            let git_bases: BTreeSet<Oid> = repo.git(&args).lines().map(oid).collect();
-            let others: Vec<Oid> = parents[1..].iter().map(|p| oid(p)).collect();
-            let bases = gate
-                .merge_bases_all(oid(&parents[0]), &others)
-                .unwrap_or_else(|err| panic!("merge_bases_all({commit}'s parents): {err}"));
-            assert_eq!(
-                bases.into_iter().collect::<BTreeSet<_>>(),
-                git_bases,
-                "merge {commit}: git merge-base --all"
-            );
+            assert_merge_bases(&repo, &gate, commit, parents, "from the commits");
             let combined = gate
                 .combined_changes(id)
                 .unwrap_or_else(|err| panic!("combined_changes({commit}): {err}"));
@@ -2867,18 +2873,7 @@ fn changes_match_git_diff_tree_on_a_real_history_slice() {
     repo.git(&["commit-graph", "write", "--reachable"]);
     let gate = open(&repo);
     for (commit, parents) in commits.iter().filter(|(_, p)| p.len() > 1) {
-        let mut args = vec!["merge-base", "--all"];
-        args.extend(parents.iter().map(String::as_str));
-        let git_bases: BTreeSet<Oid> = repo.git(&args).lines().map(oid).collect();
-        let others: Vec<Oid> = parents[1..].iter().map(|p| oid(p)).collect();
-        let bases = gate
-            .merge_bases_all(oid(&parents[0]), &others)
-            .unwrap_or_else(|err| panic!("merge_bases_all({commit}'s parents): {err}"));
-        assert_eq!(
-            bases.into_iter().collect::<BTreeSet<_>>(),
-            git_bases,
-            "merge {commit}, commit-graph: git merge-base --all"
-        );
+        assert_merge_bases(&repo, &gate, commit, parents, "from a commit-graph");
     }
     eprintln!(
         "real history {src}: {} commits, {merges} merges, equal to git's",
