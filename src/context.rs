@@ -119,6 +119,11 @@ pub struct Ctx {
     /// the receipts of one run read the same index state, once. (Not for
     /// `gate verify`'s after-run fingerprint, which reads it again.)
     index: std::cell::OnceCell<crate::git::IndexSnapshot>,
+    /// HEAD, once read: the checks of one run judge one HEAD (a pre-commit
+    /// asked for it ten times, each a read of HEAD, the branch and
+    /// packed-refs). Only the checks read it here; what a run writes after
+    /// running a command (`gate verify`'s receipt) reads HEAD again.
+    head: std::cell::OnceCell<crate::git::Head>,
     /// Where long steps show their meters: the run's one progress sink.
     pub progress: crate::progress::Sink,
 }
@@ -154,11 +159,22 @@ impl Ctx {
             staged: std::cell::OnceCell::new(),
             plan: std::cell::OnceCell::new(),
             index: std::cell::OnceCell::new(),
+            head: std::cell::OnceCell::new(),
             progress: crate::progress::Sink::stderr(),
         })
     }
 
     /// The work tree root.
+    /// HEAD as this run's checks see it: read once, then the same answer
+    /// (an error is not kept: asking again reads again).
+    pub fn head(&self) -> Result<crate::git::Head, crate::git::GitError> {
+        if let Some(head) = self.head.get() {
+            return Ok(head.clone());
+        }
+        let head = self.repo.head()?;
+        Ok(self.head.get_or_init(|| head).clone())
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -488,7 +504,7 @@ pub fn commit_of(ctx: &Ctx, id: &str, change: &str) -> TaskCommit {
 /// it is then still right.
 pub fn committed_as_is(ctx: &Ctx, task: &Task) -> bool {
     let path = crate::path::RepoPath::from(task.file.to_string_lossy().as_ref());
-    let Ok(Some(head)) = ctx.repo.head().map(|h| h.id()) else {
+    let Ok(Some(head)) = ctx.head().map(|h| h.id()) else {
         return false;
     };
     match ctx.repo.entry_at(head, &path) {
@@ -509,7 +525,7 @@ pub fn governed(ctx: &Ctx) -> bool {
     if std::fs::symlink_metadata(ctx.root().join(".gate")).is_ok() {
         return true;
     }
-    match ctx.repo.head().map(|h| h.id()) {
+    match ctx.head().map(|h| h.id()) {
         Ok(None) => false,
         Ok(Some(head)) => !matches!(
             ctx.repo

@@ -453,7 +453,7 @@ pub fn check_span(
             findings.extend(staged_findings(ctx));
             parts.push("staged task files compared with HEAD".into());
         }
-        Span::Task => match ctx.repo.head() {
+        Span::Task => match ctx.head() {
             // HEAD unreadable: gate cannot tell what changed, which is no pass.
             Err(e) => findings.push(unreadable(e)),
             // An unborn branch has no commits and nothing committed to edit.

@@ -54,7 +54,7 @@ pub struct CiRange {
 /// one still active, or none completed). An error when what would say
 /// cannot be read: then nothing is claimed finished.
 pub fn find(ctx: &Ctx, policy: &Policy) -> Result<Option<Finished>, String> {
-    let head = ctx.repo.head().map_err(|e| e.to_string())?;
+    let head = ctx.head().map_err(|e| e.to_string())?;
     let Some(tip) = head.id() else {
         return Ok(None);
     };

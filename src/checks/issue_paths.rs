@@ -116,7 +116,7 @@ pub fn covers(paths: &[String], glob: &str) -> bool {
 /// the work tree's.
 fn committed_plan(ctx: &Ctx) -> Result<Option<crate::plan::Plan>, Failure> {
     let path = crate::path::RepoPath::from(crate::plan::PLAN_PATH);
-    if let Some(head) = ctx.repo.head()?.id()
+    if let Some(head) = ctx.head()?.id()
         && let Some((blob, _)) = ctx.repo.entry_at(head, &path)?
     {
         let bytes = ctx.repo.read_blob(blob)?;

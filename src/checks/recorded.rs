@@ -66,7 +66,7 @@ pub fn record_start(common_dir: &Path, id: &str, text: &str) -> Result<(), fsuti
 pub fn recorded(ctx: &Ctx, id: &str) -> Result<Option<Recorded>, String> {
     let file = tasks::task_file(id);
     let path = RepoPath::from(file.to_string_lossy().as_ref());
-    let head = ctx.repo.head().map_err(|e| e.to_string())?.id();
+    let head = ctx.head().map_err(|e| e.to_string())?.id();
     if let Some(head) = head
         && let Some((blob, _)) = ctx.repo.entry_at(head, &path).map_err(|e| e.to_string())?
     {
@@ -97,7 +97,7 @@ pub fn recorded(ctx: &Ctx, id: &str) -> Result<Option<Recorded>, String> {
 pub fn own_change(ctx: &Ctx, id: &str, staged: &[u8]) -> bool {
     let file = tasks::task_file(id);
     let path = RepoPath::from(file.to_string_lossy().as_ref());
-    let Ok(head) = ctx.repo.head().map(|h| h.id()) else {
+    let Ok(head) = ctx.head().map(|h| h.id()) else {
         return false;
     };
     let at_head = match head.map(|head| ctx.repo.entry_at(head, &path)) {
@@ -232,7 +232,7 @@ pub fn trusted_additions(ctx: &Ctx, id: &str) -> Result<Vec<ScopeAddition>, Stri
 fn at_head(ctx: &Ctx, id: &str) -> Result<Option<Task>, String> {
     let file = tasks::task_file(id);
     let path = RepoPath::from(file.to_string_lossy().as_ref());
-    let head = ctx.repo.head().map_err(|e| e.to_string())?.id();
+    let head = ctx.head().map_err(|e| e.to_string())?.id();
     let Some(head) = head else { return Ok(None) };
     let Some((blob, _)) = ctx.repo.entry_at(head, &path).map_err(|e| e.to_string())? else {
         return Ok(None);

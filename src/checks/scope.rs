@@ -121,7 +121,7 @@ pub fn check(
 /// `git commit --amend` of HEAD works on. `None` when there is no such
 /// task or it cannot be read: the usual remedy stands then.
 fn heads_task(ctx: &Ctx, active: Option<&str>, trailer: &str) -> Option<(String, Scope)> {
-    let head = ctx.repo.head().ok()?.id()?;
+    let head = ctx.head().ok()?.id()?;
     let message = ctx.repo.commit(head).ok()?.message;
     let named = provenance::trailer_values(&message, trailer);
     let [named] = named.as_slice() else {
@@ -335,7 +335,7 @@ fn staged_own_changes(ctx: &Ctx) -> Result<Vec<Change>, crate::git::GitError> {
     if merging.is_empty() {
         return Ok(changes);
     }
-    let Some(head) = ctx.repo.head()?.id() else {
+    let Some(head) = ctx.head()?.id() else {
         return Ok(changes);
     };
     let index = ctx.index()?;

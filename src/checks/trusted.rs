@@ -22,7 +22,7 @@ use crate::verdict::{Finding, Severity, Subject};
 /// `policy_loosened` findings of the uncommitted versions it did not obey.
 pub fn local(ctx: &Ctx, staged: bool) -> Result<(LoadedPolicy, Vec<Finding>), Failure> {
     let work = ctx.policy()?;
-    let Some(head) = ctx.repo.head()?.id() else {
+    let Some(head) = ctx.head()?.id() else {
         // No commit yet: nothing committed to protect.
         return Ok((
             LoadedPolicy {
