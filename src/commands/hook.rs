@@ -167,7 +167,7 @@ fn prepare_commit_msg(
         }
     }
     if let Some(text) = with_trailer(&message, &key, &id, &comment) {
-        crate::fsutil::write_atomic(&path, text.as_bytes(), None)?;
+        crate::fsutil::write_transient(&path, text.as_bytes())?;
     }
     Ok(())
 }
