@@ -674,6 +674,24 @@ pub(crate) fn source_path(source: &str) -> Result<Option<RepoPath>, (RepoPath, U
     Ok((!is_gate_path(&path)).then_some(path))
 }
 
+/// The paths of `sources` a fingerprint covers, in order ([`source_path`]):
+/// a source under `.gate/` left out, one that escapes the repository
+/// pushed to `problems` instead.
+pub(crate) fn source_paths(
+    sources: &[String],
+    problems: &mut Vec<(RepoPath, Unavailable)>,
+) -> Vec<RepoPath> {
+    let mut paths = Vec::with_capacity(sources.len());
+    for source in sources {
+        match source_path(source) {
+            Ok(Some(path)) => paths.push(path),
+            Ok(None) => {}
+            Err(problem) => problems.push(problem),
+        }
+    }
+    paths
+}
+
 /// What a task touched (docs/receipts.md): every path changed in
 /// `baseline..HEAD` (every commit, every parent, both sides of renames) or
 /// staged, and — asked per acceptance check — the work tree's dirty paths

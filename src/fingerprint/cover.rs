@@ -51,15 +51,7 @@ pub(super) fn look(workdir: &Path, inputs: &Inputs) -> Looked {
     let mut named: Vec<RepoPath> = Vec::new();
     let mut walked: Vec<RepoPath> = Vec::new();
     let mut sources: Vec<RepoPath> = Vec::new();
-    for source in inputs.sources {
-        let path = match super::source_path(source) {
-            Ok(Some(path)) => path,
-            Ok(None) => continue,
-            Err(problem) => {
-                problems.push(problem);
-                continue;
-            }
-        };
+    for path in super::source_paths(inputs.sources, &mut problems) {
         if let Some(problem) = ancestry.check_above(path.as_bytes()) {
             problems.push(problem);
             continue;

@@ -152,15 +152,7 @@ impl Trees {
                     covered.insert(path, Some((id, kind == EntryKind::Executable)));
                 }
             };
-        for source in inputs.sources {
-            let path = match super::source_path(source) {
-                Ok(Some(path)) => path,
-                Ok(None) => continue,
-                Err(problem) => {
-                    problems.push(problem);
-                    continue;
-                }
-            };
+        for path in super::source_paths(inputs.sources, &mut problems) {
             match repo.tree_path(tree, &path)? {
                 TreePath::Dir(entries) => {
                     for (entry, id, kind) in entries {
