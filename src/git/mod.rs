@@ -712,26 +712,15 @@ impl Repo {
         }
         // When `ancestor` is reachable from `descendant`, it is their only
         // best common ancestor.
-        match self.repo.merge_base(ancestor.0, descendant.0) {
-            Ok(base)
-                if base
-                    .as_ref()
-                    .is_some_and(|base| base.detach() == ancestor.0) =>
-            {
-                Ok(true)
-            }
-            // Another answer is not a no: gix's merge-base goes by committer
-            // date and, under clock skew (a commit dated before its parent),
-            // can miss an ancestor (tests/integration/git_layer.rs, the
-            // clock-skew walk); and it takes an absent commit for the end of
-            // history. The walk between them decides, exactly
-            // (`walk_from_base`), and an absent commit is an error there.
-            Ok(_) => Ok(self.walk_from_base(descendant, ancestor)?.1),
-            Err(err) => Err(GitError::gix(
-                format!("finding the merge base of {ancestor} and {descendant}"),
-                &err,
-            )),
+        if self.merge_base(ancestor, descendant)? == Some(ancestor) {
+            return Ok(true);
         }
+        // Another answer is not a no: without a commit-graph the search goes
+        // by committer date, as git's does, and under clock skew (a commit
+        // dated before its parent) a best common ancestor can come out
+        // wrong (tests/integration/git_layer.rs, the clock-skew walk). The
+        // walk between them decides, exactly (`walk_from_base`).
+        Ok(self.walk_from_base(descendant, ancestor)?.1)
     }
 
     /// A best common ancestor of `a` and `b` (`git merge-base a b`: the
