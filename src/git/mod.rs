@@ -20,6 +20,7 @@ use crate::path::RepoPath;
 mod bases;
 mod diff;
 mod files;
+mod landing;
 mod merged;
 mod notes;
 mod staged;
@@ -921,7 +922,7 @@ impl Repo {
             .map(|&parent| self.parent_tree(id, Oid(parent)))
             .collect::<Result<Vec<_>, _>>()?;
         let mut graph = self.bases();
-        self.merge_changes_of(id, tree_id, &parents, &trees, &mut graph)
+        self.merge_changes_of(id, tree_id, &parents, &trees, &mut graph, None)
     }
 
     /// Of `paths`, those where `index` does not hold what a clean merge of
@@ -943,7 +944,7 @@ impl Repo {
         let mut bases = Vec::with_capacity(parents.len() - 1);
         let mut graph = self.bases();
         for k in 1..parents.len() {
-            bases.push(self.merge_bases(head, parents[k], &parents[..k], &mut graph)?);
+            bases.push(self.merge_bases(head, parents[k], &parents[..k], &mut graph, None)?);
         }
         let mut own = Vec::new();
         for path in paths {
@@ -981,10 +982,11 @@ impl Repo {
         parents: &[gix::ObjectId],
         parent_trees: &[gix::ObjectId],
         graph: &mut bases::Bases<'_>,
+        landing: Option<&landing::Shared>,
     ) -> Result<Vec<Change>, GitError> {
         let mut bases = Vec::with_capacity(parents.len() - 1);
         for k in 1..parents.len() {
-            let commits = self.merge_bases(id, parents[k], &parents[..k], graph)?;
+            let commits = self.merge_bases(id, parents[k], &parents[..k], graph, landing)?;
             let trees = commits
                 .into_iter()
                 .map(|base| self.commit_tree(Oid(base)))
@@ -1015,7 +1017,15 @@ impl Repo {
         one: gix::ObjectId,
         others: &[gix::ObjectId],
         graph: &mut bases::Bases<'_>,
+        landing: Option<&landing::Shared>,
     ) -> Result<Vec<gix::ObjectId>, GitError> {
+        // A merge on the range's main line: read off the walk.
+        if let (Some(shared), [_]) = (landing, others)
+            && let Some(landing) = shared.get()
+            && let Some(bases) = landing.merge_bases(&id.0)
+        {
+            return Ok(bases.to_vec());
+        }
         let bases = graph.merge_bases(one, others, &|| {
             format!("finding the merge bases of merge {id}'s parents")
         })?;
@@ -1134,13 +1144,17 @@ impl Repo {
         renames: Renames,
         merges: MergeChanges,
         graph: &mut bases::Bases<'_>,
+        landing: Option<&landing::Shared>,
     ) -> RunResults {
         let mut results: RunResults = run
             .into_iter()
             .rev()
             .map(|commit| {
                 let id = commit.id;
-                (id, self.walked_changes(commit, renames, merges, graph))
+                (
+                    id,
+                    self.walked_changes(commit, renames, merges, graph, landing),
+                )
             })
             .collect();
         results.reverse();
@@ -1153,6 +1167,7 @@ impl Repo {
         renames: Renames,
         merges: MergeChanges,
         graph: &mut bases::Bases<'_>,
+        landing: Option<&landing::Shared>,
     ) -> Result<CommitChanges, GitError> {
         let id = Oid(commit.id);
         // A shallow boundary's parents were not read: it fails as
@@ -1173,6 +1188,7 @@ impl Repo {
                 &commit.parents,
                 &commit.parent_trees,
                 graph,
+                landing,
             )?,
             (false, _) => self
                 .changes_against(
@@ -1225,15 +1241,25 @@ impl Repo {
     ) -> Result<WalkedChanges<'_>, GitError> {
         let mut commits = Vec::new();
         let mut parents = Vec::new();
+        // The main-line merges' bases, read off the walk once it ends
+        // (src/git/landing.rs); none in a shallow clone, whose searches
+        // must fail where the boundary hides a base.
+        let shared = (merges == MergeChanges::Own && !self.is_shallow())
+            .then(|| std::sync::Arc::new(landing::Shared::default()));
         let mut runs = Runs {
             repo: &self.repo,
             renames,
             merges,
+            landing: shared.clone(),
             run: Vec::new(),
             waiting: Vec::new(),
             workers: None,
             sent: Vec::new(),
         };
+        // Declared after `runs`, so dropped before it: a walk that fails
+        // puts an empty landing before the threads are joined, and none
+        // waits for it.
+        let putter = shared.clone().map(landing::Putter);
         let ended = if tips.is_empty() {
             walk::Ended {
                 dropped: HashSet::new(),
@@ -1263,17 +1289,53 @@ impl Repo {
             index.insert(id.0, kept.len());
             kept.push((id, parents));
         }
+        let commits: Vec<Oid> = kept.iter().map(|(id, _)| *id).collect();
+        let parents: Vec<Vec<gix::ObjectId>> = kept.into_iter().map(|(_, p)| p).collect();
+        if let Some(putter) = &putter {
+            let landing = match tips.first() {
+                Some(tip) => self.landing(tip.0, hidden, &parents, &index),
+                None => None,
+            };
+            putter.0.put(landing);
+        }
         let pending = runs.finish();
         Ok(WalkedChanges {
-            commits: kept.iter().map(|(id, _)| *id).collect(),
-            parents: kept.into_iter().map(|(_, p)| p).collect(),
+            commits,
+            parents,
             index,
             dropped: ended.dropped,
             pending,
             repo: self,
             renames,
             merges,
+            landing: shared,
         })
+    }
+
+    /// The landing of a walked range on `tip`'s first-parent line
+    /// (src/git/landing.rs), where every hidden commit is the line's
+    /// bottom or below it: then no commit outside the range that the line
+    /// reaches lies above the bottom. `None` otherwise, or when that cannot
+    /// be told: every merge is then searched.
+    fn landing(
+        &self,
+        tip: gix::ObjectId,
+        hidden: &[Oid],
+        parents: &[Vec<gix::ObjectId>],
+        index: &HashMap<gix::ObjectId, usize>,
+    ) -> Option<landing::Landing> {
+        let below = match landing::bottom(tip, parents, index)? {
+            // The line starts at a root: only a range that hides nothing
+            // has nothing outside it.
+            None => hidden.is_empty(),
+            Some(bottom) => hidden
+                .iter()
+                .all(|h| h.0 == bottom || self.is_ancestor(*h, Oid(bottom)).unwrap_or(false)),
+        };
+        if !below {
+            return None;
+        }
+        landing::landing(tip, parents, index)
     }
 
     /// Staged changes: the index against HEAD's tree (the empty tree when
@@ -1798,6 +1860,8 @@ struct Runs<'r> {
     repo: &'r gix::Repository,
     renames: Renames,
     merges: MergeChanges,
+    /// The landing the threads wait for at a merge.
+    landing: Option<std::sync::Arc<landing::Shared>>,
     run: Vec<walk::Walked>,
     /// Runs held until there are enough to start the threads.
     waiting: Vec<Vec<walk::Walked>>,
@@ -1845,6 +1909,7 @@ impl Runs<'_> {
             let mut clone = self.repo.clone();
             set_diff_thread_caches(&mut clone);
             let (renames, merges, stop) = (self.renames, self.merges, stop.clone());
+            let landing = self.landing.clone();
             workers.threads.push(std::thread::spawn(move || {
                 let repo = Repo::from_gix(clone);
                 // One reader for every merge base this thread looks for.
@@ -1853,7 +1918,8 @@ impl Runs<'_> {
                     if stop.load(std::sync::atomic::Ordering::Relaxed) {
                         break;
                     }
-                    let results = repo.diff_run(run, renames, merges, &mut graph);
+                    let results =
+                        repo.diff_run(run, renames, merges, &mut graph, landing.as_deref());
                     if result_tx.send(results).is_err() {
                         break;
                     }
@@ -1932,9 +1998,28 @@ pub struct WalkedChanges<'r> {
     repo: &'r Repo,
     renames: Renames,
     merges: MergeChanges,
+    landing: Option<std::sync::Arc<landing::Shared>>,
 }
 
 impl WalkedChanges<'_> {
+    /// The merge bases of each merge the walk's landing answers for
+    /// (src/git/landing.rs: two-parent merges on the first tip's
+    /// first-parent line whose bases it tells), in walk order; `None`
+    /// without a landing. For tests of the landing against git.
+    #[doc(hidden)]
+    pub fn landing_merge_bases(&self) -> Option<Vec<(Oid, Vec<Oid>)>> {
+        let landing = self.landing.as_ref()?.get()?;
+        Some(
+            self.commits
+                .iter()
+                .filter_map(|id| {
+                    let bases = landing.merge_bases(&id.0)?;
+                    Some((*id, bases.iter().map(|&b| Oid(b)).collect()))
+                })
+                .collect(),
+        )
+    }
+
     /// Every commit of the range, in walk order (newest first).
     pub fn commits(&self) -> &[Oid] {
         &self.commits
@@ -1957,6 +2042,7 @@ impl WalkedChanges<'_> {
             repo,
             renames,
             merges,
+            landing,
             ..
         } = self;
         let mut hand = |results: RunResults| {
@@ -1971,7 +2057,7 @@ impl WalkedChanges<'_> {
             Pending::Here(runs) => {
                 let mut graph = repo.bases();
                 for run in runs {
-                    hand(repo.diff_run(run, renames, merges, &mut graph));
+                    hand(repo.diff_run(run, renames, merges, &mut graph, landing.as_deref()));
                 }
             }
             Pending::Threads { workers, runs } => {

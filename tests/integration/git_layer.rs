@@ -1035,6 +1035,9 @@ struct Shape {
     chain: u64,
     /// How often (percent) a commit from the fourth on has a second parent.
     merges: u64,
+    /// How often (percent) a commit from the third on starts a history of
+    /// its own: a root, as a subtree merged in (gitk into git) starts.
+    roots: u64,
     dates: Dates,
 }
 
@@ -1060,7 +1063,8 @@ fn skewed_history(count: u64, seed: u64, shape: Shape) -> (TestRepo, Rng) {
     let mut s = Vec::new();
     let mut dates: Vec<i64> = vec![0];
     for mark in 1..=count {
-        let first = (mark > 1).then(|| {
+        let root = mark > 2 && rng.chance(shape.roots);
+        let first = (mark > 1 && !root).then(|| {
             if rng.chance(shape.chain) {
                 mark - 1
             } else {
@@ -1126,6 +1130,7 @@ fn the_walk_is_git_rev_list_when_dates_tie_and_go_backwards() {
         Shape {
             chain: 70,
             merges: 20,
+            roots: 0,
             dates: Dates::Skewed,
         },
     );
@@ -1201,6 +1206,7 @@ fn merge_bases_are_git_merge_base_all_under_skew_and_with_a_commit_graph() {
             Shape {
                 chain: 60,
                 merges: 35,
+                roots: 0,
                 dates,
             },
         );
@@ -1238,6 +1244,93 @@ fn merge_bases_are_git_merge_base_all_under_skew_and_with_a_commit_graph() {
         }
         assert!(several > 5, "too few criss-cross answers: {several}");
     }
+}
+
+/// The merge bases of a range's main-line merges, read off the walk
+/// (src/git/landing.rs) instead of searched, are `git merge-base --all`'s,
+/// set for set: on random graphs with several roots (histories of their
+/// own merged in, as gitk is into git), dates skewed and shuffled, ranges
+/// hiding nothing, a commit on the tip's first-parent line, and commits
+/// anywhere (where the landing must stand aside or still be right).
+#[test]
+fn main_line_merge_bases_read_off_the_walk_are_git_merge_base_all() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    const COUNT: u64 = 300;
+    let mut answered = 0;
+    let mut without = 0;
+    for (seed, dates) in [(0x1a9d_u64, Dates::Skewed), (0x1a9e, Dates::Shuffled)] {
+        let (repo, _) = skewed_history(
+            COUNT,
+            seed,
+            Shape {
+                chain: 75,
+                merges: 30,
+                roots: 2,
+                dates,
+            },
+        );
+        let gate = open(&repo);
+        let mut rng = Rng::new(seed ^ 0x1a);
+        let mut git_bases = std::collections::HashMap::new();
+        for round in 0..40 {
+            let tip = repo.rev(&format!(
+                "c{}",
+                COUNT / 2 + rng.below(COUNT as usize / 2) as u64
+            ));
+            let line: Vec<String> = repo
+                .git(&["rev-list", "--first-parent", &tip])
+                .lines()
+                .map(str::to_owned)
+                .collect();
+            let anywhere = |rng: &mut Rng| repo.rev(&format!("c{}", 1 + rng.below(COUNT as usize)));
+            let hidden: Vec<String> = match round % 4 {
+                0 => Vec::new(),
+                1 => vec![line[rng.below(line.len())].clone()],
+                2 => vec![anywhere(&mut rng)],
+                _ => vec![anywhere(&mut rng), anywhere(&mut rng)],
+            };
+            let hidden: Vec<Oid> = hidden.iter().map(|h| oid(h)).collect();
+            let walked = gate
+                .walk_changes(
+                    &[oid(&tip)],
+                    &hidden,
+                    |_| false,
+                    Renames::Off,
+                    gate::git::MergeChanges::Own,
+                )
+                .expect("walk_changes");
+            let Some(read) = walked.landing_merge_bases() else {
+                without += 1;
+                continue;
+            };
+            for (merge, bases) in read {
+                let want = git_bases.entry(merge).or_insert_with(|| {
+                    let line = repo.git(&["rev-list", "--parents", "-n", "1", &merge.to_hex()]);
+                    let parents: Vec<&str> = line.split_whitespace().skip(1).collect();
+                    assert_eq!(parents.len(), 2, "{merge:?}: a two-parent merge");
+                    // Exit 1 and nothing: no shared history.
+                    let out = repo.git_may_fail(&["merge-base", "--all", parents[0], parents[1]]);
+                    String::from_utf8_lossy(&out.stdout)
+                        .lines()
+                        .map(oid)
+                        .collect::<BTreeSet<Oid>>()
+                });
+                let found: BTreeSet<Oid> = bases.iter().copied().collect();
+                assert_eq!(
+                    &found, want,
+                    "seed {seed:#x}, round {round}: merge {merge:?}"
+                );
+                answered += 1;
+            }
+        }
+    }
+    assert!(
+        answered > 80,
+        "too few merges read off the walk: {answered}"
+    );
+    assert!(without > 0, "no range where the landing stands aside");
 }
 
 #[test]
@@ -2559,6 +2652,7 @@ fn walk_under_clock_skew_never_leaves_a_commit_out() {
         let shape = Shape {
             chain: 0,
             merges: 30,
+            roots: 0,
             dates: Dates::Shuffled,
         };
         let (repo, mut rng) = skewed_history(60, seed, shape);
