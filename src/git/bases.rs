@@ -150,6 +150,64 @@ impl<'r> Bases<'r> {
         Ok(bases.into_iter().map(|n| self.id(n)).collect())
     }
 
+    /// Of `candidates` (common ancestors of two commits, a merge base
+    /// among them), those no other one reaches: the merge bases, as git's
+    /// `remove_redundant_with_gen` finds them. One walk down from the
+    /// candidates' parents, each commit once, never below the lowest
+    /// candidate's generation (no path from one candidate to another goes
+    /// lower); a candidate it meets sits below another. `None` when a
+    /// candidate has no generation (no commit-graph holds it): the caller
+    /// then searches.
+    pub(super) fn reduce(
+        &mut self,
+        candidates: &[gix::ObjectId],
+        context: &dyn Fn() -> String,
+    ) -> Result<Option<Vec<gix::ObjectId>>, GitError> {
+        if !self.shallow.is_empty() {
+            return Ok(None);
+        }
+        let mut numbered = Vec::with_capacity(candidates.len());
+        for &id in candidates {
+            let n = self.number(id, context)?;
+            if self.generation(n) == INFINITY {
+                return Ok(None);
+            }
+            numbered.push(n);
+        }
+        let min_generation = numbered
+            .iter()
+            .map(|&n| self.generation(n))
+            .min()
+            .unwrap_or(0);
+        let walked = (|| {
+            let mut stack = Vec::new();
+            let mut parents = Vec::new();
+            for &n in &numbered {
+                parents.clear();
+                self.parents(n, &mut parents, context)?;
+                stack.extend_from_slice(&parents);
+            }
+            while let Some(n) = stack.pop() {
+                if self.mark(n) & STALE != 0 || self.generation(n) < min_generation {
+                    continue;
+                }
+                self.set(n, STALE);
+                parents.clear();
+                self.parents(n, &mut parents, context)?;
+                stack.extend_from_slice(&parents);
+            }
+            Ok(())
+        })();
+        let kept: Vec<u32> = numbered
+            .iter()
+            .copied()
+            .filter(|&n| self.mark(n) & STALE == 0)
+            .collect();
+        self.clear();
+        walked?;
+        Ok(Some(kept.into_iter().map(|n| self.id(n)).collect()))
+    }
+
     /// git's `paint_down_to_common`: the common ancestors of `one` and
     /// `twos` reached before any older one, newest first, marks left set
     /// for the caller to read and clear. Stops below `min_generation`.

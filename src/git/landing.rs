@@ -20,8 +20,11 @@
 //! common ancestor sits above: every merge base is one of them (a base's
 //! child on a path from the second parent is not an ancestor of the first,
 //! or the base would not be a base). Where there is one, it is the merge
-//! base; where there are several, some may sit below others and the merge
-//! is searched as before.
+//! base; where there are several, some may sit below others (a topic that
+//! merged the line, a subtree whose contributors forked from old commits),
+//! and the bases are those no other reaches (`Bases::reduce`, one walk down
+//! to the lowest of them), or, without generation numbers, the merge is
+//! searched as before.
 //!
 //! A commit outside the range counts as landing before `m1`, in the
 //! ancestry of the line's bottom `m1`'s first parent: true when every
@@ -42,18 +45,11 @@ pub(super) struct Landing {
 }
 
 impl Landing {
-    /// The merge bases of merge `id`'s two parents, when the landing tells
-    /// them: `None` for a merge off the line, an octopus, or one whose
-    /// candidates sit on one another.
-    pub(super) fn merge_bases(&self, id: &gix::oid) -> Option<&[gix::ObjectId]> {
-        self.candidates
-            .get(id)
-            .map(|c| &c[..])
-            .filter(|c| c.len() <= 1)
-    }
-
-    #[cfg(test)]
-    fn candidates(&self, id: &gix::oid) -> Option<&[gix::ObjectId]> {
+    /// The commits the merge bases of merge `id`'s two parents are among:
+    /// `None` for a merge off the line or an octopus. One is the merge
+    /// base; none means no shared history; of several, those no other
+    /// reaches are.
+    pub(super) fn candidates(&self, id: &gix::oid) -> Option<&[gix::ObjectId]> {
         self.candidates.get(id).map(|c| &c[..])
     }
 }
@@ -223,7 +219,7 @@ mod tests {
         //                \- 4 - 5
         let (parents, index) = range(&[(6, &[3, 5]), (5, &[4]), (4, &[2]), (3, &[2]), (2, &[1])]);
         let landing = landing(id(6), &parents, &index).expect("tip in range");
-        assert_eq!(landing.merge_bases(&id(6)), Some(&[id(2)][..]));
+        assert_eq!(landing.candidates(&id(6)), Some(&[id(2)][..]));
     }
 
     #[test]
@@ -231,7 +227,7 @@ mod tests {
         // 1 (outside) - 2 - 4 (merge of 3); 3's parent is 1.
         let (parents, index) = range(&[(4, &[2, 3]), (3, &[1]), (2, &[1])]);
         let landing = landing(id(4), &parents, &index).expect("tip in range");
-        assert_eq!(landing.merge_bases(&id(4)), Some(&[id(1)][..]));
+        assert_eq!(landing.candidates(&id(4)), Some(&[id(1)][..]));
         assert_eq!(bottom(id(4), &parents, &index), Some(Some(id(1))));
     }
 
@@ -240,7 +236,7 @@ mod tests {
         // 2 - 3 - 4 (merge of 2, already below 3)
         let (parents, index) = range(&[(4, &[3, 2]), (3, &[2]), (2, &[1])]);
         let landing = landing(id(4), &parents, &index).expect("tip in range");
-        assert_eq!(landing.merge_bases(&id(4)), Some(&[id(2)][..]));
+        assert_eq!(landing.candidates(&id(4)), Some(&[id(2)][..]));
     }
 
     #[test]
@@ -258,15 +254,15 @@ mod tests {
         ]);
         let landing = landing(id(7), &parents, &index).expect("tip in range");
         assert_eq!(
-            landing.merge_bases(&id(3)),
+            landing.candidates(&id(3)),
             Some(&[][..]),
             "no shared history yet"
         );
-        assert_eq!(landing.merge_bases(&id(7)), Some(&[id(11)][..]));
+        assert_eq!(landing.candidates(&id(7)), Some(&[id(11)][..]));
     }
 
     #[test]
-    fn a_topic_that_merged_the_line_meets_it_twice_and_is_searched() {
+    fn a_topic_that_merged_the_line_meets_it_twice() {
         // Line 2 - 3 - 4 - 8; topic 5 (on 2) - 6 (merges 3) - 7; 8 merges 7.
         let (parents, index) = range(&[
             (8, &[4, 7]),
@@ -280,20 +276,15 @@ mod tests {
         let landing = landing(id(8), &parents, &index).expect("tip in range");
         let mut found = landing.candidates(&id(8)).expect("a line merge").to_vec();
         found.sort();
-        assert_eq!(found, vec![id(2), id(3)]);
-        assert_eq!(
-            landing.merge_bases(&id(8)),
-            None,
-            "2 sits below 3: searched"
-        );
-        assert_eq!(landing.merge_bases(&id(6)), None, "off the line");
+        assert_eq!(found, vec![id(2), id(3)], "2 sits below 3: reduced later");
+        assert_eq!(landing.candidates(&id(6)), None, "off the line");
     }
 
     #[test]
     fn an_octopus_is_left_to_the_search_and_a_tip_outside_has_no_landing() {
         let (parents, index) = range(&[(5, &[2, 3, 4]), (4, &[1]), (3, &[1]), (2, &[1])]);
         let landing = landing(id(5), &parents, &index).expect("tip in range");
-        assert_eq!(landing.merge_bases(&id(5)), None);
+        assert_eq!(landing.candidates(&id(5)), None);
         assert!(super::landing(id(9), &parents, &index).is_none());
         assert_eq!(bottom(id(9), &parents, &index), None);
     }

@@ -1022,9 +1022,9 @@ impl Repo {
         // A merge on the range's main line: read off the walk.
         if let (Some(shared), [_]) = (landing, others)
             && let Some(landing) = shared.get()
-            && let Some(bases) = landing.merge_bases(&id.0)
+            && let Some(bases) = Self::landed_bases(&landing, id, graph)?
         {
-            return Ok(bases.to_vec());
+            return Ok(bases);
         }
         let bases = graph.merge_bases(one, others, &|| {
             format!("finding the merge bases of merge {id}'s parents")
@@ -1035,6 +1035,24 @@ impl Repo {
             });
         }
         Ok(bases)
+    }
+
+    /// The merge bases of line merge `id` from the walk's landing
+    /// (src/git/landing.rs): its one candidate, or of several those no
+    /// other reaches; `None` where the landing does not tell (off the
+    /// line, an octopus, several candidates without generation numbers).
+    fn landed_bases(
+        landing: &landing::Landing,
+        id: Oid,
+        graph: &mut bases::Bases<'_>,
+    ) -> Result<Option<Vec<gix::ObjectId>>, GitError> {
+        match landing.candidates(&id.0) {
+            None => Ok(None),
+            Some(one @ [] | one @ [_]) => Ok(Some(one.to_vec())),
+            Some(several) => graph.reduce(several, &|| {
+                format!("finding the merge bases of merge {id}'s parents")
+            }),
+        }
     }
 
     /// Commit `id`'s tree, parents and message.
@@ -1988,6 +2006,9 @@ impl Drop for Workers {
     }
 }
 
+/// A merge and its merge bases.
+pub type MergeBases = (Oid, Vec<Oid>);
+
 /// A walked range ([`Repo::walk_changes`]) whose diffs may still be running.
 pub struct WalkedChanges<'r> {
     commits: Vec<Oid>,
@@ -2004,20 +2025,21 @@ pub struct WalkedChanges<'r> {
 impl WalkedChanges<'_> {
     /// The merge bases of each merge the walk's landing answers for
     /// (src/git/landing.rs: two-parent merges on the first tip's
-    /// first-parent line whose bases it tells), in walk order; `None`
-    /// without a landing. For tests of the landing against git.
+    /// first-parent line, as the diff threads take them), in walk order;
+    /// `None` without a landing. For tests of the landing against git.
     #[doc(hidden)]
-    pub fn landing_merge_bases(&self) -> Option<Vec<(Oid, Vec<Oid>)>> {
-        let landing = self.landing.as_ref()?.get()?;
-        Some(
-            self.commits
-                .iter()
-                .filter_map(|id| {
-                    let bases = landing.merge_bases(&id.0)?;
-                    Some((*id, bases.iter().map(|&b| Oid(b)).collect()))
-                })
-                .collect(),
-        )
+    pub fn landing_merge_bases(&self) -> Result<Option<Vec<MergeBases>>, GitError> {
+        let Some(landing) = self.landing.as_ref().and_then(|shared| shared.get()) else {
+            return Ok(None);
+        };
+        let mut graph = self.repo.bases();
+        let mut out = Vec::new();
+        for &id in &self.commits {
+            if let Some(bases) = Repo::landed_bases(&landing, id, &mut graph)? {
+                out.push((id, bases.into_iter().map(Oid).collect()));
+            }
+        }
+        Ok(Some(out))
     }
 
     /// Every commit of the range, in walk order (newest first).

@@ -1258,7 +1258,9 @@ fn main_line_merge_bases_read_off_the_walk_are_git_merge_base_all() {
         return;
     }
     const COUNT: u64 = 300;
-    let mut answered = 0;
+    // Answered without and with a commit-graph: with one, merges with
+    // several candidates are answered too (one walk down to the lowest).
+    let mut answered = [0, 0];
     let mut without = 0;
     for (seed, dates) in [(0x1a9d_u64, Dates::Skewed), (0x1a9e, Dates::Shuffled)] {
         let (repo, _) = skewed_history(
@@ -1271,64 +1273,75 @@ fn main_line_merge_bases_read_off_the_walk_are_git_merge_base_all() {
                 dates,
             },
         );
-        let gate = open(&repo);
-        let mut rng = Rng::new(seed ^ 0x1a);
         let mut git_bases = std::collections::HashMap::new();
-        for round in 0..40 {
-            let tip = repo.rev(&format!(
-                "c{}",
-                COUNT / 2 + rng.below(COUNT as usize / 2) as u64
-            ));
-            let line: Vec<String> = repo
-                .git(&["rev-list", "--first-parent", &tip])
-                .lines()
-                .map(str::to_owned)
-                .collect();
-            let anywhere = |rng: &mut Rng| repo.rev(&format!("c{}", 1 + rng.below(COUNT as usize)));
-            let hidden: Vec<String> = match round % 4 {
-                0 => Vec::new(),
-                1 => vec![line[rng.below(line.len())].clone()],
-                2 => vec![anywhere(&mut rng)],
-                _ => vec![anywhere(&mut rng), anywhere(&mut rng)],
-            };
-            let hidden: Vec<Oid> = hidden.iter().map(|h| oid(h)).collect();
-            let walked = gate
-                .walk_changes(
-                    &[oid(&tip)],
-                    &hidden,
-                    |_| false,
-                    Renames::Off,
-                    gate::git::MergeChanges::Own,
-                )
-                .expect("walk_changes");
-            let Some(read) = walked.landing_merge_bases() else {
-                without += 1;
-                continue;
-            };
-            for (merge, bases) in read {
-                let want = git_bases.entry(merge).or_insert_with(|| {
-                    let line = repo.git(&["rev-list", "--parents", "-n", "1", &merge.to_hex()]);
-                    let parents: Vec<&str> = line.split_whitespace().skip(1).collect();
-                    assert_eq!(parents.len(), 2, "{merge:?}: a two-parent merge");
-                    // Exit 1 and nothing: no shared history.
-                    let out = repo.git_may_fail(&["merge-base", "--all", parents[0], parents[1]]);
-                    String::from_utf8_lossy(&out.stdout)
-                        .lines()
-                        .map(oid)
-                        .collect::<BTreeSet<Oid>>()
-                });
-                let found: BTreeSet<Oid> = bases.iter().copied().collect();
-                assert_eq!(
-                    &found, want,
-                    "seed {seed:#x}, round {round}: merge {merge:?}"
-                );
-                answered += 1;
+        for graph in [false, true] {
+            if graph {
+                repo.git(&["commit-graph", "write", "--reachable"]);
+            }
+            let gate = open(&repo);
+            let mut rng = Rng::new(seed ^ 0x1a);
+            for round in 0..40 {
+                let tip = repo.rev(&format!(
+                    "c{}",
+                    COUNT / 2 + rng.below(COUNT as usize / 2) as u64
+                ));
+                let line: Vec<String> = repo
+                    .git(&["rev-list", "--first-parent", &tip])
+                    .lines()
+                    .map(str::to_owned)
+                    .collect();
+                let anywhere =
+                    |rng: &mut Rng| repo.rev(&format!("c{}", 1 + rng.below(COUNT as usize)));
+                let hidden: Vec<String> = match round % 4 {
+                    0 => Vec::new(),
+                    1 => vec![line[rng.below(line.len())].clone()],
+                    2 => vec![anywhere(&mut rng)],
+                    _ => vec![anywhere(&mut rng), anywhere(&mut rng)],
+                };
+                let hidden: Vec<Oid> = hidden.iter().map(|h| oid(h)).collect();
+                let walked = gate
+                    .walk_changes(
+                        &[oid(&tip)],
+                        &hidden,
+                        |_| false,
+                        Renames::Off,
+                        gate::git::MergeChanges::Own,
+                    )
+                    .expect("walk_changes");
+                let Some(read) = walked.landing_merge_bases().expect("landing") else {
+                    without += 1;
+                    continue;
+                };
+                for (merge, bases) in read {
+                    let want = git_bases.entry(merge).or_insert_with(|| {
+                        let line = repo.git(&["rev-list", "--parents", "-n", "1", &merge.to_hex()]);
+                        let parents: Vec<&str> = line.split_whitespace().skip(1).collect();
+                        assert_eq!(parents.len(), 2, "{merge:?}: a two-parent merge");
+                        // Exit 1 and nothing: no shared history.
+                        let out =
+                            repo.git_may_fail(&["merge-base", "--all", parents[0], parents[1]]);
+                        String::from_utf8_lossy(&out.stdout)
+                            .lines()
+                            .map(oid)
+                            .collect::<BTreeSet<Oid>>()
+                    });
+                    let found: BTreeSet<Oid> = bases.iter().copied().collect();
+                    assert_eq!(
+                        &found, want,
+                        "seed {seed:#x}, graph {graph}, round {round}: merge {merge:?}"
+                    );
+                    answered[usize::from(graph)] += 1;
+                }
             }
         }
     }
     assert!(
-        answered > 80,
-        "too few merges read off the walk: {answered}"
+        answered[0] > 80,
+        "too few merges read off the walk: {answered:?}"
+    );
+    assert!(
+        answered[1] > answered[0],
+        "no merge with several candidates answered from the commit-graph: {answered:?}"
     );
     assert!(without > 0, "no range where the landing stands aside");
 }
