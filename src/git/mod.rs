@@ -1310,9 +1310,13 @@ impl Repo {
         let commits: Vec<Oid> = kept.iter().map(|(id, _)| *id).collect();
         let parents: Vec<Vec<gix::ObjectId>> = kept.into_iter().map(|(_, p)| p).collect();
         if let Some(putter) = &putter {
+            // A range without a two-parent merge needs none (and spares
+            // the hidden commits' ancestry checks).
             let landing = match tips.first() {
-                Some(tip) => self.landing(tip.0, hidden, &parents, &index),
-                None => None,
+                Some(tip) if parents.iter().any(|p| p.len() == 2) => {
+                    self.landing(tip.0, hidden, &parents, &index)
+                }
+                _ => None,
             };
             putter.0.put(landing);
         }
