@@ -1275,7 +1275,7 @@ impl Repo {
             sent: Vec::new(),
         };
         // Declared after `runs`, so dropped before it: a walk that fails
-        // puts an empty landing before the threads are joined, and none
+        // puts "no landing" before the threads are joined, and none
         // waits for it.
         let putter = shared.clone().map(landing::Putter);
         let ended = if tips.is_empty() {
