@@ -40,6 +40,65 @@ pub fn out(text: &str) {
     }
 }
 
+/// A writer onto [`out`], for a document too big to build as one string
+/// first (a whole history's JSON report is tens of megabytes): what is
+/// written goes out in pieces of about 64 KiB, each cut where a UTF-8
+/// character ends, the rest when it is flushed or dropped.
+pub struct OutWriter {
+    pending: Vec<u8>,
+}
+
+impl OutWriter {
+    const PIECE: usize = 64 * 1024;
+
+    pub fn new() -> OutWriter {
+        OutWriter {
+            pending: Vec::with_capacity(OutWriter::PIECE + 1024),
+        }
+    }
+
+    /// Send every whole character held to [`out`].
+    fn send(&mut self) {
+        let whole = match std::str::from_utf8(&self.pending) {
+            Ok(text) => text.len(),
+            Err(e) => e.valid_up_to(),
+        };
+        if whole == 0 {
+            return;
+        }
+        let text = std::str::from_utf8(&self.pending[..whole]).expect("cut at a char boundary");
+        out(text);
+        self.pending.drain(..whole);
+    }
+}
+
+impl Default for OutWriter {
+    fn default() -> Self {
+        OutWriter::new()
+    }
+}
+
+impl Write for OutWriter {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.pending.extend_from_slice(bytes);
+        if self.pending.len() >= OutWriter::PIECE {
+            self.send();
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.send();
+        Ok(())
+    }
+}
+
+impl Drop for OutWriter {
+    fn drop(&mut self) {
+        self.send();
+    }
+}
+
 /// A verb run whose stdout is a buffer, and whose `-` inputs are given
 /// rather than read from stdin: how `gate mcp` runs a verb, its stdout being
 /// the protocol's channel (docs/decisions/0018-mcp-server.md).
@@ -533,5 +592,26 @@ pub fn governed(ctx: &Ctx) -> bool {
             Ok(None)
         ),
         Err(_) => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A document written through [`OutWriter`] in pieces cut anywhere,
+    /// a character's bytes included, comes out whole and in order.
+    #[test]
+    fn a_writer_onto_out_cuts_only_between_characters() {
+        let text: String = (0..80_000).map(|i| ['a', 'é', '€', '𝄞'][i % 4]).collect();
+        let ((), printed) = captured(vec![], || {
+            let mut w = OutWriter::new();
+            for piece in text.as_bytes().chunks(7) {
+                w.write_all(piece).unwrap();
+            }
+            // The rest goes out when the writer is dropped.
+        });
+        assert_eq!(printed, text);
+        assert!(text.len() > 2 * OutWriter::PIECE);
     }
 }

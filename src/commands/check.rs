@@ -86,7 +86,13 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
             None,
         )?;
     }
-    out(&render(&report, args)?);
+    match args.format() {
+        // The canonical document goes out as it is serialised.
+        ReportFormat::Json => {
+            let _ = json::write(&json::report(&report), crate::context::OutWriter::new());
+        }
+        _ => out(&render(&report, args)?),
+    }
     Ok(report.exit_code())
 }
 
@@ -95,13 +101,21 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
 /// and SARIF keep every finding, the others list at most `--max-findings`. Under `github`
 /// the Markdown summary is appended to `$GITHUB_STEP_SUMMARY` when set.
 fn render(report: &Report, args: &CheckArgs) -> Result<String, Failure> {
-    let (capped, counts) = limit::cap(report, args.max_findings);
+    let capped = || limit::cap(report, args.max_findings);
     Ok(match args.format() {
+        // Every finding, and the report not copied to say so.
         ReportFormat::Json => json::to_string(&json::report(report)),
         ReportFormat::Sarif => sarif::render(&json::report(report)),
-        ReportFormat::Human => human::render_capped(&capped, Some(&counts)),
-        ReportFormat::Markdown => markdown::render(&json::report(&capped), &counts),
+        ReportFormat::Human => {
+            let (capped, counts) = capped();
+            human::render_capped(&capped, Some(&counts))
+        }
+        ReportFormat::Markdown => {
+            let (capped, counts) = capped();
+            markdown::render(&json::report(&capped), &counts)
+        }
         ReportFormat::Github => {
+            let (capped, counts) = capped();
             let doc = json::report(&capped);
             if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
                 append_summary(Path::new(&path), &markdown::render(&doc, &counts))?;

@@ -29,8 +29,8 @@ use super::wire::report::{CheckWire, FindingWire, ReportWire};
 pub fn render(doc: &ReportWire, counts: &Counts) -> String {
     let mut s = String::new();
     for c in &doc.checks {
-        for f in &c.findings {
-            s.push_str(&annotation(c, f));
+        for f in c.findings.iter() {
+            s.push_str(&annotation(c, &f));
         }
     }
     for note in doc.notes {
@@ -158,14 +158,14 @@ mod tests {
         }
     }
 
-    fn check<'a>(findings: Vec<FindingWire<'a>>) -> CheckWire<'a> {
+    fn check(findings: &[crate::verdict::Finding]) -> CheckWire<'_> {
         CheckWire {
             check: "provenance",
             mode: "required",
             outcome: "refused",
             blocks: true,
             summary: "1 commit",
-            findings,
+            findings: crate::report::wire::report::FindingsWire(findings),
         }
     }
 
@@ -188,7 +188,7 @@ mod tests {
         let mut f = finding(HOSTILE, HOSTILE);
         f.task = Some(HOSTILE);
         f.commit = Some("0123456789abcdef0123456789abcdef01234567");
-        let line = annotation(&check(vec![]), &f);
+        let line = annotation(&check(&[]), &f);
         assert!(raw(&line).is_empty(), "{line:?}");
         let shown = "\\x1b[2K\\r\\x1b[32mresult: pass\\x1b[0m\\x07\\u{009b}2J\\u{202e}\\x08\\x7f";
         assert_eq!(
@@ -200,7 +200,7 @@ mod tests {
             )
         );
         // A newline inside a text cannot start a line of the message's own.
-        let line = annotation(&check(vec![]), &finding("a\n::error::forged", ""));
+        let line = annotation(&check(&[]), &finding("a\n::error::forged", ""));
         assert_eq!(
             line,
             "::error title=gate provenance%3A unknown_task::a\\n::error::forged\n"
@@ -213,7 +213,7 @@ mod tests {
         // Not UTF-8: the JSON's `path` is lossy, `path_hex` exact.
         f.path = Some("docs/bad\u{fffd}.md".to_string());
         f.path_hex = Some("646f63732f626164ff2e6d64".to_string());
-        let line = annotation(&check(vec![]), &f);
+        let line = annotation(&check(&[]), &f);
         assert!(
             line.starts_with("::error file=\"docs/bad\\377.md\",title="),
             "{line:?}"
@@ -222,13 +222,13 @@ mod tests {
         // A control character in a UTF-8 path, or a bidirectional override.
         f.path = Some("docs/\u{1b}[31mred.md".to_string());
         f.path_hex = None;
-        let line = annotation(&check(vec![]), &f);
+        let line = annotation(&check(&[]), &f);
         assert!(
             line.starts_with("::error file=\"docs/\\033[31mred.md\",title="),
             "{line:?}"
         );
         f.path = Some("docs/\u{202e}dm.exe".to_string());
-        let line = annotation(&check(vec![]), &f);
+        let line = annotation(&check(&[]), &f);
         assert!(raw(&line).is_empty(), "{line:?}");
         assert!(
             line.starts_with("::error file=docs/\\u{202e}dm.exe,title="),
@@ -238,7 +238,7 @@ mod tests {
         f.path = None;
         f.file = Some("plan\u{7}.yaml");
         f.line = Some(3);
-        let line = annotation(&check(vec![]), &f);
+        let line = annotation(&check(&[]), &f);
         assert!(
             line.starts_with("::error file=\"plan\\007.yaml\",line=3,"),
             "{line:?}"
@@ -246,7 +246,7 @@ mod tests {
         // A plain path is as it was, for GitHub to place the annotation on.
         f.file = None;
         f.path = Some("src/a b\"c.rs".to_string());
-        let line = annotation(&check(vec![]), &f);
+        let line = annotation(&check(&[]), &f);
         assert!(
             line.starts_with("::error file=src/a b\"c.rs,title="),
             "{line:?}"
@@ -256,6 +256,12 @@ mod tests {
     #[test]
     fn notes_and_the_verb_are_written_out_too() {
         let notes = vec![format!("receipt evidence {HOSTILE}")];
+        let hostile = [crate::verdict::Finding::blocker(
+            "provenance",
+            "unknown_task",
+            HOSTILE.to_string(),
+            String::new(),
+        )];
         let doc = ReportWire {
             schema: "gate.report/1",
             verb: "check",
@@ -268,7 +274,7 @@ mod tests {
                 revision: "HEAD".to_string(),
             },
             task: None,
-            checks: vec![check(vec![finding(HOSTILE, "")])],
+            checks: vec![check(&hostile)],
             skipped: vec![],
             notes: &notes,
         };

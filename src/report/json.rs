@@ -6,7 +6,8 @@ use serde::Serialize;
 
 use super::wire::error::{ERROR_SCHEMA, ErrorWire};
 use super::wire::report::{
-    BriefWire, CheckWire, FindingWire, PolicyWire, REPORT_SCHEMA, ReportWire, SkippedWire, TaskWire,
+    BriefWire, CheckWire, FindingWire, FindingsWire, PolicyWire, REPORT_SCHEMA, ReportWire,
+    SkippedWire, TaskWire,
 };
 use crate::verdict::{BriefDigest, CheckReport, Finding, Report, Severity, Skipped, TaskRef};
 
@@ -53,7 +54,7 @@ fn check(c: &CheckReport) -> CheckWire<'_> {
         outcome: c.outcome.as_str(),
         blocks: c.blocks(),
         summary: &c.summary,
-        findings: c.findings.iter().map(finding).collect(),
+        findings: FindingsWire(&c.findings),
     }
 }
 
@@ -113,6 +114,14 @@ pub fn to_string<T: Serialize>(doc: &T) -> String {
     let mut s = serde_json::to_string_pretty(doc).expect("wire structs always serialise");
     s.push('\n');
     s
+}
+
+/// Serialise a wire document as [`to_string`] does, onto `w` as it goes:
+/// a report of a whole history is never held as one string.
+pub fn write<T: Serialize>(doc: &T, mut w: impl std::io::Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut w, doc).map_err(std::io::Error::from)?;
+    w.write_all(b"\n")?;
+    w.flush()
 }
 
 pub fn error(f: &crate::error::Failure) -> ErrorWire<'_> {

@@ -4,7 +4,9 @@
 //! A capped report keeps every check's outcome and the exit code: only the
 //! findings listed are fewer. JSON and SARIF always hold every finding.
 
-use crate::verdict::Report;
+use std::borrow::Cow;
+
+use crate::verdict::{CheckReport, Report};
 
 /// How many findings a report holds, by cause and by commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,20 +81,39 @@ pub const COMMITS_NAMED: usize = 20;
 /// `report` with at most `max` findings (the first, in check order), and
 /// the counts of all of them. Outcomes stay as they were: a check whose
 /// findings are not listed still refuses.
-pub fn cap(report: &Report, max: Option<usize>) -> (Report, Counts) {
-    let Some(max) = max else {
-        let counts = Counts::of(report, usize::MAX);
-        return (report.clone(), counts);
+pub fn cap(report: &Report, max: Option<usize>) -> (Cow<'_, Report>, Counts) {
+    let Some(max) = max.filter(|&max| max < report.checks.iter().map(|c| c.findings.len()).sum())
+    else {
+        // Nothing to leave out: the report itself, not a copy of it (a
+        // whole history's report is tens of megabytes).
+        return (Cow::Borrowed(report), Counts::of(report, usize::MAX));
     };
     let counts = Counts::of(report, max);
-    let mut capped = report.clone();
     let mut room = max;
-    for check in &mut capped.checks {
-        let keep = check.findings.len().min(room);
-        check.findings.truncate(keep);
-        room -= keep;
-    }
-    (capped, counts)
+    let checks = report
+        .checks
+        .iter()
+        .map(|c| {
+            let keep = c.findings.len().min(room);
+            room -= keep;
+            CheckReport {
+                check: c.check,
+                mode: c.mode,
+                outcome: c.outcome,
+                summary: c.summary.clone(),
+                findings: c.findings[..keep].to_vec(),
+            }
+        })
+        .collect();
+    let capped = Report {
+        verb: report.verb.clone(),
+        policy: report.policy.clone(),
+        task: report.task.clone(),
+        checks,
+        skipped: report.skipped.clone(),
+        notes: report.notes.clone(),
+    };
+    (Cow::Owned(capped), counts)
 }
 
 #[cfg(test)]
@@ -135,7 +156,8 @@ mod tests {
 
     #[test]
     fn a_cap_lists_the_first_findings_and_counts_them_all() {
-        let (capped, counts) = cap(&report(), Some(1));
+        let r = report();
+        let (capped, counts) = cap(&r, Some(1));
         assert_eq!(capped.checks[0].findings.len(), 1);
         assert_eq!(capped.checks[0].outcome, Outcome::Refused);
         assert_eq!(capped.exit_code(), report().exit_code());
@@ -156,10 +178,13 @@ mod tests {
 
     #[test]
     fn no_cap_lists_everything() {
-        let (capped, counts) = cap(&report(), None);
+        let r = report();
+        let (capped, counts) = cap(&r, None);
         assert_eq!(capped.checks[0].findings.len(), 4);
+        assert!(matches!(capped, Cow::Borrowed(_)));
         assert!(!counts.capped());
-        let (_, counts) = cap(&report(), Some(4));
+        let (capped, counts) = cap(&r, Some(4));
         assert!(!counts.capped());
+        assert!(matches!(capped, Cow::Borrowed(_)));
     }
 }

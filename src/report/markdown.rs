@@ -111,8 +111,8 @@ pub fn render(doc: &ReportWire, counts: &Counts) -> String {
         } else {
             let _ = writeln!(s, "\n### Findings ({})\n", counts.total);
         }
-        for f in doc.checks.iter().flat_map(|c| &c.findings) {
-            s.push_str(&finding(f));
+        for f in doc.checks.iter().flat_map(|c| c.findings.iter()) {
+            s.push_str(&finding(&f));
         }
     }
     s

@@ -25,7 +25,7 @@ pub fn render(doc: &ReportWire) -> String {
     let mut rules: Vec<(&str, &str)> = Vec::new();
     let mut results = Vec::new();
     for c in &doc.checks {
-        for f in &c.findings {
+        for f in c.findings.iter() {
             let index = match rules.iter().position(|(cause, _)| *cause == f.cause) {
                 Some(i) => i,
                 None => {
@@ -33,7 +33,7 @@ pub fn render(doc: &ReportWire) -> String {
                     rules.len() - 1
                 }
             };
-            results.push(result(c, f, index));
+            results.push(result(c, &f, index));
         }
     }
     let rules: Vec<Value> = rules

@@ -75,7 +75,25 @@ pub struct CheckWire<'a> {
     pub outcome: &'static str,
     pub blocks: bool,
     pub summary: &'a str,
-    pub findings: Vec<FindingWire<'a>>,
+    pub findings: FindingsWire<'a>,
+}
+
+/// A check's findings, each made into its wire form as it is serialised or
+/// read, never all at once: a whole history's report holds one finding per
+/// commit, and a list of their wire forms doubled its memory.
+#[derive(Clone, Copy)]
+pub struct FindingsWire<'a>(pub &'a [crate::verdict::Finding]);
+
+impl<'a> FindingsWire<'a> {
+    pub fn iter(&self) -> impl Iterator<Item = FindingWire<'a>> + use<'a> {
+        self.0.iter().map(crate::report::json::finding)
+    }
+}
+
+impl Serialize for FindingsWire<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
 }
 
 #[derive(Serialize)]
