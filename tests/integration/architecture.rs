@@ -241,3 +241,35 @@ fn only_the_transport_module_runs_git() {
         found.join("\n")
     );
 }
+
+/// A test that cannot run here says so through `support::skip`, which
+/// writes past the harness's capture and fails under the full suite: an
+/// `eprintln!` of a skip is captured, so the test would pass silently.
+#[test]
+fn every_skip_is_said_and_fails_the_full_suite() {
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/integration");
+    let mut found = Vec::new();
+    for path in rust_files(&tests) {
+        let text = std::fs::read_to_string(&path).expect("a readable test file");
+        // A skip printed by `eprintln!`, its message on the same line or
+        // the next.
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let said = line.to_lowercase();
+            let next = lines
+                .get(i + 1)
+                .map(|l| l.to_lowercase())
+                .unwrap_or_default();
+            if said.contains("eprintln!(")
+                && (said.contains("skip") || (!said.contains('"') && next.contains("skip")))
+            {
+                found.push(format!("{}:{}", path.display(), i + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a skip printed with eprintln! passes silently: use support::skip\n{}",
+        found.join("\n")
+    );
+}

@@ -26,13 +26,10 @@ fn tool(name: &str, test: &str) -> Option<PathBuf> {
         .map(|d| d.join(name))
         .find(|p| p.is_file());
     if found.is_none() {
-        if std::env::var_os("GATE_REQUIRE_HOOK_MANAGERS").is_some() {
-            panic!("{name} is needed for these tests (.ci/run installs it): not on PATH");
-        }
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: {test}: {name} is not on PATH; install it (see .ci/run) to run it"
+        support::skip(
+            test,
+            &format!("{name} is not on PATH; install it (see .ci/run) to run it"),
+            Some("GATE_REQUIRE_HOOK_MANAGERS"),
         );
     }
     found
@@ -633,11 +630,10 @@ fn lefthook_s_pre_push_without_use_stdin_is_a_fault_not_a_hang() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 
     if Command::new("script").arg("--version").output().is_err() {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: the terminal half of lefthook_s_pre_push_without_use_stdin_is_a_fault_not_a_hang: \
-             `script` (util-linux) is not installed"
+        support::skip(
+            "the terminal half of coexist::lefthook_s_pre_push_without_use_stdin_is_a_fault_not_a_hang",
+            "`script` (util-linux) is not installed, so no terminal can be made",
+            None,
         );
         return;
     }

@@ -608,7 +608,11 @@ fn an_unreadable_file_is_unavailable() {
     mode(&file, 0o000);
     if std::fs::File::open(&file).is_ok() {
         if !rerun_unprivileged(this_test!()) {
-            eprintln!("skipped: a mode-000 file is readable here (root) and setpriv is missing");
+            crate::support::skip(
+                this_test!(),
+                "a mode-000 file is readable here (root) and setpriv (util-linux) is missing",
+                None,
+            );
         }
         return;
     }

@@ -41,13 +41,10 @@ fn runs(test: &str) -> bool {
         },
     );
     if let Err(why) = found {
-        if std::env::var_os("GATE_REQUIRE_WATCHMAN").is_some() {
-            panic!("watchman is needed for these tests (apt-get install watchman): {why}");
-        }
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: {test}: {why}; apt-get install watchman to run it"
+        crate::support::skip(
+            test,
+            &format!("{why}; apt-get install watchman to run it"),
+            Some("GATE_REQUIRE_WATCHMAN"),
         );
         return false;
     }
@@ -88,9 +85,14 @@ impl Daemon {
         let out = loop {
             let out = match command.output() {
                 Ok(out) => out,
-                Err(e) if std::env::var_os("GATE_REQUIRE_WATCHMAN").is_none() => {
-                    eprintln!(
-                        "skipped: no watchman ({e}); apt-get install watchman to run this test"
+                Err(e)
+                    if std::env::var_os("GATE_REQUIRE_WATCHMAN").is_none()
+                        && !crate::support::full_suite() =>
+                {
+                    crate::support::skip(
+                        "this watchman test",
+                        &format!("no watchman ({e}); apt-get install watchman to run it"),
+                        None,
                     );
                     return None;
                 }
@@ -129,19 +131,25 @@ impl Daemon {
     }
 
     fn stop(&self) {
+        // The daemon's pid, before it goes (its pid file may stay behind).
+        let pid = std::fs::read_to_string(self.dir.join("pid"))
+            .ok()
+            .and_then(|text| text.trim().parse::<u32>().ok());
         let _ = Command::new("watchman")
             .args(self.args())
             .arg("shutdown-server")
             .output();
-        // The socket goes with the daemon; wait for it (up to 10 s on a
-        // loaded machine) so a restart binds anew.
+        // Wait for the daemon to exit (up to 10 s on a loaded machine) so a
+        // restart binds the socket anew. Not by asking it: `watchman
+        // --no-spawn version` answers from the client, daemon or not.
+        let Some(pid) = pid else { return };
         for _ in 0..1000 {
-            if Command::new("watchman")
-                .args(self.args())
-                .args(["--no-spawn", "version"])
-                .output()
-                .is_ok_and(|o| !o.status.success())
-            {
+            let alive = Command::new("kill")
+                .args(["-0", &pid.to_string()])
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if !alive {
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(10));

@@ -147,9 +147,75 @@ pub fn assert_golden(name: &str, actual: &str) {
     });
     if expected != actual {
         panic!(
-            "golden mismatch for {name} (GATE_BLESS=1 rewrites it)\n--- expected\n{expected}\n--- actual\n{actual}\n---"
+            "golden mismatch for {name} (GATE_BLESS=1 rewrites it)\n--- {}\n+++ actual\n{}",
+            path.display(),
+            line_diff(&expected, actual)
         );
     }
+}
+
+/// The lines that differ between `expected` and `actual`, as a unified
+/// diff does (`-` expected only, `+` actual only), with up to three
+/// unchanged lines around each change and `@@ line N` before each hunk.
+/// A longest common subsequence of lines; past 4,000 lines a side, both
+/// texts whole instead.
+pub fn line_diff(expected: &str, actual: &str) -> String {
+    const CONTEXT: usize = 3;
+    let a: Vec<&str> = expected.split_inclusive('\n').collect();
+    let b: Vec<&str> = actual.split_inclusive('\n').collect();
+    if a.len() > 4_000 || b.len() > 4_000 {
+        return format!("--- expected, whole\n{expected}\n--- actual, whole\n{actual}");
+    }
+    // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
+    let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    // The edit script: (' ' | '-' | '+', expected line number, text).
+    let mut script: Vec<(char, usize, &str)> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            script.push((' ', i + 1, a[i]));
+            i += 1;
+            j += 1;
+        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
+            script.push(('-', i + 1, a[i]));
+            i += 1;
+        } else {
+            script.push(('+', i + 1, b[j]));
+            j += 1;
+        }
+    }
+    let near_change = |at: usize| {
+        let from = at.saturating_sub(CONTEXT);
+        let to = (at + CONTEXT + 1).min(script.len());
+        script[from..to].iter().any(|(op, _, _)| *op != ' ')
+    };
+    let mut out = String::new();
+    let mut shown_last = false;
+    for (at, (op, line, text)) in script.iter().enumerate() {
+        if !near_change(at) {
+            shown_last = false;
+            continue;
+        }
+        if !shown_last {
+            out.push_str(&format!("@@ line {line}\n"));
+        }
+        shown_last = true;
+        out.push(*op);
+        out.push_str(text);
+        if !text.ends_with('\n') {
+            out.push_str("\n\\ no newline at the end\n");
+        }
+    }
+    out
 }
 
 /// A transcript: exit code, stdout, stderr.
@@ -162,4 +228,16 @@ pub fn transcript(repo: Option<&TestRepo>, out: &std::process::Output) -> String
         redact(repo, &String::from_utf8_lossy(&out.stdout)),
         redact(repo, &String::from_utf8_lossy(&out.stderr)),
     )
+}
+
+#[test]
+fn a_golden_mismatch_shows_the_lines_that_differ() {
+    let expected = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n";
+    let actual = "a\nb\nc\nd\nE\nf\ng\nh\ni\nj\nk\nl\nm";
+    assert_eq!(
+        line_diff(expected, actual),
+        "@@ line 2\n b\n c\n d\n-e\n+E\n f\n g\n h\n\
+         @@ line 10\n j\n k\n l\n+m\n\\ no newline at the end\n"
+    );
+    assert_eq!(line_diff(expected, expected), "");
 }

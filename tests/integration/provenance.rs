@@ -1282,6 +1282,9 @@ fn run_measuring_memory(mut cmd: std::process::Command) -> (Output, Option<u64>)
 
 #[test]
 fn a_hundred_thousand_commit_range_is_proved() {
+    if !crate::support::long_test(crate::this_test!()) {
+        return;
+    }
     let repo = TestRepo::new();
     crate::support::fast_import(&repo, &crate::git_layer::long_history_stream(100_000));
     repo.git(&["reset", "-q", "--hard", "main"]);

@@ -402,11 +402,12 @@ fn gpg(dir: &Path) -> Option<impl Fn(&[&str]) -> std::process::Output> {
         .output()
         .is_err()
     {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "gpg is not installed, and CI must run the OpenPGP test (apt-get install gnupg)"
+        // `CI` too: a runner that sets it must run the OpenPGP test.
+        crate::support::skip(
+            "the OpenPGP receipt test",
+            "gpg is not installed (apt-get install gnupg)",
+            Some("CI"),
         );
-        eprintln!("SKIPPED: gpg is not installed; the OpenPGP receipt test did not run");
         return None;
     }
     std::fs::create_dir_all(dir).unwrap();

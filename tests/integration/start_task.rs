@@ -499,7 +499,11 @@ fn a_brief_from_a_terminal_is_refused_not_waited_on() {
         .output()
         .is_err()
     {
-        eprintln!("skipped: `script` (util-linux) is not installed, so no terminal can be made");
+        crate::support::skip(
+            crate::this_test!(),
+            "`script` (util-linux) is not installed, so no terminal can be made",
+            None,
+        );
         return;
     }
     let repo = plan_repo("advisory");

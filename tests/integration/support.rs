@@ -377,6 +377,47 @@ pub fn isolate(test: &str) -> bool {
     false
 }
 
+/// The switch for the full suite: `GATE_FULL_SUITE=1`, which `.ci/run`
+/// always sets (CONTRIBUTING.md). Under it the long tests run (the
+/// 100,000- and 10,000-commit histories, the real-history slice), and a
+/// test that cannot run here (a tool missing, a terminal that cannot be
+/// made) fails instead of skipping.
+pub const FULL_SUITE: &str = "GATE_FULL_SUITE";
+
+/// Whether the full suite is asked for ([`FULL_SUITE`]).
+pub fn full_suite() -> bool {
+    std::env::var(FULL_SUITE).as_deref() == Ok("1")
+}
+
+/// Test `test` does not run here, because `why`: said on the real stderr
+/// (the harness captures only `print!`/`eprint!`, so `cargo test` shows
+/// it) as `SKIPPED test: why`; a failure under the full suite, or when
+/// `require`, a variable that makes this one test required, is set.
+pub fn skip(test: &str, why: &str, require: Option<&str>) {
+    if full_suite() {
+        panic!("{test} cannot run here, and {FULL_SUITE}=1 needs it to: {why}");
+    }
+    if let Some(var) = require.filter(|var| std::env::var_os(var).is_some()) {
+        panic!("{test} cannot run here, and {var} needs it to: {why}");
+    }
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
+}
+
+/// Whether long test `test` runs: under the full suite only; otherwise it
+/// is skipped and says so.
+pub fn long_test(test: &str) -> bool {
+    if full_suite() {
+        return true;
+    }
+    skip(
+        test,
+        &format!("a long test: {FULL_SUITE}=1 runs it (.ci/run does)"),
+        None,
+    );
+    false
+}
+
 /// Split NUL-terminated output into its fields.
 pub fn nul_fields(bytes: &[u8]) -> Vec<Vec<u8>> {
     let mut fields: Vec<Vec<u8>> = bytes.split(|b| *b == 0).map(<[u8]>::to_vec).collect();
