@@ -226,6 +226,51 @@ fn result(printed: String) -> CallToolResult {
     result
 }
 
+/// A tool's arguments as the client gave them: `Ok` when they are the
+/// tool's (its `inputSchema`, which is `T`'s), else what is wrong with
+/// them. Deserialising never fails here, so a wrong argument is answered
+/// as the verb's own usage errors are, a `gate.error/1` document
+/// (docs/agents.md#tools), not a JSON-RPC error that names no action.
+struct Args<T>(Result<T, String>);
+
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Args<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let given = serde_json::Value::deserialize(deserializer)?;
+        Ok(Args(
+            serde_json::from_value(given).map_err(|e| e.to_string()),
+        ))
+    }
+}
+
+impl<T: schemars::JsonSchema> schemars::JsonSchema for Args<T> {
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        T::schema_id()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        T::json_schema(generator)
+    }
+}
+
+/// The answer to arguments that are not the tool's: `gate.error/1` with
+/// exit code 2, as the CLI's usage errors, and `isError` set.
+fn wrong_arguments(wrong: &str) -> CallToolResult {
+    let failure = Failure::usage(format!("the tool's arguments are not valid: {wrong}")).hint(
+        "call the tool again with arguments its inputSchema (tools/list) allows: \
+         docs/agents.md#tools names each",
+    );
+    let doc = crate::report::json::error(&failure);
+    result(crate::report::json::to_string(&doc))
+}
+
 /// What the work serves, as `gate binding` and `gate start` take it.
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 struct Naming {
@@ -362,8 +407,12 @@ impl Gate {
     )]
     async fn binding(
         &self,
-        Parameters(args): Parameters<Naming>,
+        Parameters(args): Parameters<Args<Naming>>,
     ) -> Result<CallToolResult, ErrorData> {
+        let args = match args.0 {
+            Ok(args) => args,
+            Err(wrong) => return Ok(wrong_arguments(&wrong)),
+        };
         self.run(args.onto(Line::new(&self.dir, &["binding"])))
             .await
     }
@@ -373,8 +422,12 @@ impl Gate {
     )]
     async fn start(
         &self,
-        Parameters(args): Parameters<StartArgs>,
+        Parameters(args): Parameters<Args<StartArgs>>,
     ) -> Result<CallToolResult, ErrorData> {
+        let args = match args.0 {
+            Ok(args) => args,
+            Err(wrong) => return Ok(wrong_arguments(&wrong)),
+        };
         let line = args
             .naming
             .onto(Line::new(&self.dir, &["start"]))
@@ -390,8 +443,12 @@ impl Gate {
     )]
     async fn status(
         &self,
-        Parameters(args): Parameters<TaskArgs>,
+        Parameters(args): Parameters<Args<TaskArgs>>,
     ) -> Result<CallToolResult, ErrorData> {
+        let args = match args.0 {
+            Ok(args) => args,
+            Err(wrong) => return Ok(wrong_arguments(&wrong)),
+        };
         let line = Line::new(&self.dir, &["status"]).opt("--task", args.task.as_deref());
         self.run(line).await
     }
@@ -401,8 +458,12 @@ impl Gate {
     )]
     async fn context(
         &self,
-        Parameters(args): Parameters<TaskArgs>,
+        Parameters(args): Parameters<Args<TaskArgs>>,
     ) -> Result<CallToolResult, ErrorData> {
+        let args = match args.0 {
+            Ok(args) => args,
+            Err(wrong) => return Ok(wrong_arguments(&wrong)),
+        };
         let line = Line::new(&self.dir, &["context"]).opt("--task", args.task.as_deref());
         self.run(line).await
     }
@@ -412,8 +473,12 @@ impl Gate {
     )]
     async fn may_touch(
         &self,
-        Parameters(args): Parameters<MayTouchArgs>,
+        Parameters(args): Parameters<Args<MayTouchArgs>>,
     ) -> Result<CallToolResult, ErrorData> {
+        let args = match args.0 {
+            Ok(args) => args,
+            Err(wrong) => return Ok(wrong_arguments(&wrong)),
+        };
         let line = Line::new(&self.dir, &["may-touch"]).positionals(&args.paths);
         self.run(line).await
     }
@@ -423,8 +488,12 @@ impl Gate {
     )]
     async fn check(
         &self,
-        Parameters(args): Parameters<CheckArgs>,
+        Parameters(args): Parameters<Args<CheckArgs>>,
     ) -> Result<CallToolResult, ErrorData> {
+        let args = match args.0 {
+            Ok(args) => args,
+            Err(wrong) => return Ok(wrong_arguments(&wrong)),
+        };
         let only: Vec<String> = args.only.iter().map(|c| c.as_str().to_string()).collect();
         let line = Line::new(&self.dir, &["check"])
             .switch("--staged", args.staged)
@@ -443,8 +512,12 @@ impl Gate {
     )]
     async fn verify(
         &self,
-        Parameters(args): Parameters<VerifyArgs>,
+        Parameters(args): Parameters<Args<VerifyArgs>>,
     ) -> Result<CallToolResult, ErrorData> {
+        let args = match args.0 {
+            Ok(args) => args,
+            Err(wrong) => return Ok(wrong_arguments(&wrong)),
+        };
         let line = Line::new(&self.dir, &["verify"])
             .opt("--task", args.task.as_deref())
             .positional(Some(&args.check));
@@ -456,8 +529,12 @@ impl Gate {
     )]
     async fn amend(
         &self,
-        Parameters(args): Parameters<AmendArgs>,
+        Parameters(args): Parameters<Args<AmendArgs>>,
     ) -> Result<CallToolResult, ErrorData> {
+        let args = match args.0 {
+            Ok(args) => args,
+            Err(wrong) => return Ok(wrong_arguments(&wrong)),
+        };
         let line = Line::new(&self.dir, &["task", "amend"])
             .opt("--author", Some(&args.author))
             .opt("--text", Some(&args.text))
@@ -470,8 +547,12 @@ impl Gate {
     )]
     async fn ask(
         &self,
-        Parameters(args): Parameters<AskArgs>,
+        Parameters(args): Parameters<Args<AskArgs>>,
     ) -> Result<CallToolResult, ErrorData> {
+        let args = match args.0 {
+            Ok(args) => args,
+            Err(wrong) => return Ok(wrong_arguments(&wrong)),
+        };
         let decided_by = match args.decided_by {
             DecidedBy::Operator => "operator",
             DecidedBy::Agent => "agent",
@@ -494,8 +575,12 @@ impl Gate {
     )]
     async fn note(
         &self,
-        Parameters(args): Parameters<NoteArgs>,
+        Parameters(args): Parameters<Args<NoteArgs>>,
     ) -> Result<CallToolResult, ErrorData> {
+        let args = match args.0 {
+            Ok(args) => args,
+            Err(wrong) => return Ok(wrong_arguments(&wrong)),
+        };
         let line = Line::new(&self.dir, &["task", "note"])
             .opt("--text", Some(&args.text))
             .opt("--author", args.author.as_deref())

@@ -528,3 +528,85 @@ fn an_oversized_line_is_answered_with_an_error_naming_the_cap() {
         "gate.binding/1"
     );
 }
+
+/// Arguments that are not the tool's (a required one missing, a value of
+/// the wrong type or outside its choices, a name the tool does not know of
+/// a choice) are answered as the CLI answers a usage error: a
+/// `gate.error/1` document with exit code 2, its message naming what is
+/// wrong and a hint to act on, `isError` set — not a JSON-RPC error
+/// (docs/agents.md#tools). Nothing is run or written, and the session
+/// goes on.
+#[test]
+fn wrong_arguments_are_answered_with_a_gate_error_document() {
+    let repo = twin();
+    let mut session = Session::start(&repo);
+    session.send(&[
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "wrong", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]);
+    session.replies(&[0]);
+    let wrong = [
+        // `brief` is required.
+        (1, "start", json!({"issue": "42"}), "brief"),
+        // `decided_by` is `operator` or `agent`.
+        (
+            2,
+            "ask",
+            json!({"stage": "design", "question": "q", "answer": "a",
+                   "decided_by": "nobody", "summary": "s"}),
+            "nobody",
+        ),
+        // `paths` is a list.
+        (3, "may_touch", json!({"paths": "src/a.rs"}), "sequence"),
+        // `only` names checks.
+        (4, "check", json!({"only": ["speed"]}), "speed"),
+    ];
+    session.send(
+        &wrong
+            .iter()
+            .map(|(id, tool, args, _)| call(*id, tool, args.clone()))
+            .collect::<Vec<_>>(),
+    );
+    session.replies(&[1, 2, 3, 4]);
+    session.send(&[call(5, "binding", json!({"issue": "42"}))]);
+    session.replies(&[5]);
+    let (lines, _) = session.end();
+    let replies = parsed(&lines);
+    for (id, tool, _, named) in &wrong {
+        let reply = replies.iter().find(|r| r["id"] == *id).unwrap();
+        assert!(reply.get("error").is_none(), "{tool}: {reply}");
+        let result = &reply["result"];
+        assert_eq!(result["isError"], true, "{tool}: {reply}");
+        let doc = &result["structuredContent"];
+        assert_eq!(doc["schema"], "gate.error/1", "{tool}: {reply}");
+        assert_eq!(doc["exit_code"], 2, "{tool}: {reply}");
+        let message = doc["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("the tool's arguments are not valid: ") && message.contains(named),
+            "{tool}: {message}"
+        );
+        assert!(
+            doc["hint"].as_str().unwrap().contains("inputSchema"),
+            "{reply}"
+        );
+        // The text is the document, as for every other answer.
+        let text: Value =
+            serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(&text, doc, "{tool}");
+    }
+    assert!(
+        !repo.path().join(".gate/tasks").exists()
+            || std::fs::read_dir(repo.path().join(".gate/tasks"))
+                .unwrap()
+                .next()
+                .is_none(),
+        "nothing was started"
+    );
+    let binding = replies.iter().find(|r| r["id"] == 5).unwrap();
+    assert_eq!(
+        binding["result"]["structuredContent"]["schema"], "gate.binding/1",
+        "the session goes on: {binding}"
+    );
+}
