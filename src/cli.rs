@@ -57,8 +57,26 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Print the JSON Schema of a gate file, for editors and agents
     Schema(SchemaArgs),
+    /// Print a completion script for a shell: bash, zsh, fish, powershell or elvish
+    Completions(CompletionsArgs),
+    /// Print gate's manual page (roff), or write a page per command into a directory
+    Man(ManArgs),
     /// Serve the agent's questions and appends as MCP tools on stdin/stdout
     Mcp,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell the script is for
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write gate.1 and a page for each command (gate-check.1, gate-task-amend.1, …) into DIR instead of printing gate.1
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

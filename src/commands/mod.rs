@@ -8,12 +8,14 @@
 pub mod binding;
 pub mod check;
 pub mod claude_code;
+pub mod completions;
 pub mod context;
 pub mod doctor;
 pub mod handover;
 pub mod hook;
 pub mod init;
 pub mod install;
+pub mod man;
 pub mod may_touch;
 pub mod mcp;
 pub mod plan;
@@ -131,6 +133,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Context(args) => context::run(dir.as_deref(), &args),
         Command::MayTouch(args) => may_touch::run(dir.as_deref(), &args),
         Command::Schema(args) => schema::run(&args),
+        Command::Completions(args) => completions::run(&args),
+        Command::Man(args) => man::run(&args),
         Command::Mcp => mcp::run(dir.as_deref(), run_line),
     };
     match result {

@@ -3,7 +3,7 @@
 use crate::golden::{assert_golden, transcript};
 use crate::support::TestRepo;
 
-const VERBS: &[&[&str]] = &[
+pub const VERBS: &[&[&str]] = &[
     &[],
     &["init"],
     &["install"],
@@ -38,6 +38,8 @@ const VERBS: &[&[&str]] = &[
     &["receipts", "push"],
     &["may-touch"],
     &["schema"],
+    &["completions"],
+    &["man"],
     &["mcp"],
     &["context"],
 ];

@@ -12,6 +12,7 @@ mod ci_recipe;
 mod ci_tasks;
 mod claude_code;
 mod coexist;
+mod completions;
 mod context;
 mod dead_ends;
 mod doctor;
