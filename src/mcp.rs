@@ -271,8 +271,54 @@ fn wrong_arguments(wrong: &str) -> CallToolResult {
     result(crate::report::json::to_string(&doc))
 }
 
+/// A tool's arguments as the schema says them: an optional argument is
+/// one that may be left out, not one that may be `null` (schemars writes
+/// `Option<String>` as `["string", "null"]`, which clients warn about as
+/// unportable). gate still reads a `null` as left out.
+fn not_nullable(schema: &mut schemars::Schema) {
+    let Some(properties) = schema
+        .get_mut("properties")
+        .and_then(serde_json::Value::as_object_mut)
+    else {
+        return;
+    };
+    for property in properties.values_mut() {
+        if let Some(types) = property.get_mut("type")
+            && let Some(list) = types.as_array()
+            && list.iter().any(|t| t == "null")
+        {
+            let kept: Vec<serde_json::Value> =
+                list.iter().filter(|t| *t != "null").cloned().collect();
+            *types = match kept.as_slice() {
+                [one] => one.clone(),
+                _ => serde_json::Value::Array(kept),
+            };
+        }
+    }
+}
+
+/// A tool's `outputSchema`: its document (`T`'s JSON Schema, from the
+/// same wire structs the CLI's `--json` prints) or, when it could not run,
+/// `gate.error/1`.
+fn output_schema<T: schemars::JsonSchema>() -> std::sync::Arc<rmcp::model::JsonObject> {
+    let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let answer = generator.subschema_for::<T>();
+    let error = generator.subschema_for::<crate::report::wire::error::ErrorWire<'static>>();
+    let definitions = generator.take_definitions(true);
+    let schema = serde_json::json!({
+        "type": "object",
+        "anyOf": [answer, error],
+        "$defs": definitions,
+    });
+    match schema {
+        serde_json::Value::Object(object) => std::sync::Arc::new(object),
+        _ => std::sync::Arc::default(),
+    }
+}
+
 /// What the work serves, as `gate binding` and `gate start` take it.
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+#[schemars(transform = not_nullable)]
 struct Naming {
     /// The plan issue the work serves
     issue: Option<String>,
@@ -298,6 +344,7 @@ impl Naming {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[schemars(transform = not_nullable)]
 struct StartArgs {
     #[serde(flatten)]
     naming: Naming,
@@ -313,12 +360,14 @@ struct StartArgs {
 }
 
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+#[schemars(transform = not_nullable)]
 struct TaskArgs {
     /// The task (default: the worktree's active task)
     task: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+#[schemars(transform = not_nullable)]
 struct CheckArgs {
     /// Check the staged changes against HEAD (what pre-commit runs)
     #[serde(default)]
@@ -335,12 +384,14 @@ struct CheckArgs {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[schemars(transform = not_nullable)]
 struct MayTouchArgs {
     /// The paths, relative to the repository gate mcp serves (`:/PATH` from its root, or absolute)
     paths: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[schemars(transform = not_nullable)]
 struct VerifyArgs {
     /// The acceptance check to run, by its id in .gate/plan.yaml (its command comes from the plan, never from here)
     check: String,
@@ -349,6 +400,7 @@ struct VerifyArgs {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[schemars(transform = not_nullable)]
 struct AmendArgs {
     /// The task (default: the active task)
     task: Option<String>,
@@ -367,6 +419,7 @@ enum DecidedBy {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[schemars(transform = not_nullable)]
 struct AskArgs {
     /// The task (default: the active task)
     task: Option<String>,
@@ -389,6 +442,7 @@ struct AskArgs {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[schemars(transform = not_nullable)]
 struct NoteArgs {
     /// The task (default: the active task)
     task: Option<String>,
@@ -403,7 +457,16 @@ impl Gate {
     /// `gate binding --json`: what a naming serves and whether work may
     /// start (read-only; gate.binding/1).
     #[tool(
-        description = "Ask what a naming serves and whether work may start (read-only). Returns gate.binding/1, as `gate binding --json`."
+        title = "What a naming serves",
+        description = "Ask what a naming serves and whether work may start (read-only). Returns gate.binding/1, as `gate binding --json`.",
+        annotations(
+            title = "What a naming serves",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        ),
+        output_schema = output_schema::<crate::report::wire::binding::BindingWire<'static>>()
     )]
     async fn binding(
         &self,
@@ -418,7 +481,16 @@ impl Gate {
     }
 
     #[tool(
-        description = "Start a task: name what it serves, keep the operator's brief verbatim, make it the worktree's active task. Returns gate.start/1, as `gate start --json`."
+        title = "Start a task",
+        description = "Start a task: name what it serves, keep the operator's brief verbatim, make it the worktree's active task. Returns gate.start/1, as `gate start --json`.",
+        annotations(
+            title = "Start a task",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        ),
+        output_schema = output_schema::<crate::report::wire::start::StartWire<'static>>()
     )]
     async fn start(
         &self,
@@ -439,7 +511,16 @@ impl Gate {
     }
 
     #[tool(
-        description = "Show each acceptance check the task depends on: passed, failed, stale, running, missing. Returns gate.status/1, as `gate status --json`."
+        title = "Acceptance checks of the task",
+        description = "Show each acceptance check the task depends on: passed, failed, stale, running, missing. Returns gate.status/1, as `gate status --json`.",
+        annotations(
+            title = "Acceptance checks of the task",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        ),
+        output_schema = output_schema::<crate::report::wire::status::StatusWire<'static>>()
     )]
     async fn status(
         &self,
@@ -454,7 +535,16 @@ impl Gate {
     }
 
     #[tool(
-        description = "Before touching anything: the task, its brief and addenda verbatim, the effective scope, the intents served, each criterion's acceptance checks and their states, the critique, the binding and the next commands. Returns gate.context/1, as `gate context --json`."
+        title = "The task before any edit",
+        description = "Before touching anything: the task, its brief and addenda verbatim, the effective scope, the intents served, each criterion's acceptance checks and their states, the critique, the binding and the next commands. Returns gate.context/1, as `gate context --json`.",
+        annotations(
+            title = "The task before any edit",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        ),
+        output_schema = output_schema::<crate::report::wire::context::ContextWire>()
     )]
     async fn context(
         &self,
@@ -469,7 +559,16 @@ impl Gate {
     }
 
     #[tool(
-        description = "Before an edit: may the active task touch each of these paths, and why (which scope pattern, or which issue would cover it). Returns gate.may-touch/1, as `gate may-touch PATH... --json`."
+        title = "May the task touch these paths",
+        description = "Before an edit: may the active task touch each of these paths, and why (which scope pattern, or which issue would cover it). Returns gate.may-touch/1, as `gate may-touch PATH... --json`.",
+        annotations(
+            title = "May the task touch these paths",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        ),
+        output_schema = output_schema::<crate::report::wire::may_touch::MayTouchWire<'static>>()
     )]
     async fn may_touch(
         &self,
@@ -484,7 +583,16 @@ impl Gate {
     }
 
     #[tool(
-        description = "Run gate's checks under the policy (the task's scope, provenance, receipts, binding, brief). Returns gate.report/1, as `gate check --json`."
+        title = "Run gate's checks",
+        description = "Run gate's checks under the policy (the task's scope, provenance, receipts, binding, brief). Returns gate.report/1, as `gate check --json`.",
+        annotations(
+            title = "Run gate's checks",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        ),
+        output_schema = output_schema::<crate::report::wire::report::ReportWire<'static>>()
     )]
     async fn check(
         &self,
@@ -508,7 +616,16 @@ impl Gate {
     }
 
     #[tool(
-        description = "Run an acceptance check by its id (the command comes from .gate/plan.yaml, never from the caller) and record a receipt bound to the sources. Returns gate.verify/1, as `gate verify --json`; the command's output goes to the server's stderr and the receipt's log."
+        title = "Run an acceptance check",
+        description = "Run an acceptance check by its id (the command comes from .gate/plan.yaml, never from the caller) and record a receipt bound to the sources. Returns gate.verify/1, as `gate verify --json`; the command's output goes to the server's stderr and the receipt's log.",
+        annotations(
+            title = "Run an acceptance check",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        ),
+        output_schema = output_schema::<crate::report::wire::verify::VerifyWire<'static>>()
     )]
     async fn verify(
         &self,
@@ -525,7 +642,16 @@ impl Gate {
     }
 
     #[tool(
-        description = "Append the operator's clarification, verbatim, to the task's addenda. Returns gate.task-change/1, as `gate task amend --json`."
+        title = "Append the operator's clarification",
+        description = "Append the operator's clarification, verbatim, to the task's addenda. Returns gate.task-change/1, as `gate task amend --json`.",
+        annotations(
+            title = "Append the operator's clarification",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        ),
+        output_schema = output_schema::<crate::report::wire::task_change::ChangeWire<'static>>()
     )]
     async fn amend(
         &self,
@@ -543,7 +669,16 @@ impl Gate {
     }
 
     #[tool(
-        description = "Record a question, its answer and who decided (the operator, or the agent alone with a rationale) in the task's addenda. Returns gate.task-change/1, as `gate task ask --json`."
+        title = "Record a question and its decision",
+        description = "Record a question, its answer and who decided (the operator, or the agent alone with a rationale) in the task's addenda. Returns gate.task-change/1, as `gate task ask --json`.",
+        annotations(
+            title = "Record a question and its decision",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        ),
+        output_schema = output_schema::<crate::report::wire::task_change::ChangeWire<'static>>()
     )]
     async fn ask(
         &self,
@@ -571,7 +706,16 @@ impl Gate {
     }
 
     #[tool(
-        description = "Append to the task's implementation notes (where the work diverges, and why). Returns gate.task-change/1, as `gate task note --json`."
+        title = "Append an implementation note",
+        description = "Append to the task's implementation notes (where the work diverges, and why). Returns gate.task-change/1, as `gate task note --json`.",
+        annotations(
+            title = "Append an implementation note",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        ),
+        output_schema = output_schema::<crate::report::wire::task_change::ChangeWire<'static>>()
     )]
     async fn note(
         &self,

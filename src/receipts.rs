@@ -34,7 +34,7 @@ use crate::fsutil::{self, FsError};
 pub const RECEIPT_SCHEMA: &str = "gate.receipt/1";
 
 /// A fingerprint as a receipt records it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PrintRecord {
     /// The digest, `None` when unavailable.
@@ -73,7 +73,7 @@ impl PrintRecord {
 }
 
 /// One run of one acceptance check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Receipt {
     pub schema: String,
@@ -489,7 +489,7 @@ pub fn select(
 }
 
 /// What a running marker says.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunMarker {
     pub pid: u32,
     pub nonce: String,

@@ -610,3 +610,89 @@ fn wrong_arguments_are_answered_with_a_gate_error_document() {
         "the session goes on: {binding}"
     );
 }
+
+/// What clients read before calling (MCP 2025-06-18, tools/list): every
+/// tool has a title and annotations — the questions say they are
+/// read-only, the appends that they are not, and only `verify` (which
+/// runs the plan's command) reaches beyond the repository; an optional
+/// argument may be left out and is never typed `null`; and each tool's
+/// `outputSchema`, made from the wire structs the CLI's `--json` prints,
+/// holds every answer of a whole session, a `gate.error/1` included
+/// (checked with a JSON Schema validator).
+#[test]
+fn tools_say_what_they_are_and_answer_within_their_output_schema() {
+    let repo = twin();
+    let mut session = Session::start(&repo);
+    session.send(&[
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "schemas", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+    ]);
+    session.replies(&[0, 1]);
+    let steps = steps();
+    for (n, (tool, arguments, _, _)) in steps.iter().enumerate() {
+        // The CLI steps read question and answer files; the tool takes them.
+        session.send(&[call(100 + n as i64, tool, arguments.clone())]);
+        session.replies(&[100 + n as i64]);
+    }
+    let (lines, _) = session.end();
+    let replies = parsed(&lines);
+    let listed = &replies.iter().find(|r| r["id"] == 1).unwrap()["result"]["tools"];
+    let read_only = ["binding", "check", "context", "may_touch", "status"];
+    let mut validators = std::collections::BTreeMap::new();
+    for tool in listed.as_array().unwrap() {
+        let name = tool["name"].as_str().unwrap();
+        assert!(
+            tool["title"].as_str().is_some_and(|t| !t.is_empty()),
+            "{name}: {tool}"
+        );
+        let hints = &tool["annotations"];
+        assert_eq!(
+            hints["readOnlyHint"],
+            read_only.contains(&name),
+            "{name}: {hints}"
+        );
+        assert_eq!(hints["destructiveHint"], false, "{name}: {hints}");
+        assert_eq!(hints["openWorldHint"], name == "verify", "{name}: {hints}");
+        for (arg, schema) in tool["inputSchema"]["properties"].as_object().unwrap() {
+            let nullable = schema.get("type").is_some_and(|t| {
+                t == "null"
+                    || t.as_array()
+                        .is_some_and(|ts| ts.iter().any(|t| t == "null"))
+            });
+            assert!(!nullable, "{name}.{arg} may be null: {schema}");
+        }
+        let output = &tool["outputSchema"];
+        assert_eq!(output["type"], "object", "{name}: {output}");
+        let validator = jsonschema::validator_for(output)
+            .unwrap_or_else(|e| panic!("{name}'s outputSchema does not compile: {e}"));
+        validators.insert(name.to_owned(), validator);
+    }
+    assert_eq!(
+        validators.keys().map(String::as_str).collect::<Vec<_>>(),
+        TOOLS
+    );
+    let mut schemas_seen = std::collections::BTreeSet::new();
+    for (n, (tool, arguments, _, _)) in steps.iter().enumerate() {
+        let reply = replies.iter().find(|r| r["id"] == 100 + n as i64).unwrap();
+        let doc = &reply["result"]["structuredContent"];
+        let wrong: Vec<String> = validators[*tool]
+            .iter_errors(doc)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
+        assert!(
+            wrong.is_empty(),
+            "{tool} {arguments}: outside its outputSchema:\n{}\n{doc}",
+            wrong.join("\n")
+        );
+        schemas_seen.insert(doc["schema"].as_str().unwrap().to_owned());
+    }
+    // The session's answers cover every document, the error included.
+    assert!(schemas_seen.contains("gate.error/1"), "{schemas_seen:?}");
+    assert!(schemas_seen.contains("gate.report/1"), "{schemas_seen:?}");
+    // And a document that is not the tool's is outside it.
+    let not_a_report = json!({"schema": "gate.report/1", "verb": 1});
+    assert!(!validators["check"].is_valid(&not_a_report));
+}

@@ -1,13 +1,14 @@
 //! `gate.binding/1` (docs/json.md): what `gate binding --json` says a
 //! naming serves and whether it may start.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::PinsWire;
 
 pub const BINDING_SCHEMA: &str = "gate.binding/1";
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct BindingWire<'a> {
     pub schema: &'static str,
     pub standing: &'static str,
@@ -21,7 +22,7 @@ pub struct BindingWire<'a> {
     pub criteria: Vec<BindingCriterionWire<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct NamedWire<'a> {
     pub issue: Option<&'a str>,
     pub intent: Option<&'a str>,
@@ -29,7 +30,7 @@ pub struct NamedWire<'a> {
     pub exemption: Option<BindingExemptionWire<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct BindingExemptionWire<'a> {
     pub class: &'a str,
     pub because: Option<&'a str>,
@@ -37,7 +38,7 @@ pub struct BindingExemptionWire<'a> {
     pub description: Option<&'a str>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct RefusalWire<'a> {
     pub issue: Option<&'a str>,
     pub cause: &'static str,
@@ -45,7 +46,7 @@ pub struct RefusalWire<'a> {
     pub decide: &'a str,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct BindingCriterionWire<'a> {
     pub intent: &'a str,
     pub criterion: &'a str,

@@ -2,11 +2,12 @@
 //! touching anything, in one document — what `gate context --json` prints.
 //! The human rendering (`report::human::context`) reads the same structs.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 pub const CONTEXT_SCHEMA: &str = "gate.context/1";
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ContextWire {
     pub schema: &'static str,
     /// `pass` every part could be read, else `unknown`.
@@ -26,7 +27,7 @@ pub struct ContextWire {
     pub unknowns: Vec<UnknownWire>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ContextTaskWire {
     pub id: String,
     pub status: &'static str,
@@ -39,7 +40,7 @@ pub struct ContextTaskWire {
     pub exemption: Option<ExemptionWire>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ExemptionWire {
     pub class: String,
     pub because: String,
@@ -48,7 +49,7 @@ pub struct ExemptionWire {
     pub description: Option<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct AddendumWire {
     /// The entry's heading line, as written (`### 2026-… · amendment · Ada`).
     pub heading: String,
@@ -56,7 +57,7 @@ pub struct AddendumWire {
     pub text: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ScopeWire {
     /// The recorded `scope` (docs/trust.md: judged from the recorded version).
     pub recorded: Vec<String>,
@@ -66,7 +67,7 @@ pub struct ScopeWire {
     pub effective: Vec<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct AddedWire {
     pub glob: String,
     pub because: String,
@@ -74,7 +75,7 @@ pub struct AddedWire {
     pub time: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct IntentWire {
     pub id: String,
     pub status: &'static str,
@@ -83,7 +84,7 @@ pub struct IntentWire {
     pub non_goals: Vec<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct CriterionWire {
     pub intent: String,
     pub criterion: String,
@@ -93,7 +94,7 @@ pub struct CriterionWire {
     pub evidence: Vec<EvidenceWire>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct EvidenceWire {
     pub check: String,
     /// `passed`, `failed`, `stale`, `running`, `missing`, `unknown`.
@@ -102,7 +103,7 @@ pub struct EvidenceWire {
     pub why: Option<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ContextCritiqueWire {
     pub intent: String,
     pub reviewed_at: String,
@@ -111,7 +112,7 @@ pub struct ContextCritiqueWire {
     pub open_blocking: Vec<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct CritiqueFindingWire {
     pub id: String,
     pub blocking: bool,
@@ -120,7 +121,7 @@ pub struct CritiqueFindingWire {
     pub resolution: Option<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct BindingStandingWire {
     /// `bound`, `maintenance`, `exempt`, `refused`.
     pub standing: &'static str,
@@ -132,21 +133,21 @@ pub struct BindingStandingWire {
     pub refusals: Vec<ContextRefusalWire>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ContextRefusalWire {
     pub cause: &'static str,
     pub message: String,
     pub decide: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct NextWire {
     /// A command to run, as typed.
     pub command: String,
     pub why: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct UnknownWire {
     /// The part that could not be read: `task`, `policy`, `plan`, `scope`,
     /// `criteria`, `binding`.

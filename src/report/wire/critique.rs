@@ -1,11 +1,12 @@
 //! `gate.critique/1` (docs/json.md): the critique entry `gate plan
 //! critique --json` wrote, or would have written.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 pub const CRITIQUE_SCHEMA: &str = "gate.critique/1";
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct CritiqueWire<'a> {
     pub schema: &'static str,
     pub intent: &'a str,

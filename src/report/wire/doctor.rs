@@ -1,11 +1,12 @@
 //! `gate.doctor/1` (docs/json.md): what `gate doctor --json` looked at and
 //! found. Each [`Item`] is printed as it is.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 pub const DOCTOR_SCHEMA: &str = "gate.doctor/1";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Ok,
@@ -29,7 +30,7 @@ impl Status {
 }
 
 /// One thing looked at.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Item {
     /// `hook`, `hooks_path`, `policy`, `plan`, `task`, `active_task`,
     /// `fsmonitor`, `remote_head`, `upstream`.
@@ -43,7 +44,7 @@ pub struct Item {
     pub remedy: Option<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct DoctorWire<'a> {
     pub schema: &'static str,
     pub outcome: &'static str,

@@ -1,13 +1,14 @@
 //! `gate.handover/1` (docs/json.md): what `gate handover --json` hands the
 //! next worker.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::{CommitWire, PinsWire};
 
 pub const HANDOVER_SCHEMA: &str = "gate.handover/1";
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct HandoverWire<'a> {
     pub schema: &'static str,
     pub task: &'a str,
@@ -26,7 +27,7 @@ pub struct HandoverWire<'a> {
     pub commit: Option<CommitWire>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct HandoverExemptionWire<'a> {
     pub class: &'a str,
     pub because: &'a str,

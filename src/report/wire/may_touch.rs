@@ -1,13 +1,14 @@
 //! `gate.may-touch/1` (docs/json.md): what `gate may-touch --json` says of
 //! each path — allowed, refused or unknown, and why.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::report::TaskWire;
 
 pub const MAY_TOUCH_SCHEMA: &str = "gate.may-touch/1";
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct MayTouchWire<'a> {
     pub schema: &'static str,
     /// `pass` every path allowed, `refused` any refused, else `unknown`.
@@ -18,7 +19,7 @@ pub struct MayTouchWire<'a> {
     pub notes: &'a [String],
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct TouchWire<'a> {
     /// Repository-relative (lossy when not UTF-8).
     pub path: String,
@@ -35,7 +36,7 @@ pub struct TouchWire<'a> {
     pub decide: Option<&'a str>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct IssueCoverWire<'a> {
     pub issue: &'a str,
     pub intent: Option<&'a str>,

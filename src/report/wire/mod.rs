@@ -8,6 +8,7 @@
 //! file formats, not printed documents: their structs stay with their
 //! readers, `receipts` and `task`.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 pub mod binding;
@@ -29,7 +30,7 @@ pub mod verify;
 /// The pins as JSON shows them (docs/json.md): `plan_pin`, and the same
 /// value under its deprecated old name `plan_revision` — which a critique's
 /// `intent_revision`, a different digest, was also once called.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct PinsWire<'a> {
     pub plan_pin: &'a str,
     pub plan_revision: &'a str,
@@ -49,7 +50,7 @@ impl<'a> PinsWire<'a> {
 /// How to commit a task file a verb just changed: a push sends the task as
 /// it is committed, so an addendum left in the work tree is lost to CI and
 /// to the next worker (docs/tasks.md#committing-the-task-file).
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct CommitWire {
     /// The task file, repository-relative.
     pub path: String,

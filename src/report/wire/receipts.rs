@@ -1,11 +1,12 @@
 //! `gate.receipts/1` (docs/json.md): what `gate receipts fetch|push --json`
 //! did with the receipts on commits (`refs/notes/gate`) and a remote.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 pub const RECEIPTS_SCHEMA: &str = "gate.receipts/1";
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ReceiptsWire<'a> {
     pub schema: &'static str,
     /// `fetch` or `push`.

@@ -25,11 +25,12 @@
 //! exact when the path is UTF-8; otherwise it is a lossy rendering and
 //! `path_hex` holds the exact bytes in hex.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 pub const REPORT_SCHEMA: &str = "gate.report/1";
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ReportWire<'a> {
     pub schema: &'static str,
     pub verb: &'a str,
@@ -43,7 +44,7 @@ pub struct ReportWire<'a> {
     pub notes: &'a [String],
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct PolicyWire {
     pub source: &'static str,
     pub file: Option<String>,
@@ -51,7 +52,7 @@ pub struct PolicyWire {
     pub revision: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct TaskWire<'a> {
     pub id: &'a str,
     pub issue: Option<&'a str>,
@@ -60,7 +61,7 @@ pub struct TaskWire<'a> {
     pub brief: Option<BriefWire<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct BriefWire<'a> {
     pub head: &'a [String],
     pub more: bool,
@@ -68,7 +69,7 @@ pub struct BriefWire<'a> {
     pub latest: Option<&'a str>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct CheckWire<'a> {
     pub check: &'static str,
     pub mode: &'static str,
@@ -90,13 +91,23 @@ impl<'a> FindingsWire<'a> {
     }
 }
 
+impl JsonSchema for FindingsWire<'_> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "FindingsWire".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Vec<FindingWire<'static>>>::json_schema(generator)
+    }
+}
+
 impl Serialize for FindingsWire<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.iter())
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct FindingWire<'a> {
     pub check: &'static str,
     pub cause: &'static str,
@@ -126,7 +137,7 @@ pub struct FindingWire<'a> {
     pub key: Option<&'a str>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct SkippedWire<'a> {
     pub check: &'static str,
     pub reason: &'a str,

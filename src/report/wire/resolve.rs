@@ -1,13 +1,14 @@
 //! `gate.resolve/1` (docs/json.md): the answer `gate handover --resolve
 //! --json` gives about a task's recorded pins.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::PinsWire;
 
 pub const RESOLVE_SCHEMA: &str = "gate.resolve/1";
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ResolveWire<'a> {
     pub schema: &'static str,
     pub task: &'a str,

@@ -1,5 +1,6 @@
 //! `gate.start/1` (docs/json.md): the task `gate start --json` created.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::CommitWire;
@@ -7,7 +8,7 @@ use super::report::TaskWire;
 
 pub const START_SCHEMA: &str = "gate.start/1";
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct StartWire<'a> {
     pub schema: &'static str,
     /// The task created and made active, as reports show it.

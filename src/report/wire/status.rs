@@ -1,13 +1,14 @@
 //! `gate.status/1` (docs/json.md): what `gate status --json` says of each
 //! acceptance check the task depends on and of the acceptance coverage.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::report::TaskWire;
 
 pub const STATUS_SCHEMA: &str = "gate.status/1";
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct StatusWire<'a> {
     pub schema: &'static str,
     pub outcome: &'static str,
@@ -18,7 +19,7 @@ pub struct StatusWire<'a> {
     pub criteria: Vec<StatusCriterionWire<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct StatusCheckWire<'a> {
     pub check: &'a str,
     pub state: &'static str,
@@ -36,7 +37,7 @@ pub struct StatusCheckWire<'a> {
     pub unreadable_receipts: &'a [String],
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct StatusCriterionWire<'a> {
     pub intent: &'a str,
     pub criterion: &'a str,

@@ -1,13 +1,14 @@
 //! `gate.task-change/1` (docs/json.md): the change a task verb recorded in
 //! the task file, and the commit to make.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::CommitWire;
 
 pub const TASK_CHANGE_SCHEMA: &str = "gate.task-change/1";
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ChangeWire<'a> {
     pub schema: &'static str,
     pub task: &'a str,

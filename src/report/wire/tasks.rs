@@ -1,11 +1,12 @@
 //! `gate.tasks/1` (docs/json.md): the tasks `gate task list --json` finds,
 //! and the task files it could not read.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 pub const TASKS_SCHEMA: &str = "gate.tasks/1";
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ListWire<'a> {
     pub schema: &'static str,
     pub active: Option<&'a str>,
@@ -13,7 +14,7 @@ pub struct ListWire<'a> {
     pub errors: Vec<TaskErrorWire>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ListedTaskWire<'a> {
     pub id: &'a str,
     pub status: &'static str,
@@ -27,7 +28,7 @@ pub struct ListedTaskWire<'a> {
     pub file: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct TaskErrorWire {
     pub message: String,
 }

@@ -1,6 +1,7 @@
 //! `gate.verify/1` (docs/json.md): the run `gate verify --json` made and the
 //! receipt it recorded.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::report::TaskWire;
@@ -8,7 +9,7 @@ use crate::receipts::Receipt;
 
 pub const VERIFY_SCHEMA: &str = "gate.verify/1";
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct VerifyWire<'a> {
     pub schema: &'static str,
     pub check: &'a str,
