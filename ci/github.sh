@@ -2,7 +2,7 @@
 # gate in GitHub Actions (docs/ci.md): what action.yml runs, kept in a
 # script so it can be run and tested with the variables GitHub sets.
 #
-#   ci/github.sh cache-key   write `key=…` (gate's version and Cargo.lock) to $GITHUB_OUTPUT
+#   ci/github.sh cache-key   write `key=…` (the runner's OS and architecture, gate's version, a hash of its sources) to $GITHUB_OUTPUT
 #   ci/github.sh check       prove the pull request's or the push's commits
 #
 # `check` reads GITHUB_EVENT_NAME and GITHUB_EVENT_PATH (the event's JSON,
@@ -12,7 +12,8 @@
 # $GITHUB_STEP_SUMMARY. Optional: GATE_BASE (the range's base), GATE_POLICY_FROM
 # (the revision whose policy judges), GATE_RUN_UNPROVED (true: run each check
 # no verified receipt proves, `--run-unproved`), GATE_MAX_FINDINGS (annotations listed,
-# default 200). It exits as `gate check` does: 0 nothing blocks, 1 refused,
+# default 200), GATE_SARIF_OUT (also write the SARIF log there, and `sarif`
+# to $GITHUB_OUTPUT). It exits as `gate check` does: 0 nothing blocks, 1 refused,
 # 3 unknown — and 3 when it cannot tell what to prove.
 set -eu
 
@@ -28,10 +29,17 @@ output() {
 cache_key() {
   here=$(cd "$(dirname -- "$0")/.." && pwd)
   version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' "$here/Cargo.toml" | head -n 1)
-  lock=$(sha256sum "$here/Cargo.lock" | cut -c1-16)
   [ -n "$version" ] || unknown "no version in $here/Cargo.toml"
-  output "key=gate-${RUNNER_OS:-any}-$version-$lock"
-  echo "gate-${RUNNER_OS:-any}-$version-$lock"
+  # Everything the build reads, by content (the action's checkout has no
+  # .git to name a revision): a changed source is a new binary, never the
+  # cached old one.
+  sources=$(cd "$here" &&
+    find src vendor Cargo.toml Cargo.lock install.sh build.rs -type f 2>/dev/null |
+    LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16)
+  # The binary is the runner's: another OS or architecture builds its own.
+  key="gate-${RUNNER_OS:-any}-${RUNNER_ARCH:-any}-$version-$sources"
+  output "key=$key"
+  echo "$key"
 }
 
 # The value at jq path $1 of the event, empty when absent or null.
@@ -128,6 +136,11 @@ check() {
   case ${GATE_RUN_UNPROVED:-false} in
     true | 1 | yes) set -- "$@" --run-unproved ;;
   esac
+  # The same judgement as a SARIF log, for code scanning.
+  if [ -n "${GATE_SARIF_OUT:-}" ]; then
+    set -- "$@" --sarif-out "$GATE_SARIF_OUT"
+    output "sarif=$GATE_SARIF_OUT"
+  fi
   say "gate check $*"
   output "base=$base" "tip=$tip" "report=$report"
   status=0

@@ -288,6 +288,9 @@ pub struct CheckArgs {
     /// Also write the JSON report (gate.report/1) to FILE, replacing it
     #[arg(long, value_name = "FILE")]
     pub json_out: Option<std::path::PathBuf>,
+    /// Also write the SARIF log (every finding) to FILE, replacing it
+    #[arg(long, value_name = "FILE")]
+    pub sarif_out: Option<std::path::PathBuf>,
 }
 
 /// The renderings of a `gate check` report (docs/ci.md#report-formats).

@@ -86,6 +86,9 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
             None,
         )?;
     }
+    if let Some(path) = &args.sarif_out {
+        crate::fsutil::write_atomic(path, sarif::render(&json::report(&report)).as_bytes(), None)?;
+    }
     match args.format() {
         // The canonical document goes out as it is serialised.
         ReportFormat::Json => {

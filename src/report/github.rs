@@ -1,7 +1,8 @@
 //! The GitHub Actions rendering of a `gate.report/1`
 //! (docs/ci.md#report-formats): one workflow-command annotation per
-//! finding, on the path it is about, then the counts `--max-findings` left
-//! and the result. Built from the JSON document's wire values. The job
+//! finding, on the path it is about — at most [`ANNOTATIONS`] of each
+//! level, as many as GitHub shows in a step, the rest counted — then the
+//! counts `--max-findings` left and the result. Built from the JSON document's wire values. The job
 //! summary is the Markdown rendering ([`super::markdown`]).
 //!
 //! GitHub reads a line that starts with `::` as a command, so every line
@@ -28,13 +29,37 @@ use super::wire::report::{CheckWire, FindingWire, ReportWire};
 /// all of them when capped, and the result line.
 pub fn render(doc: &ReportWire, counts: &Counts) -> String {
     let mut s = String::new();
+    // GitHub shows ANNOTATIONS of each level in a step and drops the rest
+    // unseen: past them a finding is counted here and listed in the job
+    // summary instead.
+    let mut annotated = [0usize; 3];
+    let mut left = [0usize; 3];
     for c in &doc.checks {
         for f in c.findings.iter() {
-            s.push_str(&annotation(c, &f));
+            let at = level(c, &f) as usize;
+            if annotated[at] < ANNOTATIONS {
+                annotated[at] += 1;
+                s.push_str(&annotation(c, &f));
+            } else {
+                left[at] += 1;
+            }
         }
     }
     for note in doc.notes {
         let _ = writeln!(s, "gate: note: {}", shown_line(note));
+    }
+    if left.iter().any(|&n| n > 0) {
+        let said: Vec<String> = [Level::Error, Level::Warning, Level::Notice]
+            .iter()
+            .filter(|l| left[**l as usize] > 0)
+            .map(|l| format!("{} {}", left[*l as usize], l.plural()))
+            .collect();
+        let _ = writeln!(
+            s,
+            "gate: {} more not annotated (GitHub shows {ANNOTATIONS} annotations of each level in a step): {}; the job summary lists them",
+            left.iter().sum::<usize>(),
+            said.join(", ")
+        );
     }
     if counts.capped() {
         let _ = writeln!(
@@ -59,12 +84,48 @@ pub fn render(doc: &ReportWire, counts: &Counts) -> String {
 /// `::error file=…,line=…,title=…::message`: an error when the check
 /// blocks, a warning when it is reported only or the finding is a warning,
 /// a notice for information.
+/// How many annotations of one level GitHub shows for a step (its
+/// documented limit: 10 errors and 10 warnings a step; notices alike).
+pub const ANNOTATIONS: usize = 10;
+
+/// An annotation's level.
+#[derive(Clone, Copy)]
+enum Level {
+    Error = 0,
+    Warning = 1,
+    Notice = 2,
+}
+
+impl Level {
+    fn command(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Notice => "notice",
+        }
+    }
+
+    fn plural(self) -> &'static str {
+        match self {
+            Level::Error => "errors",
+            Level::Warning => "warnings",
+            Level::Notice => "notices",
+        }
+    }
+}
+
+/// An error when the check blocks, a warning when it is reported only or
+/// the finding is a warning, a notice for information.
+fn level(c: &CheckWire, f: &FindingWire) -> Level {
+    match f.severity {
+        "blocker" if c.blocks => Level::Error,
+        "blocker" | "warn" => Level::Warning,
+        _ => Level::Notice,
+    }
+}
+
 fn annotation(c: &CheckWire, f: &FindingWire) -> String {
-    let level = match f.severity {
-        "blocker" if c.blocks => "error",
-        "blocker" | "warn" => "warning",
-        _ => "notice",
-    };
+    let level = level(c, f).command();
     let mut props = Vec::new();
     // A finding about a path of the change is annotated on it; one about an
     // unreadable file, on that file and line.

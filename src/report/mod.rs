@@ -7,6 +7,7 @@
 //! module (docs/architecture.md). Nothing here prints: the verbs write what
 //! these return.
 
+pub mod causes;
 pub mod github;
 pub mod human;
 pub mod json;

@@ -7,9 +7,14 @@
 //! severity as the GitHub annotations do (`error` for a finding of a check
 //! that blocks, `warning` when reported only or a warning, `note` for
 //! information); its location is the path it is about (as a relative URI,
-//! from the path's exact bytes) or the unreadable file and line; the
-//! commit, task, check, change, what decides it and whether it could not
-//! decide are in its `properties`.
+//! from the path's exact bytes), the unreadable file and line, or, for a
+//! finding about no path, the task's file (else `.gate/plan.yaml`): code
+//! scanning refuses a result without one. Its `partialFingerprints` hold
+//! gate's own (`gateFinding/v1`), so two findings on one path stay two.
+//! The commit, task, check, change, what decides it and whether it could
+//! not decide are in its `properties`. Each rule carries docs/causes.md's
+//! row for its cause (`fullDescription`, `help`) and the page's address
+//! (`helpUri`).
 
 use serde_json::{Value, json};
 
@@ -33,18 +38,40 @@ pub fn render(doc: &ReportWire) -> String {
                     rules.len() - 1
                 }
             };
-            results.push(result(c, &f, index));
+            results.push(result(doc, c, &f, index));
         }
     }
     let rules: Vec<Value> = rules
         .iter()
         .map(|(cause, check)| {
-            json!({
+            let mut rule = json!({
                 "id": cause,
                 "name": cause,
-                "shortDescription": {"text": format!("{cause}: a finding of gate's {check} check (docs/causes.md)")},
+                "shortDescription": {"text": format!("{cause}: a finding of gate's {check} check")},
+                "helpUri": super::causes::page_uri(),
                 "properties": {"check": check},
-            })
+            });
+            // What the cause means and what decides it, as docs/causes.md
+            // says (every cause gate produces has its row there).
+            let doc =
+                super::causes::describe(check, cause).unwrap_or_else(|| super::causes::CauseDoc {
+                    meaning: format!("a finding of gate's {check} check"),
+                    decide: "see docs/causes.md".to_string(),
+                });
+            rule["fullDescription"] = json!({
+                "text": super::causes::plain(&doc.meaning),
+                "markdown": super::causes::absolute_links(&doc.meaning),
+            });
+            // What decides it; where the page gives no remedy, the meaning.
+            let help = match doc.decide.as_str() {
+                "" | "—" => &doc.meaning,
+                decide => decide,
+            };
+            rule["help"] = json!({
+                "text": super::causes::plain(help),
+                "markdown": super::causes::absolute_links(help),
+            });
+            rule
         })
         .collect();
     let log = json!({
@@ -80,7 +107,7 @@ pub fn render(doc: &ReportWire) -> String {
     s
 }
 
-fn result(c: &CheckWire, f: &FindingWire, rule_index: usize) -> Value {
+fn result(doc: &ReportWire, c: &CheckWire, f: &FindingWire, rule_index: usize) -> Value {
     let level = match f.severity {
         "blocker" if c.blocks => "error",
         "blocker" | "warn" => "warning",
@@ -121,12 +148,68 @@ fn result(c: &CheckWire, f: &FindingWire, rule_index: usize) -> Value {
             }),
             None => json!({"artifactLocation": {"uri": uri(file.as_bytes())}}),
         }),
-        (None, None, None) => None,
+        // About no path: on the file that says what the work may do, the
+        // task's when one is named, else the plan (code scanning places
+        // every result on a file).
+        (None, None, None) => {
+            let task = f.task.or(doc.task.as_ref().map(|t| t.id));
+            let file = match task {
+                Some(task) => format!(".gate/tasks/{task}.md"),
+                None => ".gate/plan.yaml".to_string(),
+            };
+            Some(json!({"artifactLocation": {"uri": uri(file.as_bytes())}}))
+        }
     };
     if let Some(location) = location {
         result["locations"] = json!([{"physicalLocation": location}]);
     }
+    result["partialFingerprints"] = json!({FINGERPRINT: fingerprint(f)});
     result
+}
+
+/// The key of gate's own fingerprint in `partialFingerprints`.
+const FINGERPRINT: &str = "gateFinding/v1";
+
+/// What tells one finding from another across runs, so code scanning keeps
+/// two findings on one path apart and one finding in two runs together:
+/// the SHA-256 of its check, cause and every subject field (the exact
+/// bytes of its path), not of its message, whose wording may change.
+fn fingerprint(f: &FindingWire) -> String {
+    use sha2::{Digest, Sha256};
+    let path = match (&f.path_hex, &f.path) {
+        (Some(hex), _) => unhex(hex),
+        (None, Some(path)) => path.as_bytes().to_vec(),
+        (None, None) => Vec::new(),
+    };
+    let line = f.line.map(|l| l.to_string());
+    let mut hash = Sha256::new();
+    for part in [
+        Some(f.check.as_bytes()),
+        Some(f.cause.as_bytes()),
+        f.commit.map(str::as_bytes),
+        Some(path.as_slice()),
+        f.change.map(str::as_bytes),
+        f.task.map(str::as_bytes),
+        f.check_id.map(str::as_bytes),
+        f.ref_name.map(str::as_bytes),
+        f.file.map(str::as_bytes),
+        line.as_deref().map(str::as_bytes),
+        f.key.map(str::as_bytes),
+    ] {
+        // A field's absence and its emptiness hash apart.
+        match part {
+            Some(bytes) => {
+                hash.update([1]);
+                hash.update((bytes.len() as u64).to_be_bytes());
+                hash.update(bytes);
+            }
+            None => hash.update([0]),
+        }
+    }
+    hash.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// A repository path as a relative URI reference: every byte but the

@@ -138,6 +138,8 @@ struct GithubRun {
     summary: String,
     outputs: String,
     report: Value,
+    /// The SARIF log (`GATE_SARIF_OUT`, as the action's `sarif: 'true'`).
+    sarif: Value,
 }
 
 fn run_github(r: &Remote, ws: &TestRepo) -> GithubRun {
@@ -175,15 +177,19 @@ fn run_github(r: &Remote, ws: &TestRepo) -> GithubRun {
             ("GITHUB_WORKSPACE", s(ws.path())),
             ("RUNNER_TEMP", s(&runner)),
             ("RUNNER_OS", "Linux".into()),
+            ("GATE_SARIF_OUT", s(&runner.join("gate.sarif"))),
         ],
     );
     let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    let sarif = serde_json::from_str(&read(&runner.join("gate.sarif")))
+        .unwrap_or_else(|e| panic!("no SARIF log ({e}):\n{}", show(&out)));
     let report = serde_json::from_str(&read(&runner.join("gate-report.json")))
         .unwrap_or_else(|e| panic!("no JSON report ({e}):\n{}", show(&out)));
     GithubRun {
         summary: read(&summary),
         outputs: read(&outputs),
         report,
+        sarif,
         out,
     }
 }
@@ -253,6 +259,18 @@ fn the_github_script_refuses_a_pull_request_whose_receipts_did_not_travel() {
     assert_eq!(run.report["exit_code"], 1);
     assert_eq!(receipt_causes(&run.report), ["receipt_missing"]);
     assert!(run.outputs.contains("exit-code=1\n"), "{}", run.outputs);
+    // The same judgement as SARIF, for code scanning: one result per
+    // finding of the report.
+    assert!(run.outputs.contains("sarif="), "{}", run.outputs);
+    let results = run.sarif["runs"][0]["results"].as_array().unwrap();
+    let findings: usize = run.report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["findings"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(results.len(), findings, "{:#}", run.sarif);
+    assert_eq!(results[0]["ruleId"], "receipt_missing", "{:#}", run.sarif);
     assert!(run.summary.contains("receipt_missing"), "{}", run.summary);
     // The annotations on stdout.
     let stdout = String::from_utf8_lossy(&run.out.stdout);
@@ -347,6 +365,12 @@ fn the_action_parses_and_runs_the_scripts_that_exist() {
             .any(|u| u.starts_with("actions/upload-artifact@")),
         "{uses:?}"
     );
+    assert!(
+        uses.iter()
+            .any(|u| u.starts_with("github/codeql-action/upload-sarif@")),
+        "{uses:?}"
+    );
+    assert_eq!(action["inputs"]["sarif"]["default"], "false");
     // Every script a step names is in the repository and executable.
     let mut named = Vec::new();
     for run in &runs {
@@ -376,7 +400,7 @@ fn the_action_parses_and_runs_the_scripts_that_exist() {
         );
     }
     // The outputs it declares are those the script writes.
-    for key in ["exit-code", "report", "base", "tip"] {
+    for key in ["exit-code", "report", "base", "tip", "sarif"] {
         assert!(
             script.contains(&format!("{key}=")),
             "ci/github.sh writes no {key}"
@@ -402,28 +426,52 @@ fn the_action_parses_and_runs_the_scripts_that_exist() {
     assert!(root().join("ci/gitlab.sh").exists());
 }
 
+/// The Action's cache key names the runner's OS and architecture, gate's
+/// version and a hash of every source the build reads: a new gate, or
+/// another architecture, never restores an old binary.
 #[test]
-fn the_cache_key_names_the_version_and_the_lockfile() {
-    let dir = tempfile::tempdir().unwrap();
-    let output = dir.path().join("output");
-    let out = Command::new("sh")
-        .arg(root().join("ci/github.sh"))
-        .arg("cache-key")
-        .env("GITHUB_OUTPUT", &output)
-        .env("RUNNER_OS", "Linux")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let written = std::fs::read_to_string(&output).unwrap();
+fn the_cache_key_names_the_runner_the_version_and_the_sources() {
+    let outputs = tempfile::tempdir().unwrap();
+    let key = |dir: &std::path::Path, arch: &str| {
+        let output = outputs.path().join("output");
+        let _ = std::fs::remove_file(&output);
+        let out = Command::new("sh")
+            .arg(dir.join("ci/github.sh"))
+            .arg("cache-key")
+            .env("GITHUB_OUTPUT", &output)
+            .env("RUNNER_OS", "Linux")
+            .env("RUNNER_ARCH", arch)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        let written = std::fs::read_to_string(&output).unwrap();
+        written.trim_end().strip_prefix("key=").unwrap().to_owned()
+    };
     let version = env!("CARGO_PKG_VERSION");
+    let real = key(&root(), "X64");
     assert!(
-        written.starts_with(&format!("key=gate-Linux-{version}-")),
-        "{written}"
+        real.starts_with(&format!("gate-Linux-X64-{version}-")),
+        "{real}"
     );
+    assert_eq!(real.len(), format!("gate-Linux-X64-{version}-").len() + 16);
+    // A copy of the action with a source of its own.
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["ci/github.sh", "Cargo.toml", "Cargo.lock", "install.sh"] {
+        let to = dir.path().join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(root().join(file), &to).unwrap();
+    }
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/main.rs"), "fn main() {}\n").unwrap();
+    let before = key(dir.path(), "X64");
     assert_eq!(
-        written.trim_end().len(),
-        format!("key=gate-Linux-{version}-").len() + 16
+        before,
+        key(dir.path(), "X64"),
+        "the same sources, the same key"
     );
+    assert_ne!(before, key(dir.path(), "ARM64"), "another architecture");
+    std::fs::write(dir.path().join("src/main.rs"), "fn main() { }\n").unwrap();
+    assert_ne!(before, key(dir.path(), "X64"), "a changed source");
 }
 
 #[test]

@@ -68,6 +68,52 @@ fn an_unwritable_job_summary_is_an_error() {
     assert!(err.contains("hint: point GITHUB_STEP_SUMMARY"), "{err}");
 }
 
+/// GitHub shows 10 annotations of each level in a step and drops the rest
+/// unseen: past 10 errors, a finding is counted on a `gate:` line and
+/// listed in the job summary instead.
+#[test]
+fn github_annotates_ten_of_a_level_and_counts_the_rest() {
+    let (repo, base) = task_repo("required", "refuse", &[]);
+    for i in 0..13 {
+        repo.write(&format!("docs/out{i:02}.md"), "x\n");
+    }
+    repo.commit_all("thirteen paths outside the scope\n\nTask: T-1");
+    let summary = repo.scratch("summary.md");
+    let out = repo
+        .gate()
+        .args([
+            "check",
+            "--range",
+            &format!("{base}..HEAD"),
+            "--format",
+            "github",
+        ])
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    assert_exit(&out, 1);
+    let text = stdout(&out);
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("::error ")).count(),
+        10,
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "gate: 3 more not annotated (GitHub shows 10 annotations of each level in a step): \
+             3 errors; the job summary lists them"
+        ),
+        "{text}"
+    );
+    let listed = std::fs::read_to_string(&summary).unwrap();
+    for i in 0..13 {
+        assert!(
+            listed.contains(&format!("docs/out{i:02}.md")),
+            "{i}: {listed}"
+        );
+    }
+}
+
 /// `%`, `:` and `,` in a path are escaped in the annotation's `file`
 /// property, as GitHub's toolkit escapes them.
 #[test]
@@ -232,10 +278,63 @@ fn sarif_validates_and_holds_every_finding() {
         .collect();
     assert_eq!(
         uris,
-        ["data/bad%FFname.txt", "docs/x.md", "notes.md", "README.md"]
+        // The first finding is about no path: it is placed on its task.
+        [
+            ".gate/tasks/T-1.md",
+            "data/bad%FFname.txt",
+            "docs/x.md",
+            "notes.md",
+            "README.md"
+        ]
     );
     assert_eq!(
         log["runs"][0]["tool"]["driver"]["version"],
         env!("CARGO_PKG_VERSION")
     );
+    // What GitHub code scanning asks beyond the schema: a location on
+    // every result, fingerprints that keep findings apart, rules that say
+    // what the cause means and what decides it.
+    let mut prints = std::collections::BTreeSet::new();
+    for r in results {
+        assert!(
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].is_string(),
+            "{r}"
+        );
+        let print = r["partialFingerprints"]["gateFinding/v1"].as_str().unwrap();
+        assert_eq!(print.len(), 32, "{r}");
+        assert!(
+            prints.insert(print.to_owned()),
+            "two findings, one fingerprint: {r}"
+        );
+    }
+    for rule in log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+    {
+        for key in ["fullDescription", "help"] {
+            let text = rule[key]["text"].as_str().unwrap_or_default();
+            assert!(!text.is_empty() && !text.contains("]("), "{key}: {rule}");
+            assert!(rule[key]["markdown"].is_string(), "{key}: {rule}");
+        }
+        assert!(
+            rule["helpUri"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("https://") && u.ends_with("docs/causes.md")),
+            "{rule}"
+        );
+    }
+    // The same range judged again: the same fingerprints.
+    let again = json(&check(&repo, &range, &["--format", "sarif"]));
+    let again: std::collections::BTreeSet<String> = again["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["partialFingerprints"]["gateFinding/v1"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(again, prints);
 }
