@@ -55,32 +55,54 @@ pub enum Manager {
     Lefthook { configs: Vec<PathBuf> },
 }
 
-/// lefthook's configuration files, as lefthook looks for them at the root.
-const LEFTHOOK_CONFIGS: [&str; 16] = [
+/// lefthook's configuration files, where lefthook looks for them: at the
+/// root, with or without a leading dot, or under `.config/`; the main
+/// file and its `-local` companion; YAML, TOML, JSON, and JSONC (lefthook
+/// 2). lefthook 1.13 answers `lefthook dump` from each of these but JSONC.
+const LEFTHOOK_CONFIGS: [&str; 30] = [
     "lefthook.yml",
     ".lefthook.yml",
+    ".config/lefthook.yml",
     "lefthook.yaml",
     ".lefthook.yaml",
+    ".config/lefthook.yaml",
     "lefthook.toml",
     ".lefthook.toml",
+    ".config/lefthook.toml",
     "lefthook.json",
     ".lefthook.json",
+    ".config/lefthook.json",
+    "lefthook.jsonc",
+    ".lefthook.jsonc",
+    ".config/lefthook.jsonc",
     "lefthook-local.yml",
     ".lefthook-local.yml",
+    ".config/lefthook-local.yml",
     "lefthook-local.yaml",
     ".lefthook-local.yaml",
+    ".config/lefthook-local.yaml",
     "lefthook-local.toml",
     ".lefthook-local.toml",
+    ".config/lefthook-local.toml",
     "lefthook-local.json",
     ".lefthook-local.json",
+    ".config/lefthook-local.json",
+    "lefthook-local.jsonc",
+    ".lefthook-local.jsonc",
+    ".config/lefthook-local.jsonc",
 ];
 
 /// The hooks gate offers the pre-commit framework and prek
 /// (`.pre-commit-hooks.yaml`).
 pub const FRAMEWORK_HOOKS: [&str; 2] = ["pre-commit", "prepare-commit-msg"];
 
-/// The pre-commit framework's configuration files (prek reads the same).
-const PRE_COMMIT_CONFIGS: [&str; 2] = [".pre-commit-config.yaml", ".pre-commit-config.yml"];
+/// The pre-commit framework's configuration files, which prek reads too,
+/// and prek's own TOML one.
+const PRE_COMMIT_CONFIGS: [&str; 3] = [
+    ".pre-commit-config.yaml",
+    ".pre-commit-config.yml",
+    "prek.toml",
+];
 
 /// The pre-commit framework's configuration files of the work tree at `root`.
 pub fn pre_commit_configs(root: &Path) -> Vec<PathBuf> {
@@ -123,16 +145,54 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// Whether a manager's configuration runs gate's `name` hook.
+/// Whether a manager's configuration runs gate's `name` hook: a command
+/// `gate hook NAME`, or a hook whose id is `gate-NAME` in YAML
+/// (`id: gate-NAME`), TOML (`id = "gate-NAME"`) or JSON
+/// (`"id": "gate-NAME"`).
 pub fn configured(configs: &[PathBuf], name: &str) -> bool {
     let wanted = format!("gate hook {name}");
-    let id = format!("id: gate-{name}");
+    let id = format!("gate-{name}");
     configs.iter().any(|c| {
         matches!(
             fsutil::read_file(c, fsutil::Kind::GATE_FILE),
-            Ok(Some(b)) if contains(&b, wanted.as_bytes()) || contains(&b, id.as_bytes())
+            Ok(Some(b)) if contains(&b, wanted.as_bytes())
+                || String::from_utf8_lossy(&b).lines().any(|line| names_id(line, &id))
         )
     })
+}
+
+/// Whether `line` gives a hook the id `id`, in YAML, TOML or JSON: the key
+/// `id` (quoted or not), then `:` or `=`, then the id (quoted or not), and
+/// nothing of the id's own after it.
+fn names_id(line: &str, id: &str) -> bool {
+    let mut rest = line;
+    while let Some(at) = rest.find("id") {
+        let before = &rest[..at];
+        let after = &rest[at + 2..];
+        rest = after;
+        // The key itself: not the end of another word (`hid`, `uuid`).
+        if before
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        {
+            continue;
+        }
+        let after = after.trim_start_matches(['"', '\'']).trim_start();
+        let Some(after) = after.strip_prefix([':', '=']) else {
+            continue;
+        };
+        let after = after.trim_start().trim_start_matches(['"', '\'']);
+        if let Some(tail) = after.strip_prefix(id)
+            && !tail
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether lefthook's configuration runs gate's `name` hook as gate needs
@@ -144,28 +204,135 @@ pub fn lefthook_configured(configs: &[PathBuf], name: &str) -> bool {
 }
 
 /// Whether a lefthook configuration gives gate's `pre-push` command git's
-/// stdin: a `use_stdin: true` key in the same mapping as the `run:` that
-/// names `gate hook pre-push` (the lines around it at its indentation).
+/// stdin: `use_stdin: true` beside the `run` that names `gate hook
+/// pre-push` — in YAML the same mapping (the lines around it at its
+/// indentation), in JSON or JSONC the same object, in TOML the same table.
 pub fn lefthook_passes_stdin(configs: &[PathBuf]) -> bool {
-    let indent = |l: &str| l.len() - l.trim_start().len();
     configs.iter().any(|c| {
         let Ok(Some(bytes)) = fsutil::read_file(c, fsutil::Kind::GATE_FILE) else {
             return false;
         };
         let text = String::from_utf8_lossy(&bytes);
-        let lines: Vec<&str> = text.lines().collect();
-        lines.iter().enumerate().any(|(at, line)| {
-            if !line.contains("gate hook pre-push") {
-                return false;
+        match c.extension().and_then(|e| e.to_str()) {
+            Some("json" | "jsonc") => json_passes_stdin(&text),
+            Some("toml") => toml_passes_stdin(&text),
+            _ => yaml_passes_stdin(&text),
+        }
+    })
+}
+
+fn yaml_passes_stdin(text: &str) -> bool {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let lines: Vec<&str> = text.lines().collect();
+    lines.iter().enumerate().any(|(at, line)| {
+        if !line.contains("gate hook pre-push") {
+            return false;
+        }
+        let depth = indent(line);
+        let mapping = |l: &&&str| l.trim().is_empty() || indent(l) >= depth;
+        let before = lines[..at].iter().rev().take_while(mapping);
+        let after = lines[at + 1..].iter().take_while(mapping);
+        before
+            .chain(after)
+            .any(|l| indent(l) == depth && l.trim() == "use_stdin: true")
+    })
+}
+
+/// JSON (JSONC's `//` and `/* */` comments and trailing commas allowed):
+/// an object whose `run` names `gate hook pre-push` and whose `use_stdin`
+/// is `true`.
+fn json_passes_stdin(text: &str) -> bool {
+    fn any(value: &serde_json::Value) -> bool {
+        match value {
+            serde_json::Value::Object(map) => {
+                let runs_gate = map
+                    .get("run")
+                    .and_then(serde_json::Value::as_str)
+                    .is_some_and(|run| run.contains("gate hook pre-push"));
+                (runs_gate && map.get("use_stdin") == Some(&serde_json::Value::Bool(true)))
+                    || map.values().any(any)
             }
-            let depth = indent(line);
-            let mapping = |l: &&&str| l.trim().is_empty() || indent(l) >= depth;
-            let before = lines[..at].iter().rev().take_while(mapping);
-            let after = lines[at + 1..].iter().take_while(mapping);
-            before
-                .chain(after)
-                .any(|l| indent(l) == depth && l.trim() == "use_stdin: true")
-        })
+            serde_json::Value::Array(items) => items.iter().any(any),
+            _ => false,
+        }
+    }
+    serde_json::from_str(&plain_json(text)).is_ok_and(|value| any(&value))
+}
+
+/// JSONC as JSON: comments and trailing commas left out, strings kept.
+fn plain_json(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                '\\' => out.extend(chars.next()),
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut last = ' ';
+                for c in chars.by_ref() {
+                    if last == '*' && c == '/' {
+                        break;
+                    }
+                    last = c;
+                }
+            }
+            ',' => {
+                // A comma before a closing bracket is JSONC's, not JSON's.
+                let rest: String = chars.clone().collect();
+                let next = rest.trim_start().chars().next();
+                if !matches!(next, Some('}' | ']')) {
+                    out.push(c);
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// TOML: `use_stdin = true` in the table (`[pre-push.commands.gate]`)
+/// whose `run` names `gate hook pre-push`, or in the same inline table.
+fn toml_passes_stdin(text: &str) -> bool {
+    let mut tables: Vec<Vec<&str>> = vec![Vec::new()];
+    for line in text.lines() {
+        if line.trim_start().starts_with('[') {
+            tables.push(Vec::new());
+        }
+        tables.last_mut().expect("one table at least").push(line);
+    }
+    let stdin = |line: &str| {
+        let compact: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+        compact.contains("use_stdin=true")
+    };
+    tables.iter().any(|table| {
+        let runs_gate = table
+            .iter()
+            .any(|l| l.trim_start().starts_with("run") && l.contains("gate hook pre-push"));
+        let inline = table
+            .iter()
+            .any(|l| l.contains("gate hook pre-push") && stdin(l));
+        inline || (runs_gate && table.iter().any(|l| stdin(l)))
     })
 }
 
@@ -196,4 +363,48 @@ pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
         .unwrap_or_default();
     name.push(suffix);
     path.with_file_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hook_id_is_read_in_yaml_toml_and_json() {
+        let id = "gate-pre-commit";
+        for line in [
+            "      - id: gate-pre-commit",
+            "  { id = \"gate-pre-commit\", name = \"gate\" },",
+            "      \"id\": \"gate-pre-commit\",",
+            "- id: 'gate-pre-commit'",
+        ] {
+            assert!(names_id(line, id), "{line}");
+        }
+        for line in [
+            "      - id: gate-pre-commit-extra",
+            "  uuid = \"gate-pre-commit\"",
+            "  name: gate-pre-commit",
+            "  id: gate-prepare-commit-msg",
+        ] {
+            assert!(!names_id(line, id), "{line}");
+        }
+    }
+
+    #[test]
+    fn pre_push_stdin_is_read_in_json_jsonc_and_toml() {
+        let json = r#"{"pre-push": {"commands": {"gate": {"run": "gate hook pre-push {1} {2}", "use_stdin": true}}}}"#;
+        assert!(json_passes_stdin(json));
+        assert!(!json_passes_stdin(&json.replace("true", "false")));
+        let jsonc = "{\n  // gate\n  \"pre-push\": {\"commands\": {\"gate\": {\n    \"run\": \"gate hook pre-push {1} {2}\", /* refs */\n    \"use_stdin\": true,\n  }}},\n}\n";
+        assert!(json_passes_stdin(jsonc));
+        // A comment marker inside a string stays in the string.
+        let url = r#"{"x": {"run": "gate hook pre-push // not a comment", "use_stdin": true}}"#;
+        assert!(json_passes_stdin(url));
+        let table = "[pre-push.commands.gate]\nrun = \"gate hook pre-push {1} {2}\"\nuse_stdin = true\n\n[pre-commit.commands.gate]\nrun = \"gate hook pre-commit\"\n";
+        assert!(toml_passes_stdin(table));
+        let elsewhere = "[pre-push.commands.gate]\nrun = \"gate hook pre-push {1} {2}\"\n\n[pre-commit.commands.gate]\nrun = \"x\"\nuse_stdin = true\n";
+        assert!(!toml_passes_stdin(elsewhere));
+        let inline = "[pre-push.commands]\ngate = { run = \"gate hook pre-push {1} {2}\", use_stdin = true }\n";
+        assert!(toml_passes_stdin(inline));
+    }
 }

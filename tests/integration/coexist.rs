@@ -650,3 +650,152 @@ fn lefthook_s_pre_push_without_use_stdin_is_a_fault_not_a_hang() {
     assert_eq!(out.status.code(), Some(3), "{}", show(&out));
     assert!(said(&out).contains("stdin is a terminal"), "{}", show(&out));
 }
+
+/// lefthook's configuration where lefthook reads it besides `lefthook.yml`
+/// at the root — under `.config/`, and as JSON — is read there too: gate
+/// asks for its commands, then installs once that file runs them (pre-push
+/// with `use_stdin`, in the file's own format), and lefthook runs gate on
+/// commit and push. Before, gate looked at the root's names only, so a
+/// configuration it could not see refused every install.
+#[test]
+fn lefthook_is_read_from_config_dir_and_json() {
+    let test = crate::this_test!();
+    let Some(lefthook) = tool("lefthook", test) else {
+        return;
+    };
+    let gate_json = r#"{
+  "pre-commit": {"commands": {"lint": {"run": "true"}, "gate": {"run": "gate hook pre-commit"}}},
+  "prepare-commit-msg": {"commands": {"gate": {"run": "gate hook prepare-commit-msg {1} {2} {3}"}}},
+  "post-checkout": {"commands": {"gate": {"run": "gate hook post-checkout {1} {2} {3}"}}},
+  "pre-push": {"commands": {"gate": {"run": "gate hook pre-push {1} {2}", "use_stdin": true}}}
+}
+"#;
+    let gate_yaml = "pre-commit:\n  commands:\n    lint:\n      run: \"true\"\n    gate:\n      run: gate hook pre-commit\n\
+        prepare-commit-msg:\n  commands:\n    gate:\n      run: gate hook prepare-commit-msg {1} {2} {3}\n\
+        post-checkout:\n  commands:\n    gate:\n      run: gate hook post-checkout {1} {2} {3}\n\
+        pre-push:\n  commands:\n    gate:\n      use_stdin: true\n      run: gate hook pre-push {1} {2}\n";
+    for (file, before) in [
+        (
+            ".config/lefthook.yml",
+            "pre-commit:\n  commands:\n    lint:\n      run: \"true\"\n".to_string(),
+        ),
+        (
+            "lefthook.json",
+            r#"{"pre-commit": {"commands": {"lint": {"run": "true"}}}}"#.to_string() + "\n",
+        ),
+    ] {
+        let repo = plan_repo("required");
+        start_42(&repo);
+        repo.write(file, &before);
+        repo.git(&["add", file]);
+        repo.git(&[
+            "commit",
+            "-q",
+            "--no-verify",
+            "-m",
+            "lefthook\n\nTask: T-42",
+        ]);
+        run_ok(&repo, &lefthook, &["install"]);
+        let out = gate_install(&repo, &[]);
+        assert_eq!(out.status.code(), Some(1), "{file}: {}", show(&out));
+        // gate's commands, added to the file in its own format.
+        let after = if file.ends_with(".json") {
+            gate_json
+        } else {
+            gate_yaml
+        };
+        repo.write(file, after);
+        // lefthook itself reads the file as gate does.
+        let dump = run_ok(&repo, &lefthook, &["dump"]);
+        assert!(
+            String::from_utf8_lossy(&dump.stdout).contains("gate hook pre-push"),
+            "{file}: {}",
+            show(&dump)
+        );
+        run_ok(&repo, &lefthook, &["install"]);
+        let out = gate_install(&repo, &[]);
+        assert_eq!(out.status.code(), Some(0), "{file}: {}", show(&out));
+        assert_eq!(
+            said(&out).matches("run by lefthook").count(),
+            4,
+            "{file}: {}",
+            show(&out)
+        );
+        let doctor = repo
+            .gate()
+            .arg("doctor")
+            .env("PATH", path_with_gate())
+            .output()
+            .unwrap();
+        assert_eq!(doctor.status.code(), Some(0), "{file}: {}", show(&doctor));
+        repo.git(&["add", file]);
+        let out = git(
+            &repo,
+            &[
+                "commit",
+                "-q",
+                "--no-verify",
+                "-m",
+                "gate in lefthook\n\nTask: T-42",
+            ],
+        );
+        assert!(out.status.success(), "{file}: {}", show(&out));
+        assert_gate_judges_commits(&repo);
+        assert_push_is_proved(&repo);
+    }
+}
+
+/// prek's own TOML configuration (`prek.toml`) is read as its YAML one:
+/// gate asks for its hooks, and once `prek.toml` declares them (`id =
+/// "gate-pre-commit"`), installs beside prek, which runs gate on commit.
+#[test]
+fn prek_toml_is_read_as_the_yaml_configuration() {
+    let test = crate::this_test!();
+    let Some(prek) = tool("prek", test) else {
+        return;
+    };
+    let repo = plan_repo("required");
+    start_42(&repo);
+    let noop = "[[repos]]\nrepo = \"local\"\nhooks = [\n  { id = \"noop\", name = \"noop\", entry = \"true\", language = \"system\", pass_filenames = false, always_run = true },\n]\n";
+    repo.write("prek.toml", noop);
+    run_ok(
+        &repo,
+        &prek,
+        &[
+            "install",
+            "--hook-type",
+            "pre-commit",
+            "--hook-type",
+            "prepare-commit-msg",
+        ],
+    );
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let hook = |name: &str, filenames: bool| {
+        format!(
+            "  {{ id = \"gate-{name}\", name = \"gate {name}\", entry = \"gate hook {name}\", language = \"system\", pass_filenames = {filenames}, always_run = true, stages = [\"{name}\"] }},\n"
+        )
+    };
+    repo.write(
+        "prek.toml",
+        format!(
+            "{noop}\n[[repos]]\nrepo = \"local\"\nhooks = [\n{}{}]\n",
+            hook("pre-commit", false),
+            hook("prepare-commit-msg", true)
+        ),
+    );
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(
+        said(&out).contains("pre-commit: run by prek"),
+        "{}",
+        show(&out)
+    );
+    repo.git(&["add", "prek.toml"]);
+    let out = git(
+        &repo,
+        &["commit", "-q", "--no-verify", "-m", "prek\n\nTask: T-42"],
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    assert_gate_judges_commits(&repo);
+}
