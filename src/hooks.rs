@@ -146,7 +146,8 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 }
 
 /// Whether a manager's configuration runs gate's `name` hook: a command
-/// `gate hook NAME`, or a hook whose id is `gate-NAME` in YAML
+/// `gate hook NAME`, or a hook whose id is `gate-NAME` (or the manifest's
+/// `gate-NAME-installed`) in YAML
 /// (`id: gate-NAME`), TOML (`id = "gate-NAME"`) or JSON
 /// (`"id": "gate-NAME"`).
 pub fn configured(configs: &[PathBuf], name: &str) -> bool {
@@ -156,7 +157,11 @@ pub fn configured(configs: &[PathBuf], name: &str) -> bool {
         matches!(
             fsutil::read_file(c, fsutil::Kind::GATE_FILE),
             Ok(Some(b)) if contains(&b, wanted.as_bytes())
-                || String::from_utf8_lossy(&b).lines().any(|line| names_id(line, &id))
+                || String::from_utf8_lossy(&b).lines().any(|line| {
+                    // `-installed`: the manifest's hook that runs the gate
+                    // on PATH instead of building one.
+                    names_id(line, &id) || names_id(line, &format!("{id}-installed"))
+                })
         )
     })
 }

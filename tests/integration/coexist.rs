@@ -799,3 +799,78 @@ fn prek_toml_is_read_as_the_yaml_configuration() {
     assert!(out.status.success(), "{}", show(&out));
     assert_gate_judges_commits(&repo);
 }
+
+/// The manifest's `-installed` hooks (`language: system`) run the gate on
+/// PATH from a `repo:` entry that points at gate's repository: no build,
+/// and `gate install` counts them as gate's hooks.
+#[test]
+fn a_repo_entry_runs_the_installed_gate_without_a_build() {
+    let test = crate::this_test!();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let rev = support::git_command(source)
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .unwrap();
+    if !rev.status.success() {
+        support::skip(test, "gate's source is not a git checkout here", None);
+        return;
+    }
+    let rev = String::from_utf8(rev.stdout).unwrap().trim().to_owned();
+    let committed = support::git_command(source)
+        .args(["show", &format!("{rev}:.pre-commit-hooks.yaml")])
+        .output()
+        .unwrap();
+    if !String::from_utf8_lossy(&committed.stdout).contains("id: gate-pre-commit-installed") {
+        support::skip(
+            test,
+            "HEAD's .pre-commit-hooks.yaml predates the -installed hooks (commit it first)",
+            None,
+        );
+        return;
+    }
+    for name in ["pre-commit", "prek"] {
+        let Some(framework) = tool(name, test) else {
+            continue;
+        };
+        let repo = plan_repo("required");
+        start_42(&repo);
+        repo.write(
+            ".pre-commit-config.yaml",
+            format!(
+                "repos:\n  - repo: {}\n    rev: {rev}\n    hooks:\n      - id: gate-pre-commit-installed\n      - id: gate-prepare-commit-msg-installed\n",
+                source.display()
+            ),
+        );
+        run_ok(
+            &repo,
+            &framework,
+            &[
+                "install",
+                "--hook-type",
+                "pre-commit",
+                "--hook-type",
+                "prepare-commit-msg",
+            ],
+        );
+        let out = gate_install(&repo, &[]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", show(&out));
+        assert!(
+            said(&out).contains(&format!("pre-commit: run by {name}")),
+            "{name}: {}",
+            show(&out)
+        );
+        repo.git(&["add", ".pre-commit-config.yaml"]);
+        let out = git(
+            &repo,
+            &[
+                "commit",
+                "-q",
+                "--no-verify",
+                "-m",
+                "gate's hooks\n\nTask: T-42",
+            ],
+        );
+        assert!(out.status.success(), "{name}: {}", show(&out));
+        assert_gate_judges_commits(&repo);
+    }
+}
