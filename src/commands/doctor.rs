@@ -234,6 +234,25 @@ fn hook(ctx: &Ctx, hooks_dir: &Path, manager: Option<&Manager>, name: &str, this
     if let Some(tool) = install::framework_script(&bytes) {
         let legacy = with_suffix(&path, ".legacy");
         return match fsutil::read_file(&legacy, fsutil::Kind::HOOK) {
+            // gate's script in the legacy slot, and gate's hook in the
+            // configuration too: every commit runs gate twice.
+            Ok(Some(b))
+                if install::is_gate_hook(&b)
+                    && install::configured(&install::pre_commit_configs(ctx.root()), name) =>
+            {
+                item(
+                    "hook",
+                    name,
+                    Status::Warn,
+                    format!(
+                        "gate runs twice: {tool} runs {name}.legacy (gate's) first, then `gate hook {name}` from its configuration"
+                    ),
+                )
+                .remedy(format!(
+                    "remove {} (the configuration's hook is enough)",
+                    legacy.display()
+                ))
+            }
             Ok(Some(b)) if install::is_gate_hook(&b) => {
                 own(&legacy, &b, name, this, &format!("{tool} runs {name}.legacy first, gate's"))
             }

@@ -874,3 +874,59 @@ fn a_repo_entry_runs_the_installed_gate_without_a_build() {
         assert_gate_judges_commits(&repo);
     }
 }
+
+/// gate's script in the framework's legacy slot and gate's hook in its
+/// configuration: every commit runs gate twice. `gate doctor` says so (a
+/// warning, with the remedy), and once the legacy script is removed the
+/// hook is the configuration's alone.
+#[test]
+fn doctor_flags_gate_running_twice() {
+    let test = crate::this_test!();
+    let Some(framework) = tool("pre-commit", test) else {
+        return;
+    };
+    let repo = plan_repo("required");
+    start_42(&repo);
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let gate_hook = "  - repo: local\n    hooks:\n      - id: gate-pre-commit\n        name: gate pre-commit\n        entry: gate hook pre-commit\n        language: system\n        pass_filenames: false\n        always_run: true\n        stages: [pre-commit]\n";
+    repo.write(".pre-commit-config.yaml", format!("repos:\n{gate_hook}"));
+    run_ok(&repo, &framework, &["install"]);
+    let legacy = repo.path().join(".git/hooks/pre-commit.legacy");
+    assert!(legacy.exists(), "gate's hook is the legacy one");
+    let doctor = |repo: &TestRepo| {
+        let out = repo
+            .gate()
+            .args(["doctor", "--json"])
+            .env("PATH", path_with_gate())
+            .output()
+            .unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["check"] == "hook" && i["subject"] == "pre-commit")
+            .cloned()
+            .unwrap_or_else(|| panic!("no pre-commit item: {doc}"))
+    };
+    let twice = doctor(&repo);
+    assert_eq!(twice["status"], "warn", "{twice}");
+    assert!(
+        twice["detail"]
+            .as_str()
+            .unwrap()
+            .contains("gate runs twice"),
+        "{twice}"
+    );
+    assert!(
+        twice["remedy"]
+            .as_str()
+            .unwrap()
+            .contains("pre-commit.legacy"),
+        "{twice}"
+    );
+    std::fs::remove_file(&legacy).unwrap();
+    let once = doctor(&repo);
+    assert_eq!(once["status"], "ok", "{once}");
+}
