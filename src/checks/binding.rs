@@ -150,9 +150,9 @@ pub fn recorded_naming(
     }
 }
 
-/// What the command line names: each name trimmed (a blank one names
-/// nothing), each `--path` made repository-relative from the directory gate
-/// runs in (docs/binding.md).
+/// What the command line names: each name and each `--path` trimmed (a
+/// blank one names nothing), each path made repository-relative from the
+/// directory gate runs in (docs/binding.md).
 pub fn given_naming(ctx: &Ctx, args: &NamingArgs) -> Result<Naming, Failure> {
     Ok(Naming {
         issue: binding::given_name(args.issue.as_deref()),
@@ -160,7 +160,8 @@ pub fn given_naming(ctx: &Ctx, args: &NamingArgs) -> Result<Naming, Failure> {
         paths: args
             .paths
             .iter()
-            .map(|p| ctx.from_cwd("--path", p))
+            .filter_map(|p| binding::given_name(Some(p)))
+            .map(|p| ctx.from_cwd("--path", &p))
             .collect::<Result<_, _>>()?,
         exempt: binding::given_name(args.exempt.as_deref()),
         because: args.because.clone(),

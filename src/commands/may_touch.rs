@@ -23,8 +23,17 @@ use crate::verdict::ExitCode;
 
 pub fn run(dir: Option<&Path>, args: &MayTouchArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
-    let paths: Vec<RepoPath> = args
+    // Trimmed, as the binding trims a `--path`; a blank one names nothing.
+    let given: Vec<String> = args
         .paths
+        .iter()
+        .filter_map(|p| crate::binding::given_name(Some(p)))
+        .collect();
+    if given.is_empty() {
+        return Err(Failure::usage("every path given is blank")
+            .hint("name a path of this work tree, relative to the current directory or from the root as :/PATH"));
+    }
+    let paths: Vec<RepoPath> = given
         .iter()
         .map(|given| {
             ctx.path_in_tree(given)
@@ -50,7 +59,7 @@ pub fn run(dir: Option<&Path>, args: &MayTouchArgs) -> Result<ExitCode, Failure>
             task: task_ref.as_ref().map(json::task),
             paths: touches
                 .iter()
-                .zip(&args.paths)
+                .zip(&given)
                 .map(|(t, given)| touch_wire(t, given))
                 .collect(),
             notes: &notes,

@@ -585,3 +585,73 @@ fn an_exemption_is_not_bound_to_issue_paths_nor_a_start_without_required_binding
     let out = crate::fixture::start(&other, &["--issue", "42", "--scope", "src/**"], "Export.\n");
     assert_eq!(out.status.code(), Some(0), "{}", crate::fixture::show(&out));
 }
+
+/// The binding source trims a path as it trims a name (issue 32): `--path
+/// ' src/export/csv.rs '` binds as `src/export/csv.rs`, and a blank
+/// `--path` is dropped as a blank `--issue` is — in `gate binding`, `gate
+/// start` and `gate may-touch`, and in the MCP tools, which run them.
+/// Before, the padded path was `no_issue_covers_paths` and the blank one
+/// a usage error (exit 2).
+#[test]
+fn paths_are_trimmed_like_names_and_a_blank_one_is_dropped() {
+    let repo = plan_repo("advisory");
+    let binding = |args: &[&str]| {
+        let out = repo
+            .gate()
+            .arg("binding")
+            .args(args)
+            .arg("--json")
+            .output()
+            .unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", show(&out)));
+        (out.status.code(), doc)
+    };
+    let (code, plain) = binding(&["--path", "src/export/csv.rs"]);
+    assert_eq!(code, Some(0), "{plain}");
+    assert_eq!(plain["standing"], "bound", "{plain}");
+    let (code, padded) = binding(&["--path", " src/export/csv.rs "]);
+    assert_eq!(code, Some(0), "{padded}");
+    assert_eq!(padded, plain, "a padded path binds as the path");
+    let (code, blank) = binding(&["--path", "src/export/csv.rs", "--path", "  "]);
+    assert_eq!(code, Some(0), "{blank}");
+    assert_eq!(blank, plain, "a blank path is dropped");
+    // Only a blank path: nothing named, as a blank --issue.
+    let (code, nothing) = binding(&["--path", " "]);
+    assert_eq!(code, Some(1), "{nothing}");
+    assert!(nothing.to_string().contains("nothing_named"), "{nothing}");
+    // start records the issue the trimmed path names.
+    let out = start(
+        &repo,
+        &[
+            "--path",
+            " src/export/csv.rs ",
+            "--path",
+            "",
+            "--id",
+            "T-trim",
+        ],
+        "trimmed\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let t = gate::task::load(repo.path(), "T-trim").unwrap();
+    assert_eq!(t.record.issue.as_deref(), Some("42"), "{:?}", t.record);
+    // may-touch judges the trimmed path, and names it trimmed.
+    let touch = |paths: &[&str]| {
+        let out = repo
+            .gate()
+            .arg("may-touch")
+            .args(paths)
+            .arg("--json")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, padded) = touch(&[" src/export/csv.rs ", " "]);
+    assert_eq!(touch(&["src/export/csv.rs"]), (code, padded.clone()));
+    let (code, _) = touch(&[" ", ""]);
+    assert_eq!(code, Some(2), "every path blank is a usage error");
+}
