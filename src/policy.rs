@@ -127,6 +127,44 @@ impl fmt::Display for Merges {
     }
 }
 
+/// How provenance treats a commit that changes no path (`git commit
+/// --allow-empty`), from the strictest.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Deserialize,
+    Serialize,
+    JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum EmptyCommits {
+    /// Each is a blocker (`empty_commit`), as the commit-scope source
+    /// refuses it.
+    Refuse,
+    /// Each is a warning (`empty_commit`): said, never refused.
+    #[default]
+    Report,
+    /// Not said.
+    Allow,
+}
+
+impl EmptyCommits {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EmptyCommits::Refuse => "refuse",
+            EmptyCommits::Report => "report",
+            EmptyCommits::Allow => "allow",
+        }
+    }
+}
+
 /// A read policy.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Policy {
@@ -173,12 +211,16 @@ pub struct ExemptionClass {
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a provenance mapping (mode, merges, upstream, trailer)"
+    expecting = "a provenance mapping (mode, merges, empty_commits, upstream, trailer)"
 )]
 pub struct Provenance {
     pub mode: Mode,
     #[serde(default)]
     pub merges: Merges,
+    /// A commit that changes no path: `refuse`, `report` (the default) or
+    /// `allow`.
+    #[serde(default)]
+    pub empty_commits: EmptyCommits,
     /// A full ref name (`refs/heads/main`) whose commits count as imported.
     #[serde(default, deserialize_with = "yaml::opt_string")]
     pub upstream: Option<String>,
@@ -193,6 +235,7 @@ impl Default for Provenance {
         Provenance {
             mode: Mode::Advisory,
             merges: Merges::Refuse,
+            empty_commits: EmptyCommits::Report,
             upstream: None,
             trailer: None,
         }
@@ -451,6 +494,7 @@ impl Loosening {
 ///
 /// - modes (`binding`, `scope`, the sections' `mode`): off < advisory < required;
 /// - `provenance.merges`: `refuse` is stricter than `inspect`;
+/// - `provenance.empty_commits`: `refuse` < `report` < `allow`;
 /// - `provenance.upstream`: none is strictest (no commit is imported unchecked);
 /// - `provenance.trailer`: a required trailer is stricter than none;
 /// - `receipts.max_entries`, `max_bytes`: the lower limit;
@@ -495,6 +539,14 @@ pub fn stricter(trusted: &Policy, proposed: &Policy) -> (Policy, Vec<Loosening>)
     } else {
         t.merges.min(p.merges)
     };
+    if p.empty_commits > t.empty_commits {
+        note(
+            "provenance.empty_commits",
+            t.empty_commits.as_str().into(),
+            p.empty_commits.as_str().into(),
+        );
+    }
+    let empty_commits = t.empty_commits.min(p.empty_commits);
     // Only dropping the upstream (importing nothing) or keeping it applies.
     let upstream = match (&t.upstream, &p.upstream) {
         (_, None) => None,
@@ -582,6 +634,7 @@ pub fn stricter(trusted: &Policy, proposed: &Policy) -> (Policy, Vec<Loosening>)
         provenance: Provenance {
             mode: prov_mode,
             merges,
+            empty_commits,
             upstream,
             trailer,
         },
@@ -1214,6 +1267,7 @@ scope: required
 provenance:
   mode: required
   merges: refuse
+  empty_commits: refuse
   trailer: Task
 receipts:
   mode: required
@@ -1239,6 +1293,7 @@ scope: off
 provenance:
   mode: advisory
   merges: inspect
+  empty_commits: allow
   upstream: refs/heads/main
   trailer: Ticket
 receipts:
@@ -1262,6 +1317,7 @@ brief:
                 ("receipts.mode", "required", "off"),
                 ("brief.mode", "required", "advisory"),
                 ("provenance.merges", "refuse", "inspect"),
+                ("provenance.empty_commits", "refuse", "allow"),
                 ("provenance.upstream", "none", "refs/heads/main"),
                 ("provenance.trailer", "Task", "Ticket"),
                 ("receipts.max_entries", "100", "101"),
@@ -1279,6 +1335,7 @@ brief:
                 "provenance",
                 "receipts",
                 "brief",
+                "provenance",
                 "provenance",
                 "provenance",
                 "provenance",
@@ -1317,6 +1374,7 @@ brief:
         assert_eq!(effective.scope, Mode::Required);
         assert_eq!(effective.provenance.trailer.as_deref(), Some("Task"));
         assert_eq!(effective.receipts.max_entries, 100);
+        assert_eq!(effective.provenance.empty_commits, EmptyCommits::Refuse);
         assert_eq!(effective.brief.required_since, strict.brief.required_since);
         let with_upstream =
             parse_text("version: 1\nexemptions:\n  - id: governance\n    description: rules\nprovenance:\n  mode: advisory\n  upstream: refs/heads/main\n")

@@ -1157,6 +1157,9 @@ struct Rules<'a> {
     range: &'a RangeSpec,
     /// `provenance.merges`: refused, or inspected for their own changes.
     merges: Merges,
+    /// `provenance.empty_commits`: how a commit that changes no path is
+    /// said.
+    empty_commits: crate::policy::EmptyCommits,
     /// Whether the policy names the trailer (`provenance.trailer`), which
     /// then every commit but a merge must carry (`missing_trailer`).
     trailer_required: bool,
@@ -1183,6 +1186,7 @@ impl<'a> Rules<'a> {
         Rules {
             range,
             merges: policy.provenance.merges,
+            empty_commits: policy.provenance.empty_commits,
             trailer_required: trailer.is_some(),
             key,
             unattributed_decide,
@@ -1265,6 +1269,26 @@ fn judge_commit(
     // door says the same of it (docs/hooks.md).
     if merge && trailers.is_empty() && changes.is_empty() {
         return judged(findings, Attribution::Undecided);
+    }
+    // A commit that is not a merge and changes no path (`git commit
+    // --allow-empty`) is said as the policy says; it is still judged for
+    // its task below.
+    if !merge && changes.is_empty() {
+        use crate::policy::EmptyCommits;
+        let severity = match rules.empty_commits {
+            EmptyCommits::Refuse => Some(Severity::Blocker),
+            EmptyCommits::Report => Some(Severity::Warn),
+            EmptyCommits::Allow => None,
+        };
+        if let Some(severity) = severity {
+            findings.push(weighed(
+                severity,
+                "empty_commit",
+                format!("{} changes no path", id.short()),
+                "drop the commit (git rebase -i), or fold its message into a commit with changes; to allow empty commits, set provenance.empty_commits: allow in .gate/policy.yaml",
+                sub.clone(),
+            ));
+        }
     }
     let task = match trailers {
         [one] => one.clone(),
@@ -1689,6 +1713,7 @@ mod tests {
         Rules {
             range,
             merges,
+            empty_commits: crate::policy::EmptyCommits::Report,
             trailer_required,
             key: "Task",
             unattributed_decide: "name the task".into(),
@@ -1826,6 +1851,40 @@ mod tests {
         );
         assert_eq!(required.attribution, Attribution::Task);
         assert_eq!(causes(&required), ["missing_trailer"]);
+    }
+
+    /// The commit-scope source refuses a commit that changes no path; gate
+    /// says it as the policy asks: a blocker, a warning (the default), or
+    /// nothing. The commit is still its task's; a clean merge is not empty.
+    #[test]
+    fn an_empty_commit_is_said_as_the_policy_asks() {
+        use crate::policy::EmptyCommits;
+        let range = range();
+        for (policy, severity) in [
+            (EmptyCommits::Refuse, Some(Severity::Blocker)),
+            (EmptyCommits::Report, Some(Severity::Warn)),
+            (EmptyCommits::Allow, None),
+        ] {
+            let rules = Rules {
+                empty_commits: policy,
+                ..rules(&range, Merges::Inspect, false)
+            };
+            let empty = judge(&rules, None, 1, &["T-1"], &[]);
+            assert_eq!(empty.attribution, Attribution::Task, "{policy:?}");
+            let said: Vec<_> = empty
+                .findings
+                .iter()
+                .map(|f| (f.cause, f.severity))
+                .collect();
+            match severity {
+                Some(severity) => assert_eq!(said, [("empty_commit", severity)], "{policy:?}"),
+                None => assert!(said.is_empty(), "{policy:?}: {said:?}"),
+            }
+            let clean_merge = judge(&rules, None, 2, &[], &[]);
+            assert!(clean_merge.findings.is_empty(), "{policy:?}");
+            let with_changes = judge(&rules, None, 1, &["T-1"], &["src/a.rs"]);
+            assert!(with_changes.findings.is_empty(), "{policy:?}");
+        }
     }
 
     #[test]

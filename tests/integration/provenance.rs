@@ -390,6 +390,7 @@ fn compare_with_git(repo: &TestRepo, range: &str, merges: &str) -> usize {
     let doc = json(&out);
     let mut got = BTreeSet::new();
     let mut merge_findings = BTreeSet::new();
+    let mut empty_findings = BTreeSet::new();
     for f in findings(&doc) {
         let commit = f["commit"]
             .as_str()
@@ -406,6 +407,10 @@ fn compare_with_git(repo: &TestRepo, range: &str, merges: &str) -> usize {
             }
             "merge_commit" => {
                 merge_findings.insert(commit);
+            }
+            "empty_commit" => {
+                assert_eq!(f["severity"], "warn", "{f:#}");
+                empty_findings.insert(commit);
             }
             other => panic!("unexpected finding {other}: {f:#}"),
         }
@@ -446,6 +451,25 @@ fn compare_with_git(repo: &TestRepo, range: &str, merges: &str) -> usize {
     } else {
         assert_eq!(merge_findings, e.merges, "one merge_commit per merge");
     }
+    // Every commit but a merge that git shows changing no path, and no
+    // other, is an empty_commit (reported: a warning).
+    let raw = repo.git(&[
+        "log",
+        "--no-merges",
+        "--raw",
+        "--no-renames",
+        "--format=%x00%H",
+        range,
+    ]);
+    let git_empty: BTreeSet<String> = raw
+        .split('\0')
+        .filter_map(|chunk| {
+            let mut lines = chunk.lines();
+            let commit = lines.next()?.trim().to_owned();
+            (!commit.is_empty() && !lines.any(|l| l.starts_with(':'))).then_some(commit)
+        })
+        .collect();
+    assert_eq!(empty_findings, git_empty, "{range}: empty commits");
     eprintln!(
         "{range} ({merges}): {} commits, {} merges, {} findings",
         repo.git(&["rev-list", "--count", range]).trim(),
@@ -1862,4 +1886,56 @@ fn a_commit_naming_a_task_closed_before_it_is_unattributed() {
             .contains("closed before it"),
         "{doc:#}"
     );
+}
+
+/// The commit-scope source refuses a commit that changes no path (`git
+/// commit --allow-empty`). gate reports it by default (`empty_commit`, a
+/// warning: the range still passes), refuses it under
+/// `provenance.empty_commits: refuse`, and says nothing under `allow`;
+/// every door judges it alike, `gate check --range` here.
+#[test]
+fn an_empty_commit_is_reported_or_refused_as_the_policy_says() {
+    for (extra, code, severity) in [
+        (None, 0, Some("warn")),
+        (Some("empty_commits: refuse"), 1, Some("blocker")),
+        (Some("empty_commits: allow"), 0, None),
+    ] {
+        let extra: Vec<&str> = extra.into_iter().collect();
+        let (repo, base) = task_repo("required", "refuse", &extra);
+        repo.write("src/b.rs", "b\n");
+        repo.commit_all("add b\n\nTask: T-1");
+        repo.git(&[
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "nothing\n\nTask: T-1",
+        ]);
+        let empty = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+        let out = check_range(&repo, &format!("{base}..HEAD"), &[]);
+        assert_exit(&out, code);
+        let doc = json(&out);
+        let said: Vec<(String, String, String)> = findings(&doc)
+            .iter()
+            .map(|f| {
+                (
+                    f["cause"].as_str().unwrap().to_owned(),
+                    f["severity"].as_str().unwrap().to_owned(),
+                    f["commit"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect();
+        match severity {
+            Some(severity) => assert_eq!(
+                said,
+                [(
+                    "empty_commit".to_owned(),
+                    severity.to_owned(),
+                    empty.clone()
+                )],
+                "{extra:?}"
+            ),
+            None => assert!(said.is_empty(), "{extra:?}: {said:?}"),
+        }
+    }
 }
