@@ -123,6 +123,25 @@ fn assert_gate_judges_commits(repo: &TestRepo) {
     );
 }
 
+/// Commit the manager's configuration `file` (its hooks left out: gate
+/// is what they would judge), then check that the manager's hooks run gate
+/// on commits.
+fn commit_config_and_judge(repo: &TestRepo, file: &str, message: &str) {
+    repo.git(&["add", file]);
+    let out = git(
+        repo,
+        &[
+            "commit",
+            "-q",
+            "--no-verify",
+            "-m",
+            &format!("{message}\n\nTask: T-42"),
+        ],
+    );
+    assert!(out.status.success(), "{file}: {}", show(&out));
+    assert_gate_judges_commits(repo);
+}
+
 /// A push of main to a new remote reaches gate's pre-push with git's refs:
 /// gate proves the commits it sends.
 fn assert_push_is_proved(repo: &TestRepo) {
@@ -321,13 +340,7 @@ fn gate_after_framework(tool_name: &str, test: &str) {
         show(&out)
     );
     assert_eq!(std::fs::read(hooks.join("pre-commit")).unwrap(), before);
-    repo.git(&["add", ".pre-commit-config.yaml"]);
-    let out = git(
-        &repo,
-        &["commit", "-q", "--no-verify", "-m", "config\n\nTask: T-42"],
-    );
-    assert!(out.status.success(), "{}", show(&out));
-    assert_gate_judges_commits(&repo);
+    commit_config_and_judge(&repo, ".pre-commit-config.yaml", "config");
 }
 
 #[test]
@@ -571,13 +584,7 @@ fn force_puts_gate_in_the_legacy_slots_pre_commit_runs_first() {
                 .is_some()
         );
     }
-    repo.git(&["add", ".pre-commit-config.yaml"]);
-    let out = git(
-        &repo,
-        &["commit", "-q", "--no-verify", "-m", "config\n\nTask: T-42"],
-    );
-    assert!(out.status.success(), "{}", show(&out));
-    assert_gate_judges_commits(&repo);
+    commit_config_and_judge(&repo, ".pre-commit-config.yaml", "config");
     // pre-commit hands its legacy pre-push git's refs.
     assert_push_is_proved(&repo);
     let doc = repo.gate().args(["doctor"]).output().unwrap();
@@ -728,19 +735,7 @@ fn lefthook_is_read_from_config_dir_and_json() {
             .output()
             .unwrap();
         assert_eq!(doctor.status.code(), Some(0), "{file}: {}", show(&doctor));
-        repo.git(&["add", file]);
-        let out = git(
-            &repo,
-            &[
-                "commit",
-                "-q",
-                "--no-verify",
-                "-m",
-                "gate in lefthook\n\nTask: T-42",
-            ],
-        );
-        assert!(out.status.success(), "{file}: {}", show(&out));
-        assert_gate_judges_commits(&repo);
+        commit_config_and_judge(&repo, file, "gate in lefthook");
         assert_push_is_proved(&repo);
     }
 }
@@ -791,13 +786,7 @@ fn prek_toml_is_read_as_the_yaml_configuration() {
         "{}",
         show(&out)
     );
-    repo.git(&["add", "prek.toml"]);
-    let out = git(
-        &repo,
-        &["commit", "-q", "--no-verify", "-m", "prek\n\nTask: T-42"],
-    );
-    assert!(out.status.success(), "{}", show(&out));
-    assert_gate_judges_commits(&repo);
+    commit_config_and_judge(&repo, "prek.toml", "prek");
 }
 
 /// The manifest's `-installed` hooks (`language: system`) run the gate on
@@ -859,19 +848,7 @@ fn a_repo_entry_runs_the_installed_gate_without_a_build() {
             "{name}: {}",
             show(&out)
         );
-        repo.git(&["add", ".pre-commit-config.yaml"]);
-        let out = git(
-            &repo,
-            &[
-                "commit",
-                "-q",
-                "--no-verify",
-                "-m",
-                "gate's hooks\n\nTask: T-42",
-            ],
-        );
-        assert!(out.status.success(), "{name}: {}", show(&out));
-        assert_gate_judges_commits(&repo);
+        commit_config_and_judge(&repo, ".pre-commit-config.yaml", "gate's hooks");
     }
 }
 
