@@ -89,25 +89,23 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
     if let Some(path) = &args.sarif_out {
         crate::fsutil::write_atomic(path, sarif::render(&json::report(&report)).as_bytes(), None)?;
     }
-    match args.format() {
-        // The canonical document goes out as it is serialised.
-        ReportFormat::Json => {
-            let _ = json::write(&json::report(&report), crate::context::OutWriter::new());
-        }
-        _ => out(&render(&report, args)?),
-    }
+    print(&report, args)?;
     Ok(report.exit_code())
 }
 
-/// The report in the format asked for (docs/ci.md#report-formats). JSON is
+/// Print the report in the format asked for (docs/ci.md#report-formats). JSON is
 /// the canonical document; the others are built from its wire values. JSON
 /// and SARIF keep every finding, the others list at most `--max-findings`. Under `github`
 /// the Markdown summary is appended to `$GITHUB_STEP_SUMMARY` when set.
-fn render(report: &Report, args: &CheckArgs) -> Result<String, Failure> {
+fn print(report: &Report, args: &CheckArgs) -> Result<(), Failure> {
     let capped = || limit::cap(report, args.max_findings);
-    Ok(match args.format() {
-        // Every finding, and the report not copied to say so.
-        ReportFormat::Json => json::to_string(&json::report(report)),
+    out(&match args.format() {
+        // Every finding, and the report not copied to say so: the JSON
+        // document goes out as it is serialised.
+        ReportFormat::Json => {
+            let _ = json::write(&json::report(report), crate::context::OutWriter::new());
+            return Ok(());
+        }
         ReportFormat::Sarif => sarif::render(&json::report(report)),
         ReportFormat::Human => {
             let (capped, counts) = capped();
@@ -125,7 +123,8 @@ fn render(report: &Report, args: &CheckArgs) -> Result<String, Failure> {
             }
             github::render(&doc, &counts)
         }
-    })
+    });
+    Ok(())
 }
 
 /// Append `summary` to the job summary file in one write, so a step that

@@ -2,8 +2,9 @@
 //! (docs/ci.md#report-formats): one workflow-command annotation per
 //! finding, on the path it is about — at most [`ANNOTATIONS`] of each
 //! level, as many as GitHub shows in a step, the rest counted — then the
-//! counts `--max-findings` left and the result. Built from the JSON document's wire values. The job
-//! summary is the Markdown rendering ([`super::markdown`]).
+//! counts `--max-findings` left and the result. Built from the JSON
+//! document's wire values. The job summary is the Markdown rendering
+//! ([`super::markdown`]).
 //!
 //! GitHub reads a line that starts with `::` as a command, so every line
 //! printed here starts with one gate wrote: an annotation whose properties
@@ -81,9 +82,6 @@ pub fn render(doc: &ReportWire, counts: &Counts) -> String {
     s
 }
 
-/// `::error file=…,line=…,title=…::message`: an error when the check
-/// blocks, a warning when it is reported only or the finding is a warning,
-/// a notice for information.
 /// How many annotations of one level GitHub shows for a step (its
 /// documented limit: 10 errors and 10 warnings a step; notices alike).
 pub const ANNOTATIONS: usize = 10;
@@ -124,6 +122,7 @@ fn level(c: &CheckWire, f: &FindingWire) -> Level {
     }
 }
 
+/// `::error file=…,line=…,title=…::message`, at the finding's [`level`].
 fn annotation(c: &CheckWire, f: &FindingWire) -> String {
     let level = level(c, f).command();
     let mut props = Vec::new();

@@ -152,9 +152,14 @@ fn result(doc: &ReportWire, c: &CheckWire, f: &FindingWire, rule_index: usize) -
         // task's when one is named, else the plan (code scanning places
         // every result on a file).
         (None, None, None) => {
-            let task = f.task.or(doc.task.as_ref().map(|t| t.id));
+            // A task id from a trailer may be anything: only a valid one
+            // names a file.
+            let task = f
+                .task
+                .or(doc.task.as_ref().map(|t| t.id))
+                .filter(|id| crate::ids::task_id(id).is_ok());
             let file = match task {
-                Some(task) => format!(".gate/tasks/{task}.md"),
+                Some(task) => crate::task::task_file(task).to_string_lossy().into_owned(),
                 None => ".gate/plan.yaml".to_string(),
             };
             Some(json!({"artifactLocation": {"uri": uri(file.as_bytes())}}))
