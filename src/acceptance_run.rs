@@ -1,6 +1,7 @@
 //! Running an acceptance check's command the one way gate runs it (`sh -c`
 //! at the repository root, stdin closed, `GATE_CHECK` and `GATE_EVIDENCE`
-//! set, its output copied to a log and to ours), naming the run, and
+//! set, and under a task `GATE_BASELINE` and `{BASELINE}` rewritten to the
+//! task's baseline), its output copied to a log and to ours), naming the run, and
 //! signing the receipt it leads to: shared by `gate verify` and `gate check
 //! --range --run-unproved` (docs/receipts.md). It composes no message: the
 //! door hands it what to say.
@@ -31,6 +32,9 @@ pub struct Run<'a> {
     pub worktree: String,
     /// The task it is made for: its id and its record's `created_at`.
     pub task: Option<(String, String)>,
+    /// That task's baseline (a full commit id): `GATE_BASELINE`, and what
+    /// `{BASELINE}` in the command is rewritten to.
+    pub baseline: Option<String>,
     /// HEAD when it starts.
     pub head: Option<String>,
     /// The command's stdout goes to our stderr (our stdout holds a
@@ -73,6 +77,15 @@ impl Run<'_> {
         say: &Sayings,
     ) -> Result<Ran, Failure> {
         let acceptance = self.acceptance;
+        // A command that names a baseline there is none of is not run: it
+        // could not be run as written.
+        let baseline = self.baseline.as_deref();
+        let command = acceptance.command_at(baseline).map_err(|e| {
+            Failure::unknown(e.to_string()).hint(format!(
+                "run it under the task whose work it checks (`gate start …`, or `gate task switch ID`), or name a commit instead of {} in .gate/plan.yaml",
+                crate::plan::BASELINE_PLACEHOLDER
+            ))
+        })?;
         let started = std::time::SystemTime::now();
         let started_ns = self
             .store
@@ -98,7 +111,8 @@ impl Run<'_> {
         (say.started)(&log_path);
         let (exit_code, signal) = run_command(
             self.root,
-            &acceptance.command,
+            &command,
+            baseline,
             &acceptance.id,
             &evidence,
             &log_path,
@@ -120,7 +134,7 @@ impl Run<'_> {
             schema: RECEIPT_SCHEMA.into(),
             evidence,
             acceptance_id: acceptance.id.clone(),
-            contract: acceptance.contract_digest(),
+            contract: acceptance.contract_at(baseline),
             command: acceptance.command.clone(),
             fingerprint_before: PrintRecord::of(before),
             fingerprint_after: PrintRecord::of(&after),
@@ -133,6 +147,9 @@ impl Run<'_> {
             worktree: self.worktree.clone(),
             task: self.task.as_ref().map(|(id, _)| id.clone()),
             task_created_at: self.task.as_ref().map(|(_, at)| at.clone()),
+            baseline: baseline
+                .filter(|_| acceptance.uses_baseline())
+                .map(str::to_string),
             log: log_rel,
             signature: None,
         };
@@ -230,7 +247,8 @@ fn sign(repo: &Repo, receipt: &mut Receipt) -> Signing {
 /// last writes left in the pipes, or a short-lived child's.
 pub const OUTPUT_GRACE: Duration = Duration::from_secs(2);
 
-/// Run `sh -c command` at `root`, copying its stdout and stderr to ours and to
+/// Run `sh -c command` at `root` (`GATE_BASELINE` set to `baseline` when
+/// there is one), copying its stdout and stderr to ours and to
 /// the log as they come — its stdout to our stderr when `json` (stdout then
 /// holds only the document). Returns the exit code, or the signal that
 /// ended it.
@@ -240,9 +258,12 @@ pub const OUTPUT_GRACE: Duration = Duration::from_secs(2);
 /// for ever. So once the command has exited, the copying gets
 /// [`OUTPUT_GRACE`] to finish; after that it stops (the log says so) and is
 /// left to end with gate, and the run is recorded.
+// Each argument is one thing the run is told; a struct would only name them again.
+#[allow(clippy::too_many_arguments)]
 fn run_command(
     root: &Path,
     command: &str,
+    baseline: Option<&str>,
     acceptance_id: &str,
     evidence: &str,
     log_path: &Path,
@@ -255,12 +276,19 @@ fn run_command(
     }
     let log = crate::fsutil::create_truncated(log_path)?;
     let log = Arc::new(Mutex::new(log));
-    let mut child = Command::new("sh")
+    let mut child = Command::new("sh");
+    child
         .arg("-c")
         .arg(command)
         .current_dir(root)
         .env("GATE_CHECK", acceptance_id)
-        .env("GATE_EVIDENCE", evidence)
+        .env("GATE_EVIDENCE", evidence);
+    match baseline {
+        Some(baseline) => child.env(crate::plan::BASELINE_VARIABLE, baseline),
+        // Not one the caller's environment happens to hold.
+        None => child.env_remove(crate::plan::BASELINE_VARIABLE),
+    };
+    let mut child = child
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -514,17 +514,15 @@ pub fn attach_to_tips(
     let mut held: Vec<(Oid, Vec<String>)> = tips.iter().map(|t| (*t, Vec::new())).collect();
     let mut trees = fingerprint::Trees::cached(repo, &store.cache_dir());
     for acceptance in acceptance_checks {
-        let contract = acceptance.contract_digest();
         // This acceptance check's readable receipts, newest first, by the
-        // task they were made for.
+        // task they were made for (each under the contract at that task's
+        // baseline, below).
         let mut by_task: std::collections::BTreeMap<Option<String>, Vec<_>> = Default::default();
         let files = store
             .newest_first(&acceptance.id)
             .map_err(|e| GitError::other("reading the receipts", e))?;
         for file in files {
-            if let Ok(receipt) = file.receipt
-                && receipt.contract == contract
-            {
+            if let Ok(receipt) = file.receipt {
                 let log = store.log_path(&acceptance.id, &receipt.evidence).0;
                 by_task
                     .entry(receipt.task.clone())
@@ -540,6 +538,14 @@ pub fn attach_to_tips(
                     None => continue,
                 },
             };
+            let contract = acceptance.contract_at(baseline.map(|b| b.to_hex()).as_deref());
+            let candidates: Vec<_> = candidates
+                .into_iter()
+                .filter(|(receipt, _)| receipt.contract == contract)
+                .collect();
+            if candidates.is_empty() {
+                continue;
+            }
             let subject = Subject {
                 sources: &acceptance.sources,
                 baseline,

@@ -89,6 +89,10 @@ pub mod cause {
     pub const COMMAND_NAMES_MOVING_REF: &str = "command_names_moving_ref";
     /// A check's command spans several lines: a warning (docs/plan.md).
     pub const COMMAND_SPANS_LINES: &str = "command_spans_lines";
+    /// A check's command filters `git log` (or `git rev-list`) by path: a
+    /// non-empty answer proves only that some commit touched those paths
+    /// (docs/plan.md). A warning.
+    pub const COMMAND_FILTERS_HISTORY: &str = "command_filters_history";
     /// A check's `sources` entry is `.gate` or below it, which no
     /// fingerprint covers (docs/plan.md).
     pub const SOURCE_UNDER_GATE: &str = "source_under_gate";
@@ -215,6 +219,82 @@ impl AcceptanceCheck {
         });
         digest::sha256_hex(digest::canonical_json(&value).as_bytes())
     }
+
+    /// Whether the command depends on the task's baseline: it names the
+    /// [`BASELINE_PLACEHOLDER`] or the `GATE_BASELINE` variable
+    /// (docs/receipts.md, "The task's baseline").
+    pub fn uses_baseline(&self) -> bool {
+        !placeholders(&self.command).is_empty() || self.command.contains(BASELINE_VARIABLE)
+    }
+
+    /// The contract a receipt of this check is made under when the task's
+    /// baseline is `baseline`: [`Self::contract_digest`], and for a check
+    /// that [uses the baseline](Self::uses_baseline) and has one, SHA-256
+    /// over that digest and the baseline's commit id — so a receipt proves
+    /// its command at one baseline only, as the command it ran was.
+    pub fn contract_at(&self, baseline: Option<&str>) -> String {
+        let declared = self.contract_digest();
+        match baseline {
+            Some(baseline) if self.uses_baseline() => digest::sha256_hex(
+                format!("gate.contract-at-baseline/1\n{declared}\n{baseline}\n").as_bytes(),
+            ),
+            _ => declared,
+        }
+    }
+
+    /// The command as it is run when the task's baseline is `baseline`:
+    /// each [`BASELINE_PLACEHOLDER`] rewritten to the commit id, quoted or
+    /// not (`${BASELINE}` is the shell's variable, left alone). `Err` when
+    /// the command names the placeholder and there is no baseline: it
+    /// cannot be run as written.
+    pub fn command_at(&self, baseline: Option<&str>) -> Result<String, BaselineMissing> {
+        let at = placeholders(&self.command);
+        if at.is_empty() {
+            return Ok(self.command.clone());
+        }
+        let Some(baseline) = baseline else {
+            return Err(BaselineMissing {
+                acceptance_id: self.id.clone(),
+            });
+        };
+        let mut out = String::with_capacity(self.command.len() + at.len() * 40);
+        let mut from = 0;
+        for i in at {
+            out.push_str(&self.command[from..i]);
+            out.push_str(baseline);
+            from = i + BASELINE_PLACEHOLDER.len();
+        }
+        out.push_str(&self.command[from..]);
+        Ok(out)
+    }
+}
+
+/// The placeholder a check's command names the task's baseline with, as
+/// the assurance source writes it; rewritten to the commit id when the
+/// command runs ([`AcceptanceCheck::command_at`]).
+pub const BASELINE_PLACEHOLDER: &str = "{BASELINE}";
+
+/// The environment variable a check's command finds the task's baseline in.
+pub const BASELINE_VARIABLE: &str = "GATE_BASELINE";
+
+/// Where [`BASELINE_PLACEHOLDER`] stands in `command`, left out where a `$`
+/// comes before it (`${BASELINE}`: the shell's own variable).
+fn placeholders(command: &str) -> Vec<usize> {
+    command
+        .match_indices(BASELINE_PLACEHOLDER)
+        .map(|(i, _)| i)
+        .filter(|&i| !command[..i].ends_with('$'))
+        .collect()
+}
+
+/// A check's command names [`BASELINE_PLACEHOLDER`] and the run has no
+/// task, so no baseline to put there.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the command of check {acceptance_id} names {BASELINE_PLACEHOLDER}, and there is no task whose baseline it could name"
+)]
+pub struct BaselineMissing {
+    pub acceptance_id: String,
 }
 
 /// A unit of work and the paths it may touch.
@@ -344,8 +424,8 @@ impl LoadedPlan {
     }
 
     /// [`Plan::command_lints`] with their lines in [`Self::text`].
-    pub fn command_lints(&self) -> Vec<PlanFault> {
-        self.located(self.plan.command_lints())
+    pub fn command_lints(&self, remotes: &[String]) -> Vec<PlanFault> {
+        self.located(self.plan.command_lints(remotes))
     }
 
     /// [`Plan::source_faults`] with their lines in [`Self::text`].
@@ -365,17 +445,18 @@ impl LoadedPlan {
     }
 }
 
-/// The remotes a plan's command is read against: fixed, not this clone's
-/// configured remotes, so the plan gets the same answer in every clone.
+/// The remotes a plan's command is always read against, whatever this
+/// clone calls its own: the names nearly every clone has.
 const MOVING_PREFIXES: &[&str] = &["origin/", "upstream/", "refs/remotes/"];
 
 /// The revisions in a check `command` that name a ref which moves without
 /// any commit in this repository — a remote-tracking branch (`origin/…`,
-/// `upstream/…`, `refs/remotes/…`), an upstream (`@{u}`, `@{upstream}`,
-/// `@{push}`) or `FETCH_HEAD` — in order of appearance. A receipt binds the
-/// acceptance check's sources, not where such a ref pointed when it ran
-/// (docs/plan.md).
-pub fn moving_refs(command: &str) -> Vec<&str> {
+/// `upstream/…`, `refs/remotes/…`, or `NAME/…` for each of `remotes`,
+/// the clone's configured remote names), an upstream (`@{u}`,
+/// `@{upstream}`, `@{push}`) or `FETCH_HEAD` — in order of appearance. A
+/// receipt binds the acceptance check's sources, not where such a ref
+/// pointed when it ran (docs/plan.md).
+pub fn moving_refs<'a>(command: &'a str, remotes: &[String]) -> Vec<&'a str> {
     let separators = |c: char| {
         c.is_whitespace()
             || matches!(
@@ -383,6 +464,11 @@ pub fn moving_refs(command: &str) -> Vec<&str> {
                 '=' | '\'' | '"' | '`' | '(' | ')' | ';' | '|' | '&' | ',' | '<' | '>' | '$'
             )
     };
+    let configured: Vec<String> = remotes
+        .iter()
+        .filter(|r| !r.is_empty())
+        .map(|r| format!("{r}/"))
+        .collect();
     let mut found = Vec::new();
     for word in command.split(separators) {
         // `A..B`, `A...B` and `^A` name several revisions each.
@@ -392,6 +478,8 @@ pub fn moving_refs(command: &str) -> Vec<&str> {
             let lower = rev.to_ascii_lowercase();
             let moving = MOVING_PREFIXES
                 .iter()
+                .copied()
+                .chain(configured.iter().map(String::as_str))
                 .any(|p| base.len() > p.len() && base.starts_with(p))
                 || base.split('@').next() == Some("FETCH_HEAD")
                 || ["@{u}", "@{upstream}", "@{push}"]
@@ -400,6 +488,60 @@ pub fn moving_refs(command: &str) -> Vec<&str> {
             if moving && !found.contains(&rev) {
                 found.push(rev);
             }
+        }
+    }
+    found
+}
+
+/// The `git log` and `git rev-list` invocations in a check `command` that
+/// filter the history by path (`git log A..B -- src`), as written, in
+/// order of appearance. Used as an assertion (`test -n "$(git log A..B --
+/// src)"`), such a filter proves only that *some* commit touched those
+/// paths: it excludes neither the other paths of that commit nor the other
+/// commits (the assurance source rejects it; docs/plan.md).
+pub fn path_filtered_history(command: &str) -> Vec<String> {
+    // Each simple command: split where the shell would start another one.
+    let mut found = Vec::new();
+    let pieces = command.split([';', '|', '&', '\n', '`', '(', ')']);
+    for piece in pieces {
+        let words: Vec<&str> = piece
+            .split_whitespace()
+            .map(|w| w.trim_matches(['"', '\'']))
+            .filter(|w| !w.is_empty())
+            .collect();
+        // The command word: after assignments and the words that run the
+        // next one (`! git …`, `env A=b git …`, `command git …`).
+        let Some(git) = words.iter().position(|w| {
+            !(w.contains('=') || matches!(*w, "!" | "env" | "command" | "exec" | "time"))
+        }) else {
+            continue;
+        };
+        if !(words[git] == "git" || words[git].ends_with("/git")) {
+            continue;
+        }
+        // The subcommand: the first word after git's own options (`-C
+        // dir`, `-c key=value` take one more word).
+        let mut i = git + 1;
+        while let Some(w) = words.get(i) {
+            match *w {
+                "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
+                w if w.starts_with('-') => i += 1,
+                _ => break,
+            }
+        }
+        if !matches!(
+            words.get(i),
+            Some(&"log") | Some(&"rev-list") | Some(&"whatchanged")
+        ) {
+            continue;
+        }
+        let rest = &words[i + 1..];
+        let filtered = rest
+            .iter()
+            .position(|w| *w == "--")
+            .is_some_and(|dd| dd + 1 < rest.len());
+        if filtered {
+            found.push(words[git..].join(" "));
         }
     }
     found
@@ -590,11 +732,24 @@ impl Plan {
     /// order: one that names a moving ref ([`moving_refs`]) and one that
     /// spans several lines. Warnings, never faults (docs/plan.md). Lines are
     /// `None` here; use [`LoadedPlan::command_lints`] to have them.
-    pub fn command_lints(&self) -> Vec<PlanFault> {
+    pub fn command_lints(&self, remotes: &[String]) -> Vec<PlanFault> {
         let mut lints = Vec::new();
         for (i, acceptance) in self.acceptance_checks.iter().enumerate() {
             let key = format!("checks[{i}].command");
-            let refs = moving_refs(&acceptance.command);
+            for filtered in path_filtered_history(&acceptance.command) {
+                lints.push(PlanFault {
+                    cause: cause::COMMAND_FILTERS_HISTORY,
+                    key: key.clone(),
+                    line: None,
+                    message: format!(
+                        "the command of check {} filters the history by path (`{filtered}`): \
+                         a non-empty answer proves only that some commit touched those paths, \
+                         not what else it or the other commits changed",
+                        acceptance.id
+                    ),
+                });
+            }
+            let refs = moving_refs(&acceptance.command, remotes);
             if !refs.is_empty() {
                 let refs = refs
                     .iter()
@@ -970,9 +1125,111 @@ mod tests {
             ("cat src/origin/x docs/upstream/y", vec![]),
             ("ls origin/ upstream", vec![]),
             ("git diff HEAD~1", vec![]),
+            ("git diff fork/main", vec![]),
         ] {
-            assert_eq!(moving_refs(command), refs, "{command}");
+            assert_eq!(moving_refs(command, &[]), refs, "{command}");
         }
+    }
+
+    /// The assurance source rejects a remote-tracking ref as the earlier
+    /// state "unless the goal names the remote": the remotes are this
+    /// clone's, as well as the usual two.
+    #[test]
+    fn remote_tracking_refs_of_the_clones_own_remotes_are_moving() {
+        let remotes = ["fork".to_string(), "gh".to_string()];
+        assert_eq!(
+            moving_refs("git diff fork/main..gh/dev -- src", &remotes),
+            ["fork/main", "gh/dev"]
+        );
+        assert_eq!(
+            moving_refs("git diff origin/main", &remotes),
+            ["origin/main"]
+        );
+        assert!(moving_refs("cat fork/ ./fork/x", &remotes).is_empty());
+    }
+
+    /// The assurance source: "a non-empty `git log <baseline>..HEAD --
+    /// <paths>` proves only that some commit matches the filter. New plans
+    /// reject stand-alone, path-filtered, non-empty git-log assertions."
+    #[test]
+    fn a_path_filtered_git_log_assertion_is_found() {
+        for (command, found) in [
+            (
+                r#"test -n "$(git log {BASELINE}..HEAD -- src)""#,
+                vec!["git log {BASELINE}..HEAD -- src"],
+            ),
+            (
+                "git log --oneline A..B -- src docs | grep -q .",
+                vec!["git log --oneline A..B -- src docs"],
+            ),
+            (
+                "[ $(git -C . rev-list --count A..B -- lib) -gt 0 ]",
+                vec!["git -C . rev-list --count A..B -- lib"],
+            ),
+            ("git log A..B", vec![]),
+            ("git log A..B --", vec![]),
+            ("git diff --name-only A..B -- src", vec![]),
+            ("cargo test -- --nocapture", vec![]),
+            ("echo git log -- x", vec![]),
+        ] {
+            assert_eq!(path_filtered_history(command), found, "{command}");
+        }
+    }
+
+    #[test]
+    fn the_baseline_placeholder_is_rewritten_quoted_or_not() {
+        let check = |command: &str| AcceptanceCheck {
+            id: "scope".into(),
+            command: command.into(),
+            sources: vec!["src".into()],
+            purpose: None,
+            environment: None,
+        };
+        let id = "0123456789abcdef0123456789abcdef01234567";
+        for (command, run) in [
+            (
+                "git diff --name-only {BASELINE}..HEAD -- src",
+                format!("git diff --name-only {id}..HEAD -- src"),
+            ),
+            (
+                "sh checks/scope.sh '{BASELINE}' \"{BASELINE}\"",
+                format!("sh checks/scope.sh '{id}' \"{id}\""),
+            ),
+            ("echo ${BASELINE}", "echo ${BASELINE}".to_string()),
+            ("make", "make".to_string()),
+        ] {
+            assert_eq!(check(command).command_at(Some(id)).unwrap(), run);
+        }
+        assert_eq!(
+            check("git diff {BASELINE}").command_at(None),
+            Err(BaselineMissing {
+                acceptance_id: "scope".into()
+            })
+        );
+        assert_eq!(check("make").command_at(None).unwrap(), "make");
+    }
+
+    #[test]
+    fn the_baseline_is_part_of_the_contract_of_a_check_that_uses_it() {
+        let check = |command: &str| AcceptanceCheck {
+            id: "scope".into(),
+            command: command.into(),
+            sources: vec!["src".into()],
+            purpose: None,
+            environment: None,
+        };
+        let (a, b) = ("a".repeat(40), "b".repeat(40));
+        for command in ["git diff {BASELINE}..HEAD", "sh s.sh \"$GATE_BASELINE\""] {
+            let c = check(command);
+            assert!(c.uses_baseline());
+            assert_ne!(c.contract_at(Some(&a)), c.contract_at(Some(&b)));
+            assert_ne!(c.contract_at(Some(&a)), c.contract_digest());
+            assert_eq!(c.contract_at(None), c.contract_digest());
+        }
+        let plain = check("make test");
+        assert!(!plain.uses_baseline());
+        assert_eq!(plain.contract_at(Some(&a)), plain.contract_digest());
+        assert!(!check("echo ${BASELINE}").uses_baseline());
     }
 
     #[test]
@@ -982,7 +1239,7 @@ mod tests {
             "checks:\n  - id: a\n    command: git diff origin/main\n    sources: [src]\n  - id: b\n    command: |\n      make\n      make test\n    sources: [src]\n  - id: c\n    command: make\n    sources: [src]\n",
         )
         .unwrap();
-        let lints = plan.command_lints();
+        let lints = plan.command_lints(&[]);
         let got: Vec<(&str, &str)> = lints.iter().map(|l| (l.cause, l.key.as_str())).collect();
         assert_eq!(
             got,
@@ -991,6 +1248,13 @@ mod tests {
                 (cause::COMMAND_SPANS_LINES, "checks[1].command"),
             ]
         );
+        let plan = parse(
+            Path::new("plan.yaml"),
+            "checks:\n  - id: a\n    command: test -n \"$(git log A..B -- src)\"\n    sources: [src]\n",
+        )
+        .unwrap();
+        let got: Vec<&str> = plan.command_lints(&[]).iter().map(|l| l.cause).collect();
+        assert_eq!(got, [cause::COMMAND_FILTERS_HISTORY]);
     }
     use super::*;
 

@@ -106,6 +106,11 @@ pub struct Receipt {
     /// without a task, and in receipts of older gates.
     #[serde(default)]
     pub task_created_at: Option<String>,
+    /// The task's baseline the command ran at, for a check whose command
+    /// uses it (`{BASELINE}`, `GATE_BASELINE`): its contract covers it
+    /// (docs/receipts.md, "The task's baseline"). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
     /// The log, relative to `<common-dir>/gate/`.
     pub log: String,
     /// The armored signature of [`Receipt::payload`] by the user's git
@@ -726,6 +731,7 @@ mod tests {
             worktree: "/w".into(),
             task: None,
             task_created_at: None,
+            baseline: None,
             log: String::new(),
             signature: None,
         }
@@ -1129,6 +1135,9 @@ pub struct Context<'a> {
     /// That task's `created_at`: a receipt made for an earlier task under
     /// the same id does not match.
     pub task_created_at: Option<&'a str>,
+    /// That task's baseline: the contract of a check that uses it covers it
+    /// ([`crate::plan::AcceptanceCheck::contract_at`]).
+    pub task_baseline: Option<&'a str>,
     /// What the task touched, covered by every acceptance check's fingerprint.
     pub touched: &'a crate::fingerprint::Touched,
     /// The index this evaluation reads (`None`: each fingerprint reads it).
@@ -1267,7 +1276,12 @@ fn evaluate_one(ctx: &Context, id: &str, prints: &mut Prints) -> AcceptanceCheck
     };
     AcceptanceCheckStatus {
         id: id.to_string(),
-        state: state(&selection, &live, &acceptance.contract_digest(), &now),
+        state: state(
+            &selection,
+            &live,
+            &acceptance.contract_at(ctx.task_baseline),
+            &now,
+        ),
         unreadable,
         latest: selection.latest,
     }

@@ -102,6 +102,7 @@ fn evidence_states(
         },
         None => None,
     };
+    let baseline = evidence_for.map(|(_, baseline)| baseline.to_hex());
     let rctx = receipts::Context {
         repo: &ctx.repo,
         store: &store,
@@ -110,6 +111,7 @@ fn evidence_states(
         worktree: &worktree,
         task: evidence_for.map(|(id, _)| id),
         task_created_at: created_at.as_deref(),
+        task_baseline: baseline.as_deref(),
         touched: &touched,
         index: None,
         prefetch: None,

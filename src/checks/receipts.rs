@@ -124,6 +124,7 @@ pub fn status(
         worktree: &worktree,
         task: task.map(|t| t.record.id.as_str()),
         task_created_at: task.map(|t| t.record.created_at.as_str()),
+        task_baseline: task.map(|t| t.record.baseline.as_str()),
         touched: &touched,
         index,
         prefetch: prefetch.as_ref(),
@@ -1217,7 +1218,7 @@ fn disproof(
             ));
         }
     };
-    if entry.contract != acceptance.contract_digest() {
+    if entry.contract != acceptance.contract_at(baseline.map(|b| b.to_hex()).as_deref()) {
         return Err(Finding::blocker(
             CHECK,
             "receipt_stale",
@@ -1293,14 +1294,17 @@ pub trait RunHere {
     /// Run `acceptance` (the trusted declaration) in the work tree, which
     /// must hold TIP's bytes — the tree fingerprint `expected` over its
     /// sources and `touched` — before the run; record its receipt (made for
-    /// `task`, its id and `created_at`, or none) and attach it to `tip`
-    /// when it is fresh. The receipt, or why nothing could be run (the work
-    /// tree is not TIP's, the command could not start).
+    /// `task`, its id and `created_at`, or none, at that task's `baseline`)
+    /// and attach it to `tip` when it is fresh. The receipt, or why nothing
+    /// could be run (the work tree is not TIP's, the command could not
+    /// start).
+    #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
         acceptance: &AcceptanceCheck,
         tip: Oid,
         task: Option<(&str, &str)>,
+        baseline: Option<Oid>,
         touched: &[crate::path::RepoPath],
         expected: &str,
     ) -> Result<crate::receipts::Receipt, String>;
@@ -1385,7 +1389,7 @@ fn prove_here(
         Err(e) => return Err(cannot(e.to_string())),
     };
     let receipt = runner
-        .run(acceptance, tip, task, &touched, &expected)
+        .run(acceptance, tip, task, baseline, &touched, &expected)
         .map_err(cannot)?;
     let evidence = receipt.evidence.clone();
     match receipt.fresh_digest() {

@@ -389,6 +389,7 @@ impl RunHere for Prover<'_> {
         acceptance: &crate::plan::AcceptanceCheck,
         tip: crate::git::Oid,
         task: Option<(&str, &str)>,
+        baseline: Option<crate::git::Oid>,
         touched: &[crate::path::RepoPath],
         expected: &str,
     ) -> Result<crate::receipts::Receipt, String> {
@@ -432,6 +433,7 @@ impl RunHere for Prover<'_> {
             acceptance,
             worktree: crate::context::worktree_key(ctx),
             task: task.map(|(id, at)| (id.to_string(), at.to_string())),
+            baseline: baseline.map(|b| b.to_hex()),
             head: ctx.head_hex().ok().flatten(),
             stdout_to_stderr: true,
         };

@@ -318,11 +318,20 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<ExitCode, Failure> {
                 );
             }
             // Commands whose receipts could not be reproduced: warnings.
-            for lint in loaded.command_lints() {
-                let decide = if lint.cause == crate::plan::cause::COMMAND_SPANS_LINES {
-                    "put the steps in a script listed in the check's sources, and run that"
-                } else {
-                    "compare with a commit the sources pin, or leave the moving ref out of the check"
+            // The remote names are this clone's as well as the usual two.
+            let remotes = ctx.repo.remote_names();
+            for lint in loaded.command_lints(&remotes) {
+                use crate::plan::cause;
+                let decide = match lint.cause {
+                    cause::COMMAND_SPANS_LINES => {
+                        "put the steps in a script listed in the check's sources, and run that"
+                    }
+                    cause::COMMAND_FILTERS_HISTORY => {
+                        "prove the range with `gate check --range BASE..HEAD --only provenance` (every changed path of every commit, no path filter, merges explicit), or compare trees (`git diff --name-only {BASELINE}..HEAD`) instead of filtering the log"
+                    }
+                    _ => {
+                        "compare with a commit the sources pin (the task's baseline is `{BASELINE}`), or leave the moving ref out of the check"
+                    }
                 };
                 findings.push(
                     Finding::new(

@@ -78,6 +78,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
             worktree: &worktree,
             task: task_id.as_deref(),
             task_created_at: task.as_ref().map(|t| t.record.created_at.as_str()),
+            task_baseline: task.as_ref().map(|t| t.record.baseline.as_str()),
             touched: &touched,
             index: Some(&index),
             // Before and after the command: each stat taken then.
@@ -107,6 +108,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         task: task
             .as_ref()
             .map(|t| (t.record.id.clone(), t.record.created_at.clone())),
+        baseline: task.as_ref().map(|t| t.record.baseline.clone()),
         head: ctx.head_hex()?,
         stdout_to_stderr: args.json,
     };

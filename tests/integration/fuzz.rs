@@ -188,7 +188,7 @@ fn parsers_never_panic_on_mutated_files() {
             "plan" => {
                 if let Ok(plan) = gate::plan::parse(file, &text) {
                     let _ = plan.reference_faults();
-                    let _ = plan.command_lints();
+                    let _ = plan.command_lints(&["fork".to_string()]);
                 }
             }
             _ => {

@@ -45,6 +45,7 @@ mod readme_flow;
 mod receipts;
 mod report_formats;
 mod signed_receipts;
+mod sources;
 mod start_task;
 mod state_files;
 mod support;

@@ -1,0 +1,195 @@
+//! Rows of the three source systems' behaviour that gate builds its own
+//! version of (docs/sources.md): each test is named after the behaviour
+//! of the source it matches — the binding (A), the brief (B) and the goal
+//! assurance (C).
+
+use serde_json::Value;
+
+use crate::ci_receipts::{causes, check_range};
+use crate::fixture::{PLAN, show};
+use crate::receipts::{receipts, receipts_scenery, verify_exits};
+use crate::support::TestRepo;
+
+/// A check that asserts, with the task's baseline and no moving ref, that
+/// the work changed `src/export/mod.rs`: it holds only when `{BASELINE}`
+/// and `GATE_BASELINE` both name the task's baseline.
+const SCOPE_COMMAND: &str = r#"test \"{BASELINE}\" = \"$GATE_BASELINE\" && git diff --name-only '{BASELINE}'..HEAD -- src | grep -qx src/export/mod.rs"#;
+
+/// [`receipts_scenery`] whose `export-tests` runs [`SCOPE_COMMAND`].
+fn baseline_repo() -> TestRepo {
+    let repo = receipts_scenery("required");
+    let plan = std::fs::read_to_string(repo.path().join(".gate/plan.yaml")).unwrap();
+    let with = plan.replace(
+        "command: \"test -f check.sh && sh check.sh\"",
+        &format!("command: \"{SCOPE_COMMAND}\""),
+    );
+    assert_ne!(with, plan, "the receipts plan changed: update this test");
+    repo.write(".gate/plan.yaml", &with);
+    repo.commit_all("the check names the task's baseline");
+    repo
+}
+
+fn task_baseline(repo: &TestRepo) -> String {
+    let record = std::fs::read_to_string(repo.path().join(".gate/tasks/T-42.md")).unwrap();
+    record
+        .lines()
+        .find_map(|l| l.strip_prefix("baseline: "))
+        .unwrap_or_else(|| panic!("no baseline in {record}"))
+        .trim_matches(['"', '\''])
+        .to_string()
+}
+
+/// Source C: "Git ranges that measure what the goal changed use
+/// `{BASELINE}` as the earlier state; it is rewritten to the HEAD sha
+/// captured when the plan was submitted, so commits already ahead of
+/// origin/main or a dirty tree do not make the goal unfinishable." gate
+/// rewrites it to the task's baseline (and sets `GATE_BASELINE`), the
+/// receipt records that baseline, and its contract covers it: CI proves
+/// the note at the task's baseline as recorded at the tip.
+#[test]
+fn baseline_placeholder_is_rewritten_to_the_commit_captured_at_start() {
+    let dev = baseline_repo();
+    crate::fixture::start_42(&dev);
+    let base = dev.head();
+    let baseline = task_baseline(&dev);
+    assert_eq!(baseline, base);
+    // Before the work, the range holds no change to the export: it fails.
+    verify_exits(&dev, "export-tests", 1);
+    dev.write("src/export/mod.rs", "// export, CSV\n");
+    dev.commit_all("export: CSV\n\nTask: T-42");
+    // A commit after it moves HEAD, not the baseline.
+    dev.write("src/export/more.rs", "// more\n");
+    dev.commit_all("export: more\n\nTask: T-42");
+    verify_exits(&dev, "export-tests", 0);
+    let latest = receipts(&dev, "export-tests").pop().unwrap();
+    assert_eq!(latest["baseline"], baseline.as_str(), "{latest:#}");
+    // The declaration is recorded as written; the contract is not the
+    // declaration's alone.
+    assert_eq!(latest["command"], SCOPE_COMMAND.replace("\\\"", "\""));
+    let first = &receipts(&dev, "export-tests")[0];
+    assert_eq!(first["contract"], latest["contract"]);
+    // gate status counts it as passed.
+    let out = dev.gate().args(["status", "--json"]).output().unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let states: Vec<&str> = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["check"] == "export-tests")
+        .map(|c| c["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["passed"], "{doc:#}");
+
+    // In CI, the note is proved at the baseline TIP's task record names.
+    let remote = TestRepo::bare();
+    let url = remote.path().to_str().unwrap().to_string();
+    dev.git(&["remote", "add", "origin", &url]);
+    dev.git(&["push", "-q", "--no-verify", "origin", "main"]);
+    let out = dev
+        .gate()
+        .args(["receipts", "push", "origin"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let range = format!("{base}..main");
+    let (code, doc) = check_range(&remote, &range, &["--only", "receipts"]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert!(causes(&doc).is_empty(), "{doc:#}");
+}
+
+/// Source C: the baseline is captured once, with the plan: a check that
+/// names `{BASELINE}` means nothing without one. gate does not run it
+/// without a task (unknown, exit 3), and runs nothing.
+#[test]
+fn a_baseline_check_without_a_task_is_not_run() {
+    let repo = baseline_repo();
+    let out = verify_exits(&repo, "export-tests", 3);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("{BASELINE}"), "{}", show(&out));
+    assert!(said.contains("gate start"), "{}", show(&out));
+    assert!(receipts(&repo, "export-tests").is_empty());
+}
+
+/// `gate plan validate --json` in `repo`: the command lints, as (cause,
+/// key) pairs.
+fn command_lints(repo: &TestRepo) -> Vec<(String, String)> {
+    let out = repo
+        .gate()
+        .args(["plan", "validate", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["checks"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["cause"].as_str().unwrap().starts_with("command_"))
+        .map(|f| {
+            (
+                f["cause"].as_str().unwrap().to_string(),
+                f["key"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The fixture plan with the checks of `extra` (YAML list entries) after
+/// `export-tests`.
+fn plan_with_checks(extra: &str) -> String {
+    let plan = PLAN.replace(
+        "    command: \"true\"\n    sources: [src, tests]\n",
+        &format!("    command: \"true\"\n    sources: [src, tests]\n{extra}"),
+    );
+    assert_ne!(plan, PLAN, "the fixture plan changed: update this test");
+    plan
+}
+
+/// Source C: "A non-empty `git log <baseline>..HEAD -- <paths>` proves only
+/// that some commit matches the filter … New plans reject stand-alone,
+/// path-filtered, non-empty git-log assertions." gate warns
+/// (`command_filters_history`): the plan still means one thing.
+#[test]
+fn path_filtered_git_log_assertions_are_flagged() {
+    let repo = crate::fixture::plan_repo("required");
+    repo.write(
+        ".gate/plan.yaml",
+        plan_with_checks(concat!(
+            "  - id: touched\n    command: test -n \"$(git log {BASELINE}..HEAD -- src)\"\n    sources: [src]\n",
+            "  - id: counted\n    command: git rev-list --count A..B -- lib | grep -qv '^0$'\n    sources: [src]\n",
+            "  - id: whole\n    command: git diff --name-only {BASELINE}..HEAD -- src\n    sources: [src]\n",
+        )),
+    );
+    assert_eq!(
+        command_lints(&repo),
+        [
+            ("command_filters_history".into(), "checks[1].command".into()),
+            ("command_filters_history".into(), "checks[2].command".into()),
+        ]
+    );
+}
+
+/// Source C: "Remote-tracking refs (origin/main, @{u}, refs/remotes/…) are
+/// rejected as that earlier state unless the goal names the remote." gate
+/// reads the clone's own remote names as well as `origin` and `upstream`.
+#[test]
+fn remote_tracking_refs_of_the_clones_remotes_are_moving() {
+    let repo = crate::fixture::plan_repo("required");
+    repo.write(
+        ".gate/plan.yaml",
+        plan_with_checks(
+            "  - id: fork\n    command: git diff --exit-code fork/main -- src\n    sources: [src]\n",
+        ),
+    );
+    assert!(command_lints(&repo).is_empty());
+    let elsewhere = TestRepo::bare();
+    repo.git(&["remote", "add", "fork", elsewhere.path().to_str().unwrap()]);
+    assert_eq!(
+        command_lints(&repo),
+        [(
+            "command_names_moving_ref".into(),
+            "checks[1].command".into()
+        )]
+    );
+}
