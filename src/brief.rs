@@ -12,6 +12,7 @@
 //! `````text
 //! ### 2026-11-30T10:05:00Z · qa · Ada Lovelace
 //!
+//! - round: 1
 //! - stage: design
 //! - decided_by: agent
 //! - summary: Exports are UTF-8 with a BOM
@@ -108,18 +109,27 @@ pub struct Qa<'a> {
     pub summary: &'a str,
     pub conflict: &'a str,
     pub rationale: Option<&'a str>,
+    /// Its place among the task's `qa` entries, from 1 ([`next_round`]).
+    pub round: usize,
+    /// The round of an agent's conflicting decision this operator's answer
+    /// closes ([`open_conflicts`]).
+    pub resolves: Option<usize>,
 }
 
 /// A `qa` entry.
 pub fn render_qa(q: &Qa) -> String {
     let mut s = heading(q.time, "qa", q.author);
     s.push_str(&format!(
-        "\n- stage: {}\n- decided_by: {}\n- summary: {}\n- conflict: {}\n",
+        "\n- round: {}\n- stage: {}\n- decided_by: {}\n- summary: {}\n- conflict: {}\n",
+        q.round,
         q.stage,
         q.decided_by.as_str(),
         q.summary,
         q.conflict
     ));
+    if let Some(round) = q.resolves {
+        s.push_str(&format!("- resolves: {round}\n"));
+    }
     s.push_str(&format!(
         "\nQuestion:\n\n{}",
         format::render_verbatim(q.question, "text")
@@ -423,6 +433,7 @@ pub fn validate_addenda(section: &str, heading_line: usize) -> Vec<Fault> {
             )),
         }
     }
+    out.extend(validate_rounds(&qa_entries(section, heading_line)));
     out
 }
 
@@ -493,6 +504,140 @@ fn validate_qa(e: &Entry, blocks: &[(Verbatim, usize, usize)]) -> Vec<Fault> {
                 Some(e.line),
                 format!("an agent's decision needs a rationale of at least {MIN_RATIONALE} non-whitespace characters; this one has {n}"),
             ));
+        }
+    }
+    out
+}
+
+/// A `qa` entry as the rounds and the conflict rule read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QaEntry {
+    /// The heading's line in the file.
+    pub line: usize,
+    /// Its place among the `qa` entries, from 1: its round.
+    pub round: usize,
+    /// The round it says it is (`- round: N`), as written; entries of
+    /// older gates say none.
+    pub says_round: Option<String>,
+    pub decided_by: String,
+    pub stage: String,
+    pub summary: String,
+    pub conflict: String,
+    /// `- resolves: N`, as written.
+    pub resolves: Option<String>,
+}
+
+impl QaEntry {
+    /// Whether it records a conflict with the operator's words: its
+    /// `conflict` is not `none` (nor blank, which the validator names).
+    pub fn conflicts(&self) -> bool {
+        let c = self.conflict.trim();
+        !c.is_empty() && !c.eq_ignore_ascii_case("none")
+    }
+
+    /// The round it resolves, when it names one that reads as a number.
+    pub fn resolves_round(&self) -> Option<usize> {
+        let r = self.resolves.as_deref()?.trim();
+        r.strip_prefix("round ").unwrap_or(r).trim().parse().ok()
+    }
+}
+
+/// The `qa` entries of an addenda section (its heading at `heading_line`),
+/// in order, numbered by round.
+pub fn qa_entries(section: &str, heading_line: usize) -> Vec<QaEntry> {
+    let (_, entries) = entries(section, heading_line);
+    let mut out = Vec::new();
+    for e in &entries {
+        let mut parts = e.heading.trim_start_matches("### ").splitn(3, SEP);
+        if parts.nth(1) != Some("qa") {
+            continue;
+        }
+        // The fields: the list before the first block's label.
+        let fields = e.body.split("\nQuestion:\n").next().unwrap_or_default();
+        let field = |name: &str| -> Option<String> {
+            let prefix = format!("- {name}: ");
+            fields
+                .lines()
+                .find_map(|l| l.strip_prefix(prefix.as_str()))
+                .map(|v| v.trim_end_matches('\r').to_string())
+        };
+        out.push(QaEntry {
+            line: e.line,
+            round: out.len() + 1,
+            says_round: field("round"),
+            decided_by: field("decided_by").unwrap_or_default().trim().to_string(),
+            stage: field("stage").unwrap_or_default(),
+            summary: field("summary").unwrap_or_default(),
+            conflict: field("conflict").unwrap_or_default(),
+            resolves: field("resolves"),
+        });
+    }
+    out
+}
+
+/// The round the next `qa` entry of this addenda section takes.
+pub fn next_round(section: &str) -> usize {
+    qa_entries(section, 0).len() + 1
+}
+
+/// The agent's decisions that conflict with the operator's words and that
+/// no operator's answer has closed (`- resolves: N` in a later `qa` entry
+/// the operator decided), in order (docs/brief.md, "A conflict waits for
+/// the operator").
+pub fn open_conflicts(qa: &[QaEntry]) -> Vec<&QaEntry> {
+    qa.iter()
+        .filter(|q| q.decided_by == "agent" && q.conflicts())
+        .filter(|q| {
+            !qa.iter().any(|later| {
+                later.round > q.round
+                    && later.decided_by == "operator"
+                    && later.resolves_round() == Some(q.round)
+            })
+        })
+        .collect()
+}
+
+/// What is wrong with the rounds of a section's `qa` entries: a `round`
+/// that is not the entry's place, a `resolves` that names no earlier
+/// conflicting decision of the agent, or that the operator did not write.
+fn validate_rounds(qa: &[QaEntry]) -> Vec<Fault> {
+    let mut out = Vec::new();
+    for q in qa {
+        if let Some(says) = &q.says_round
+            && says.trim().parse::<usize>().ok() != Some(q.round)
+        {
+            out.push(fault(
+                "qa_incomplete",
+                Some(q.line),
+                format!(
+                    "the qa entry says round `{}`, and it is qa entry {}: rounds count the qa entries from 1",
+                    says.trim(),
+                    q.round
+                ),
+            ));
+        }
+        let Some(resolves) = &q.resolves else {
+            continue;
+        };
+        let named = q.resolves_round();
+        let target = named.and_then(|r| qa.iter().find(|t| t.round == r && t.round < q.round));
+        let wrong = if q.decided_by != "operator" {
+            Some("only an operator's answer closes a conflict".to_string())
+        } else {
+            match target {
+                None => Some(format!(
+                    "`resolves: {}` names no earlier qa round",
+                    resolves.trim()
+                )),
+                Some(t) if !(t.decided_by == "agent" && t.conflicts()) => Some(format!(
+                    "round {} is no decision of the agent's that records a conflict",
+                    t.round
+                )),
+                Some(_) => None,
+            }
+        };
+        if let Some(why) = wrong {
+            out.push(fault("qa_incomplete", Some(q.line), why));
         }
     }
     out
@@ -638,6 +783,84 @@ mod tests {
             .collect()
     }
 
+    /// A `qa` entry of round `round`: the agent's decision with `conflict`,
+    /// or the operator's answer resolving round `resolves`.
+    fn round(round: usize, decided_by: Decider, conflict: &str, resolves: Option<usize>) -> String {
+        render_qa(&Qa {
+            time: "2026-11-30T10:00:00Z",
+            author: "Ada",
+            stage: "design",
+            question: "Excel or CSV?",
+            answer: "CSV.",
+            decided_by,
+            summary: "CSV instead of Excel",
+            conflict,
+            rationale: Some("CSV is what every spreadsheet program and the billing importer read."),
+            round,
+            resolves,
+        })
+    }
+
+    fn open_rounds(addenda: &str) -> Vec<usize> {
+        let qa = qa_entries(addenda, 0);
+        open_conflicts(&qa).iter().map(|q| q.round).collect()
+    }
+
+    /// Source B: "any unresolved contradiction with an existing wish blocks
+    /// the final verdict" — until the operator's answer closes it.
+    #[test]
+    fn an_agents_conflicting_decision_stays_open_until_the_operator_resolves_it() {
+        let agent = round(1, Decider::Agent, "the brief asks for Excel", None);
+        assert_eq!(open_rounds(&agent), [1]);
+        // `none`, in any case, is no conflict; the operator's own is theirs.
+        assert!(open_rounds(&round(1, Decider::Agent, "None", None)).is_empty());
+        assert!(open_rounds(&round(1, Decider::Operator, "the brief", None)).is_empty());
+        // A later decision of the agent's, or an operator's answer that
+        // resolves nothing, leaves it open.
+        let more = format!("{agent}{}", round(2, Decider::Agent, "none", None));
+        assert_eq!(open_rounds(&more), [1]);
+        let unrelated = format!("{agent}{}", round(2, Decider::Operator, "none", None));
+        assert_eq!(open_rounds(&unrelated), [1]);
+        let closed = format!("{agent}{}", round(2, Decider::Operator, "none", Some(1)));
+        assert!(open_rounds(&closed).is_empty());
+        assert!(
+            causes(&file(&closed)).is_empty(),
+            "{:?}",
+            causes(&file(&closed))
+        );
+    }
+
+    /// Source B's Q&A entries carry their round; gate's count the `qa`
+    /// entries from 1, and an entry of an older gate (no `round`) takes
+    /// its place.
+    #[test]
+    fn rounds_count_the_qa_entries_and_a_resolution_names_an_open_conflict() {
+        let one = round(1, Decider::Agent, "the brief", None);
+        let old = one.replace("- round: 1\n", "");
+        assert_ne!(old, one);
+        assert_eq!(qa_entries(&old, 0)[0].round, 1);
+        assert_eq!(next_round(&old), 2);
+        assert!(causes(&file(&old)).is_empty());
+        let wrong = round(3, Decider::Agent, "the brief", None);
+        assert_eq!(causes(&file(&wrong)), ["qa_incomplete"]);
+        // A resolution the agent wrote, or of a round that is no
+        // conflict, or of no earlier round, is malformed.
+        for resolution in [
+            round(2, Decider::Agent, "none", Some(1)),
+            round(2, Decider::Operator, "none", Some(2)),
+            round(2, Decider::Operator, "none", Some(7)),
+        ] {
+            let text = file(&format!("{one}{resolution}"));
+            assert_eq!(causes(&text), ["qa_incomplete"], "{resolution}");
+        }
+        let no_conflict = round(1, Decider::Agent, "none", None);
+        let text = file(&format!(
+            "{no_conflict}{}",
+            round(2, Decider::Operator, "none", Some(1))
+        ));
+        assert_eq!(causes(&text), ["qa_incomplete"]);
+    }
+
     fn qa(decided_by: Decider, rationale: Option<&str>) -> String {
         render_qa(&Qa {
             time: "2026-11-30T10:00:00Z",
@@ -649,6 +872,8 @@ mod tests {
             summary: "CSV is UTF-8",
             conflict: "none",
             rationale,
+            round: 1,
+            resolves: None,
         })
     }
 
@@ -659,7 +884,7 @@ mod tests {
             "{}{}{}",
             render_amendment("2026-11-30T09:00:00Z", "Ada", "Also TSV.\n"),
             qa(Decider::Operator, None),
-            qa(Decider::Agent, Some(&"because ".repeat(10)))
+            qa(Decider::Agent, Some(&"because ".repeat(10))).replace("- round: 1", "- round: 2")
         );
         assert_eq!(causes(&file(&entries)), Vec::<&str>::new());
     }
@@ -718,6 +943,8 @@ mod tests {
             summary: "sum",
             conflict: "none",
             rationale: None,
+            round: 1,
+            resolves: None,
         }));
         assert!(
             causes(&text).is_empty(),

@@ -519,6 +519,9 @@ pub struct AskArgs {
     /// What it contradicts, or none
     #[arg(long, value_name = "TEXT", default_value = "none")]
     pub conflict: String,
+    /// The round of the agent's conflicting decision this operator's answer closes
+    #[arg(long, value_name = "ROUND")]
+    pub resolves: Option<usize>,
     /// Who records it (default: git user.name)
     #[arg(long, value_name = "A")]
     pub author: Option<String>,

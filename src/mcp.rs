@@ -437,6 +437,8 @@ struct AskArgs {
     summary: String,
     /// What it contradicts (default: none)
     conflict: Option<String>,
+    /// The round of the agent's conflicting decision this operator's answer closes (decided_by operator only)
+    resolves: Option<usize>,
     /// Who records it (default: git user.name)
     author: Option<String>,
 }
@@ -700,6 +702,10 @@ impl Gate {
             .text("--rationale-file", args.rationale.as_deref())
             .opt("--summary", Some(&args.summary))
             .opt("--conflict", args.conflict.as_deref())
+            .opt(
+                "--resolves",
+                args.resolves.map(|r| r.to_string()).as_deref(),
+            )
             .opt("--author", args.author.as_deref())
             .positional(args.task.as_deref());
         self.run(line).await

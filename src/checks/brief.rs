@@ -60,12 +60,52 @@ fn decide(cause: &str) -> &'static str {
     }
 }
 
-/// Validate one loaded task, weighing each fault by the task's age.
+/// Validate one loaded task, weighing each fault by the task's age; and
+/// its open conflicts, which block whatever its age.
 pub fn validate_task(task: &Task, policy: &Policy, today: Date) -> Vec<Finding> {
     let created = Timestamp::parse(&task.record.created_at)
         .ok()
         .map(|t| t.date());
-    weigh(&task.file, brief::validate(task), created, policy, today)
+    let mut findings = weigh(&task.file, brief::validate(task), created, policy, today);
+    findings.extend(conflicts_open(task));
+    findings
+}
+
+/// Each decision of the agent's that conflicts with the operator's words
+/// and that no operator's answer has closed: a blocker, whatever the
+/// task's age (docs/brief.md, "A conflict waits for the operator").
+pub fn conflicts_open(task: &Task) -> Vec<Finding> {
+    let Some(section) = &task.body.addenda else {
+        return Vec::new();
+    };
+    let qa = brief::qa_entries(&section.text, section.line);
+    let id = &task.record.id;
+    brief::open_conflicts(&qa)
+        .into_iter()
+        .map(|q| {
+            Finding::blocker(
+                CHECK,
+                "conflict_unresolved",
+                format!(
+                    "task {id}, round {} ({}): the agent decided \"{}\", which conflicts with the operator's words ({}), and no answer of the operator's closes it",
+                    q.round,
+                    q.stage.trim(),
+                    q.summary.trim(),
+                    q.conflict.trim()
+                ),
+                format!(
+                    "ask the operator; their answer closes it: `gate task ask {id} --decided-by operator --resolves {} --stage review --question-file Q --answer-file A --summary S` (keeping or reversing the decision)",
+                    q.round
+                ),
+            )
+            .with_subject(Subject {
+                task: Some(id.clone()),
+                file: Some(task.file.display().to_string()),
+                line: Some(q.line),
+                ..Subject::default()
+            })
+        })
+        .collect()
 }
 
 /// The findings for a task file that was read but does not load as a task.
@@ -192,7 +232,15 @@ pub fn commits_changing_tasks(n: usize) -> String {
 
 /// Every commit of a range (tip, hidden bases) that changes a task file is
 /// compared with its parent: only what `.gate/tasks` trees differ in is read.
-pub fn range_findings(repo: &Repo, tip: Oid, hidden: &[Oid]) -> (usize, Vec<Finding>) {
+/// And each task file the range changes is read at the tip for its open
+/// conflicts ([`conflicts_open`]), but for task `judged`'s, which its
+/// caller judges from the task as it is now.
+pub fn range_findings(
+    repo: &Repo,
+    tip: Oid,
+    hidden: &[Oid],
+    judged: Option<&str>,
+) -> (usize, Vec<Finding>) {
     let dir = RepoPath::from(TASKS_DIR);
     let commits = match repo.walk(&[tip], hidden) {
         Ok(c) => c,
@@ -200,6 +248,7 @@ pub fn range_findings(repo: &Repo, tip: Oid, hidden: &[Oid]) -> (usize, Vec<Find
     };
     let mut findings = Vec::new();
     let mut touched = 0;
+    let mut changed: BTreeSet<RepoPath> = BTreeSet::new();
     for id in commits {
         let result = (|| -> Result<(), crate::git::GitError> {
             let info = repo.commit(id)?;
@@ -238,6 +287,7 @@ pub fn range_findings(repo: &Repo, tip: Oid, hidden: &[Oid]) -> (usize, Vec<Find
                 if parents.iter().any(|p| p.get(path) == new_id) {
                     continue;
                 }
+                changed.insert(path.clone());
                 let new = new_id.map(|oid| repo.read_blob(*oid)).transpose()?;
                 let old = parents[0]
                     .get(path)
@@ -260,7 +310,44 @@ pub fn range_findings(repo: &Repo, tip: Oid, hidden: &[Oid]) -> (usize, Vec<Find
             }));
         }
     }
+    findings.extend(conflicts_at(repo, tip, &changed, judged));
     (touched, findings)
+}
+
+/// The open conflicts of the task files `paths` as `tip` holds them (a file
+/// the tip deleted, or that does not read as a task, has none: the
+/// comparison names what is wrong with it), but for task `judged`'s.
+fn conflicts_at(
+    repo: &Repo,
+    tip: Oid,
+    paths: &BTreeSet<RepoPath>,
+    judged: Option<&str>,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for path in paths {
+        let file = Path::new(&*path.lossy()).to_path_buf();
+        if judged.is_some_and(|id| file.file_stem().is_some_and(|s| s == id)) {
+            continue;
+        }
+        let bytes = match blob_at(repo, tip, path) {
+            Ok(Some(b)) => b,
+            Ok(None) => continue,
+            Err(e) => {
+                out.push(unreadable(e));
+                continue;
+            }
+        };
+        let Ok(text) = String::from_utf8(bytes) else {
+            continue;
+        };
+        if let Ok(task) = crate::task::parse(&file, text) {
+            out.extend(conflicts_open(&task).into_iter().map(|mut f| {
+                f.subject.commit = Some(tip.to_hex());
+                f
+            }));
+        }
+    }
+    out
 }
 
 /// Staged changes to task files against HEAD (pre-commit). A task file
@@ -462,7 +549,8 @@ pub fn check_span(
                     if let TaskState::Loaded(t) = task {
                         match Oid::from_hex(&t.record.baseline) {
                             Some(base) => {
-                                let (n, f) = range_findings(&ctx.repo, tip, &[base]);
+                                let (n, f) =
+                                    range_findings(&ctx.repo, tip, &[base], Some(&t.record.id));
                                 findings.extend(f);
                                 parts.push(commits_changing_tasks(n));
                             }
@@ -476,10 +564,14 @@ pub fn check_span(
                 }
             }
         },
-        Span::Ranges { ranges, .. } => {
+        Span::Ranges { ranges, with_task } => {
             let mut total = 0;
+            let judged = match task {
+                TaskState::Loaded(t) if with_task => Some(t.record.id.as_str()),
+                _ => None,
+            };
             for (tip, hidden, ref_name) in ranges {
-                let (n, f) = range_findings(&ctx.repo, *tip, hidden);
+                let (n, f) = range_findings(&ctx.repo, *tip, hidden, judged);
                 total += n;
                 findings.extend(f.into_iter().map(|mut f| {
                     f.subject.ref_name.clone_from(ref_name);

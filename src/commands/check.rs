@@ -231,8 +231,12 @@ fn build_bare(
         report.run(crate::brief::CHECK, p.brief.mode, Ok(()), || match &range {
             Err(f) => unreadable(f, crate::brief::CHECK),
             Ok(range) => {
-                let (n, findings) =
-                    crate::checks::brief::range_findings(repo, range.tip, &range.base.hidden());
+                let (n, findings) = crate::checks::brief::range_findings(
+                    repo,
+                    range.tip,
+                    &range.base.hidden(),
+                    None,
+                );
                 (crate::checks::brief::commits_changing_tasks(n), findings)
             }
         });

@@ -321,8 +321,23 @@ fn stop(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::Value>, F
         Err(f) => Err(f),
     };
     let reason = match left {
-        Ok(None) => return Ok(None),
-        Ok(Some(list)) => list,
+        Ok(Left {
+            work: None,
+            conflicts: None,
+        }) => return Ok(None),
+        // Only the operator can close a conflict: the agent stops, and the
+        // operator reads why.
+        Ok(Left {
+            work: None,
+            conflicts: Some(conflicts),
+        }) => return Ok(Some(agent_hooks::warn_stop(&conflicts))),
+        Ok(Left {
+            work: Some(work),
+            conflicts,
+        }) => match conflicts {
+            Some(conflicts) => format!("{work}\n{conflicts}"),
+            None => work,
+        },
         Err(f) => human::work_left_unknown(&f.message, f.hint.as_deref()),
     };
     if stop.stop_hook_active {
@@ -334,21 +349,53 @@ fn stop(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::Value>, F
     Ok(Some(agent_hooks::block_stop(&reason)))
 }
 
-/// What is left before the active task's checks stand: `None` when every
-/// check it depends on passed on the current sources, or there is nothing
-/// to judge (no task, receipts `off`, no plan).
-fn unfinished(ctx: &Ctx) -> Result<Option<String>, Failure> {
+/// What is left before the active task stands.
+struct Left {
+    /// The checks it depends on that have not passed on the current
+    /// sources; `None` when every one has, or there is nothing to judge
+    /// (no task, receipts `off`, no plan).
+    work: Option<String>,
+    /// Its decisions that conflict with the operator's words and that no
+    /// answer of theirs has closed (brief `off`: none are judged).
+    conflicts: Option<String>,
+}
+
+fn unfinished(ctx: &Ctx) -> Result<Left, Failure> {
     let (policy, _) = crate::checks::trusted::local(ctx, false)?;
-    if policy.policy.receipts.mode == Mode::Off {
+    let mut left = Left {
+        work: None,
+        conflicts: None,
+    };
+    let Some(task) = ctx.task(None)? else {
+        return Ok(left);
+    };
+    if policy.policy.brief.mode != Mode::Off {
+        let open: Vec<String> = crate::checks::brief::conflicts_open(&task)
+            .into_iter()
+            .map(|f| format!("- {} ({})", f.message, f.decide))
+            .collect();
+        if !open.is_empty() {
+            left.conflicts = Some(human::conflicts_open(&task.record.id, &open));
+        }
+    }
+    left.work = work_left(ctx, &policy.policy, &task)?;
+    Ok(left)
+}
+
+/// The checks `task` depends on that have not passed on the current
+/// sources, as the Stop hook lists them.
+fn work_left(
+    ctx: &Ctx,
+    policy: &crate::policy::Policy,
+    task: &crate::task::Task,
+) -> Result<Option<String>, Failure> {
+    if policy.receipts.mode == Mode::Off {
         return Ok(None);
     }
-    let Some(task) = ctx.task(None)? else {
-        return Ok(None);
-    };
     let Some(plan) = ctx.plan()?.map(|p| p.plan.clone()) else {
         return Ok(None);
     };
-    let receipts_status = crate::checks::receipts::status(ctx, &policy.policy, &plan, Some(&task))?;
+    let receipts_status = crate::checks::receipts::status(ctx, policy, &plan, Some(task))?;
     let left: Vec<(&str, &State)> = receipts_status
         .acceptance_checks
         .iter()

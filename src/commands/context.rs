@@ -26,9 +26,9 @@ use crate::plan::{IntentStatus, Plan};
 use crate::policy::Policy;
 use crate::receipts::{self, State};
 use crate::report::wire::context::{
-    AddedWire, AddendumWire, BindingStandingWire, CONTEXT_SCHEMA, ContextCritiqueWire,
-    ContextRefusalWire, ContextTaskWire, ContextWire, CriterionWire, CritiqueFindingWire,
-    EvidenceWire, ExemptionWire, IntentWire, NextWire, ScopeWire, UnknownWire,
+    AddedWire, AddendumWire, BindingStandingWire, CONTEXT_SCHEMA, ConflictWire,
+    ContextCritiqueWire, ContextRefusalWire, ContextTaskWire, ContextWire, CriterionWire,
+    CritiqueFindingWire, EvidenceWire, ExemptionWire, IntentWire, NextWire, ScopeWire, UnknownWire,
 };
 use crate::report::{human, json};
 use crate::task::Task;
@@ -58,6 +58,7 @@ fn gather(ctx: &Ctx, id: Option<&str>) -> ContextWire {
         task: None,
         brief: None,
         addenda: vec![],
+        conflicts: vec![],
         scope: None,
         intents: vec![],
         criteria: vec![],
@@ -118,6 +119,21 @@ fn gather(ctx: &Ctx, id: Option<&str>) -> ContextWire {
         }
     };
     task_parts(&mut c, &task, policy.as_ref());
+    let open: Vec<(usize, String)> = c
+        .conflicts
+        .iter()
+        .map(|q| (q.round, q.conflict.clone()))
+        .collect();
+    for (round, conflict) in open {
+        let command = format!(
+            "gate task ask {} --decided-by operator --resolves {} --stage review --question-file Q --answer-file A --summary S",
+            task.record.id, round
+        );
+        let why = format!(
+            "round {round} conflicts with the operator's words ({conflict}): stop and ask the operator; only their answer closes it, and until then the brief check blocks"
+        );
+        next(&mut c, &command, &why);
+    }
     if !committed_as_is(ctx, &task) {
         let commit = commit_of(ctx, &task.record.id, "the task file");
         next(
@@ -174,6 +190,7 @@ fn gather(ctx: &Ctx, id: Option<&str>) -> ContextWire {
         }
     }
     let settled = c.unknowns.is_empty()
+        && c.conflicts.is_empty()
         && c.next.is_empty()
         && c.binding.as_ref().is_some_and(|b| b.refusals.is_empty());
     if settled {
@@ -219,6 +236,17 @@ fn task_parts(c: &mut ContextWire, task: &Task, policy: Option<&Policy>) {
             .map(|e| AddendumWire {
                 heading: e.heading.to_string(),
                 text: e.body.to_string(),
+            })
+            .collect();
+        let qa = crate::brief::qa_entries(&section.text, section.line);
+        c.conflicts = crate::brief::open_conflicts(&qa)
+            .into_iter()
+            .map(|q| ConflictWire {
+                round: q.round,
+                line: q.line,
+                stage: q.stage.trim().to_string(),
+                summary: q.summary.trim().to_string(),
+                conflict: q.conflict.trim().to_string(),
             })
             .collect();
     }

@@ -195,7 +195,7 @@ fn append_entry(
     ctx: &Ctx,
     task: &Task,
     log: Log,
-    entry: impl FnOnce(&str) -> String,
+    entry: impl FnOnce(&str, &Task) -> String,
     what: &str,
     as_json: bool,
 ) -> Result<ExitCode, Failure> {
@@ -204,7 +204,7 @@ fn append_entry(
         &ctx.state_dir(),
         &task.record.id,
         log,
-        || entry(&Timestamp::now().to_string()),
+        |now| entry(&Timestamp::now().to_string(), now),
         None,
     )?;
     let said = TaskChange::Appended {
@@ -243,12 +243,21 @@ fn amend(ctx: &Ctx, args: &AmendArgs) -> Result<ExitCode, Failure> {
         return Err(Failure::refused("the amendment is empty"));
     }
     let task = acted_on(ctx, args.id.as_deref(), args.json)?;
-    let entry = |time: &str| brief::render_amendment(time, &args.author, &text);
+    let entry = |time: &str, _: &Task| brief::render_amendment(time, &args.author, &text);
     append_entry(ctx, &task, Log::Addenda, entry, "amendment", args.json)
 }
 
 fn ask(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, Failure> {
     // Everything is checked before anything is written.
+    let decided_by = match args.decided_by {
+        DecidedBy::Operator => Decider::Operator,
+        DecidedBy::Agent => Decider::Agent,
+    };
+    if args.resolves.is_some() && decided_by != Decider::Operator {
+        return Err(Failure::usage(
+            "--resolves closes a conflict with the operator's answer: it needs --decided-by operator",
+        ));
+    }
     brief::one_line("--stage", &args.stage).map_err(Failure::usage)?;
     brief::one_line("--summary", &args.summary).map_err(Failure::usage)?;
     brief::one_line("--conflict", &args.conflict).map_err(Failure::usage)?;
@@ -267,10 +276,6 @@ fn ask(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, Failure> {
             "the question and the answer must not be empty",
         ));
     }
-    let decided_by = match args.decided_by {
-        DecidedBy::Operator => Decider::Operator,
-        DecidedBy::Agent => Decider::Agent,
-    };
     let rationale = match &args.rationale_file {
         Some(f) => Some(read_text(f, "--rationale-file")?),
         None => None,
@@ -287,7 +292,17 @@ fn ask(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, Failure> {
     }
     let author = author(ctx, args.author.as_deref())?;
     let task = acted_on(ctx, args.id.as_deref(), args.json)?;
-    let entry = |time: &str| {
+    if let Some(round) = args.resolves {
+        resolvable(&task, round)?;
+    }
+    // The round is counted on the file as it is under the lock: of two
+    // questions asked at once, each takes its own.
+    let entry = |time: &str, now: &Task| {
+        let round = now
+            .body
+            .addenda
+            .as_ref()
+            .map_or(1, |section| brief::next_round(&section.text));
         brief::render_qa(&Qa {
             time,
             author: &author,
@@ -298,9 +313,42 @@ fn ask(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, Failure> {
             summary: &args.summary,
             conflict: &args.conflict,
             rationale: rationale.as_deref(),
+            round,
+            resolves: args.resolves,
         })
     };
     append_entry(ctx, &task, Log::Addenda, entry, "decision", args.json)
+}
+
+/// Whether the operator's answer can close `round` of `task`: that round is a decision of the agent's that records a
+/// conflict (docs/brief.md, "A conflict waits for the operator").
+fn resolvable(task: &Task, round: usize) -> Result<(), Failure> {
+    let qa = task
+        .body
+        .addenda
+        .as_ref()
+        .map(|s| brief::qa_entries(&s.text, s.line))
+        .unwrap_or_default();
+    let open: Vec<String> = brief::open_conflicts(&qa)
+        .iter()
+        .map(|q| q.round.to_string())
+        .collect();
+    let listed = if open.is_empty() {
+        "it has none open".to_string()
+    } else {
+        format!("open: round {}", open.join(", round "))
+    };
+    match qa.iter().find(|q| q.round == round) {
+        Some(q) if q.decided_by == "agent" && q.conflicts() => Ok(()),
+        Some(_) => Err(Failure::refused(format!(
+            "round {round} of task {} is no decision of the agent's that records a conflict ({listed}); nothing was written",
+            task.record.id
+        ))),
+        None => Err(Failure::refused(format!(
+            "task {} has no qa round {round} ({listed}); nothing was written",
+            task.record.id
+        ))),
+    }
 }
 
 fn note(ctx: &Ctx, args: &NoteArgs) -> Result<ExitCode, Failure> {
@@ -310,7 +358,7 @@ fn note(ctx: &Ctx, args: &NoteArgs) -> Result<ExitCode, Failure> {
     inline_text(&args.text)?;
     let author = author(ctx, args.author.as_deref())?;
     let task = acted_on(ctx, args.id.as_deref(), args.json)?;
-    let entry = |time: &str| brief::render_note(time, "note", &author, &args.text);
+    let entry = |time: &str, _: &Task| brief::render_note(time, "note", &author, &args.text);
     append_entry(ctx, &task, Log::Notes, entry, "note", args.json)
 }
 
@@ -328,7 +376,7 @@ fn close(
     let task = acted_on(ctx, id, as_json)?;
     let author = author(ctx, None).unwrap_or_else(|_| task.record.operator.clone());
     // The time is taken under the lock, like every appended entry's.
-    let entry = || {
+    let entry = |_: &Task| {
         brief::render_note(
             &Timestamp::now().to_string(),
             status.as_str(),
@@ -416,7 +464,7 @@ fn scope_add(ctx: &Ctx, args: &ScopeAddArgs) -> Result<ExitCode, Failure> {
         out(&human::task_lines(&task_ref(&task)));
     }
     let time = std::cell::RefCell::new(String::new());
-    let entry = || {
+    let entry = |_: &Task| {
         let now = Timestamp::now().to_string();
         time.replace(now.clone());
         brief::render_scope(&now, &author, &glob, &args.because)

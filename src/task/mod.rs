@@ -579,11 +579,11 @@ pub fn append(
     state: &Path,
     id: &str,
     log: Log,
-    entry: impl FnOnce() -> String,
+    entry: impl FnOnce(&Task) -> String,
     transition: Option<Transition>,
 ) -> Result<Task, TaskError> {
     rewrite(root, state, id, |task| {
-        appended(task, log, &entry(), transition)
+        appended(task, log, &entry(task), transition)
     })
 }
 
@@ -842,7 +842,7 @@ mod tests {
                 &locks,
                 "T-5",
                 log,
-                || "### entry\n".into(),
+                |_| "### entry\n".into(),
                 None,
             )
             .unwrap_err();
@@ -870,7 +870,7 @@ mod tests {
             &state,
             "T-7",
             Log::Notes,
-            || "### n\n".into(),
+            |_| "### n\n".into(),
             None,
         )
         .unwrap();
@@ -935,7 +935,7 @@ mod tests {
             &locks,
             "T-6",
             Log::Notes,
-            || "### done\n".into(),
+            |_| "### done\n".into(),
             Some(close(TaskStatus::Completed)),
         )
         .unwrap();
@@ -946,7 +946,7 @@ mod tests {
             &locks,
             "T-6",
             Log::Notes,
-            || "### abandoned\n".into(),
+            |_| "### abandoned\n".into(),
             Some(close(TaskStatus::Abandoned)),
         )
         .unwrap_err();

@@ -704,6 +704,7 @@ struct ContextDoc {
     task: Option<ContextTask>,
     brief: Option<String>,
     addenda: Vec<Addendum>,
+    conflicts: Vec<ContextConflict>,
     scope: Option<ContextScope>,
     intents: Vec<ContextIntent>,
     criteria: Vec<ContextCriterion>,
@@ -711,6 +712,17 @@ struct ContextDoc {
     binding: Option<ContextBinding>,
     next: Vec<ContextNext>,
     unknowns: Vec<ContextUnknown>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextConflict {
+    round: usize,
+    line: usize,
+    stage: String,
+    summary: String,
+    conflict: String,
 }
 
 #[allow(dead_code)]

@@ -193,3 +193,196 @@ fn remote_tracking_refs_of_the_clones_remotes_are_moving() {
         )]
     );
 }
+
+/// A policy with the brief `required`, every other check off.
+const BRIEF_REQUIRED: &str = "version: 1\nbinding: off\nscope: off\nprovenance:\n  mode: off\n  merges: refuse\nreceipts:\n  mode: off\nbrief:\n  mode: required\n";
+
+/// `gate task ask` in `repo` with `args` after the question and answer
+/// files (written here).
+fn ask(repo: &TestRepo, args: &[&str]) -> std::process::Output {
+    repo.write("ctl/q.txt", "Excel or CSV?\n");
+    repo.write("ctl/a.txt", "CSV: every spreadsheet program opens it.\n");
+    repo.write(
+        "ctl/why.txt",
+        "CSV is the format every spreadsheet program and the billing importer read without a plugin.\n",
+    );
+    repo.gate()
+        .args(["task", "ask", "--author", "Agent", "--stage", "design"])
+        .args(["--question-file", "ctl/q.txt", "--answer-file", "ctl/a.txt"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The causes of the brief check in a `gate check --json` report.
+fn brief_causes(doc: &Value) -> Vec<String> {
+    doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["check"] == "brief")
+        .flat_map(|c| c["findings"].as_array().unwrap().iter())
+        .map(|f| f["cause"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn check_json(repo: &TestRepo, args: &[&str]) -> (i32, Value) {
+    let out = repo
+        .gate()
+        .args(["check", "--json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not a report ({e}):\n{}", show(&out)));
+    (out.status.code().unwrap(), doc)
+}
+
+/// Source B: "any unresolved contradiction with an existing wish blocks
+/// the final verdict and returns the task for rework." An agent's decision
+/// recorded with a conflict is a `brief` blocker (`conflict_unresolved`) —
+/// in `gate check`, in a range in CI, in `gate context` and in the Stop
+/// hook — until an operator's answer (`--resolves ROUND`) closes it. Q&A
+/// entries carry their round, as the source's do.
+#[test]
+fn an_unresolved_conflict_blocks_until_the_operator_answers() {
+    let repo = crate::fixture::plan_repo("off");
+    repo.write(".gate/policy.yaml", BRIEF_REQUIRED);
+    repo.write(".gitignore", "ctl/\n");
+    repo.commit_all("brief required");
+    crate::fixture::start_42(&repo);
+    let base = repo.head();
+    // Round 1: the agent decides, with no conflict.
+    let out = ask(
+        &repo,
+        &[
+            "--decided-by",
+            "agent",
+            "--rationale-file",
+            "ctl/why.txt",
+            "--summary",
+            "CSV files",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(check_json(&repo, &[]).0, 0);
+    // Round 2: the agent decides against the operator's words.
+    let out = ask(
+        &repo,
+        &[
+            "--decided-by",
+            "agent",
+            "--rationale-file",
+            "ctl/why.txt",
+            "--summary",
+            "CSV instead of Excel",
+            "--conflict",
+            "the brief asks for an Excel file",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let record = std::fs::read_to_string(repo.path().join(".gate/tasks/T-42.md")).unwrap();
+    let rounds: Vec<&str> = record
+        .lines()
+        .filter(|l| l.starts_with("- round: "))
+        .collect();
+    assert_eq!(rounds, ["- round: 1", "- round: 2"]);
+
+    let (code, doc) = check_json(&repo, &[]);
+    assert_eq!(code, 1, "{doc:#}");
+    assert_eq!(brief_causes(&doc), ["conflict_unresolved"], "{doc:#}");
+    let finding = &doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "brief")
+        .unwrap()["findings"][0];
+    assert!(
+        finding["decide"]
+            .as_str()
+            .unwrap()
+            .contains("--decided-by operator --resolves 2"),
+        "{finding:#}"
+    );
+
+    // gate context shows it, and says what closes it.
+    let out = repo.gate().args(["context", "--json"]).output().unwrap();
+    let context: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(context["conflicts"][0]["round"], 2, "{context:#}");
+    assert_eq!(
+        context["conflicts"][0]["conflict"],
+        "the brief asks for an Excel file"
+    );
+    assert!(
+        context["next"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["command"].as_str().unwrap().contains("--resolves 2")),
+        "{context:#}"
+    );
+    // The Stop hook lets the agent stop and tells the operator why.
+    let stop = format!(
+        r#"{{"hook_event_name":"Stop","session_id":"s","cwd":{:?},"stop_hook_active":false}}"#,
+        repo.path().to_str().unwrap()
+    );
+    let out = repo
+        .gate()
+        .args(["hook", "claude-code", "stop"])
+        .write_stdin(stop)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let said: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = said["systemMessage"].as_str().unwrap_or_default();
+    assert!(message.contains("waits for the operator"), "{said:#}");
+    assert!(message.contains("round 2"), "{said:#}");
+
+    // In CI, the range that carries the task file with the open conflict.
+    repo.commit_all("export: decided\n\nTask: T-42");
+    let (code, doc) = crate::ci_receipts::check_range(&repo, &format!("{base}..HEAD"), &[]);
+    assert_eq!(code, 1, "{doc:#}");
+    assert_eq!(brief_causes(&doc), ["conflict_unresolved"], "{doc:#}");
+
+    // Only the operator closes it, and only a conflict that is there.
+    let out = ask(
+        &repo,
+        &["--decided-by", "agent", "--summary", "s", "--resolves", "2"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let out = ask(
+        &repo,
+        &[
+            "--decided-by",
+            "operator",
+            "--summary",
+            "s",
+            "--resolves",
+            "1",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("open: round 2"),
+        "{}",
+        show(&out)
+    );
+    let out = ask(
+        &repo,
+        &[
+            "--decided-by",
+            "operator",
+            "--resolves",
+            "2",
+            "--summary",
+            "CSV it is; Excel can open it",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let (code, doc) = check_json(&repo, &[]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert!(brief_causes(&doc).is_empty(), "{doc:#}");
+    repo.commit_all("the operator answered\n\nTask: T-42");
+    let (code, doc) = crate::ci_receipts::check_range(&repo, &format!("{base}..HEAD"), &[]);
+    assert_eq!(code, 0, "{doc:#}");
+}

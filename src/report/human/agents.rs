@@ -112,6 +112,20 @@ pub fn context(c: &crate::report::wire::context::ContextWire) -> String {
             s.push_str(&shown(&a.text));
         }
         s.push('\n');
+        for q in &c.conflicts {
+            let _ = writeln!(
+                s,
+                "{} round {} ({}): the agent decided \"{}\", which conflicts with the operator's words ({}); only the operator's answer closes it",
+                style::refused(OUT, "conflict open:"),
+                q.round,
+                shown_line(&q.stage),
+                shown_line(&q.summary),
+                shown_line(&q.conflict)
+            );
+        }
+        if !c.conflicts.is_empty() {
+            s.push('\n');
+        }
     }
     if let Some(scope) = &c.scope {
         s.push_str("scope (as recorded, with the additions recorded by `gate task scope add`)\n");
@@ -371,6 +385,19 @@ pub fn work_left_unknown(message: &str, hint: Option<&str>) -> String {
     format!(
         "gate cannot tell whether the task's checks passed: {message}{}",
         hint.map(|h| format!(" ({h})")).unwrap_or_default()
+    )
+}
+
+/// The task's open conflicts, as the Stop hook says them (each line a
+/// finding's message and what decides it).
+pub fn conflicts_open(id: &str, lines: &[String]) -> String {
+    format!(
+        "task {id} waits for the operator: {} decision{} of the agent's conflict{} with the operator's words, and only their answer closes {}.\n{}",
+        lines.len(),
+        if lines.len() == 1 { "" } else { "s" },
+        if lines.len() == 1 { "s" } else { "" },
+        if lines.len() == 1 { "it" } else { "them" },
+        lines.join("\n")
     )
 }
 

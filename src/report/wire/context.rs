@@ -18,6 +18,9 @@ pub struct ContextWire {
     /// The brief, verbatim; `null` when none is recorded or there is no task.
     pub brief: Option<String>,
     pub addenda: Vec<AddendumWire>,
+    /// The agent's decisions that conflict with the operator's words and
+    /// that no operator's answer has closed (docs/brief.md).
+    pub conflicts: Vec<ConflictWire>,
     pub scope: Option<ScopeWire>,
     pub intents: Vec<IntentWire>,
     pub criteria: Vec<CriterionWire>,
@@ -138,6 +141,19 @@ pub struct ContextRefusalWire {
     pub cause: &'static str,
     pub message: String,
     pub decide: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct ConflictWire {
+    /// The `qa` round that records it.
+    pub round: usize,
+    /// Its line in the task file.
+    pub line: usize,
+    pub stage: String,
+    /// What the agent decided (the entry's summary).
+    pub summary: String,
+    /// What it contradicts, as recorded.
+    pub conflict: String,
 }
 
 #[derive(Serialize, JsonSchema)]
