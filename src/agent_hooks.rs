@@ -145,6 +145,12 @@ pub fn block_stop(reason: &str) -> Value {
     json!({ "decision": "block", "reason": reason })
 }
 
+/// The `PreToolUse` answer that lets the call through (Claude Code's own
+/// permission flow goes on) and tells the user `message`.
+pub fn report(message: &str) -> Value {
+    json!({ "systemMessage": message })
+}
+
 /// The `Stop` answer that lets Claude stop but tells the user why gate
 /// did not block again.
 pub fn warn_stop(message: &str) -> Value {

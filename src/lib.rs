@@ -24,6 +24,7 @@ pub mod commands;
 pub mod context;
 pub mod digest;
 pub mod error;
+pub mod external_edits;
 pub mod fingerprint;
 pub mod fsutil;
 pub mod git;

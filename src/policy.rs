@@ -165,6 +165,54 @@ impl EmptyCommits {
     }
 }
 
+/// What an agent host's hook does with an edit that lands outside the
+/// repository, in no repository gate governs (docs/agents.md), from the
+/// strictest.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Deserialize,
+    Serialize,
+    JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ExternalEdits {
+    /// Denied before the edit.
+    Deny,
+    /// Let through, said to the user, and recorded for `gate context`.
+    #[default]
+    Report,
+    /// Let through, not said.
+    Allow,
+}
+
+impl ExternalEdits {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExternalEdits::Deny => "deny",
+            ExternalEdits::Report => "report",
+            ExternalEdits::Allow => "allow",
+        }
+    }
+}
+
+/// The `agents` section: what the agent hosts' hooks do beyond the scope.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "an agents mapping (external_edits)")]
+pub struct AgentsPolicy {
+    /// An edit that lands outside the repository, in no repository gate
+    /// governs: `deny`, `report` (the default) or `allow`.
+    #[serde(default)]
+    pub external_edits: ExternalEdits,
+}
+
 /// A read policy.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Policy {
@@ -176,6 +224,7 @@ pub struct Policy {
     pub provenance: Provenance,
     pub receipts: ReceiptsPolicy,
     pub brief: BriefPolicy,
+    pub agents: AgentsPolicy,
     /// What reading the policy had to assume, for people (e.g. a misspelt
     /// `binding` read as `off`).
     pub notes: Vec<String>,
@@ -481,6 +530,8 @@ impl Loosening {
             "provenance" => "provenance",
             "receipts" => "receipts",
             "brief" => "brief",
+            // An edit outside the repository is a matter of where work may go.
+            "agents" => "scope",
             _ => "binding",
         }
     }
@@ -501,6 +552,7 @@ impl Loosening {
 /// - `receipts.trust`: `signed` is stricter than `any-pusher`;
 /// - `receipts.signers`: only the same file applies (another names other keys);
 /// - `brief.required_since`: a date is stricter than none, the earlier the stricter;
+/// - `agents.external_edits`: `deny` < `report` < `allow`;
 /// - `exemptions`: only classes both declare (an added class is a loosening).
 pub fn stricter(trusted: &Policy, proposed: &Policy) -> (Policy, Vec<Loosening>) {
     let mut loosened = Vec::new();
@@ -605,6 +657,18 @@ pub fn stricter(trusted: &Policy, proposed: &Policy) -> (Policy, Vec<Loosening>)
             t
         }
     };
+    let (t, p) = (
+        trusted.agents.external_edits,
+        proposed.agents.external_edits,
+    );
+    if p > t {
+        note(
+            "agents.external_edits",
+            t.as_str().into(),
+            p.as_str().into(),
+        );
+    }
+    let external_edits = t.min(p);
     let mut exemptions = Vec::new();
     for class in &trusted.exemptions {
         if proposed.exemption(&class.id).is_some() {
@@ -649,6 +713,7 @@ pub fn stricter(trusted: &Policy, proposed: &Policy) -> (Policy, Vec<Loosening>)
             mode: brief_mode,
             required_since,
         },
+        agents: AgentsPolicy { external_edits },
         notes,
     };
     (policy, loosened)
@@ -753,6 +818,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Policy, LoadError> {
         provenance,
         receipts,
         brief,
+        agents: raw.agents.unwrap_or_default(),
         notes,
     })
 }
@@ -765,7 +831,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Policy, LoadError> {
 #[derive(Clone, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a policy mapping (version, binding, exemptions, scope, provenance, receipts, brief)"
+    expecting = "a policy mapping (version, binding, exemptions, scope, provenance, receipts, brief, agents)"
 )]
 #[schemars(rename = "gate policy (.gate/policy.yaml)")]
 pub(crate) struct RawPolicy {
@@ -796,6 +862,11 @@ pub(crate) struct RawPolicy {
     #[serde(default, deserialize_with = "not_empty")]
     #[schemars(with = "RawBrief")]
     brief: Option<RawBrief>,
+    /// What the agent hosts' hooks do beyond the scope (absent: an edit
+    /// outside the repository is reported).
+    #[serde(default, deserialize_with = "not_empty")]
+    #[schemars(with = "AgentsPolicy")]
+    agents: Option<AgentsPolicy>,
 }
 
 // Every struct below the policy denies unknown fields.
@@ -1276,6 +1347,8 @@ receipts:
 brief:
   mode: required
   required_since: 2026-11-01
+agents:
+  external_edits: deny
 ";
 
     #[test]
@@ -1303,6 +1376,8 @@ receipts:
 brief:
   mode: advisory
   required_since: 2026-11-02
+agents:
+  external_edits: allow
 ",
         )
         .unwrap();
@@ -1323,6 +1398,7 @@ brief:
                 ("receipts.max_entries", "100", "101"),
                 ("receipts.max_bytes", "1000", "2000"),
                 ("brief.required_since", "2026-11-01", "2026-11-02"),
+                ("agents.external_edits", "deny", "allow"),
                 ("exemptions", "no class anything", "class anything"),
             ]
         );
@@ -1342,6 +1418,7 @@ brief:
                 "receipts",
                 "receipts",
                 "brief",
+                "scope",
                 "binding"
             ]
         );
@@ -1375,6 +1452,7 @@ brief:
         assert_eq!(effective.provenance.trailer.as_deref(), Some("Task"));
         assert_eq!(effective.receipts.max_entries, 100);
         assert_eq!(effective.provenance.empty_commits, EmptyCommits::Refuse);
+        assert_eq!(effective.agents.external_edits, ExternalEdits::Deny);
         assert_eq!(effective.brief.required_since, strict.brief.required_since);
         let with_upstream =
             parse_text("version: 1\nexemptions:\n  - id: governance\n    description: rules\nprovenance:\n  mode: advisory\n  upstream: refs/heads/main\n")

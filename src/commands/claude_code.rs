@@ -254,10 +254,10 @@ fn write(
         return Ok(deny(human::git_dir_denied(tool, given)));
     }
     let Some(owner) = crate::locate::work_tree_of(&landed) else {
-        return Ok(None);
+        return external(session, tool, &landed);
     };
     let Some(ctx) = governed_ctx(Some(&owner), None)? else {
-        return Ok(None);
+        return external(session, tool, &landed);
     };
     if in_git_dir(&ctx, &absolute, &landed) {
         return Ok(deny(human::git_dir_denied(tool, given)));
@@ -266,7 +266,9 @@ fn write(
         Ok(rel) => rel,
         // Outside this work tree (a `GIT_DIR` that names another
         // repository): nothing there can be committed to it.
-        Err(_) if !landed.starts_with(real(ctx.root())) => return Ok(None),
+        Err(_) if !landed.starts_with(real(ctx.root())) => {
+            return external(session, tool, &landed);
+        }
         Err(m) => return Err(Failure::usage(format!("{tool} {given}: {m}"))),
     };
     let (policy, _) = crate::checks::trusted::local(&ctx, false)?;
@@ -290,6 +292,50 @@ fn write(
             touch.decide.as_deref(),
         )),
     })
+}
+
+/// A write from a governed session that lands outside its repository, in
+/// no repository gate governs (docs/agents.md, "Edits outside the
+/// repository"): the session's trusted policy decides, by
+/// `agents.external_edits` — `deny` before the edit; `report` lets it
+/// through, tells the user, and records it for `gate context`; `allow`
+/// says nothing. A session gate does not govern is not its business.
+fn external(
+    session: Option<&Ctx>,
+    tool: &str,
+    landed: &Path,
+) -> Result<Option<serde_json::Value>, Failure> {
+    use crate::policy::ExternalEdits;
+    let Some(ctx) = session else {
+        return Ok(None);
+    };
+    let (policy, _) = crate::checks::trusted::local(ctx, false)?;
+    let shown = landed.to_string_lossy();
+    match policy.policy.agents.external_edits {
+        ExternalEdits::Allow => Ok(None),
+        ExternalEdits::Deny => Ok(deny(human::external_denied(tool, &shown))),
+        ExternalEdits::Report => {
+            let task = match ctx.task(None) {
+                Ok(task) => task.map(|t| t.record.id),
+                Err(f) => return Err(f),
+            };
+            crate::external_edits::record(
+                &ctx.repo.common_dir(),
+                task.as_deref(),
+                tool,
+                &shown,
+                &crate::clock::Timestamp::now().to_string(),
+            )
+            .map_err(|e| {
+                Failure::unknown(format!(
+                    "{tool} {shown}: the edit outside the repository could not be recorded: {e}"
+                ))
+            })?;
+            Ok(Some(agent_hooks::report(&human::external_reported(
+                tool, &shown,
+            ))))
+        }
+    }
 }
 
 /// Whether a write to `absolute` (which lands at `landed`) is inside the

@@ -28,7 +28,8 @@ use crate::receipts::{self, State};
 use crate::report::wire::context::{
     AddedWire, AddendumWire, BindingStandingWire, CONTEXT_SCHEMA, ConflictWire,
     ContextCritiqueWire, ContextRefusalWire, ContextTaskWire, ContextWire, CriterionWire,
-    CritiqueFindingWire, EvidenceWire, ExemptionWire, IntentWire, NextWire, ScopeWire, UnknownWire,
+    CritiqueFindingWire, EvidenceWire, ExemptionWire, ExternalEditsWire, IntentWire, NextWire,
+    ScopeWire, UnknownWire,
 };
 use crate::report::{human, json};
 use crate::task::Task;
@@ -59,6 +60,7 @@ fn gather(ctx: &Ctx, id: Option<&str>) -> ContextWire {
         brief: None,
         addenda: vec![],
         conflicts: vec![],
+        external_edits: None,
         scope: None,
         intents: vec![],
         criteria: vec![],
@@ -95,6 +97,7 @@ fn gather(ctx: &Ctx, id: Option<&str>) -> ContextWire {
     let task = match task_state(ctx, id) {
         TaskState::Loaded(t) => t,
         TaskState::None => {
+            external_part(ctx, &mut c, policy.as_ref(), None);
             unknown(
                 &mut c,
                 "task",
@@ -119,6 +122,7 @@ fn gather(ctx: &Ctx, id: Option<&str>) -> ContextWire {
         }
     };
     task_parts(&mut c, &task, policy.as_ref());
+    external_part(ctx, &mut c, policy.as_ref(), Some(&task.record.id));
     let open: Vec<(usize, String)> = c
         .conflicts
         .iter()
@@ -206,6 +210,29 @@ fn gather(ctx: &Ctx, id: Option<&str>) -> ContextWire {
         );
     }
     finish(c)
+}
+
+/// The session summary: the edits outside the repository recorded for
+/// `task` (docs/agents.md, "Edits outside the repository").
+fn external_part(ctx: &Ctx, c: &mut ContextWire, policy: Option<&Policy>, task: Option<&str>) {
+    let Some(policy) = policy else {
+        return;
+    };
+    match crate::external_edits::read(&ctx.repo.common_dir(), task) {
+        Ok(recorded) => {
+            c.external_edits = Some(ExternalEditsWire {
+                policy: policy.agents.external_edits.as_str(),
+                edits: recorded.edits,
+                dropped: recorded.dropped,
+            })
+        }
+        Err(e) => unknown(
+            c,
+            "external_edits",
+            e,
+            "remove the damaged record under .git/gate/external/ (gate writes a new one at the next edit outside the repository)",
+        ),
+    }
 }
 
 /// The task's record, brief, addenda and scope.

@@ -114,7 +114,7 @@ fn the_scope_judged_is_the_recorded_one() {
 }
 
 #[test]
-fn the_git_directory_is_never_written_and_outside_the_repository_is_not_judged() {
+fn the_git_directory_is_never_written_and_outside_the_repository_is_only_reported() {
     let repo = working();
     let root = repo.path().to_str().unwrap().to_string();
     let call = |path: &str| {
@@ -136,10 +136,23 @@ fn the_git_directory_is_never_written_and_outside_the_repository_is_not_judged()
     )));
     let elsewhere = tempfile::tempdir().unwrap();
     let outside = elsewhere.path().join("notes.md");
+    // Outside the repository: no scope judges it; the policy's default
+    // (`agents.external_edits: report`) lets it through and says so.
     let out = hook(&repo, "pre-tool-use", call(outside.to_str().unwrap()));
-    assert_eq!(decision(&out), None, "{}", show(&out));
+    assert!(reported(&out), "{}", show(&out));
     let out = hook(&repo, "pre-tool-use", call("../outside.md"));
-    assert_eq!(decision(&out), None, "{}", show(&out));
+    assert!(reported(&out), "{}", show(&out));
+}
+
+/// Let through, with a message to the user that the write lands outside
+/// the repository.
+fn reported(out: &std::process::Output) -> bool {
+    decision(out).is_some_and(|d| {
+        d.get("hookSpecificOutput").is_none()
+            && d["systemMessage"]
+                .as_str()
+                .is_some_and(|m| m.contains("lands outside the repository"))
+    })
 }
 
 #[test]
@@ -458,13 +471,14 @@ fn a_write_is_judged_by_the_repository_that_owns_the_path_not_the_session_s() {
         write_call(session.path(), &idle.path().join("src/export/csv.rs")),
     );
     assert!(reason(&out).contains("gate start"), "{}", show(&out));
-    // A repository gate does not govern is not judged, from anywhere.
+    // A repository gate does not govern has no scope to judge by: from a
+    // governed session the write lands outside it, and is reported.
     let out = hook(
         &session,
         "pre-tool-use",
         write_call(session.path(), &plain.path().join("anything.md")),
     );
-    assert_eq!(decision(&out), None, "{}", show(&out));
+    assert!(reported(&out), "{}", show(&out));
 }
 
 #[test]

@@ -705,6 +705,7 @@ struct ContextDoc {
     brief: Option<String>,
     addenda: Vec<Addendum>,
     conflicts: Vec<ContextConflict>,
+    external_edits: Option<ContextExternal>,
     scope: Option<ContextScope>,
     intents: Vec<ContextIntent>,
     criteria: Vec<ContextCriterion>,
@@ -712,6 +713,26 @@ struct ContextDoc {
     binding: Option<ContextBinding>,
     next: Vec<ContextNext>,
     unknowns: Vec<ContextUnknown>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextExternal {
+    policy: String,
+    edits: Vec<ContextExternalEdit>,
+    dropped: u64,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextExternalEdit {
+    path: String,
+    tool: String,
+    first_at: String,
+    last_at: String,
+    count: u64,
 }
 
 #[allow(dead_code)]

@@ -386,3 +386,115 @@ fn an_unresolved_conflict_blocks_until_the_operator_answers() {
     let (code, doc) = crate::ci_receipts::check_range(&repo, &format!("{base}..HEAD"), &[]);
     assert_eq!(code, 0, "{doc:#}");
 }
+
+/// `gate hook claude-code pre-tool-use` in `repo` for a `Write` of `path`:
+/// the answer printed (`Value::Null` for none).
+fn pre_tool_write(repo: &TestRepo, path: &std::path::Path) -> Value {
+    let input = serde_json::json!({
+        "session_id": "s1",
+        "cwd": repo.path(),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": path, "content": "scratch\n"},
+    });
+    let out = repo
+        .gate()
+        .args(["hook", "claude-code", "pre-tool-use"])
+        .write_stdin(input.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    if out.stdout.is_empty() {
+        return Value::Null;
+    }
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn external_edits(repo: &TestRepo) -> Value {
+    let out = repo.gate().args(["context", "--json"]).output().unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not a context ({e}):\n{}", show(&out)));
+    doc["external_edits"].clone()
+}
+
+/// Source C: "Freshness also fingerprints the paths that file-editing tools
+/// reported editing during the goal" — the assurance runtime sees every
+/// edit, and reports one outside the workspace as the boundary
+/// (`external`). gate's agent hook reports a write that lands outside the
+/// repository, in no repository gate governs, and `gate context` lists it;
+/// `agents.external_edits` decides deny / report / allow.
+#[test]
+fn edits_outside_the_repository_are_reported_as_the_boundary() {
+    let repo = crate::fixture::plan_repo("advisory");
+    crate::fixture::start_42(&repo);
+    let outside = tempfile::tempdir().unwrap();
+    let scratch = outside.path().join("notes.txt");
+    let landed = std::fs::canonicalize(outside.path())
+        .unwrap()
+        .join("notes.txt");
+    // The default: reported, let through, recorded.
+    let answer = pre_tool_write(&repo, &scratch);
+    assert!(
+        answer["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("outside the repository")),
+        "{answer:#}"
+    );
+    assert!(answer.get("hookSpecificOutput").is_none(), "{answer:#}");
+    pre_tool_write(&repo, &scratch);
+    let recorded = external_edits(&repo);
+    assert_eq!(recorded["policy"], "report", "{recorded:#}");
+    assert_eq!(recorded["edits"][0]["path"], landed.to_str().unwrap());
+    assert_eq!(recorded["edits"][0]["tool"], "Write");
+    assert_eq!(recorded["edits"][0]["count"], 2);
+    // A repository gate does not govern is outside too.
+    let other = TestRepo::new();
+    pre_tool_write(&repo, &other.path().join("x.txt"));
+    assert_eq!(external_edits(&repo)["edits"].as_array().unwrap().len(), 2);
+    // The human context says it.
+    let out = repo.gate().args(["context"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("edits outside the repository"),
+        "{}",
+        show(&out)
+    );
+
+    // `deny`: refused before the edit (a work tree policy that tightens
+    // applies at once).
+    let policy = std::fs::read_to_string(repo.path().join(".gate/policy.yaml")).unwrap();
+    repo.write(
+        ".gate/policy.yaml",
+        format!("{policy}agents:\n  external_edits: deny\n"),
+    );
+    let answer = pre_tool_write(&repo, &scratch);
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{answer:#}"
+    );
+    // Nothing more recorded for it (entries are by path; the latest first).
+    let edits = external_edits(&repo)["edits"].clone();
+    let scratch_edit = edits
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["path"] == landed.to_str().unwrap())
+        .unwrap_or_else(|| panic!("{edits:#}"))
+        .clone();
+    assert_eq!(scratch_edit["count"], 2, "{edits:#}");
+
+    // `allow`, committed: nothing said, nothing recorded.
+    repo.write(
+        ".gate/policy.yaml",
+        format!("{policy}agents:\n  external_edits: allow\n"),
+    );
+    repo.git(&["add", ".gate/policy.yaml"]);
+    repo.git(&["commit", "-q", "-m", "allow edits outside"]);
+    assert_eq!(
+        pre_tool_write(&repo, &outside.path().join("more.txt")),
+        Value::Null
+    );
+    assert_eq!(external_edits(&repo)["edits"].as_array().unwrap().len(), 2);
+
+    // A session gate does not govern: not gate's business.
+    assert_eq!(pre_tool_write(&other, &scratch), Value::Null);
+}

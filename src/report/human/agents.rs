@@ -127,6 +127,33 @@ pub fn context(c: &crate::report::wire::context::ContextWire) -> String {
             s.push('\n');
         }
     }
+    if let Some(x) = c.external_edits.as_ref().filter(|x| !x.edits.is_empty()) {
+        let _ = writeln!(
+            s,
+            "edits outside the repository (agents.external_edits: {}), the latest first",
+            x.policy
+        );
+        for e in &x.edits {
+            let _ = writeln!(
+                s,
+                "  {} {}",
+                shown_line(&e.path),
+                style::dim(
+                    OUT,
+                    format!(
+                        "({} ×{}, last {})",
+                        shown_line(&e.tool),
+                        e.count,
+                        shown_line(&e.last_at)
+                    )
+                )
+            );
+        }
+        if x.dropped > 0 {
+            let _ = writeln!(s, "  … and {} older paths", x.dropped);
+        }
+        s.push('\n');
+    }
     if let Some(scope) = &c.scope {
         s.push_str("scope (as recorded, with the additions recorded by `gate task scope add`)\n");
         for glob in &scope.recorded {
@@ -385,6 +412,23 @@ pub fn work_left_unknown(message: &str, hint: Option<&str>) -> String {
     format!(
         "gate cannot tell whether the task's checks passed: {message}{}",
         hint.map(|h| format!(" ({h})")).unwrap_or_default()
+    )
+}
+
+/// Claude Code's PreToolUse hook denying a write outside the repository.
+pub fn external_denied(tool: &str, path: &str) -> String {
+    format!(
+        "gate: {tool} {} lands outside the repository, in no repository gate governs, and the policy denies such edits (agents.external_edits: deny). Write inside the repository (an ignored directory such as target/ or tmp/ keeps scratch files out of commits), or ask the operator to allow it.",
+        shown_line(path)
+    )
+}
+
+/// Claude Code's PreToolUse hook letting a write outside the repository
+/// through, and saying so.
+pub fn external_reported(tool: &str, path: &str) -> String {
+    format!(
+        "gate: {tool} {} lands outside the repository; let through and recorded (agents.external_edits: report): `gate context` lists it.",
+        shown_line(path)
     )
 }
 

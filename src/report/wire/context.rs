@@ -21,6 +21,10 @@ pub struct ContextWire {
     /// The agent's decisions that conflict with the operator's words and
     /// that no operator's answer has closed (docs/brief.md).
     pub conflicts: Vec<ConflictWire>,
+    /// The session summary: edits the agent hooks let through outside the
+    /// repository (docs/agents.md); `null` when the policy could not be
+    /// read (then `unknowns` says so).
+    pub external_edits: Option<ExternalEditsWire>,
     pub scope: Option<ScopeWire>,
     pub intents: Vec<IntentWire>,
     pub criteria: Vec<CriterionWire>,
@@ -141,6 +145,17 @@ pub struct ContextRefusalWire {
     pub cause: &'static str,
     pub message: String,
     pub decide: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct ExternalEditsWire {
+    /// `agents.external_edits` in the policy gate trusts here: `deny`,
+    /// `report` (edits are recorded) or `allow` (nothing is recorded).
+    pub policy: &'static str,
+    /// Each path once, the most recent write first.
+    pub edits: Vec<crate::external_edits::Edit>,
+    /// Older paths left out of the record (it keeps 1000).
+    pub dropped: u64,
 }
 
 #[derive(Serialize, JsonSchema)]
