@@ -450,7 +450,7 @@ fn preflight_intent(plan: &Plan, intent: &Intent, issue: Option<&str>, out: &mut
     }
     for (n, c) in &critiques {
         for (k, f) in c.findings.iter().enumerate() {
-            if f.blocking && f.is_open() {
+            if f.blocking && f.is_open(plan) {
                 out.push(Refusal {
                     key: Some(format!("critiques[{n}].findings[{k}]")),
                     ..refusal(

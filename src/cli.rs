@@ -621,6 +621,9 @@ pub struct CritiqueArgs {
     /// The review's date (default: today, UTC)
     #[arg(long, value_name = "YYYY-MM-DD")]
     pub today: Option<String>,
+    /// Who reviewed (default: git user.name)
+    #[arg(long, value_name = "NAME")]
+    pub by: Option<String>,
     /// Print one JSON document (schema gate.critique/1)
     #[arg(long)]
     pub json: bool,

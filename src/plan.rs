@@ -96,6 +96,14 @@ pub mod cause {
     /// A check's `sources` entry is `.gate` or below it, which no
     /// fingerprint covers (docs/plan.md).
     pub const SOURCE_UNDER_GATE: &str = "source_under_gate";
+    /// A critique finding is planned in an issue the plan does not declare.
+    pub const PLANNED_IN_UNKNOWN_ISSUE: &str = "planned_in_unknown_issue";
+    /// A critique finding is planned in an issue that is closed: nothing
+    /// answers it any more (docs/plan.md).
+    pub const PLANNED_IN_CLOSED_ISSUE: &str = "planned_in_closed_issue";
+    /// A critique records no intent revision, so it can never be found
+    /// stale: a warning (docs/plan.md).
+    pub const CRITIQUE_NOT_STAMPED: &str = "critique_not_stamped";
 }
 
 // Every struct below the plan denies unknown fields.
@@ -357,6 +365,9 @@ pub struct Critique {
     /// When it was written: `YYYY-MM-DD` or a commit id.
     #[serde(deserialize_with = "yaml::string")]
     pub reviewed_at: String,
+    /// Who reviewed (`gate plan critique --by`, else git's user.name).
+    #[serde(default, deserialize_with = "yaml::opt_string")]
+    pub reviewed_by: Option<String>,
     /// The intent revision it reviewed (64 hex digits, as `gate plan
     /// validate` and `gate plan critique` print it).
     #[serde(default, deserialize_with = "yaml::opt_string")]
@@ -384,14 +395,28 @@ pub struct CritiqueFinding {
     /// How it was resolved; absent means open.
     #[serde(default, deserialize_with = "yaml::opt_string")]
     pub resolution: Option<String>,
+    /// The issue the fix is planned in: the finding is resolved as planned
+    /// there, which must be an open issue of the plan (docs/plan.md).
+    #[serde(default, deserialize_with = "yaml::opt_string")]
+    pub planned_in: Option<String>,
 }
 
 impl CritiqueFinding {
-    /// Whether the finding is still open (no resolution, or a blank one).
-    pub fn is_open(&self) -> bool {
-        self.resolution
+    /// Whether the finding is still open in `plan`: no resolution (or a
+    /// blank one), and not planned in an open issue of the plan — one
+    /// planned in a closed or unknown issue has nothing answering it
+    /// (`gate plan validate` says so: `planned_in_closed_issue`).
+    pub fn is_open(&self, plan: &Plan) -> bool {
+        let planned = self
+            .planned_in
             .as_deref()
-            .is_none_or(|r| r.trim().is_empty())
+            .and_then(|id| plan.issue(id))
+            .is_some_and(|issue| issue.status == IssueStatus::Open);
+        !planned
+            && self
+                .resolution
+                .as_deref()
+                .is_none_or(|r| r.trim().is_empty())
     }
 }
 
@@ -421,6 +446,11 @@ impl LoadedPlan {
     /// [`Plan::reference_faults`] with their lines in [`Self::text`].
     pub fn reference_faults(&self) -> Vec<PlanFault> {
         self.located(self.plan.reference_faults())
+    }
+
+    /// [`Plan::critique_lints`] with their lines in [`Self::text`].
+    pub fn critique_lints(&self) -> Vec<PlanFault> {
+        self.located(self.plan.critique_lints())
     }
 
     /// [`Plan::command_lints`] with their lines in [`Self::text`].
@@ -633,8 +663,54 @@ impl Plan {
                     ),
                 );
             }
+            for (j, finding) in critique.findings.iter().enumerate() {
+                let Some(planned) = finding.planned_in.as_deref() else {
+                    continue;
+                };
+                let key = format!("critiques[{i}].findings[{j}].planned_in");
+                match self.issue(planned) {
+                    None => fault(
+                        cause::PLANNED_IN_UNKNOWN_ISSUE,
+                        key,
+                        format!(
+                            "finding {} of the critique of {} is planned in issue {planned:?}, which the plan does not declare",
+                            finding.id, critique.intent
+                        ),
+                    ),
+                    Some(issue) if issue.status == IssueStatus::Closed => fault(
+                        cause::PLANNED_IN_CLOSED_ISSUE,
+                        key,
+                        format!(
+                            "finding {} of the critique of {} is resolved as planned in issue {planned}, which is closed: a closed issue gets no more work, so nothing answers the finding",
+                            finding.id, critique.intent
+                        ),
+                    ),
+                    Some(_) => {}
+                }
+            }
         }
         faults
+    }
+
+    /// Critiques that record no intent revision (`intent_revision`, or
+    /// the deprecated `plan_revision`), in document order: such a critique
+    /// is never stale, whatever the intent becomes. Warnings (docs/plan.md).
+    /// Lines are `None` here; use [`LoadedPlan::critique_lints`].
+    pub fn critique_lints(&self) -> Vec<PlanFault> {
+        self.critiques
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.revision().is_none())
+            .map(|(i, c)| PlanFault {
+                cause: cause::CRITIQUE_NOT_STAMPED,
+                key: format!("critiques[{i}]"),
+                line: None,
+                message: format!(
+                    "the critique of {} records no intent_revision: it cannot tell which revision of the intent it reviewed, so it is never found stale",
+                    c.intent
+                ),
+            })
+            .collect()
     }
 }
 
@@ -1148,6 +1224,40 @@ mod tests {
         assert!(moving_refs("cat fork/ ./fork/x", &remotes).is_empty());
     }
 
+    #[test]
+    fn a_finding_planned_in_an_issue_is_resolved_while_that_issue_is_open() {
+        let text = |status: &str, planned: &str| {
+            format!(
+                "intents:\n  - id: I\n    statement: s\n    status: active\nissues:\n  - id: \"7\"\n    title: t\n    paths: []\n    status: {status}\ncritiques:\n  - intent: I\n    reviewed_at: 2026-11-20\n    findings:\n      - id: F1\n        blocking: true\n        text: x\n        planned_in: \"{planned}\"\n"
+            )
+        };
+        let plan = parse_text(&text("open", "7")).unwrap();
+        assert!(!plan.critiques[0].findings[0].is_open(&plan));
+        assert!(plan.reference_faults().is_empty());
+        let plan = parse_text(&text("closed", "7")).unwrap();
+        assert!(plan.critiques[0].findings[0].is_open(&plan));
+        let faults = plan.reference_faults();
+        let faults: Vec<(&str, &str)> = faults.iter().map(|f| (f.cause, f.key.as_str())).collect();
+        assert_eq!(
+            faults,
+            [(
+                cause::PLANNED_IN_CLOSED_ISSUE,
+                "critiques[0].findings[0].planned_in"
+            )]
+        );
+        let plan = parse_text(&text("open", "99")).unwrap();
+        assert!(plan.critiques[0].findings[0].is_open(&plan));
+        let causes: Vec<&str> = plan.reference_faults().iter().map(|f| f.cause).collect();
+        assert_eq!(causes, [cause::PLANNED_IN_UNKNOWN_ISSUE]);
+        // Unstamped: a warning, by key.
+        let lints: Vec<String> = plan
+            .critique_lints()
+            .iter()
+            .map(|f| f.key.clone())
+            .collect();
+        assert_eq!(lints, ["critiques[0]"]);
+    }
+
     /// The assurance source: "a non-empty `git log <baseline>..HEAD --
     /// <paths>` proves only that some commit matches the filter. New plans
     /// reject stand-alone, path-filtered, non-empty git-log assertions."
@@ -1342,7 +1452,7 @@ critiques:
             4
         );
         assert_eq!(plan.intent("I-binding").unwrap().criteria[0].id, "C1");
-        assert!(!plan.critiques[0].findings[0].is_open());
+        assert!(!plan.critiques[0].findings[0].is_open(&plan));
         assert!(plan.reference_faults().is_empty());
         assert!(
             plan.issue("43").is_none()
@@ -1368,7 +1478,7 @@ critiques:
         assert_eq!(i17.serves, ["C1"]);
         assert_eq!(plan.intents[0].criteria[0].evidence, ["export-tests"]);
         assert!(plan.issues.iter().any(|i| i.intent.is_none()));
-        assert!(plan.critiques[0].findings.iter().any(|f| !f.is_open()));
+        assert!(plan.critiques[0].findings.iter().any(|f| !f.is_open(&plan)));
     }
 
     #[test]

@@ -318,21 +318,23 @@ fn critiques(plan: &Plan, id: &str) -> Vec<ContextCritiqueWire> {
         .map(|c| ContextCritiqueWire {
             intent: c.intent.clone(),
             reviewed_at: c.reviewed_at.clone(),
+            reviewed_by: c.reviewed_by.clone(),
             findings: c
                 .findings
                 .iter()
                 .map(|f| CritiqueFindingWire {
                     id: f.id.clone(),
                     blocking: f.blocking,
-                    open: f.is_open(),
+                    open: f.is_open(plan),
                     text: f.text.clone(),
                     resolution: f.resolution.clone(),
+                    planned_in: f.planned_in.clone(),
                 })
                 .collect(),
             open_blocking: c
                 .findings
                 .iter()
-                .filter(|f| f.blocking && f.is_open())
+                .filter(|f| f.blocking && f.is_open(plan))
                 .map(|f| f.id.clone())
                 .collect(),
         })

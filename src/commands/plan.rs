@@ -50,9 +50,12 @@ fn critique(dir: Option<&Path>, args: &CritiqueArgs) -> Result<ExitCode, Failure
         )));
     }
     let revision = crate::binding::intent_revision(plan, intent);
+    let reviewer = reviewer(&ctx, args.by.as_deref())?;
+    let quoted = |s: &str| serde_json::to_string(s).expect("a string serialises");
     let entry = format!(
-        "  - intent: {}\n    reviewed_at: {today}\n    intent_revision: {revision}\n    findings: []\n",
-        serde_json::to_string(intent).expect("a string serialises")
+        "  - intent: {}\n    reviewed_at: {today}\n    reviewed_by: {}\n    intent_revision: {revision}\n    findings: []\n",
+        quoted(intent),
+        quoted(&reviewer)
     );
     let written = if args.write {
         write_critique(&ctx, loaded, intent, &revision, &entry, args.replace)?;
@@ -65,6 +68,7 @@ fn critique(dir: Option<&Path>, args: &CritiqueArgs) -> Result<ExitCode, Failure
             schema: CRITIQUE_SCHEMA,
             intent,
             reviewed_at: today.to_string(),
+            reviewed_by: &reviewer,
             intent_revision: &revision,
             entry: &entry,
             written,
@@ -82,6 +86,26 @@ fn critique(dir: Option<&Path>, args: &CritiqueArgs) -> Result<ExitCode, Failure
         )
     });
     Ok(ExitCode::Pass)
+}
+
+/// Who reviewed: `--by`, else git's `user.name`; one line either way.
+fn reviewer(ctx: &Ctx, by: Option<&str>) -> Result<String, Failure> {
+    let one_line = |name: &str| !name.trim().is_empty() && !name.contains(['\n', '\r']);
+    match by {
+        Some(name) if one_line(name) => Ok(name.trim().to_string()),
+        Some(_) => Err(Failure::usage(
+            "--by: the reviewer's name is blank or spans lines",
+        )),
+        None => ctx
+            .repo
+            .config_string("user.name")
+            .filter(|n| one_line(n))
+            .map(|n| n.trim().to_string())
+            .ok_or_else(|| {
+                Failure::usage("no reviewer: git user.name is unset")
+                    .hint("name who reviewed with --by NAME")
+            }),
+    }
 }
 
 /// Add `entry` (a list item indented two spaces) to the plan's
@@ -286,12 +310,13 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<ExitCode, Failure> {
                 .reference_faults()
                 .into_iter()
                 .map(|f| {
-                    Finding::blocker(
-                        CHECK,
-                        f.cause,
-                        f.message,
-                        "fix the reference in .gate/plan.yaml".into(),
-                    )
+                    let decide = match f.cause {
+                        crate::plan::cause::PLANNED_IN_CLOSED_ISSUE => {
+                            "record how the finding was answered (`resolution`) and drop `planned_in`, or plan it in an open issue"
+                        }
+                        _ => "fix the reference in .gate/plan.yaml",
+                    };
+                    Finding::blocker(CHECK, f.cause, f.message, decide.into())
                     .with_subject(Subject {
                         file: Some(file.clone()),
                         line: f.line,
@@ -318,6 +343,24 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<ExitCode, Failure> {
                 );
             }
             // Commands whose receipts could not be reproduced: warnings.
+            // Critiques that cannot be found stale: warnings.
+            for lint in loaded.critique_lints() {
+                findings.push(
+                    Finding::new(
+                        CHECK,
+                        lint.cause,
+                        Severity::Warn,
+                        lint.message,
+                        "review the intent again and record the critique `gate plan critique INTENT --write --replace` prints (it stamps the intent_revision)".into(),
+                    )
+                    .with_subject(Subject {
+                        file: Some(file.clone()),
+                        line: lint.line,
+                        key: Some(lint.key),
+                        ..Subject::default()
+                    }),
+                );
+            }
             // The remote names are this clone's as well as the usual two.
             let remotes = ctx.repo.remote_names();
             for lint in loaded.command_lints(&remotes) {

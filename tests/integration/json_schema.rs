@@ -834,6 +834,7 @@ struct ContextEvidence {
 struct ContextCritique {
     intent: String,
     reviewed_at: String,
+    reviewed_by: Option<String>,
     findings: Vec<ContextFinding>,
     open_blocking: Vec<String>,
 }
@@ -847,6 +848,7 @@ struct ContextFinding {
     open: bool,
     text: String,
     resolution: Option<String>,
+    planned_in: Option<String>,
 }
 
 #[allow(dead_code)]

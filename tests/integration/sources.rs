@@ -498,3 +498,155 @@ fn edits_outside_the_repository_are_reported_as_the_boundary() {
     // A session gate does not govern: not gate's business.
     assert_eq!(pre_tool_write(&other, &scratch), Value::Null);
 }
+
+/// `gate plan validate --json` in `repo`: the exit code and its findings as
+/// (cause, severity, key).
+fn plan_findings(repo: &TestRepo) -> (i32, Vec<(String, String, String)>) {
+    let out = repo
+        .gate()
+        .args(["plan", "validate", "--json"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not a report ({e}):\n{}", show(&out)));
+    let found = doc["checks"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["cause"].as_str().unwrap().to_string(),
+                f["severity"].as_str().unwrap().to_string(),
+                f["key"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    (out.status.code().unwrap(), found)
+}
+
+/// Source A: the critique record says who reviewed the plan it judged, and
+/// records the revision it reviewed ("a later milestone gives the critique
+/// record the `plan_revision` it reviewed"). gate's `plan critique` records
+/// `reviewed_by` (`--by`, else git's user.name) beside the intent revision,
+/// and `plan validate` warns about a critique that records no revision:
+/// it could never be found stale.
+#[test]
+fn a_critique_records_who_reviewed_and_an_unstamped_one_is_warned() {
+    let repo = crate::fixture::plan_repo("required");
+    // The fixture's critique records no revision.
+    let (code, found) = plan_findings(&repo);
+    assert_eq!(code, 0, "{found:?}");
+    assert_eq!(
+        found,
+        [(
+            "critique_not_stamped".to_string(),
+            "warn".to_string(),
+            "critiques[0]".to_string()
+        )]
+    );
+    let critique = |args: &[&str]| {
+        let out = repo
+            .gate()
+            .args(["plan", "critique", "I-export", "--json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let by = critique(&["--by", "Grace Hopper"]);
+    assert_eq!(by["reviewed_by"], "Grace Hopper");
+    assert!(
+        by["entry"]
+            .as_str()
+            .unwrap()
+            .contains("    reviewed_by: \"Grace Hopper\"\n"),
+        "{by:#}"
+    );
+    // git's user, and written into the plan: stamped, nothing to warn.
+    let written = critique(&["--write", "--replace"]);
+    assert_eq!(written["reviewed_by"], "Test Operator");
+    let plan = std::fs::read_to_string(repo.path().join(".gate/plan.yaml")).unwrap();
+    assert!(plan.contains("reviewed_by: \"Test Operator\""), "{plan}");
+    assert_eq!(plan_findings(&repo), (0, vec![]));
+    // No reviewer to name: a usage error, nothing written.
+    repo.git(&["config", "user.name", ""]);
+    let out = repo
+        .gate()
+        .args(["plan", "critique", "I-export"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--by"),
+        "{}",
+        show(&out)
+    );
+}
+
+/// Source A: a critique finding may be resolved as planned in an issue; one
+/// planned in an issue that is closed "fails validation" — nothing answers
+/// it any more — and a blocking one is open again for the binding.
+#[test]
+fn a_finding_resolved_as_planned_into_a_closed_issue_fails_validation() {
+    let repo = crate::fixture::plan_repo("required");
+    let planned = |issue: &str, status_7: &str| {
+        let plan = PLAN
+            .replace(
+                "    findings: []\n",
+                &format!(
+                    "    findings:\n      - id: F1\n        blocking: true\n        text: Totals are not rounded.\n        planned_in: \"{issue}\"\n"
+                ),
+            )
+            .replace(
+                "    paths: [\"docs/**\"]\n    status: open\n",
+                &format!("    paths: [\"docs/**\"]\n    status: {status_7}\n"),
+            );
+        assert_ne!(plan, PLAN);
+        repo.write(".gate/plan.yaml", &plan);
+    };
+    // The causes of `gate binding --issue 42`'s refusals.
+    let refusals = || {
+        let out = repo
+            .gate()
+            .args(["binding", "--issue", "42", "--json"])
+            .output()
+            .unwrap();
+        let doc: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("not a binding ({e}):\n{}", show(&out)));
+        doc["refusals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["cause"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    planned("7", "open");
+    let (code, found) = plan_findings(&repo);
+    assert_eq!(code, 0, "{found:?}");
+    assert!(
+        !found.iter().any(|f| f.0.starts_with("planned_in")),
+        "{found:?}"
+    );
+    assert_eq!(refusals(), Vec::<String>::new());
+
+    planned("7", "closed");
+    let (code, found) = plan_findings(&repo);
+    assert_eq!(code, 1, "{found:?}");
+    assert!(
+        found.contains(&(
+            "planned_in_closed_issue".into(),
+            "blocker".into(),
+            "critiques[0].findings[0].planned_in".into()
+        )),
+        "{found:?}"
+    );
+    assert_eq!(refusals(), ["open_blocking_finding"]);
+    planned("99", "open");
+    let (code, found) = plan_findings(&repo);
+    assert_eq!(code, 1, "{found:?}");
+    assert!(
+        found.iter().any(|f| f.0 == "planned_in_unknown_issue"),
+        "{found:?}"
+    );
+}

@@ -114,6 +114,8 @@ pub struct EvidenceWire {
 pub struct ContextCritiqueWire {
     pub intent: String,
     pub reviewed_at: String,
+    /// Who reviewed, when the critique records it.
+    pub reviewed_by: Option<String>,
     pub findings: Vec<CritiqueFindingWire>,
     /// The ids of the blocking findings that are still open.
     pub open_blocking: Vec<String>,
@@ -126,6 +128,8 @@ pub struct CritiqueFindingWire {
     pub open: bool,
     pub text: String,
     pub resolution: Option<String>,
+    /// The issue it is planned in, when it records one.
+    pub planned_in: Option<String>,
 }
 
 #[derive(Serialize, JsonSchema)]

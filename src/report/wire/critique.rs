@@ -11,6 +11,7 @@ pub struct CritiqueWire<'a> {
     pub schema: &'static str,
     pub intent: &'a str,
     pub reviewed_at: String,
+    pub reviewed_by: &'a str,
     pub intent_revision: &'a str,
     pub entry: &'a str,
     pub written: bool,
