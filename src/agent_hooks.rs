@@ -1,11 +1,14 @@
-//! Claude Code's hook contract, as docs/agents.md describes it: the JSON
-//! document Claude Code writes on a hook's stdin, the tool calls gate
-//! judges, what in a Bash call would get past gate's hooks ([`guard`],
-//! over the shell-word scanner [`shell`]), and the JSON answers Claude
-//! Code honours.
+//! The agent hosts' hook contracts, as docs/agents.md describes them: the
+//! shared shapes of a tool call and a stop and of gate's answers
+//! ([`Verdict`], [`StopVerdict`]), each [`Host`]'s adapter, and Claude
+//! Code's own — the JSON document it writes on a hook's stdin, the tool
+//! calls gate judges, what in a Bash call would get past gate's hooks
+//! ([`guard`], over the shell-word scanner [`shell`]), and the JSON answers
+//! Claude Code honours.
 //!
-//! Pure: no file, no repository, no clock. `commands::claude_code` reads
-//! stdin, asks the scope and receipts checks, and prints what this builds.
+//! Pure: no file, no repository, no clock. `commands::agent_hook` reads
+//! stdin, asks the scope and receipts checks, and prints what this builds,
+//! for each [`Host`] in its own shape.
 
 use serde_json::{Value, json};
 
@@ -23,10 +26,272 @@ pub enum ToolCall {
     /// A file-writing tool and the path it writes, as given (absolute, or
     /// relative to the hook's `cwd`).
     Write { tool: String, path: String },
+    /// A tool that writes several files in one call (a patch), each path
+    /// as given.
+    Writes { tool: String, paths: Vec<String> },
     /// A shell command.
     Bash { command: String },
     /// Any other tool: not gate's business.
     Other { tool: String },
+}
+
+/// What gate answers a tool call, whatever the host: each host's adapter
+/// says it in the shape that host honours.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Not gate's objection: the call goes on.
+    Pass,
+    /// Refused before it runs, with the reason the agent is shown.
+    Deny(String),
+    /// Let through, and said to the user.
+    Report(String),
+}
+
+/// What gate answers an agent about to stop, whatever the host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StopVerdict {
+    /// Nothing is left: it stops in silence.
+    Pass,
+    /// Work is left that the agent can do: keep it working, with the reason.
+    Block(String),
+    /// It may stop, and the user is told why gate did not keep it working.
+    Warn(String),
+}
+
+/// The agent hosts gate has hooks for: each one's stdin, answers and
+/// configuration file, behind one decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Host {
+    ClaudeCode,
+    Cursor,
+    GeminiCli,
+    Codex,
+    Copilot,
+}
+
+impl From<crate::cli::Agent> for Host {
+    fn from(agent: crate::cli::Agent) -> Host {
+        use crate::cli::Agent;
+        match agent {
+            Agent::ClaudeCode => Host::ClaudeCode,
+            Agent::Cursor => Host::Cursor,
+            Agent::GeminiCli => Host::GeminiCli,
+            Agent::Codex => Host::Codex,
+            Agent::Copilot => Host::Copilot,
+        }
+    }
+}
+
+/// What `gate doctor` reads of gate's wiring in a host's configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Wiring {
+    /// The commands of gate's entries, as written.
+    pub commands: Vec<String>,
+    /// Whether an entry `gate install --agent` writes is missing (or sits
+    /// under another event).
+    pub incomplete: bool,
+    /// The matcher of gate's pre-tool-use entry, when it is not the one
+    /// this gate writes (a gate of another version installed it).
+    pub stale_matcher: Option<String>,
+}
+
+impl Host {
+    /// The name on the command line (`gate hook NAME …`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => "claude-code",
+            Host::Cursor => cursor::HOST,
+            Host::GeminiCli => gemini::HOST,
+            Host::Codex => codex::HOST,
+            Host::Copilot => copilot::HOST,
+        }
+    }
+
+    /// The matcher of gate's pre-tool-use entry, as this gate writes it.
+    pub fn matcher(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => SETTINGS_HOOKS[0].1.unwrap_or_default(),
+            Host::Cursor => cursor::MATCHER,
+            Host::GeminiCli => gemini::MATCHER,
+            Host::Codex => codex::MATCHER,
+            Host::Copilot => copilot::MATCHER,
+        }
+    }
+
+    /// gate's wiring in `config`: its commands (none: not installed), and
+    /// what differs from what `gate install --agent` writes.
+    pub fn wiring(self, config: &Value) -> Wiring {
+        let mut commands = Vec::new();
+        let mut matcher = None;
+        gate_entries(config, self.name(), &mut commands, &mut matcher);
+        let incomplete = self
+            .with_gate_hooks(Some(config.clone()), "gate")
+            .map_or(true, |added| &added != config);
+        Wiring {
+            commands,
+            incomplete,
+            stale_matcher: matcher.filter(|m| m != self.matcher()),
+        }
+    }
+
+    /// What its configuration file is, for people.
+    pub fn config_named(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => "Claude Code's settings",
+            Host::Cursor => "Cursor's hooks",
+            Host::GeminiCli => "Gemini CLI's settings",
+            Host::Codex => "Codex's hooks",
+            Host::Copilot => "Copilot's hooks",
+        }
+    }
+
+    /// The file `gate install --agent` writes gate's entries into.
+    pub fn config(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => ".claude/settings.json",
+            Host::Cursor => cursor::CONFIG,
+            Host::GeminiCli => gemini::CONFIG,
+            Host::Codex => codex::CONFIG,
+            Host::Copilot => copilot::CONFIG,
+        }
+    }
+
+    /// A tool call, read as the host writes it.
+    pub fn parse_call(self, input: &[u8]) -> Result<PreToolUse, String> {
+        match self {
+            Host::ClaudeCode => parse_pre_tool_use(input),
+            Host::Cursor => cursor::parse_pre_tool_use(input),
+            Host::GeminiCli => gemini::parse_pre_tool_use(input),
+            Host::Codex => codex::parse_pre_tool_use(input),
+            Host::Copilot => copilot::parse_pre_tool_use(input),
+        }
+    }
+
+    /// A stop, read as the host writes it.
+    pub fn parse_stop(self, input: &[u8]) -> Result<hosts::StopInput, String> {
+        match self {
+            Host::ClaudeCode => parse_stop(input).map(|s| hosts::StopInput {
+                cwd: s.cwd,
+                already_blocked: s.stop_hook_active,
+            }),
+            Host::Cursor => cursor::parse_stop(input),
+            Host::GeminiCli => gemini::parse_stop(input),
+            Host::Codex => codex::parse_stop(input),
+            Host::Copilot => copilot::parse_stop(input),
+        }
+    }
+
+    /// The answer to a call, in the shape the host honours (Codex honours
+    /// Claude Code's).
+    pub fn answer_call(self, verdict: &Verdict) -> Option<Value> {
+        match self {
+            Host::ClaudeCode | Host::Codex => answer_call(verdict),
+            Host::Cursor => cursor::answer_call(verdict),
+            Host::GeminiCli => gemini::answer_call(verdict),
+            Host::Copilot => copilot::answer_call(verdict),
+        }
+    }
+
+    /// The answer to a stop, in the shape the host honours.
+    pub fn answer_stop(self, verdict: &StopVerdict) -> Option<Value> {
+        match self {
+            Host::ClaudeCode | Host::Codex => answer_stop(verdict),
+            Host::Cursor => cursor::answer_stop(verdict),
+            Host::GeminiCli => gemini::answer_stop(verdict),
+            Host::Copilot => copilot::answer_stop(verdict),
+        }
+    }
+
+    /// `config` (the parsed file, `None` when absent) with gate's entries,
+    /// running `binary`.
+    pub fn with_gate_hooks(self, config: Option<Value>, binary: &str) -> Result<Value, String> {
+        match self {
+            Host::ClaudeCode => with_gate_hooks(config, binary),
+            Host::Cursor => cursor::with_gate_hooks(config, binary),
+            Host::GeminiCli => gemini::with_gate_hooks(config, binary),
+            Host::Codex => codex::with_gate_hooks(config, binary),
+            Host::Copilot => copilot::with_gate_hooks(config, binary),
+        }
+    }
+
+    /// `config` without gate's entries.
+    pub fn without_gate_hooks(self, config: Value) -> Value {
+        match self {
+            Host::ClaudeCode => without_gate_hooks(config),
+            Host::Cursor => cursor::without_gate_hooks(config),
+            Host::GeminiCli => gemini::without_gate_hooks(config),
+            Host::Codex => codex::without_gate_hooks(config),
+            Host::Copilot => copilot::without_gate_hooks(config),
+        }
+    }
+}
+
+/// The commands of gate's entries for `host` anywhere in `value`, and the
+/// matcher of its pre-tool-use entry (on the entry, or on the matcher group
+/// that holds it).
+fn gate_entries(
+    value: &Value,
+    host: &str,
+    commands: &mut Vec<String>,
+    matcher: &mut Option<String>,
+) {
+    let runs = |entry: &Value, verb: Option<&str>| -> Option<String> {
+        ["command", "bash", "powershell"].iter().find_map(|k| {
+            let c = entry.get(*k)?.as_str()?;
+            let hit = match verb {
+                Some(v) => c.trim_end().ends_with(&format!(" hook {host} {v}")),
+                None => runs_gate(c, host),
+            };
+            hit.then(|| c.to_string())
+        })
+    };
+    match value {
+        Value::Object(map) => {
+            if let Some(c) = runs(value, None)
+                && !commands.contains(&c)
+            {
+                commands.push(c);
+            }
+            let pre = runs(value, Some("pre-tool-use")).is_some()
+                || map
+                    .get("hooks")
+                    .and_then(Value::as_array)
+                    .is_some_and(|hs| hs.iter().any(|h| runs(h, Some("pre-tool-use")).is_some()));
+            if pre
+                && matcher.is_none()
+                && let Some(m) = map.get("matcher").and_then(Value::as_str)
+            {
+                *matcher = Some(m.to_string());
+            }
+            for v in map.values() {
+                gate_entries(v, host, commands, matcher);
+            }
+        }
+        Value::Array(items) => {
+            for v in items {
+                gate_entries(v, host, commands, matcher);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Claude Code's answer to a `PreToolUse` call: `None` prints nothing.
+pub fn answer_call(verdict: &Verdict) -> Option<Value> {
+    match verdict {
+        Verdict::Pass => None,
+        Verdict::Deny(reason) => Some(deny(reason)),
+        Verdict::Report(message) => Some(report(message)),
+    }
+}
+
+/// Claude Code's answer to a `Stop`: `None` prints nothing.
+pub fn answer_stop(verdict: &StopVerdict) -> Option<Value> {
+    match verdict {
+        StopVerdict::Pass => None,
+        StopVerdict::Block(reason) => Some(block_stop(reason)),
+        StopVerdict::Warn(message) => Some(warn_stop(message)),
+    }
 }
 
 /// A `PreToolUse` hook input.
@@ -101,7 +366,7 @@ pub fn parse_pre_tool_use(bytes: &[u8]) -> Result<PreToolUse, String> {
             path: field(key)?,
             tool,
         }
-    } else if tool == "Bash" {
+    } else if tool == "Bash" || tool == "PowerShell" {
         ToolCall::Bash {
             command: field("command")?,
         }
@@ -157,7 +422,13 @@ pub fn warn_stop(message: &str) -> Value {
     json!({ "systemMessage": message })
 }
 
+pub mod codex;
+pub mod copilot;
+pub mod cursor;
+pub mod gemini;
 pub mod guard;
+pub mod hosts;
+pub mod patch;
 pub mod shell;
 
 pub use guard::{Change, Finding, Guard, guard};
@@ -167,7 +438,7 @@ pub use guard::{Change, Finding, Guard, guard};
 pub const SETTINGS_HOOKS: [(&str, Option<&str>, &str); 2] = [
     (
         "PreToolUse",
-        Some("Edit|Write|MultiEdit|NotebookEdit|Bash"),
+        Some("Edit|Write|MultiEdit|NotebookEdit|Bash|PowerShell"),
         "pre-tool-use",
     ),
     ("Stop", None, "stop"),
@@ -176,10 +447,15 @@ pub const SETTINGS_HOOKS: [(&str, Option<&str>, &str); 2] = [
 /// Whether a hook command in `.claude/settings.json` is one of gate's: it
 /// runs `hook claude-code pre-tool-use` or `hook claude-code stop`.
 pub fn is_gate_command(command: &str) -> bool {
-    SETTINGS_HOOKS.iter().any(|(_, _, verb)| {
+    runs_gate(command, "claude-code")
+}
+
+/// Whether `command` runs gate's hook for `host`.
+fn runs_gate(command: &str, host: &str) -> bool {
+    ["pre-tool-use", "stop"].iter().any(|verb| {
         command
             .trim_end()
-            .ends_with(&format!(" hook claude-code {verb}"))
+            .ends_with(&format!(" hook {host} {verb}"))
     })
 }
 
@@ -190,6 +466,27 @@ pub fn is_gate_command(command: &str) -> bool {
 /// `hooks` or an event that is not what the contract says) rather than
 /// overwrite it.
 pub fn with_gate_hooks(settings: Option<Value>, binary: &str) -> Result<Value, String> {
+    with_grouped_hooks(settings, &SETTINGS_HOOKS, "claude-code", binary)
+}
+
+/// `settings` without gate's hook entries: a matcher group left with no
+/// hook goes, an event left with no group goes, `hooks` left empty goes;
+/// everything else is kept.
+pub fn without_gate_hooks(settings: Value) -> Value {
+    let events: Vec<&str> = SETTINGS_HOOKS.iter().map(|(e, _, _)| *e).collect();
+    without_grouped_hooks(settings, &events, "claude-code")
+}
+
+/// A configuration in Claude Code's shape (`hooks` → event → matcher
+/// groups → `{"type": "command", "command": …}`; Codex's too) with gate's
+/// entry for each of `events` — (event, matcher, verb) — running `binary
+/// hook HOST VERB`, unless one is there.
+pub fn with_grouped_hooks(
+    settings: Option<Value>,
+    events: &[(&str, Option<&str>, &str)],
+    host: &str,
+    binary: &str,
+) -> Result<Value, String> {
     let mut settings = settings.unwrap_or_else(|| json!({}));
     let Value::Object(root) = &mut settings else {
         return Err("it is not a JSON object".into());
@@ -198,19 +495,18 @@ pub fn with_gate_hooks(settings: Option<Value>, binary: &str) -> Result<Value, S
     let Value::Object(hooks) = hooks else {
         return Err("its \"hooks\" is not an object".into());
     };
-    for (event, matcher, verb) in SETTINGS_HOOKS {
-        let groups = hooks.entry(event).or_insert_with(|| json!([]));
+    for (event, matcher, verb) in events {
+        let groups = hooks.entry(*event).or_insert_with(|| json!([]));
         let Value::Array(groups) = groups else {
             return Err(format!("its \"hooks\".\"{event}\" is not a list"));
         };
         let present = groups.iter().any(|group| {
-            commands(group).any(|c| c.trim_end().ends_with(&format!(" hook claude-code {verb}")))
+            commands(group).any(|c| c.trim_end().ends_with(&format!(" hook {host} {verb}")))
         });
         if present {
             continue;
         }
-        let hook =
-            json!({ "type": "command", "command": format!("{binary} hook claude-code {verb}") });
+        let hook = json!({ "type": "command", "command": format!("{binary} hook {host} {verb}") });
         groups.push(match matcher {
             Some(m) => json!({ "matcher": m, "hooks": [hook] }),
             None => json!({ "hooks": [hook] }),
@@ -219,15 +515,15 @@ pub fn with_gate_hooks(settings: Option<Value>, binary: &str) -> Result<Value, S
     Ok(settings)
 }
 
-/// `settings` without gate's hook entries: a matcher group left with no
-/// hook goes, an event left with no group goes, `hooks` left empty goes;
-/// everything else is kept.
-pub fn without_gate_hooks(mut settings: Value) -> Value {
+/// A configuration in Claude Code's shape without gate's entries for
+/// `host` under `events`: a matcher group left with no hook goes, an event
+/// left with no group goes, `hooks` left empty goes.
+pub fn without_grouped_hooks(mut settings: Value, events: &[&str], host: &str) -> Value {
     let Some(Value::Object(hooks)) = settings.get_mut("hooks") else {
         return settings;
     };
-    for (event, _, _) in SETTINGS_HOOKS {
-        let Some(Value::Array(groups)) = hooks.get_mut(event) else {
+    for event in events {
+        let Some(Value::Array(groups)) = hooks.get_mut(*event) else {
             continue;
         };
         for group in groups.iter_mut() {
@@ -236,7 +532,7 @@ pub fn without_gate_hooks(mut settings: Value) -> Value {
                 list.retain(|h| {
                     !h.get("command")
                         .and_then(Value::as_str)
-                        .is_some_and(is_gate_command)
+                        .is_some_and(|c| runs_gate(c, host))
                 });
                 if before != list.len() && list.is_empty() {
                     *group = Value::Null;
@@ -245,7 +541,7 @@ pub fn without_gate_hooks(mut settings: Value) -> Value {
         }
         groups.retain(|g| !g.is_null());
         if groups.is_empty() {
-            hooks.remove(event);
+            hooks.remove(*event);
         }
     }
     if hooks.is_empty()

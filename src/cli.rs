@@ -226,6 +226,27 @@ pub struct UninstallArgs {
 pub enum Agent {
     /// Claude Code: gate's entries in .claude/settings.json
     ClaudeCode,
+    /// Cursor: gate's entries in .cursor/hooks.json
+    Cursor,
+    /// Gemini CLI: gate's entries in .gemini/settings.json
+    GeminiCli,
+    /// Codex CLI: gate's entries in .codex/hooks.json
+    Codex,
+    /// GitHub Copilot (CLI and cloud agent): .github/hooks/gate.json
+    Copilot,
+}
+
+impl Agent {
+    /// Its name on the command line (`gate hook NAME …`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::Cursor => "cursor",
+            Agent::GeminiCli => "gemini-cli",
+            Agent::Codex => "codex",
+            Agent::Copilot => "copilot",
+        }
+    }
 }
 
 /// The checks `--only` (and the MCP `check` tool's `only`) can name.
@@ -326,15 +347,41 @@ pub enum HookVerb {
     Git(HookCommand),
     /// Called by Claude Code's hooks, with its JSON on stdin (docs/agents.md)
     #[command(subcommand)]
-    ClaudeCode(ClaudeCodeHook),
+    ClaudeCode(AgentEvent),
+    /// Called by Cursor's hooks (.cursor/hooks.json), with its JSON on stdin
+    #[command(subcommand)]
+    Cursor(AgentEvent),
+    /// Called by Gemini CLI's hooks (.gemini/settings.json), with its JSON on stdin
+    #[command(subcommand)]
+    GeminiCli(AgentEvent),
+    /// Called by Codex CLI's hooks (.codex/hooks.json), with its JSON on stdin
+    #[command(subcommand)]
+    Codex(AgentEvent),
+    /// Called by GitHub Copilot's hooks (.github/hooks/gate.json), with its JSON on stdin
+    #[command(subcommand)]
+    Copilot(AgentEvent),
 }
 
-/// The Claude Code hook events gate answers.
-#[derive(Debug, Subcommand)]
-pub enum ClaudeCodeHook {
+impl HookVerb {
+    /// The agent host and event of an agent's hook; `None` for git's.
+    pub fn agent(&self) -> Option<(Agent, &AgentEvent)> {
+        match self {
+            HookVerb::Git(_) => None,
+            HookVerb::ClaudeCode(e) => Some((Agent::ClaudeCode, e)),
+            HookVerb::Cursor(e) => Some((Agent::Cursor, e)),
+            HookVerb::GeminiCli(e) => Some((Agent::GeminiCli, e)),
+            HookVerb::Codex(e) => Some((Agent::Codex, e)),
+            HookVerb::Copilot(e) => Some((Agent::Copilot, e)),
+        }
+    }
+}
+
+/// The agent hook events gate answers, whatever the host calls them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Subcommand)]
+pub enum AgentEvent {
     /// Before a tool runs: deny a write outside the task's scope, or a git command skipping gate's hooks
     PreToolUse,
-    /// When Claude would stop: block while the task's checks have not passed
+    /// When the agent would stop: keep it working while the task's checks have not passed
     Stop,
 }
 

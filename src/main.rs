@@ -7,7 +7,7 @@
 
 use clap::Parser as _;
 
-use gate::cli::{ClaudeCodeHook, Cli, Command, HookCommand, HookVerb};
+use gate::cli::{AgentEvent, Cli, Command, HookCommand, HookVerb};
 
 fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
@@ -20,8 +20,8 @@ fn main() {
 
 /// `gate hook pre-commit`, `gate hook prepare-commit-msg FILE [SOURCE [SHA]]`,
 /// `gate hook pre-push REMOTE URL`, `gate hook post-checkout OLD NEW FLAG`
-/// and `gate hook claude-code pre-tool-use|stop` (run before every tool
-/// call), exactly; `None` for anything else.
+/// and `gate hook AGENT pre-tool-use|stop` (run before every tool call),
+/// exactly; `None` for anything else.
 fn hook_fast_path(args: &[std::ffi::OsString]) -> Option<Cli> {
     let args: Vec<&str> = args
         .iter()
@@ -29,16 +29,26 @@ fn hook_fast_path(args: &[std::ffi::OsString]) -> Option<Cli> {
         .map(|a| a.to_str())
         .collect::<Option<_>>()?;
     let plain = |s: &&str| !s.starts_with('-');
-    let agent = match args.as_slice() {
-        ["hook", "claude-code", "pre-tool-use"] => Some(ClaudeCodeHook::PreToolUse),
-        ["hook", "claude-code", "stop"] => Some(ClaudeCodeHook::Stop),
-        _ => None,
-    };
-    if let Some(event) = agent {
-        return Some(Cli {
-            dir: None,
-            command: Command::Hook(HookVerb::ClaudeCode(event)),
+    if let ["hook", host, event] = args.as_slice() {
+        let event = match *event {
+            "pre-tool-use" => Some(AgentEvent::PreToolUse),
+            "stop" => Some(AgentEvent::Stop),
+            _ => None,
+        };
+        let verb = event.and_then(|e| match *host {
+            "claude-code" => Some(HookVerb::ClaudeCode(e)),
+            "cursor" => Some(HookVerb::Cursor(e)),
+            "gemini-cli" => Some(HookVerb::GeminiCli(e)),
+            "codex" => Some(HookVerb::Codex(e)),
+            "copilot" => Some(HookVerb::Copilot(e)),
+            _ => None,
         });
+        if let Some(verb) = verb {
+            return Some(Cli {
+                dir: None,
+                command: Command::Hook(verb),
+            });
+        }
     }
     let hook = match args.as_slice() {
         ["hook", "pre-commit"] => HookCommand::PreCommit,

@@ -112,7 +112,7 @@ fn refuse_global(hooks_dir: &Path) -> Failure {
 
 pub fn install(dir: Option<&Path>, args: &InstallArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
-    if let Some(Agent::ClaudeCode) = args.agent {
+    if let Some(agent) = args.agent {
         let binary = match &args.binary {
             Some(path) => path.to_str().map(str::to_string).ok_or_else(|| {
                 Failure::usage(format!("{}: the path is not UTF-8", path.display()))
@@ -120,8 +120,8 @@ pub fn install(dir: Option<&Path>, args: &InstallArgs) -> Result<ExitCode, Failu
             // Found on PATH: the settings file is shared (docs/agents.md).
             None => "gate".to_string(),
         };
-        return claude_settings(&ctx, true, |settings| {
-            crate::agent_hooks::with_gate_hooks(settings, &binary)
+        return agent_settings(&ctx, agent, true, |settings| {
+            crate::agent_hooks::Host::from(agent).with_gate_hooks(settings, &binary)
         });
     }
     let hooks_dir = ctx.repo.hooks_dir()?;
@@ -404,12 +404,11 @@ fn legacy_path(hook: &Path) -> PathBuf {
 
 pub fn uninstall(dir: Option<&Path>, args: &UninstallArgs) -> Result<ExitCode, Failure> {
     let ctx = Ctx::open(dir)?;
-    if let Some(Agent::ClaudeCode) = args.agent {
-        return claude_settings(&ctx, false, |settings| {
-            Ok(settings.map_or(
-                serde_json::Value::Null,
-                crate::agent_hooks::without_gate_hooks,
-            ))
+    if let Some(agent) = args.agent {
+        return agent_settings(&ctx, agent, false, |settings| {
+            Ok(settings.map_or(serde_json::Value::Null, |s| {
+                crate::agent_hooks::Host::from(agent).without_gate_hooks(s)
+            }))
         });
     }
     let hooks_dir = ctx.repo.hooks_dir()?;
@@ -474,29 +473,32 @@ pub fn uninstall(dir: Option<&Path>, args: &UninstallArgs) -> Result<ExitCode, F
     Ok(ExitCode::Pass)
 }
 
-/// Where Claude Code reads a project's shared settings.
-const CLAUDE_SETTINGS: &str = ".claude/settings.json";
-
-/// Rewrite `.claude/settings.json` with `change` (given the parsed file,
-/// `None` when absent; `Null` back means "leave it absent"): atomically,
-/// and only when it changes anything. A file that is not JSON is refused,
-/// never overwritten (docs/agents.md). A change that leaves an empty
-/// object where there was more (gate's hooks were all it held) removes
-/// the file, and `.claude/` when that leaves it empty. With `route`, the
-/// output says how to commit the file it wrote.
-fn claude_settings(
+/// Rewrite the file `agent` reads its hooks from (`.claude/settings.json`
+/// for Claude Code) with `change` (given the parsed file, `None` when
+/// absent; `Null` back means "leave it absent"): atomically, and only when
+/// it changes anything. A file that is not JSON is refused, never
+/// overwritten (docs/agents.md). A change that leaves an empty object
+/// where there was more (gate's hooks were all it held) removes the file,
+/// and its directory when that leaves it empty. With `route`, the output
+/// says how to commit the file it wrote.
+fn agent_settings(
     ctx: &Ctx,
+    agent: Agent,
     route: bool,
     change: impl FnOnce(Option<serde_json::Value>) -> Result<serde_json::Value, String>,
 ) -> Result<ExitCode, Failure> {
-    let rel = Path::new(CLAUDE_SETTINGS);
+    let host = crate::agent_hooks::Host::from(agent);
+    let shown = host.config();
+    let rel = Path::new(shown);
     let kind = fsutil::Kind {
-        what: "Claude Code's settings",
+        what: host.config_named(),
         max: 1 << 20,
     };
     let refuse = |why: String| {
-        Failure::refused(format!("{CLAUDE_SETTINGS}: {why}"))
-            .hint("fix the file (Claude Code's settings are one JSON object), then run this again")
+        Failure::refused(format!("{shown}: {why}")).hint(format!(
+            "fix the file ({} are one JSON object), then run this again",
+            host.config_named()
+        ))
     };
     let bytes = fsutil::read_within(ctx.root(), rel, kind).map_err(|e| refuse(e.to_string()))?;
     let before = match &bytes {
@@ -509,7 +511,7 @@ fn claude_settings(
     let after = change(before.clone()).map_err(refuse)?;
     if after.is_null() || Some(&after) == before.as_ref() {
         out(&human::settings_written(
-            CLAUDE_SETTINGS,
+            shown,
             SettingsWritten::Unchanged,
             None,
         ));
@@ -520,9 +522,11 @@ fn claude_settings(
         // is the file that was read.
         fsutil::remove_optional(&ctx.root().join(rel))?;
         // Only an empty directory goes; anything else in it stays.
-        let _ = std::fs::remove_dir(ctx.root().join(".claude"));
+        if let Some(dir) = rel.parent() {
+            let _ = std::fs::remove_dir(ctx.root().join(dir));
+        }
         out(&human::settings_written(
-            CLAUDE_SETTINGS,
+            shown,
             SettingsWritten::Removed,
             None,
         ));
@@ -537,11 +541,10 @@ fn claude_settings(
         None,
         Some(&ctx.state_dir().join("tmp")),
     )?;
-    let route = route.then(|| {
-        crate::checks::scope::commit_route(ctx, &[crate::path::RepoPath::from(CLAUDE_SETTINGS)])
-    });
+    let route = route
+        .then(|| crate::checks::scope::commit_route(ctx, &[crate::path::RepoPath::from(shown)]));
     out(&human::settings_written(
-        CLAUDE_SETTINGS,
+        shown,
         if bytes.is_some() {
             SettingsWritten::Updated
         } else {

@@ -5,9 +5,9 @@
 //! `crate::context::out`; errors are printed in one place, [`run`]. A verb never names another verb: what two
 //! verbs share lives below them (tests/integration/architecture.rs).
 
+pub mod agent_hook;
 pub mod binding;
 pub mod check;
-pub mod claude_code;
 pub mod completions;
 pub mod context;
 pub mod doctor;
@@ -120,7 +120,10 @@ pub fn run(cli: Cli) -> i32 {
         Command::Uninstall(args) => install::uninstall(dir.as_deref(), &args),
         Command::Check(args) => check::run(dir.as_deref(), &args),
         Command::Hook(HookVerb::Git(hook)) => hook::run(dir.as_deref(), &hook),
-        Command::Hook(HookVerb::ClaudeCode(event)) => claude_code::run(dir.as_deref(), &event),
+        Command::Hook(verb) => match verb.agent() {
+            Some((agent, event)) => agent_hook::run(dir.as_deref(), agent, event),
+            None => unreachable!("git's hooks are matched above"),
+        },
         Command::Start(args) => start::run(dir.as_deref(), &args),
         Command::Task(cmd) => task::run(dir.as_deref(), &cmd),
         Command::Plan(cmd) => plan::run(dir.as_deref(), &cmd),

@@ -1,6 +1,7 @@
 //! The integration test binary: one module per area, sharing `support`,
 //! `fixture` and `golden`.
 
+mod agent_hosts;
 mod agents_session;
 mod architecture;
 mod bad_input;

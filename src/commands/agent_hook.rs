@@ -28,8 +28,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::agent_hooks::{self, Finding, ToolCall};
-use crate::cli::ClaudeCodeHook;
+use crate::agent_hooks::{self, Finding, Host, PreToolUse, StopVerdict, ToolCall, Verdict};
+use crate::cli::{Agent, AgentEvent};
 use crate::context::{Ctx, out};
 use crate::error::Failure;
 use crate::path::RepoPath;
@@ -42,10 +42,17 @@ use crate::verdict::{ExitCode, Outcome};
 /// Write's content included); more is refused, never read without end.
 const MAX_INPUT: u64 = 64 << 20;
 
-pub fn run(dir: Option<&Path>, hook: &ClaudeCodeHook) -> Result<ExitCode, Failure> {
-    let answer = read_stdin().and_then(|input| match hook {
-        ClaudeCodeHook::PreToolUse => pre_tool_use(dir, &input),
-        ClaudeCodeHook::Stop => stop(dir, &input),
+pub fn run(dir: Option<&Path>, agent: Agent, event: &AgentEvent) -> Result<ExitCode, Failure> {
+    let host = Host::from(agent);
+    let answer = read_stdin().and_then(|input| match event {
+        AgentEvent::PreToolUse => {
+            let call = host.parse_call(&input).map_err(Failure::usage)?;
+            judge_call(dir, &call).map(|v| host.answer_call(&v))
+        }
+        AgentEvent::Stop => {
+            let stop = host.parse_stop(&input).map_err(Failure::usage)?;
+            judge_stop(dir, stop.cwd.as_deref(), stop.already_blocked).map(|v| host.answer_stop(&v))
+        }
     });
     match answer {
         Ok(Some(document)) => {
@@ -53,11 +60,16 @@ pub fn run(dir: Option<&Path>, hook: &ClaudeCodeHook) -> Result<ExitCode, Failur
             Ok(ExitCode::Pass)
         }
         Ok(None) => Ok(ExitCode::Pass),
-        // Exit 2 is what Claude Code honours as "refuse" (docs/agents.md).
+        // Exit 2, the reason on stderr, is what every host gate has hooks
+        // for honours as "refuse" (docs/agents.md).
         Err(f) => Err(Failure {
             code: ExitCode::Usage,
             hint: Some(f.hint.unwrap_or_else(|| {
-                "gate refuses what it cannot read; check the hook entries `gate install --agent claude-code` wrote in .claude/settings.json".into()
+                format!(
+                    "gate refuses what it cannot read; check the hook entries `gate install --agent {}` wrote in {}",
+                    agent.name(),
+                    host.config()
+                )
             })),
             ..f
         }),
@@ -104,17 +116,15 @@ fn governed_ctx(dir: Option<&Path>, cwd: Option<&str>) -> Result<Option<Ctx>, Fa
     }
 }
 
-fn deny(reason: String) -> Option<serde_json::Value> {
-    Some(agent_hooks::deny(&reason))
+fn deny(reason: String) -> Verdict {
+    Verdict::Deny(reason)
 }
 
-fn pre_tool_use(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::Value>, Failure> {
-    let call = agent_hooks::parse_pre_tool_use(input).map_err(Failure::usage)?;
-    if let ToolCall::Other { .. } = call.call {
-        return Ok(None);
-    }
+/// What gate answers a tool call `call` (the host's, read into the shared
+/// shape), whatever the host: the core every adapter asks.
+pub fn judge_call(dir: Option<&Path>, call: &PreToolUse) -> Result<Verdict, Failure> {
     match &call.call {
-        ToolCall::Other { .. } => Ok(None),
+        ToolCall::Other { .. } => Ok(Verdict::Pass),
         ToolCall::Bash { command } => {
             let base = match (dir, &call.cwd) {
                 (Some(d), _) => d.to_path_buf(),
@@ -135,6 +145,30 @@ fn pre_tool_use(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::V
             let session = governed_ctx(dir, call.cwd.as_deref())?;
             write(session.as_ref(), tool, path, &base)
         }
+        ToolCall::Writes { tool, paths } => {
+            let base = match &call.cwd {
+                Some(cwd) => PathBuf::from(cwd),
+                None => std::env::current_dir().map_err(|e| {
+                    Failure::usage(format!("cannot read the current directory: {e}"))
+                })?,
+            };
+            let session = governed_ctx(dir, call.cwd.as_deref())?;
+            // The first denial answers for the whole call; reports are
+            // said together.
+            let mut reports = Vec::new();
+            for path in paths {
+                match write(session.as_ref(), tool, path, &base)? {
+                    Verdict::Pass => {}
+                    Verdict::Deny(reason) => return Ok(Verdict::Deny(reason)),
+                    Verdict::Report(message) => reports.push(message),
+                }
+            }
+            Ok(if reports.is_empty() {
+                Verdict::Pass
+            } else {
+                Verdict::Report(reports.join("\n"))
+            })
+        }
     }
 }
 
@@ -148,10 +182,10 @@ const MAX_BASES: usize = 64;
 /// to or names with `git -C` (each from the session's and from those
 /// before it), or one the guard cannot read — and so is a path it removes
 /// or changes that may reach such a repository's hooks.
-fn bash(base: &Path, command: &str) -> Result<Option<serde_json::Value>, Failure> {
+fn bash(base: &Path, command: &str) -> Result<Verdict, Failure> {
     let guard = agent_hooks::guard(command);
     if guard.findings.is_empty() && guard.changes.is_empty() {
-        return Ok(None);
+        return Ok(Verdict::Pass);
     }
     let mut bases = vec![base.to_path_buf()];
     let mut unreadable_dir = false;
@@ -191,7 +225,7 @@ fn bash(base: &Path, command: &str) -> Result<Option<serde_json::Value>, Failure
             }
         }
     }
-    Ok(None)
+    Ok(Verdict::Pass)
 }
 
 /// The repository gate governs that holds `path` (which need not exist).
@@ -241,12 +275,7 @@ fn reaches_hooks(path: &Path, governed: &[Ctx]) -> Result<bool, Failure> {
 /// repository gate does not govern or in none is not gate's business
 /// (docs/agents.md). Nothing is ever written in the session's git
 /// directory or in the owning repository's.
-fn write(
-    session: Option<&Ctx>,
-    tool: &str,
-    given: &str,
-    base: &Path,
-) -> Result<Option<serde_json::Value>, Failure> {
+fn write(session: Option<&Ctx>, tool: &str, given: &str, base: &Path) -> Result<Verdict, Failure> {
     let absolute = base.join(given);
     let landed = crate::locate::resolve(&absolute)
         .map_err(|m| Failure::usage(format!("{tool} {given}: {m}")))?;
@@ -273,7 +302,7 @@ fn write(
     };
     let (policy, _) = crate::checks::trusted::local(&ctx, false)?;
     if policy.policy.scope == Mode::Off {
-        return Ok(None);
+        return Ok(Verdict::Pass);
     }
     let task = crate::checks::task_state(&ctx, None);
     let (touches, _) =
@@ -284,7 +313,7 @@ fn write(
         )));
     };
     Ok(match touch.verdict {
-        Outcome::Pass => None,
+        Outcome::Pass => Verdict::Pass,
         Outcome::Refused | Outcome::Unknown => deny(human::scope_denied(
             tool,
             &rel,
@@ -300,19 +329,15 @@ fn write(
 /// `agents.external_edits` — `deny` before the edit; `report` lets it
 /// through, tells the user, and records it for `gate context`; `allow`
 /// says nothing. A session gate does not govern is not its business.
-fn external(
-    session: Option<&Ctx>,
-    tool: &str,
-    landed: &Path,
-) -> Result<Option<serde_json::Value>, Failure> {
+fn external(session: Option<&Ctx>, tool: &str, landed: &Path) -> Result<Verdict, Failure> {
     use crate::policy::ExternalEdits;
     let Some(ctx) = session else {
-        return Ok(None);
+        return Ok(Verdict::Pass);
     };
     let (policy, _) = crate::checks::trusted::local(ctx, false)?;
     let shown = landed.to_string_lossy();
     match policy.policy.agents.external_edits {
-        ExternalEdits::Allow => Ok(None),
+        ExternalEdits::Allow => Ok(Verdict::Pass),
         ExternalEdits::Deny => Ok(deny(human::external_denied(tool, &shown))),
         ExternalEdits::Report => {
             let task = match ctx.task(None) {
@@ -331,9 +356,7 @@ fn external(
                     "{tool} {shown}: the edit outside the repository could not be recorded: {e}"
                 ))
             })?;
-            Ok(Some(agent_hooks::report(&human::external_reported(
-                tool, &shown,
-            ))))
+            Ok(Verdict::Report(human::external_reported(tool, &shown)))
         }
     }
 }
@@ -359,10 +382,16 @@ fn real(path: &Path) -> PathBuf {
     crate::locate::resolve(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-fn stop(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::Value>, Failure> {
-    let stop = agent_hooks::parse_stop(input).map_err(Failure::usage)?;
-    let left = match governed_ctx(dir, stop.cwd.as_deref()) {
-        Ok(None) => return Ok(None),
+/// What gate answers an agent about to stop in `cwd` (`already_blocked`:
+/// it is continuing because a stop was blocked before), whatever the
+/// host: the core every adapter asks.
+pub fn judge_stop(
+    dir: Option<&Path>,
+    cwd: Option<&str>,
+    already_blocked: bool,
+) -> Result<StopVerdict, Failure> {
+    let left = match governed_ctx(dir, cwd) {
+        Ok(None) => return Ok(StopVerdict::Pass),
         Ok(Some(ctx)) => unfinished(&ctx),
         Err(f) => Err(f),
     };
@@ -370,13 +399,13 @@ fn stop(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::Value>, F
         Ok(Left {
             work: None,
             conflicts: None,
-        }) => return Ok(None),
+        }) => return Ok(StopVerdict::Pass),
         // Only the operator can close a conflict: the agent stops, and the
         // operator reads why.
         Ok(Left {
             work: None,
             conflicts: Some(conflicts),
-        }) => return Ok(Some(agent_hooks::warn_stop(&conflicts))),
+        }) => return Ok(StopVerdict::Warn(conflicts)),
         Ok(Left {
             work: Some(work),
             conflicts,
@@ -386,13 +415,11 @@ fn stop(dir: Option<&Path>, input: &[u8]) -> Result<Option<serde_json::Value>, F
         },
         Err(f) => human::work_left_unknown(&f.message, f.hint.as_deref()),
     };
-    if stop.stop_hook_active {
+    if already_blocked {
         // Blocked once already: blocking again could loop without end.
-        return Ok(Some(agent_hooks::warn_stop(
-            &human::stopping_with_work_left(&reason),
-        )));
+        return Ok(StopVerdict::Warn(human::stopping_with_work_left(&reason)));
     }
-    Ok(Some(agent_hooks::block_stop(&reason)))
+    Ok(StopVerdict::Block(reason))
 }
 
 /// What is left before the active task stands.
