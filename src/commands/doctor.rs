@@ -4,8 +4,9 @@
 //! this binary, what they chain runnable, or run by a hook manager's
 //! configuration), the hooks directory (another manager's, or shared), the
 //! policy against HEAD's, the plan, the task files and the active pointer,
-//! the file-system monitor setting, each remote's recorded default branch
-//! (a warning when missing) and what the policy's `upstream` resolves to.
+//! each agent host's wiring and `.mcp.json`'s gate server, the file-system
+//! monitor setting, each remote's recorded default branch (a warning when
+//! missing) and what the policy's `upstream` resolves to.
 //! Each fault comes with the command that repairs it (docs/doctor.md).
 //! Exit 0 healthy (warnings included), 1 with a fault, 3 when something
 //! could not be told and nothing is wrong otherwise.
@@ -51,6 +52,8 @@ pub fn run(dir: Option<&Path>, args: &DoctorArgs) -> Result<ExitCode, Failure> {
         items.push(hook(&ctx, &hooks_dir, manager.as_ref(), name, &this));
     }
     items.extend(gate_files(&ctx));
+    items.extend(agents(&ctx, &this));
+    items.extend(mcp_json(&ctx, &this));
     items.push(fsmonitor(&ctx));
     items.extend(remote_heads(&ctx));
     items.extend(upstream(&ctx));
@@ -80,6 +83,204 @@ pub fn run(dir: Option<&Path>, args: &DoctorArgs) -> Result<ExitCode, Failure> {
         out(&human::doctor(&hooks_dir, &items, code));
     }
     Ok(code)
+}
+
+/// Most bytes read of an agent's configuration file.
+const AGENT_FILE: fsutil::Kind = fsutil::Kind {
+    what: "an agent's configuration",
+    max: 1 << 20,
+};
+
+/// The binary a hook command runs: the words before ` hook …` (or before
+/// ` mcp`), unquoted.
+fn binary_of(command: &str, tail: &str) -> String {
+    let head = command.trim_end().strip_suffix(tail).unwrap_or(command);
+    head.trim().trim_matches(['\'', '"']).to_string()
+}
+
+/// Where `binary` (a command's first word) is found: on PATH for a bare
+/// `gate`, else as the path given.
+fn resolve_binary(binary: &str) -> Option<PathBuf> {
+    if binary == "gate" {
+        return gate_on_path();
+    }
+    let path = PathBuf::from(binary);
+    is_executable(&path).then_some(path)
+}
+
+/// What a found binary is, for the detail: "this gate" or its path.
+fn which(found: PathBuf, this: &Path) -> String {
+    let found = std::fs::canonicalize(&found).unwrap_or(found);
+    if found == this {
+        "this gate".to_string()
+    } else {
+        found.display().to_string()
+    }
+}
+
+/// Each agent host whose configuration holds gate's entries (docs/agents.md,
+/// "Other agent hosts"): complete as `gate install --agent` writes them,
+/// asking about the tools this gate asks about, and running a gate that is
+/// there — a host that cannot run it lets every call through.
+fn agents(ctx: &Ctx, this: &Path) -> Vec<Item> {
+    use clap::ValueEnum;
+    let mut items = Vec::new();
+    for agent in crate::cli::Agent::value_variants() {
+        let host = crate::agent_hooks::Host::from(*agent);
+        let name = host.name();
+        let rel = host.config();
+        let install = format!("gate install --agent {name}");
+        let bytes = match fsutil::read_within(ctx.root(), Path::new(rel), AGENT_FILE) {
+            Ok(None) => continue,
+            Ok(Some(bytes)) => bytes,
+            Err(e) => {
+                items.push(
+                    item("agent", name, Status::Unknown, format!("{rel}: {e}"))
+                        .remedy(format!("make {rel} a regular file, then `{install}`")),
+                );
+                continue;
+            }
+        };
+        let value: serde_json::Value = match serde_json::from_slice(&bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                // Only gate's business when gate's entries are in it.
+                if String::from_utf8_lossy(&bytes).contains(&format!(" hook {name} ")) {
+                    items.push(
+                        item(
+                            "agent",
+                            name,
+                            Status::Fault,
+                            format!("{rel} is not JSON ({e}): the host reads none of its hooks"),
+                        )
+                        .remedy(format!("fix {rel}, then `{install}`")),
+                    );
+                }
+                continue;
+            }
+        };
+        let wiring = host.wiring(&value);
+        if wiring.commands.is_empty() {
+            continue;
+        }
+        let mut missing = Vec::new();
+        let mut found = None;
+        for command in &wiring.commands {
+            let verb = if command.trim_end().ends_with(" stop") {
+                "stop"
+            } else {
+                "pre-tool-use"
+            };
+            let binary = binary_of(command, &format!(" hook {name} {verb}"));
+            match resolve_binary(&binary) {
+                Some(path) => found = Some(path),
+                None => missing.push(binary),
+            }
+        }
+        let status;
+        let mut detail = format!("{rel} runs {}", wiring.commands.join(" and "));
+        let mut remedy = None;
+        if !missing.is_empty() {
+            status = Status::Fault;
+            detail.push_str(&format!(
+                "; `{}` is not found, and the host lets every call through when it cannot run its hook",
+                missing.join("`, `")
+            ));
+            remedy = Some(format!(
+                "put gate on the agent's PATH (./install.sh), or `{install} --binary PATH`"
+            ));
+        } else if wiring.incomplete {
+            status = Status::Fault;
+            detail.push_str(
+                "; an entry gate's install writes is missing, or sits under another event",
+            );
+            remedy = Some(format!(
+                "`{install}` (it adds what is missing, and keeps the rest)"
+            ));
+        } else if let Some(m) = &wiring.stale_matcher {
+            status = Status::Warn;
+            detail.push_str(&format!(
+                "; its pre-tool-use entry asks about `{m}`, and this gate asks about `{}` (another version installed it)",
+                host.matcher()
+            ));
+            remedy = Some(format!("`gate uninstall --agent {name} && {install}`"));
+        } else {
+            status = Status::Ok;
+            if let Some(path) = found {
+                detail.push_str(&format!("; `gate` there is {}", which(path, this)));
+            }
+        }
+        let mut it = item("agent", name, status, detail);
+        if let Some(r) = remedy {
+            it = it.remedy(r);
+        }
+        items.push(it);
+    }
+    items
+}
+
+/// The MCP server wiring in `.mcp.json` (Claude Code's project servers),
+/// when a server there runs `gate … mcp`: a gate that is there.
+fn mcp_json(ctx: &Ctx, this: &Path) -> Option<Item> {
+    let rel = ".mcp.json";
+    let bytes = match fsutil::read_within(ctx.root(), Path::new(rel), AGENT_FILE) {
+        Ok(None) => return None,
+        Ok(Some(bytes)) => bytes,
+        Err(e) => {
+            return Some(item("mcp", rel, Status::Unknown, format!("{rel}: {e}")));
+        }
+    };
+    let value: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            let text = String::from_utf8_lossy(&bytes);
+            return (text.contains("gate") && text.contains("mcp")).then(|| {
+                item(
+                    "mcp",
+                    rel,
+                    Status::Fault,
+                    format!("{rel} is not JSON ({e}): no server in it starts"),
+                )
+                .remedy(format!("fix {rel} (docs/agents.md, \"MCP server\")"))
+            });
+        }
+    };
+    let servers = value
+        .get("mcpServers")
+        .and_then(serde_json::Value::as_object)?;
+    let (name, server) = servers.iter().find(|(_, s)| {
+        let command = s
+            .get("command")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default();
+        let args: Vec<&str> = s
+            .get("args")
+            .and_then(serde_json::Value::as_array)
+            .map(|a| a.iter().filter_map(serde_json::Value::as_str).collect())
+            .unwrap_or_default();
+        (command == "gate" || command.ends_with("/gate")) && args.last() == Some(&"mcp")
+    })?;
+    let command = server["command"].as_str().unwrap_or_default();
+    Some(match resolve_binary(command) {
+        Some(found) => item(
+            "mcp",
+            rel,
+            Status::Ok,
+            format!(
+                "server `{name}` runs `{command} mcp`; `gate` there is {}",
+                which(found, this)
+            ),
+        ),
+        None => item(
+            "mcp",
+            rel,
+            Status::Fault,
+            format!(
+                "server `{name}` runs `{command}`, which is not found: the client cannot start it"
+            ),
+        )
+        .remedy("put gate on PATH (./install.sh), or name its path in the server's `command`"),
+    })
 }
 
 /// Where the hooks are, and whose directory it is.

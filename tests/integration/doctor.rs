@@ -484,3 +484,89 @@ fn without_remotes_or_an_upstream_neither_is_listed() {
         "{doc:#?}"
     );
 }
+
+/// The doctor item of `check` and `subject`.
+fn item_of<'d>(doc: &'d Doctor, check: &str, subject: &str) -> &'d Item {
+    doc.checks
+        .iter()
+        .find(|i| i.check == check && i.subject == subject)
+        .unwrap_or_else(|| panic!("no {check} {subject} in {doc:#?}"))
+}
+
+#[test]
+fn each_agent_hosts_wiring_is_checked_and_its_remedy_repairs_it() {
+    let repo = healthy_repo();
+    let bin = assert_cmd::cargo::cargo_bin!("gate");
+    let bin = bin.to_str().unwrap();
+    // Not installed: not gate's business, nothing said.
+    let doc = doctor(&repo);
+    assert!(!doc.checks.iter().any(|i| i.check == "agent"), "{doc:#?}");
+    for host in ["claude-code", "cursor", "gemini-cli", "codex", "copilot"] {
+        gate(&repo, &["install", "--agent", host, "--binary", bin]);
+        let doc = doctor(&repo);
+        let it = item_of(&doc, "agent", host);
+        assert_eq!(it.status, "ok", "{it:#?}");
+        assert!(it.detail.contains("this gate"), "{it:#?}");
+    }
+    assert_eq!(doctor(&repo).exit_code, 0);
+    // Cursor's file, with gate's stop entry gone: incomplete, and the
+    // remedy is the install that adds it back.
+    let file = repo.path().join(".cursor/hooks.json");
+    let mut cursor: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    cursor["hooks"].as_object_mut().unwrap().remove("stop");
+    std::fs::write(&file, cursor.to_string()).unwrap();
+    let doc = doctor(&repo);
+    assert_eq!(
+        faults(&doc),
+        [(
+            "agent".to_string(),
+            "cursor".to_string(),
+            "`gate install --agent cursor` (it adds what is missing, and keeps the rest)"
+                .to_string()
+        )]
+    );
+    gate(&repo, &["install", "--agent", "cursor", "--binary", bin]);
+    assert_eq!(item_of(&doctor(&repo), "agent", "cursor").status, "ok");
+    // An older gate's matcher: a warning naming both.
+    let settings = repo.path().join(".claude/settings.json");
+    let text = std::fs::read_to_string(&settings).unwrap();
+    std::fs::write(&settings, text.replace("|Bash|PowerShell\"", "|Bash\"")).unwrap();
+    let it = item_of(&doctor(&repo), "agent", "claude-code").clone_status();
+    assert_eq!(it.0, "warn", "{it:?}");
+    assert!(it.1.contains("PowerShell"), "{it:?}");
+    // A binary that is not there: the host would let every call through.
+    gate(&repo, &["uninstall", "--agent", "gemini-cli"]);
+    gate(
+        &repo,
+        &[
+            "install",
+            "--agent",
+            "gemini-cli",
+            "--binary",
+            "/nowhere/gate",
+        ],
+    );
+    let doc = doctor(&repo);
+    let it = item_of(&doc, "agent", "gemini-cli");
+    assert_eq!(it.status, "fault", "{it:#?}");
+    assert!(it.detail.contains("/nowhere/gate"), "{it:#?}");
+    assert_eq!(doc.exit_code, 1);
+    // .mcp.json: a server running gate is checked the same way.
+    repo.write(
+        ".mcp.json",
+        serde_json::json!({"mcpServers": {"gate": {"command": bin, "args": ["mcp"]}}}).to_string(),
+    );
+    assert_eq!(item_of(&doctor(&repo), "mcp", ".mcp.json").status, "ok");
+    repo.write(
+        ".mcp.json",
+        r#"{"mcpServers": {"gate": {"command": "/nowhere/gate", "args": ["mcp"]}}}"#,
+    );
+    assert_eq!(item_of(&doctor(&repo), "mcp", ".mcp.json").status, "fault");
+}
+
+impl Item {
+    fn clone_status(&self) -> (String, String) {
+        (self.status.clone(), self.detail.clone())
+    }
+}
