@@ -203,9 +203,101 @@ fn names_id(line: &str, id: &str) -> bool {
 /// Whether lefthook's configuration runs gate's `name` hook as gate needs
 /// it: for `pre-push`, with `use_stdin: true` beside the command, since
 /// without it lefthook hands the command a terminal or an empty stdin
-/// instead of git's pushed refs (docs/hooks.md, "lefthook").
-pub fn lefthook_configured(configs: &[PathBuf], name: &str) -> bool {
-    configured(configs, name) && (name != "pre-push" || lefthook_passes_stdin(configs))
+/// instead of git's pushed refs (docs/hooks.md, "lefthook"). Asked of
+/// lefthook itself when it can answer (`dump`: [`lefthook_dump`]), which
+/// reads what gate's own reading of `configs` does not — `extends`, the
+/// remotes it has fetched, its own merging — else read from the files.
+pub fn lefthook_configured(
+    dump: Option<&serde_json::Value>,
+    configs: &[PathBuf],
+    name: &str,
+) -> bool {
+    match dump {
+        Some(merged) => dump_runs_gate(merged, name, name == "pre-push"),
+        None => configured(configs, name) && (name != "pre-push" || lefthook_passes_stdin(configs)),
+    }
+}
+
+/// Whether lefthook's configuration runs `gate hook NAME` at all, however
+/// (with or without `use_stdin`).
+pub fn lefthook_runs_gate(
+    dump: Option<&serde_json::Value>,
+    configs: &[PathBuf],
+    name: &str,
+) -> bool {
+    match dump {
+        Some(merged) => dump_runs_gate(merged, name, false),
+        None => configured(configs, name),
+    }
+}
+
+/// How long lefthook gets to print its merged configuration.
+const DUMP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// lefthook's own reading of its configuration at `root`: `lefthook dump
+/// --format json`, merged from every file, `extends` and the remotes it
+/// has fetched. `None` when lefthook is not on PATH, fails, prints what is
+/// not a JSON object, or takes longer than [`DUMP_TIMEOUT`] (it is then
+/// killed): gate then reads the files itself.
+pub fn lefthook_dump(root: &Path) -> Option<serde_json::Value> {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("lefthook")
+        .args(["dump", "--format", "json"])
+        .current_dir(root)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdout = child.stdout.take()?;
+    let (sent, got) = std::sync::mpsc::channel();
+    // Read on a thread, bounded: a pipe left open must not hold gate.
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let read = (&mut stdout)
+            .take(fsutil::Kind::GATE_FILE.max + 1)
+            .read_to_end(&mut bytes);
+        let _ = sent.send(read.map(|_| bytes));
+    });
+    let bytes = match got.recv_timeout(DUMP_TIMEOUT) {
+        Ok(Ok(bytes)) => bytes,
+        _ => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+    };
+    let status = child.wait().ok()?;
+    if !status.success() || bytes.len() as u64 > fsutil::Kind::GATE_FILE.max {
+        return None;
+    }
+    serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .filter(serde_json::Value::is_object)
+}
+
+/// Whether lefthook's merged configuration runs `gate hook NAME` under its
+/// `name` hook — with `stdin`, in a command with `use_stdin: true`.
+fn dump_runs_gate(merged: &serde_json::Value, name: &str, stdin: bool) -> bool {
+    fn any(value: &serde_json::Value, wanted: &str, stdin: bool) -> bool {
+        match value {
+            serde_json::Value::Object(map) => {
+                let runs = map
+                    .get("run")
+                    .and_then(serde_json::Value::as_str)
+                    .is_some_and(|run| run.contains(wanted));
+                (runs && (!stdin || map.get("use_stdin") == Some(&serde_json::Value::Bool(true))))
+                    || map.values().any(|v| any(v, wanted, stdin))
+            }
+            serde_json::Value::Array(items) => items.iter().any(|v| any(v, wanted, stdin)),
+            _ => false,
+        }
+    }
+    merged
+        .get(name)
+        .is_some_and(|hook| any(hook, &format!("gate hook {name}"), stdin))
 }
 
 /// Whether a lefthook configuration gives gate's `pre-push` command git's

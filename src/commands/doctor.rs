@@ -397,18 +397,20 @@ fn hook(ctx: &Ctx, hooks_dir: &Path, manager: Option<&Manager>, name: &str, this
             };
         }
         Some(Manager::Lefthook { configs }) => {
-            return if install::lefthook_configured(configs, name) {
-                via_path(
-                    name,
-                    "lefthook runs `gate hook` from its configuration".into(),
-                    this,
-                )
+            let dump = install::lefthook_dump(ctx.root());
+            let read = if dump.is_some() {
+                "its configuration, as `lefthook dump` reads it"
+            } else {
+                "its configuration"
+            };
+            return if install::lefthook_configured(dump.as_ref(), configs, name) {
+                via_path(name, format!("lefthook runs `gate hook` from {read}"), this)
             } else {
                 item(
                     "hook",
                     name,
                     Status::Fault,
-                    if install::configured(configs, name) {
+                    if install::lefthook_runs_gate(dump.as_ref(), configs, name) {
                         "lefthook runs gate's pre-push without `use_stdin: true`: the pushed refs never reach gate"
                     } else {
                         "lefthook's configuration does not run gate"

@@ -208,17 +208,20 @@ fn install_lefthook(
         .iter()
         .map(|c| c.strip_prefix(root).unwrap_or(c).display().to_string())
         .collect();
+    // lefthook's own reading when it can answer (extends, remotes).
+    let dump = crate::hooks::lefthook_dump(root);
     let missing: Vec<&str> = HOOKS
         .iter()
         .map(|(name, _)| *name)
-        .filter(|name| !lefthook_configured(configs, name))
+        .filter(|name| !lefthook_configured(dump.as_ref(), configs, name))
         .collect();
     if missing.is_empty() {
         let names: Vec<&str> = HOOKS.iter().map(|(name, _)| *name).collect();
         out(&human::lefthook_runs(hooks_dir, &shown, &names));
         return Ok(ExitCode::Pass);
     }
-    let lacks_stdin = configured(configs, "pre-push") && !lefthook_passes_stdin(configs);
+    let lacks_stdin = crate::hooks::lefthook_runs_gate(dump.as_ref(), configs, "pre-push")
+        && !lefthook_configured(dump.as_ref(), configs, "pre-push");
     out(&human::lefthook_missing(
         hooks_dir,
         &missing,

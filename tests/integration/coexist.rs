@@ -740,6 +740,62 @@ fn lefthook_is_read_from_config_dir_and_json() {
     }
 }
 
+/// lefthook is asked how it reads its own configuration (`lefthook dump`):
+/// gate's commands in a file the configuration `extends` — which gate's
+/// own reading of lefthook's file names never sees — are found, install
+/// goes ahead and doctor is healthy. Without lefthook on PATH, gate reads
+/// the files itself, sees no gate there, and asks for its commands.
+#[test]
+fn lefthook_is_asked_for_its_merged_configuration() {
+    let test = crate::this_test!();
+    let Some(lefthook) = tool("lefthook", test) else {
+        return;
+    };
+    let repo = plan_repo("required");
+    start_42(&repo);
+    repo.write(
+        "lefthook.yml",
+        "extends:\n  - hooks/gate-lefthook.yml\npre-commit:\n  commands:\n    lint:\n      run: \"true\"\n",
+    );
+    repo.write(
+        "hooks/gate-lefthook.yml",
+        "pre-commit:\n  commands:\n    gate:\n      run: gate hook pre-commit\n\
+         prepare-commit-msg:\n  commands:\n    gate:\n      run: gate hook prepare-commit-msg {1} {2} {3}\n\
+         post-checkout:\n  commands:\n    gate:\n      run: gate hook post-checkout {1} {2} {3}\n\
+         pre-push:\n  commands:\n    gate:\n      use_stdin: true\n      run: gate hook pre-push {1} {2}\n",
+    );
+    run_ok(&repo, &lefthook, &["install"]);
+    // Without lefthook to ask, the files alone say nothing of gate.
+    let bin = assert_cmd::cargo::cargo_bin!("gate");
+    let without = bin.parent().unwrap().as_os_str().to_owned();
+    let mut cmd = repo.gate();
+    cmd.arg("install").env("PATH", &without);
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(said(&out).contains("gate hook pre-push"), "{}", show(&out));
+    // Asked, lefthook reads the file it extends.
+    let out = gate_install(&repo, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(
+        said(&out).matches("run by lefthook").count(),
+        4,
+        "{}",
+        show(&out)
+    );
+    let doctor = repo
+        .gate()
+        .args(["doctor"])
+        .env("PATH", path_with_gate())
+        .output()
+        .unwrap();
+    assert_eq!(doctor.status.code(), Some(0), "{}", show(&doctor));
+    assert!(
+        said(&doctor).contains("as `lefthook dump` reads it"),
+        "{}",
+        show(&doctor)
+    );
+}
+
 /// prek's own TOML configuration (`prek.toml`) is read as its YAML one:
 /// gate asks for its hooks, and once `prek.toml` declares them (`id =
 /// "gate-pre-commit"`), installs beside prek, which runs gate on commit.
