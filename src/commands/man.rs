@@ -14,16 +14,15 @@ use crate::error::Failure;
 use crate::verdict::ExitCode;
 
 pub fn run(args: &ManArgs) -> Result<ExitCode, Failure> {
-    let pages = pages()?;
     match &args.out {
+        // gate(1) alone: the other pages are not rendered.
         None => {
-            let (_, gate) = pages
-                .iter()
-                .find(|(name, _)| name == "gate")
-                .expect("the top-level page is always made");
+            let pages = pages(false)?;
+            let (_, gate) = pages.first().expect("the top-level page is always made");
             out(gate);
         }
         Some(dir) => {
+            let pages = pages(true)?;
             write(dir, &pages)?;
             let mut said = String::new();
             for (name, _) in &pages {
@@ -38,10 +37,14 @@ pub fn run(args: &ManArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::Pass)
 }
 
-/// Every page: `(name, roff)`, the top-level `gate` first, then each
-/// command that is not hidden, depth first.
-fn pages() -> Result<Vec<(String, String)>, Failure> {
-    fn collect(command: &clap::Command, pages: &mut Vec<(String, String)>) -> Result<(), Failure> {
+/// The pages: `(name, roff)`, the top-level `gate` first, then — with
+/// `all` — each command that is not hidden, depth first.
+fn pages(all: bool) -> Result<Vec<(String, String)>, Failure> {
+    fn collect(
+        command: &clap::Command,
+        all: bool,
+        pages: &mut Vec<(String, String)>,
+    ) -> Result<(), Failure> {
         let mut roff = Vec::new();
         clap_mangen::Man::new(command.clone())
             .render(&mut roff)
@@ -53,15 +56,17 @@ fn pages() -> Result<Vec<(String, String)>, Failure> {
             .unwrap_or(command.get_name())
             .to_string();
         pages.push((name, roff));
-        for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
-            collect(sub, pages)?;
+        if all {
+            for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
+                collect(sub, all, pages)?;
+            }
         }
         Ok(())
     }
     let mut command = Cli::command().disable_help_subcommand(true);
     command.build();
     let mut pages = Vec::new();
-    collect(&command, &mut pages)?;
+    collect(&command, all, &mut pages)?;
     Ok(pages)
 }
 
