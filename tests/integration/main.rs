@@ -37,6 +37,7 @@ mod may_touch;
 mod mcp;
 mod merge_own;
 mod notes;
+mod packaging;
 mod paths_require;
 mod plan_lint;
 mod pre_push;

@@ -1,0 +1,128 @@
+//! gate's packages (docs/install.md): the npm packages `packaging/npm/
+//! pack.sh` makes — the thin `git-gate` and a platform package holding the
+//! binary, lefthook's layout — are installed from their tarballs by the
+//! real npm, offline, and the `gate` npm puts on PATH is this gate: its
+//! arguments, its output and its exit code pass through.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use crate::fixture::show;
+use crate::support;
+
+fn npm() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join("npm"))
+        .find(|p| p.is_file())
+}
+
+fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{cmd:?}: {}", show(&out));
+    out
+}
+
+#[test]
+fn the_npm_packages_install_from_their_tarballs_and_run_this_gate() {
+    let test = crate::this_test!();
+    let Some(npm) = npm() else {
+        support::skip(test, "npm is not on PATH; install it (see .ci/run)", None);
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The binary, without its debug information (the debug build's is
+    // most of its size, and npm packs and unpacks it whole).
+    let bin = scratch.path().join("gate");
+    std::fs::copy(assert_cmd::cargo::cargo_bin!("gate"), &bin).unwrap();
+    let _ = Command::new("strip").arg(&bin).output();
+    let tarballs = scratch.path().join("tarballs");
+    let target = match std::env::consts::ARCH {
+        "aarch64" => "aarch64-unknown-linux-gnu",
+        _ => "x86_64-unknown-linux-gnu",
+    };
+    let packed = run(Command::new(root.join("packaging/npm/pack.sh"))
+        .args([
+            "--binary",
+            bin.to_str().unwrap(),
+            "--target",
+            target,
+            "--out",
+        ])
+        .arg(&tarballs));
+    let listed = String::from_utf8_lossy(&packed.stdout).to_string();
+    let files: Vec<&str> = listed.lines().collect();
+    assert_eq!(files.len(), 2, "{listed}");
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(
+        files[0].ends_with(&format!("git-gate-{version}.tgz")),
+        "{listed}"
+    );
+
+    // The thin package alone: no binary for this platform, said plainly.
+    let alone = scratch.path().join("alone");
+    std::fs::create_dir_all(&alone).unwrap();
+    let npm_install = |dir: &Path, tarballs: &[&str]| {
+        run(Command::new(&npm)
+            .current_dir(dir)
+            .args([
+                "install",
+                "--offline",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+            ])
+            .args(tarballs)
+            .env("npm_config_cache", scratch.path().join("npm-cache")))
+    };
+    npm_install(&alone, &[files[0]]);
+    let out = Command::new(alone.join("node_modules/.bin/gate"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no gate binary"),
+        "{}",
+        show(&out)
+    );
+
+    // Both: npm's `gate` is this gate.
+    let both = scratch.path().join("both");
+    std::fs::create_dir_all(&both).unwrap();
+    npm_install(&both, &files);
+    let gate = both.join("node_modules/.bin/gate");
+    let out = run(Command::new(&gate).arg("--version"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("gate {version}")
+    );
+    // Exit codes and stdin pass through: a usage error is 2, and a hook
+    // input on stdin reaches gate.
+    let out = Command::new(&gate).args(["hook", "nope"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let repo = crate::support::TestRepo::new();
+    let mut child = Command::new(&gate)
+        .args([
+            "-C",
+            repo.path().to_str().unwrap(),
+            "hook",
+            "claude-code",
+            "stop",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"not json").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not JSON"),
+        "{}",
+        show(&out)
+    );
+}
