@@ -126,3 +126,75 @@ fn the_npm_packages_install_from_their_tarballs_and_run_this_gate() {
         show(&out)
     );
 }
+
+/// A program on PATH.
+fn on_path(name: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// The Python wheel (`pyproject.toml`, maturin's `bindings = "bin"`, as
+/// prek and ruff ship) is built by the real maturin, installed with pip
+/// into a fresh virtual environment, offline, and the `gate` it puts on
+/// the environment's PATH is this gate.
+#[test]
+fn the_wheel_installs_with_pip_into_a_fresh_venv_and_runs_this_gate() {
+    let test = crate::this_test!();
+    let (Some(maturin), Some(python)) = (on_path("maturin"), on_path("python3")) else {
+        support::skip(
+            test,
+            "maturin or python3 is not on PATH; `pip install maturin` (see .ci/run)",
+            None,
+        );
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let wheels = scratch.path().join("wheels");
+    // The dev profile, in the suite's own target directory: the binary is
+    // the one the suite just built, so cargo has nothing to compile — and
+    // must not, while the other tests run that binary.
+    let built = run(Command::new(&maturin)
+        .current_dir(root)
+        .args(["build", "--profile", "dev", "--locked", "--out"])
+        .arg(&wheels)
+        .env("NO_COLOR", "1"));
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&built.stdout),
+        String::from_utf8_lossy(&built.stderr)
+    );
+    assert!(
+        !said.contains("Compiling git-gate"),
+        "maturin rebuilt gate (another fingerprint than the suite's build), which swaps the binary the other tests run: {said}"
+    );
+    let wheel = std::fs::read_dir(&wheels)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "whl"))
+        .unwrap_or_else(|| panic!("no wheel in {wheels:?}: {said}"));
+    let name = wheel.file_name().unwrap().to_string_lossy().to_string();
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(name.starts_with(&format!("git_gate-{version}-")), "{name}");
+    let venv = scratch.path().join("venv");
+    run(Command::new(&python).args(["-m", "venv"]).arg(&venv));
+    run(Command::new(venv.join("bin/pip")).args([
+        "install",
+        "--quiet",
+        "--no-index",
+        "--no-deps",
+        wheel.to_str().unwrap(),
+    ]));
+    let out = run(Command::new(venv.join("bin/gate")).arg("--version"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("gate {version}")
+    );
+    let out = Command::new(venv.join("bin/gate"))
+        .args(["hook", "nope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+}
