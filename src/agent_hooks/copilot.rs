@@ -34,7 +34,12 @@ pub fn parse_pre_tool_use(bytes: &[u8]) -> Result<PreToolUse, String> {
         return Err("the hook input has no toolName".into());
     };
     let args = hosts::arguments(map.get("toolArgs"), &tool)?;
-    let call = if FILE_TOOLS.contains(&tool.as_str()) {
+    // `str_replace_editor` also reads: its `view` command writes nothing.
+    let views =
+        tool == "str_replace_editor" && args.get("command").and_then(Value::as_str) == Some("view");
+    let call = if views {
+        ToolCall::Other { tool }
+    } else if FILE_TOOLS.contains(&tool.as_str()) {
         hosts::file_call(&tool, &args, &["path", "file_path"])?
     } else if tool == "apply_patch" {
         hosts::patch_call(&tool, &args, &["input", "patch", "command"])?
@@ -137,6 +142,16 @@ mod tests {
         let create = br#"{"cwd":"/w","toolName":"create","toolArgs":"{\"path\":\"/w/t.rs\",\"file_text\":\"x\"}"}"#;
         assert!(matches!(
             parse_pre_tool_use(create).unwrap().call,
+            ToolCall::Write { .. }
+        ));
+        let viewed = br#"{"cwd":"/w","toolName":"str_replace_editor","toolArgs":{"command":"view","path":"/w/a"}}"#;
+        assert!(matches!(
+            parse_pre_tool_use(viewed).unwrap().call,
+            ToolCall::Other { .. }
+        ));
+        let replaced = br#"{"cwd":"/w","toolName":"str_replace_editor","toolArgs":{"command":"str_replace","path":"/w/a","old_str":"a","new_str":"b"}}"#;
+        assert!(matches!(
+            parse_pre_tool_use(replaced).unwrap().call,
             ToolCall::Write { .. }
         ));
         let view = br#"{"cwd":"/w","toolName":"view","toolArgs":"{\"path\":\"/w/a\"}"}"#;
