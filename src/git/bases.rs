@@ -49,6 +49,8 @@ struct Loose {
 /// The merge-base searches of one thread (see the module's comment).
 pub(super) struct Bases<'r> {
     repo: &'r gix::Repository,
+    /// Commits are read from the packs as trees are, through one mapping.
+    packs: &'r std::cell::RefCell<super::packs::Packs>,
     graph: Option<gix::commitgraph::Graph>,
     /// How many commits the commit-graph holds: the first number of a
     /// loose commit.
@@ -96,7 +98,11 @@ impl Queue {
 impl<'r> Bases<'r> {
     /// Searches over `repo`'s history; `shallow` the boundary commits of a
     /// shallow clone (empty in a full one).
-    pub(super) fn new(repo: &'r gix::Repository, shallow: HashSet<gix::ObjectId>) -> Self {
+    pub(super) fn new(
+        repo: &'r gix::Repository,
+        packs: &'r std::cell::RefCell<super::packs::Packs>,
+        shallow: HashSet<gix::ObjectId>,
+    ) -> Self {
         let graph = if shallow.is_empty() {
             repo.commit_graph_if_enabled().ok().flatten()
         } else {
@@ -105,6 +111,7 @@ impl<'r> Bases<'r> {
         let in_graph = graph.as_ref().map_or(0, |g| g.num_commits());
         Bases {
             repo,
+            packs,
             graph,
             in_graph,
             shallow,
@@ -456,7 +463,8 @@ impl<'r> Bases<'r> {
     /// Commit `id`'s date and parents from the object database; a shallow
     /// boundary has none.
     fn read(&mut self, id: gix::ObjectId, context: &dyn Fn() -> String) -> Result<Loose, GitError> {
-        let kind = match gix::objs::Find::try_find(&self.repo.objects, &id, &mut self.buf) {
+        let objects = super::packs::Objects::new(self.repo, self.packs);
+        let kind = match gix::objs::Find::try_find(&objects, &id, &mut self.buf) {
             Ok(Some(object)) => object.kind,
             Ok(None) => return Err(GitError::MissingObject { id: id.to_string() }),
             Err(err) => {

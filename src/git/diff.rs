@@ -6,6 +6,7 @@
 //! status), and rename tracking is always set explicitly (gix otherwise
 //! follows `diff.renames`, which defaults to on).
 
+use super::packs::Objects;
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
@@ -76,7 +77,7 @@ impl DiffCache {
     /// reports.
     pub(super) fn tree_changes(
         &mut self,
-        repo: &gix::Repository,
+        repo: &Objects<'_>,
         old: &[u8],
         new: &[u8],
         renames: Renames,
@@ -97,7 +98,7 @@ impl DiffCache {
     /// commit diffed just before ([`LastTree`]).
     pub(super) fn commit_changes(
         &mut self,
-        repo: &gix::Repository,
+        repo: &Objects<'_>,
         old: Option<gix::ObjectId>,
         new: gix::ObjectId,
         renames: Renames,
@@ -204,14 +205,14 @@ impl DiffCache {
     /// tracking.
     fn tracked_changes(
         &mut self,
-        repo: &gix::Repository,
+        repo: &Objects<'_>,
         old: &[u8],
         new: &[u8],
         context: impl Fn() -> String,
     ) -> Result<Vec<Change>, GitError> {
         let resources = match &mut self.resources {
             Some(resources) => resources,
-            slot @ None => slot.insert(resource_cache(repo).map_err(|err| {
+            slot @ None => slot.insert(resource_cache(repo.repo).map_err(|err| {
                 GitError::gix(format!("{}: preparing the diff", context()), &err)
             })?),
         };
@@ -266,7 +267,7 @@ impl DiffCache {
     /// "Provenance on equal work").
     fn plain_changes(
         &mut self,
-        repo: &gix::Repository,
+        repo: &Objects<'_>,
         old: &[u8],
         new: &[u8],
         changes: &mut Vec<Change>,
@@ -302,7 +303,7 @@ impl DiffCache {
 
 /// A subtree being compared, read into `buf`: empty when the side has none.
 fn read_subtree<'b>(
-    repo: &gix::Repository,
+    repo: &Objects<'_>,
     id: Option<gix::ObjectId>,
     buf: &'b mut Vec<u8>,
     context: &dyn Fn() -> String,
@@ -320,7 +321,7 @@ fn read_subtree<'b>(
 /// commit's own tree is a missing object, as a missing commit is; a subtree
 /// is missing from the diff that needed it).
 fn read_tree<'b>(
-    repo: &gix::Repository,
+    repo: &Objects<'_>,
     id: gix::ObjectId,
     buf: &'b mut Vec<u8>,
     context: &dyn Fn() -> String,
@@ -518,7 +519,7 @@ fn compare_dir(
 /// failure, and gate must name it as missing (unknown), like any other
 /// absent object.
 struct Recording<'r> {
-    repo: &'r gix::Repository,
+    repo: &'r Objects<'r>,
     missing: Cell<Option<gix::ObjectId>>,
 }
 
@@ -735,7 +736,7 @@ impl Entry {
 /// is equal there too. Diffing each parent in full and intersecting would
 /// read every subtree any single parent changed.
 pub(super) fn combined_changes(
-    repo: &gix::Repository,
+    repo: &Objects<'_>,
     tree: gix::ObjectId,
     parents: &[gix::ObjectId],
     context: impl Fn() -> String,
@@ -758,7 +759,7 @@ pub(super) fn combined_changes(
 /// One directory of [`combined_changes`]: `tree` (the merge's, `None` when
 /// it has none here) against the parents' (likewise), at `prefix`.
 fn combined_dir(
-    repo: &gix::Repository,
+    repo: &Objects<'_>,
     tree: Option<gix::ObjectId>,
     parents: &[Option<gix::ObjectId>],
     prefix: &mut Vec<u8>,
@@ -932,7 +933,7 @@ impl Layout {
 /// merge's own. A tree that several roles share (a parent that is the base)
 /// is read once per directory.
 pub(super) fn merge_changes(
-    repo: &gix::Repository,
+    repo: &Objects<'_>,
     trees: &MergeTrees<'_>,
     context: impl Fn() -> String,
 ) -> Result<Vec<Change>, GitError> {
@@ -963,7 +964,7 @@ pub(super) fn merge_changes(
 /// One directory of [`merge_changes`]: the trees at `prefix`, one per role
 /// of `layout` (`None` where that side has none).
 fn merge_dir(
-    repo: &gix::Repository,
+    repo: &Objects<'_>,
     roles: &[Option<gix::ObjectId>],
     layout: &Layout,
     prefix: &mut Vec<u8>,

@@ -23,6 +23,7 @@ mod files;
 mod landing;
 mod merged;
 mod notes;
+mod packs;
 mod staged;
 mod status;
 pub mod trailers;
@@ -364,6 +365,8 @@ pub struct Repo {
     /// [`KNOWN_TREES`]): a commit's parent is usually the next commit of
     /// the run being diffed, so its tree is known without reading it again.
     trees: RefCell<HashMap<gix::ObjectId, gix::ObjectId>>,
+    /// The packs this handle reads trees and blobs from (decision 0015).
+    packs: RefCell<packs::Packs>,
 }
 
 /// How many commit trees a handle remembers (flat memory over any range).
@@ -400,20 +403,24 @@ fn set_diff_thread_caches(repo: &mut gix::Repository) {
 }
 
 fn set_delta_base_cache(repo: &mut gix::Repository) {
-    // A delta-base cache keyed by pack offset, like git's own
-    // (`core.deltaBaseCacheLimit`, which wins when set): without it, the
-    // trees of a long delta chain are inflated again and again.
-    if repo
-        .config_snapshot()
+    // A delta-base cache keyed by pack offset, like git's own, for what gix
+    // reads itself (commits, loose objects' neighbours): without it, the
+    // trees of a long delta chain are inflated again and again. Trees and
+    // blobs are read through [`packs::Packs`], whose cache keeps every link
+    // of a chain.
+    let bytes = delta_base_cache_bytes(repo);
+    repo.objects
+        .set_pack_cache(move || Box::new(packs::DeltaBaseCache::new(bytes)));
+}
+
+/// The delta-base cache of a handle: `core.deltaBaseCacheLimit` when set
+/// (as git reads it), else [`DELTA_BASE_CACHE_BYTES`].
+fn delta_base_cache_bytes(repo: &gix::Repository) -> usize {
+    repo.config_snapshot()
         .integer("core.deltaBaseCacheLimit")
-        .is_none()
-    {
-        repo.objects.set_pack_cache(|| {
-            Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(
-                DELTA_BASE_CACHE_BYTES,
-            ))
-        });
-    }
+        .and_then(|limit| usize::try_from(limit).ok())
+        .filter(|&limit| limit > 0)
+        .unwrap_or(DELTA_BASE_CACHE_BYTES)
 }
 
 /// Most threads [`Repo::each_blob`] reads on.
@@ -421,20 +428,33 @@ const BLOB_THREADS: usize = 8;
 /// Fewest blobs worth a thread of their own.
 const BLOBS_PER_THREAD: usize = 32;
 
-/// The bytes of blob `id` in `repo`.
-fn read_blob_in(repo: &gix::Repository, id: Oid) -> Result<Vec<u8>, GitError> {
-    let mut object = match repo.try_find_object(id.0) {
-        Ok(Some(object)) => object,
-        Ok(None) => return Err(GitError::MissingObject { id: id.to_hex() }),
-        Err(err) => return Err(GitError::gix(format!("reading object {id}"), &err)),
-    };
-    if object.kind != gix::objs::Kind::Blob {
+/// The bytes of blob `id` in `objects`.
+fn read_blob_in(objects: &packs::Objects<'_>, id: Oid) -> Result<Vec<u8>, GitError> {
+    let (kind, data) = read_object_in(objects, id.0)?;
+    if kind != gix::objs::Kind::Blob {
         return Err(GitError::other(
             format!("reading blob {id}"),
-            format_args!("it is a {}, not a blob", object.kind),
+            format_args!("it is a {kind}, not a blob"),
         ));
     }
-    Ok(std::mem::take(&mut object.data))
+    Ok(data)
+}
+
+/// Object `id` of `objects`, its kind and its bytes, or
+/// [`GitError::MissingObject`].
+fn read_object_in(
+    objects: &packs::Objects<'_>,
+    id: gix::ObjectId,
+) -> Result<(gix::objs::Kind, Vec<u8>), GitError> {
+    let mut data = Vec::new();
+    match gix::objs::Find::try_find(objects, &id, &mut data) {
+        Ok(Some(found)) => {
+            let kind = found.kind;
+            Ok((kind, data))
+        }
+        Ok(None) => Err(GitError::MissingObject { id: id.to_string() }),
+        Err(err) => Err(GitError::gix(format!("reading object {id}"), &err)),
+    }
 }
 
 /// Canonicalise a path git gave us, keeping it as is when that fails (a
@@ -548,9 +568,17 @@ impl Repo {
     }
 
     fn from_gix(repo: gix::Repository) -> Repo {
+        let packs = packs::Packs::new(&repo, delta_base_cache_bytes(&repo));
+        Repo::with_packs(repo, packs)
+    }
+
+    /// A handle on `repo` reading its packs through `packs` (a sibling of
+    /// another handle's, so that each pack is mapped once).
+    fn with_packs(repo: gix::Repository, packs: packs::Packs) -> Repo {
         let git_dir = canonical(repo.git_dir());
         let common_dir = canonical(repo.common_dir());
         let workdir = repo.workdir().map(canonical);
+        let packs = RefCell::new(packs);
         Repo {
             repo,
             git_dir,
@@ -558,6 +586,7 @@ impl Repo {
             workdir,
             diff: RefCell::new(diff::DiffCache::default()),
             trees: RefCell::new(HashMap::new()),
+            packs,
         }
     }
 
@@ -828,6 +857,7 @@ impl Repo {
         let mut walked: Vec<(gix::ObjectId, Vec<gix::ObjectId>)> = Vec::new();
         let ended = walk::walk(
             &self.repo,
+            &self.packs,
             tips,
             hidden,
             self.shallow_set()?,
@@ -854,7 +884,11 @@ impl Repo {
     /// A shallow boundary that cannot be read is left out: its missing
     /// parents then fail the search instead of passing it.
     fn bases(&self) -> bases::Bases<'_> {
-        bases::Bases::new(&self.repo, self.shallow_set().unwrap_or_default())
+        bases::Bases::new(
+            &self.repo,
+            &self.packs,
+            self.shallow_set().unwrap_or_default(),
+        )
     }
 
     /// The changes of commit `id` against each of its parents, in parent
@@ -894,7 +928,7 @@ impl Repo {
             .iter()
             .map(|&parent| self.parent_tree(id, Oid(parent)))
             .collect::<Result<Vec<_>, _>>()?;
-        diff::combined_changes(&self.repo, tree_id, &trees, || {
+        diff::combined_changes(&self.objects(), tree_id, &trees, || {
             format!("diffing merge {id} against its parents")
         })
     }
@@ -998,7 +1032,7 @@ impl Repo {
             parents: parent_trees,
             bases: &bases,
         };
-        diff::merge_changes(&self.repo, &trees, || {
+        diff::merge_changes(&self.objects(), &trees, || {
             format!("diffing merge {id} against a clean merge of its parents")
         })
     }
@@ -1078,7 +1112,7 @@ impl Repo {
         if let Some(&tree) = self.trees.borrow().get(&parent.0) {
             return Ok(tree);
         }
-        let parent_commit = match self.repo.try_find_object(parent.0) {
+        let parent_commit = match self.try_find_object(parent.0) {
             Ok(Some(object)) => object,
             Ok(None) => return Err(self.missing_parent(id, parent)),
             Err(err) => {
@@ -1128,7 +1162,7 @@ impl Repo {
         let mut cache = self.diff.borrow_mut();
         let mut out = Vec::with_capacity(parents.len().max(1));
         if parents.is_empty() {
-            let changes = cache.commit_changes(&self.repo, None, tree_id, renames, || {
+            let changes = cache.commit_changes(&self.objects(), None, tree_id, renames, || {
                 format!("diffing root commit {id}")
             })?;
             out.push(ParentDiff {
@@ -1140,7 +1174,7 @@ impl Repo {
         for (&parent, &parent_tree_id) in parents.iter().zip(parent_trees) {
             let parent = Oid(parent);
             let old = Some(parent_tree_id);
-            let changes = cache.commit_changes(&self.repo, old, tree_id, renames, || {
+            let changes = cache.commit_changes(&self.objects(), old, tree_id, renames, || {
                 format!("diffing commit {id} against parent {parent}")
             })?;
             out.push(ParentDiff {
@@ -1196,7 +1230,7 @@ impl Repo {
         let changes = match (commit.parents.len() > 1, merges) {
             (true, MergeChanges::Skip) => Vec::new(),
             (true, MergeChanges::Combined) => {
-                diff::combined_changes(&self.repo, commit.tree, &commit.parent_trees, || {
+                diff::combined_changes(&self.objects(), commit.tree, &commit.parent_trees, || {
                     format!("diffing merge {id} against its parents")
                 })?
             }
@@ -1266,6 +1300,7 @@ impl Repo {
             .then(|| std::sync::Arc::new(landing::Shared::default()));
         let mut runs = Runs {
             repo: &self.repo,
+            packs: &self.packs,
             renames,
             merges,
             landing: shared.clone(),
@@ -1285,6 +1320,7 @@ impl Repo {
         } else {
             walk::walk(
                 &self.repo,
+                &self.packs,
                 tips,
                 hidden,
                 self.shallow_set()?,
@@ -1456,12 +1492,26 @@ impl Repo {
     /// Any object's kind (`blob`, `tree`, `commit`, `tag`) and its bytes,
     /// decoded from the pack (through the delta-base cache) or loose.
     pub fn read_object(&self, id: Oid) -> Result<(String, Vec<u8>), GitError> {
-        let mut object = self.find_object(id.0)?;
-        Ok((object.kind.to_string(), std::mem::take(&mut object.data)))
+        let (kind, data) = read_object_in(&self.objects(), id.0)?;
+        Ok((kind.to_string(), data))
     }
 
     pub fn read_blob(&self, id: Oid) -> Result<Vec<u8>, GitError> {
-        read_blob_in(&self.repo, id)
+        read_blob_in(&self.objects(), id)
+    }
+
+    /// For object `id`, stored as a delta in a pack: how many links of its
+    /// chain lie below it, and how many of them this handle's delta-base
+    /// cache holds. `None` when it is no delta in a pack. For tests: after
+    /// reading an object, every link below it is held (decision 0015).
+    #[doc(hidden)]
+    pub fn delta_chain_held(&self, id: Oid) -> Option<(usize, usize)> {
+        self.packs.borrow_mut().chain_held(&id.0)
+    }
+
+    /// This handle's objects, packs first ([`packs::Objects`]).
+    fn objects(&self) -> packs::Objects<'_> {
+        packs::Objects::new(&self.repo, &self.packs)
     }
 
     /// `each` of the bytes of each blob of `ids` ([`read_blob`](Self::read_blob)),
@@ -1481,14 +1531,14 @@ impl Repo {
                 .collect();
         }
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let work = |repo: &gix::Repository| {
+        let work = |objects: &packs::Objects<'_>| {
             let mut done = Vec::new();
             loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(id) = ids.get(i) else {
                     return done;
                 };
-                done.push((i, read_blob_in(repo, *id).map(|b| each(&b))));
+                done.push((i, read_blob_in(objects, *id).map(|b| each(&b))));
             }
         };
         let work = &work;
@@ -1498,9 +1548,13 @@ impl Repo {
                 .filter_map(|_| {
                     let mut own = self.repo.clone();
                     set_diff_thread_caches(&mut own);
+                    let packs = self.packs.borrow().sibling();
                     // A thread that cannot start leaves its share to the others.
                     std::thread::Builder::new()
-                        .spawn_scoped(s, move || work(&own))
+                        .spawn_scoped(s, move || {
+                            let packs = RefCell::new(packs);
+                            work(&packs::Objects::new(&own, &packs))
+                        })
                         .ok()
                 })
                 .collect();
@@ -1509,7 +1563,7 @@ impl Repo {
                     answers[i] = Some(answer);
                 }
             };
-            take(work(&self.repo));
+            take(work(&self.objects()));
             for handle in handles {
                 take(
                     handle
@@ -1748,11 +1802,31 @@ impl Repo {
 
     /// The object `id`, or [`GitError::MissingObject`].
     fn find_object(&self, id: gix::ObjectId) -> Result<gix::Object<'_>, GitError> {
-        match self.repo.try_find_object(id) {
+        match self.try_find_object(id) {
             Ok(Some(object)) => Ok(object),
             Ok(None) => Err(GitError::MissingObject { id: id.to_string() }),
             Err(err) => Err(GitError::gix(format!("reading object {id}"), &err)),
         }
+    }
+
+    /// The object `id` if there is one, read as gix's `try_find_object`
+    /// does, from the packs through [`packs::Packs`] first: one mapping of
+    /// each pack for every read (decision 0015).
+    fn try_find_object(&self, id: gix::ObjectId) -> gix::Result<Option<gix::Object<'_>>> {
+        // From gix's free list, where the object puts its buffer back when
+        // dropped: a buffer not taken from there would grow the list by one
+        // every read.
+        let mut data = std::mem::take(&mut *self.repo.empty_reusable_buffer());
+        let Some(found) = gix::objs::Find::try_find(&self.objects(), &id, &mut data)? else {
+            return Ok(None);
+        };
+        let kind = found.kind;
+        Ok(Some(gix::Object {
+            id,
+            kind,
+            data,
+            repo: &self.repo,
+        }))
     }
 
     /// The commit `id`: [`GitError::MissingObject`] when absent,
@@ -1880,6 +1954,8 @@ struct Workers {
 /// The runs of a walk being cut and handed to the diff threads.
 struct Runs<'r> {
     repo: &'r gix::Repository,
+    /// The packs the diff threads read (each a sibling: mapped once).
+    packs: &'r RefCell<packs::Packs>,
     renames: Renames,
     merges: MergeChanges,
     /// The landing the threads wait for at a merge.
@@ -1930,10 +2006,11 @@ impl Runs<'_> {
             let (result_tx, result_rx) = std::sync::mpsc::sync_channel::<RunResults>(RESULTS_AHEAD);
             let mut clone = self.repo.clone();
             set_diff_thread_caches(&mut clone);
+            let packs = self.packs.borrow().sibling();
             let (renames, merges, stop) = (self.renames, self.merges, stop.clone());
             let landing = self.landing.clone();
             workers.threads.push(std::thread::spawn(move || {
-                let repo = Repo::from_gix(clone);
+                let repo = Repo::with_packs(clone, packs);
                 // One reader for every merge base this thread looks for.
                 let mut graph = repo.bases();
                 for run in job_rx {

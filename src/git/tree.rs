@@ -199,7 +199,7 @@ impl Repo {
         };
         let (old, new) = (tree(old)?, tree(new)?);
         let changes = self.diff.borrow_mut().tree_changes(
-            &self.repo,
+            &self.objects(),
             &old.data,
             &new.data,
             Renames::Off,

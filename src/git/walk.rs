@@ -76,6 +76,8 @@ pub(super) struct Decoded {
 
 struct Walk<'r> {
     repo: &'r gix::Repository,
+    /// Commits are read from the packs as trees are, through one mapping.
+    packs: &'r std::cell::RefCell<super::packs::Packs>,
     nodes: gix::hashtable::HashMap<gix::ObjectId, Node>,
     /// Newest first; among equal dates, first queued first (git's
     /// `commit_list_insert_by_date`).
@@ -93,6 +95,7 @@ struct Walk<'r> {
 /// taken off the queue.
 pub(super) fn walk(
     repo: &gix::Repository,
+    packs: &std::cell::RefCell<super::packs::Packs>,
     tips: &[Oid],
     hidden: &[Oid],
     shallow: HashSet<gix::ObjectId>,
@@ -114,6 +117,7 @@ pub(super) fn walk(
     };
     let mut walk = Walk {
         repo,
+        packs,
         nodes: Default::default(),
         queue: BinaryHeap::new(),
         queued: 0,
@@ -295,7 +299,8 @@ impl Walk<'_> {
 
     /// Commit `id` read from the object database.
     fn object_commit(&mut self, id: gix::ObjectId, named: bool) -> Result<Data, GitError> {
-        let kind = match gix::objs::Find::try_find(&self.repo.objects, &id, &mut self.buf) {
+        let objects = super::packs::Objects::new(self.repo, self.packs);
+        let kind = match gix::objs::Find::try_find(&objects, &id, &mut self.buf) {
             Ok(Some(object)) => object.kind,
             Ok(None) => return Err(GitError::MissingObject { id: id.to_string() }),
             Err(err) => {

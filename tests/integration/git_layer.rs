@@ -875,6 +875,35 @@ fn every_object_of_a_deep_chained_pack_hashes_to_its_id() {
         .unwrap_or(0);
     assert!(deepest >= 20, "delta chains too short to test: {deepest}");
 
+    // Reading the object at the end of the deepest chain keeps every link
+    // below it (decision 0015): the next object of that chain starts from
+    // its nearest link instead of inflating the chain from its base again.
+    let (deep_id, deep_len) = verify
+        .lines()
+        .filter_map(|l| {
+            let mut fields = l.split_whitespace();
+            let id = fields.next()?;
+            let depth = fields.nth(4)?.parse::<usize>().ok()?;
+            Some((id.to_string(), depth))
+        })
+        .max_by_key(|(_, depth)| *depth)
+        .expect("a deltified object");
+    assert_eq!(deep_len, deepest, "verify-pack's depth column");
+    let fresh = open(&repo);
+    assert_eq!(
+        fresh.delta_chain_held(oid(&deep_id)),
+        Some((deepest, 0)),
+        "nothing held before the first read"
+    );
+    fresh
+        .read_object(oid(&deep_id))
+        .expect("the deepest object");
+    assert_eq!(
+        fresh.delta_chain_held(oid(&deep_id)),
+        Some((deepest, deepest)),
+        "every link of the chain below {deep_id} is held after reading it"
+    );
+
     let listing = repo.git(&[
         "cat-file",
         "--batch-all-objects",

@@ -2,7 +2,8 @@
 //! pack.sh` makes — the thin `git-gate` and a platform package holding the
 //! binary, lefthook's layout — are installed from their tarballs by the
 //! real npm, offline, and the `gate` npm puts on PATH is this gate: its
-//! arguments, its output and its exit code pass through.
+//! arguments, its output and its exit code pass through. So does the gate
+//! of the wheel (maturin) and of the packaged crate (`cargo package`).
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -197,5 +198,78 @@ fn the_wheel_installs_with_pip_into_a_fresh_venv_and_runs_this_gate() {
         .args(["hook", "nope"])
         .output()
         .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+}
+
+/// The crate as crates.io would get it (`cargo package`): what the build
+/// reads and the licences, no tests, no path dependency; and `cargo install`
+/// from the packaged sources, unpacked where the repository is not, gives a
+/// gate of this source.
+#[test]
+fn the_packaged_crate_installs_with_cargo_and_runs_this_gate() {
+    let test = crate::this_test!();
+    // Builds in a target directory of its own, as the wheel does (the first
+    // run compiles the dependencies there): a long test.
+    if !support::long_test(test) {
+        return;
+    }
+    let (Some(cargo), Some(tar)) = (std::env::var_os("CARGO"), on_path("tar")) else {
+        support::skip(test, "cargo (CARGO) or tar is missing", None);
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = root.join("target/packaging");
+    let version = env!("CARGO_PKG_VERSION");
+    run(Command::new(&cargo)
+        .current_dir(root)
+        .args(["package", "--locked", "--offline", "--no-verify", "--allow-dirty"])
+        .env("CARGO_TARGET_DIR", &target));
+    let crate_file = target.join(format!("package/git-gate-{version}.crate"));
+    run(Command::new(&tar)
+        .arg("xzf")
+        .arg(&crate_file)
+        .arg("-C")
+        .arg(scratch.path()));
+    let unpacked = scratch.path().join(format!("git-gate-{version}"));
+    for file in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "LICENSE-MIT",
+        "LICENSE-APACHE",
+        "README.md",
+        "src/main.rs",
+        "src/git/packs.rs",
+        "hooks/pre-commit",
+        "policy/default.yaml",
+        "docs/causes.md",
+    ] {
+        assert!(unpacked.join(file).is_file(), "{file} is not in the crate");
+    }
+    for left_out in ["tests", "scripts", "packaging", "vendor", ".ci"] {
+        assert!(
+            !unpacked.join(left_out).exists(),
+            "{left_out}/ is in the crate"
+        );
+    }
+    let manifest = std::fs::read_to_string(unpacked.join("Cargo.toml")).unwrap();
+    assert!(
+        !manifest.contains("[patch") && !manifest.contains("vendor/"),
+        "the packaged manifest depends on a path:\n{manifest}"
+    );
+    let installed = scratch.path().join("root");
+    run(Command::new(&cargo)
+        .args(["install", "--locked", "--offline", "--debug", "--path"])
+        .arg(&unpacked)
+        .arg("--root")
+        .arg(&installed)
+        .env("CARGO_TARGET_DIR", &target));
+    let gate = installed.join("bin/gate");
+    let out = run(Command::new(&gate).arg("--version"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("gate {version}")
+    );
+    let out = Command::new(&gate).args(["hook", "nope"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
 }

@@ -1,0 +1,649 @@
+//! Objects read from the repository's packs through a delta-base cache
+//! that keeps every link of a chain, as git's does (decision 0015).
+//!
+//! gix-pack's decoder (`data::File::decode_entry`) looks a delta chain up in
+//! the delta-base cache link by link, but puts only the object it was asked
+//! for: the next object of the same chain — the same directory one commit
+//! older, exactly what a history walk asks for next — is inflated again from
+//! the chain's base. git's cache (`unpack_entry` in `packfile.c`) keeps every
+//! base it resolves. gate reads the packs itself with gix-pack's public
+//! parts and decodes a chain from its base (or its nearest cached link) one
+//! link at a time, so that each link is put in the cache on the way: every
+//! delta of a chain is applied once, whichever of its objects is read first.
+//! Until the 2026-12 release this was a patch of gix-pack carried in
+//! `vendor/`, which no published crate may depend on.
+//!
+//! What gate does not read here — loose objects, alternates, a pack written
+//! after the handle opened its packs — is read by gix, so nothing is missed.
+
+use std::hash::{BuildHasherDefault, Hasher};
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use gix::odb::pack::{self, cache::DecodeEntry, data};
+
+/// The delta-base cache: least recently used first out, weighed by the
+/// memory each entry holds.
+///
+/// Keys (a pack's id and an entry's data offset) are hashed with one
+/// multiply-rotate per word (rustc's `FxHasher`) instead of SipHash, which
+/// cost more than the rest of a hit; the keys are few (the cache's entries)
+/// and placed by the pack's layout, not chosen to collide. It evicts before
+/// it inserts and keeps the evicted entries' buffers (up to
+/// [`FREE_LIST_MAX`]) for the next objects put, where every put would
+/// allocate and every eviction free; a buffer is taken for an object only
+/// when it is at most twice the object's size, and an entry weighs its
+/// buffer's capacity, not the object's size (weighed by size, recycled
+/// buffers held the cap several times over).
+pub(super) struct DeltaBaseCache {
+    inner: clru::CLruCache<Key, Entry, BuildHasherDefault<OffsetHasher>, Capacity>,
+    free_list: Vec<Vec<u8>>,
+}
+
+type Key = (u32, u64);
+
+struct Entry {
+    data: Vec<u8>,
+    kind: gix::objs::Kind,
+    compressed_size: usize,
+}
+
+/// An entry weighs the memory its buffer holds.
+struct Capacity;
+
+impl clru::WeightScale<Key, Entry> for Capacity {
+    fn weight(&self, _key: &Key, value: &Entry) -> usize {
+        value.data.capacity()
+    }
+}
+
+#[derive(Default, Clone, Copy)]
+struct OffsetHasher(u64);
+
+impl OffsetHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for OffsetHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.add(u64::from(byte));
+        }
+    }
+    fn write_u32(&mut self, word: u32) {
+        self.add(u64::from(word));
+    }
+    fn write_u64(&mut self, word: u64) {
+        self.add(word);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// The most buffers of evicted entries kept for the next entries put.
+const FREE_LIST_MAX: usize = 16;
+
+impl DeltaBaseCache {
+    /// A cache holding at most `bytes` of object data (at least one byte).
+    pub(super) fn new(bytes: usize) -> DeltaBaseCache {
+        let cap = NonZeroUsize::new(bytes).unwrap_or(NonZeroUsize::MIN);
+        DeltaBaseCache {
+            inner: clru::CLruCache::with_config(
+                clru::CLruCacheConfig::new(cap)
+                    .with_hasher(BuildHasherDefault::default())
+                    .with_scale(Capacity),
+            ),
+            free_list: Vec::new(),
+        }
+    }
+
+    /// Whether the entry at `offset` of pack `pack_id` is held (without
+    /// making it the most recently used).
+    fn contains(&self, pack_id: u32, offset: u64) -> bool {
+        self.inner.peek(&(pack_id, offset)).is_some()
+    }
+}
+
+/// `source` copied into `vec`, or `None` when the memory cannot be had.
+fn copy_into(vec: &mut Vec<u8>, source: &[u8]) -> Option<()> {
+    vec.clear();
+    vec.try_reserve(source.len()).ok()?;
+    vec.extend_from_slice(source);
+    Some(())
+}
+
+impl DecodeEntry for DeltaBaseCache {
+    fn put(
+        &mut self,
+        pack_id: u32,
+        offset: u64,
+        data: &[u8],
+        kind: gix::objs::Kind,
+        compressed_size: usize,
+    ) {
+        // Evict as `put_with_weight` would, keeping the evicted buffers.
+        while self.inner.len() + self.inner.weight() + data.len() >= self.inner.capacity()
+            && data.len() < self.inner.capacity()
+        {
+            let Some((_key, evicted)) = self.inner.pop_back() else {
+                break;
+            };
+            if self.free_list.len() < FREE_LIST_MAX {
+                self.free_list.push(evicted.data);
+            }
+        }
+        // A buffer much larger than the object would hold memory its weight
+        // does not count for long.
+        let mut buffer = match self.free_list.pop() {
+            Some(buffer) if buffer.capacity() <= 2 * data.len().max(64) => buffer,
+            _ => Vec::new(),
+        };
+        if copy_into(&mut buffer, data).is_none() {
+            return;
+        }
+        let entry = Entry {
+            data: buffer,
+            kind,
+            compressed_size,
+        };
+        match self.inner.put_with_weight((pack_id, offset), entry) {
+            Ok(Some(previous)) if self.free_list.len() < FREE_LIST_MAX => {
+                self.free_list.push(previous.data);
+            }
+            Err((_key, refused)) if self.free_list.len() < FREE_LIST_MAX => {
+                self.free_list.push(refused.data);
+            }
+            Ok(_) | Err(_) => {}
+        }
+    }
+
+    fn get(
+        &mut self,
+        pack_id: u32,
+        offset: u64,
+        out: &mut Vec<u8>,
+    ) -> Option<(gix::objs::Kind, usize)> {
+        let entry = self.inner.get(&(pack_id, offset))?;
+        copy_into(out, &entry.data)?;
+        Some((entry.kind, entry.compressed_size))
+    }
+}
+
+/// The longest chain gate resolves itself; a longer one (git's default
+/// `pack.depth` is 50, `--aggressive` 50 too) is left to gix's decoder.
+const MAX_CHAIN: usize = 10_000;
+
+/// The repository's packs as one handle reads them: opened on the first
+/// read, each with its index.
+pub(super) struct Packs {
+    /// `objects/pack` of the repository.
+    dir: PathBuf,
+    hash: gix::hash::Kind,
+    /// Opened on the first read, and shared by every handle made from this
+    /// one ([`Packs::sibling`]): one mapping of each pack for the process,
+    /// as gix's store keeps (a mapping a thread would count its pages again
+    /// in the resident memory, and fault them again).
+    bundles: Arc<OnceLock<Vec<pack::Bundle>>>,
+    /// The order this handle asks the packs in: the last that answered
+    /// first (a history's objects are mostly in one pack).
+    order: Vec<usize>,
+    cache: DeltaBaseCache,
+    inflate: gix::zlib::Inflate,
+    /// The links of the chain being resolved, the object asked for first.
+    chain: Vec<data::Entry>,
+    /// A delta's instructions, and the result it is applied to.
+    delta: Vec<u8>,
+    base: Vec<u8>,
+}
+
+impl Packs {
+    /// The packs of `repo`, with a delta-base cache of `cache_bytes`.
+    pub(super) fn new(repo: &gix::Repository, cache_bytes: usize) -> Packs {
+        Packs {
+            dir: repo.objects.store_ref().path().join("pack"),
+            hash: repo.object_hash(),
+            bundles: Arc::default(),
+            order: Vec::new(),
+            cache: DeltaBaseCache::new(cache_bytes),
+            inflate: gix::zlib::Inflate::default(),
+            chain: Vec::new(),
+            delta: Vec::new(),
+            base: Vec::new(),
+        }
+    }
+
+    /// Another handle's reader of the same packs (mapped once for both),
+    /// with a cache of its own.
+    pub(super) fn sibling(&self) -> Packs {
+        Packs {
+            dir: self.dir.clone(),
+            hash: self.hash,
+            bundles: Arc::clone(&self.bundles),
+            order: Vec::new(),
+            cache: DeltaBaseCache::new(self.cache.inner.capacity()),
+            inflate: gix::zlib::Inflate::default(),
+            chain: Vec::new(),
+            delta: Vec::new(),
+            base: Vec::new(),
+        }
+    }
+
+    /// Object `id` decoded into `out`, and its kind; `None` when gate leaves
+    /// it to gix: no pack this handle opened holds it (loose objects,
+    /// alternates, a pack written since), its chain goes through a delta
+    /// that names its base by id, or an entry is not as gate expects (gix
+    /// then reads it, and says what is wrong with it).
+    pub(super) fn find(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> Option<gix::objs::Kind> {
+        let bundles = self
+            .bundles
+            .get_or_init(|| open_bundles(&self.dir, self.hash));
+        if self.order.len() != bundles.len() {
+            self.order = (0..bundles.len()).collect();
+        }
+        let (at, offset) = self.order.iter().enumerate().find_map(|(at, &n)| {
+            let index = bundles[n].index.lookup(id)?;
+            Some((at, bundles[n].index.pack_offset_at_index(index)))
+        })?;
+        if at != 0 {
+            self.order.swap(0, at);
+        }
+        let pack = &bundles[self.order[0]].pack;
+        let entry = pack.entry(offset).ok()?;
+        resolve(
+            pack,
+            entry,
+            out,
+            &mut self.cache,
+            &mut self.inflate,
+            &mut self.chain,
+            &mut self.delta,
+            &mut self.base,
+        )
+    }
+
+    /// For object `id` in a pack: how many links its delta chain has below
+    /// it, and how many of them the cache holds (tests see the chain kept).
+    pub(super) fn chain_held(&mut self, id: &gix::oid) -> Option<(usize, usize)> {
+        let bundles = self
+            .bundles
+            .get_or_init(|| open_bundles(&self.dir, self.hash));
+        let bundle = bundles.iter().find(|b| b.index.lookup(id).is_some())?;
+        let offset = bundle.index.pack_offset_at_index(bundle.index.lookup(id)?);
+        let mut cursor = bundle.pack.entry(offset).ok()?;
+        let (mut links, mut held) = (0, 0);
+        while let data::entry::Header::OfsDelta { base_distance } = cursor.header {
+            let base = cursor.checked_base_pack_offset(base_distance)?;
+            cursor = bundle.pack.entry(base).ok()?;
+            links += 1;
+            held += usize::from(self.cache.contains(bundle.pack.id, cursor.data_offset));
+        }
+        Some((links, held))
+    }
+}
+
+/// Every pack of `dir` that opens with its index, the newest first (as git
+/// looks them up). One that does not open is left to gix, which reports it
+/// if an object is read from it.
+fn open_bundles(dir: &std::path::Path, hash: gix::hash::Kind) -> Vec<pack::Bundle> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let path = entry.path();
+            if path.extension()? != "idx" {
+                return None;
+            }
+            let modified = entry.metadata().ok()?.modified().ok()?;
+            Some((modified, path))
+        })
+        .collect();
+    found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    found
+        .into_iter()
+        .filter_map(|(_, path)| pack::Bundle::at(&path, hash).ok())
+        .collect()
+}
+
+/// `entry` of `pack` decoded into `out`, as git's `unpack_entry` does: down
+/// its delta chain to the first link the cache holds or to the chain's
+/// base, then each delta applied in turn from there, and every result on
+/// the way put in the cache (the base read from the pack too) — so that the
+/// next object of the same chain starts from its nearest link instead of
+/// the base. `None` where gix's decoder is to answer (see [`Packs::find`]).
+#[allow(clippy::too_many_arguments)]
+fn resolve(
+    pack: &data::File,
+    entry: data::Entry,
+    out: &mut Vec<u8>,
+    cache: &mut DeltaBaseCache,
+    inflate: &mut gix::zlib::Inflate,
+    chain: &mut Vec<data::Entry>,
+    delta: &mut Vec<u8>,
+    base: &mut Vec<u8>,
+) -> Option<gix::objs::Kind> {
+    use data::entry::Header;
+    if let Some(kind) = entry.header.as_kind() {
+        // Not a delta: inflated where it is, as gix would.
+        inflate_entry(pack, &entry, inflate, out)?;
+        return Some(kind);
+    }
+    chain.clear();
+    let mut cursor = entry;
+    // Down the chain, each link's base strictly before it in the pack (so
+    // the walk ends), to the first link held or the base.
+    let kind = loop {
+        if let Some((kind, _)) = cache.get(pack.id, cursor.data_offset, base) {
+            break kind;
+        }
+        match cursor.header {
+            Header::OfsDelta { base_distance } => {
+                let at = cursor
+                    .checked_base_pack_offset(base_distance)
+                    .filter(|&at| at < cursor.pack_offset())?;
+                if chain.len() == MAX_CHAIN {
+                    return None;
+                }
+                let next = pack.entry(at).ok()?;
+                chain.push(std::mem::replace(&mut cursor, next));
+            }
+            Header::RefDelta { .. } => return None,
+            _ => {
+                let kind = cursor.header.as_kind()?;
+                let packed = inflate_entry(pack, &cursor, inflate, base)?;
+                cache.put(pack.id, cursor.data_offset, base, kind, packed);
+                break kind;
+            }
+        }
+    };
+    if chain.is_empty() {
+        // The object asked for was held.
+        std::mem::swap(out, base);
+        return Some(kind);
+    }
+    // Up the chain: each delta applied to the result below it, into `out`,
+    // which then becomes the base of the next.
+    for link in chain.drain(..).rev() {
+        let packed = inflate_entry(pack, &link, inflate, delta)?;
+        apply_delta(base, delta, out)?;
+        cache.put(pack.id, link.data_offset, out, kind, packed);
+        std::mem::swap(out, base);
+    }
+    std::mem::swap(out, base);
+    Some(kind)
+}
+
+/// The data of `entry` inflated into `out` (the whole of it), and the
+/// bytes it took in the pack.
+fn inflate_entry(
+    pack: &data::File,
+    entry: &data::Entry,
+    inflate: &mut gix::zlib::Inflate,
+    out: &mut Vec<u8>,
+) -> Option<usize> {
+    let size = usize::try_from(entry.decompressed_size).ok()?;
+    out.clear();
+    out.try_reserve(size).ok()?;
+    out.resize(size, 0);
+    pack.decompress_entry(entry, inflate, out).ok()
+}
+
+/// git's delta `instructions` applied to `base`, the result in `out`
+/// (`patch_delta` in git's `patch-delta.c`): the base's size and the
+/// result's, then copies from the base and bytes inserted. `None` for a
+/// delta that does not fit its base or its stated size.
+fn apply_delta(base: &[u8], instructions: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    fn size(data: &[u8], at: &mut usize) -> Option<usize> {
+        let mut value = 0usize;
+        let mut shift = 0;
+        loop {
+            let byte = *data.get(*at)?;
+            *at += 1;
+            if shift > 56 {
+                return None;
+            }
+            value |= usize::from(byte & 0x7f) << shift;
+            shift += 7;
+            if byte & 0x80 == 0 {
+                return Some(value);
+            }
+        }
+    }
+    let mut at = 0;
+    if size(instructions, &mut at)? != base.len() {
+        return None;
+    }
+    let result = size(instructions, &mut at)?;
+    out.clear();
+    out.try_reserve(result).ok()?;
+    while let Some(&op) = instructions.get(at) {
+        at += 1;
+        if op & 0x80 != 0 {
+            // Copy from the base: which offset and size bytes follow is
+            // said by the op's low seven bits.
+            let mut field = |bit: u8, shift: u32| -> Option<usize> {
+                if op & bit == 0 {
+                    return Some(0);
+                }
+                let byte = *instructions.get(at)?;
+                at += 1;
+                Some(usize::from(byte) << shift)
+            };
+            let offset = field(0x01, 0)? | field(0x02, 8)? | field(0x04, 16)? | field(0x08, 24)?;
+            let mut len = field(0x10, 0)? | field(0x20, 8)? | field(0x40, 16)?;
+            if len == 0 {
+                len = 0x10000;
+            }
+            let end = offset.checked_add(len)?;
+            out.extend_from_slice(base.get(offset..end)?);
+        } else if op != 0 {
+            // Insert the next `op` bytes.
+            let end = at + usize::from(op);
+            out.extend_from_slice(instructions.get(at..end)?);
+            at = end;
+        } else {
+            // Reserved.
+            return None;
+        }
+        if out.len() > result {
+            return None;
+        }
+    }
+    (out.len() == result).then_some(())
+}
+
+/// A repository's objects as gate reads them: from its packs through
+/// [`Packs`] first, then through gix (loose objects, alternates, packs
+/// written since).
+pub(super) struct Objects<'r> {
+    pub(super) repo: &'r gix::Repository,
+    packs: &'r std::cell::RefCell<Packs>,
+}
+
+impl<'r> Objects<'r> {
+    pub(super) fn new(repo: &'r gix::Repository, packs: &'r std::cell::RefCell<Packs>) -> Self {
+        Objects { repo, packs }
+    }
+
+    pub(super) fn object_hash(&self) -> gix::hash::Kind {
+        self.repo.object_hash()
+    }
+}
+
+impl gix::objs::Find for Objects<'_> {
+    fn try_find<'a>(
+        &self,
+        id: &gix::oid,
+        buffer: &'a mut Vec<u8>,
+    ) -> gix::Result<Option<gix::objs::Data<'a>>> {
+        // Never re-entered, but a read that finds the packs busy still has
+        // gix.
+        let found = match self.packs.try_borrow_mut() {
+            Ok(mut packs) => packs.find(id, buffer),
+            Err(_) => None,
+        };
+        match found {
+            Some(kind) => Ok(Some(gix::objs::Data {
+                kind,
+                data: buffer,
+                object_hash: self.repo.object_hash(),
+            })),
+            None => gix::objs::Find::try_find(self.repo, id, buffer),
+        }
+    }
+}
+
+impl gix::objs::FindHeader for Objects<'_> {
+    fn try_header(&self, id: &gix::oid) -> gix::Result<Option<gix::objs::Header>> {
+        gix::objs::FindHeader::try_header(self.repo, id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn get(cache: &mut DeltaBaseCache, offset: u64) -> Option<Vec<u8>> {
+        let mut out = vec![0xff; 3];
+        cache.get(7, offset, &mut out).map(|(kind, packed)| {
+            assert_eq!((kind, packed), (gix::objs::Kind::Tree, 11));
+            out
+        })
+    }
+
+    #[test]
+    fn an_object_put_is_got_back_whole_under_its_pack_and_offset() {
+        let mut cache = DeltaBaseCache::new(1024);
+        cache.put(7, 100, b"tree bytes", gix::objs::Kind::Tree, 11);
+        assert!(cache.contains(7, 100));
+        assert!(!cache.contains(8, 100), "another pack");
+        assert!(!cache.contains(7, 101), "another offset");
+        assert_eq!(get(&mut cache, 100).as_deref(), Some(&b"tree bytes"[..]));
+        assert_eq!(get(&mut cache, 101), None);
+    }
+
+    #[test]
+    fn the_least_recently_used_goes_first_when_the_memory_is_spent() {
+        // Each entry weighs at least its 100 bytes; 350 hold three.
+        let mut cache = DeltaBaseCache::new(350);
+        for offset in 0..3 {
+            cache.put(7, offset, &[offset as u8; 100], gix::objs::Kind::Tree, 11);
+        }
+        // 0 is used again, so 1 is the least recently used.
+        assert!(get(&mut cache, 0).is_some());
+        cache.put(7, 3, &[3; 100], gix::objs::Kind::Tree, 11);
+        assert!(cache.contains(7, 0));
+        assert!(!cache.contains(7, 1), "the least recently used went");
+        assert!(cache.contains(7, 2) && cache.contains(7, 3));
+        assert_eq!(get(&mut cache, 3), Some(vec![3; 100]));
+    }
+
+    #[test]
+    fn an_object_larger_than_the_cache_is_not_held_and_evicts_nothing() {
+        let mut cache = DeltaBaseCache::new(256);
+        cache.put(7, 1, &[1; 100], gix::objs::Kind::Tree, 11);
+        cache.put(7, 2, &[2; 300], gix::objs::Kind::Tree, 11);
+        assert!(!cache.contains(7, 2));
+        assert!(cache.contains(7, 1));
+    }
+
+    #[test]
+    fn a_recycled_buffer_much_larger_than_the_object_is_not_reused() {
+        let mut cache = DeltaBaseCache::new(4096);
+        cache.put(7, 1, &[1; 3000], gix::objs::Kind::Tree, 11);
+        // Evicts the first: its 3,000-byte buffer is kept for later puts,
+        // but one of 100 bytes does not take it (it would weigh 3,000).
+        cache.put(7, 2, &[2; 2000], gix::objs::Kind::Tree, 11);
+        cache.put(7, 3, &[3; 100], gix::objs::Kind::Tree, 11);
+        let weight = |cache: &DeltaBaseCache| cache.inner.weight();
+        assert!(weight(&cache) < 3000 + 2000, "{}", weight(&cache));
+        assert_eq!(get(&mut cache, 3), Some(vec![3; 100]));
+        assert_eq!(get(&mut cache, 2), Some(vec![2; 2000]));
+    }
+
+    #[test]
+    fn a_key_put_again_replaces_what_it_held() {
+        let mut cache = DeltaBaseCache::new(1024);
+        cache.put(7, 5, b"old", gix::objs::Kind::Tree, 11);
+        cache.put(7, 5, b"new bytes", gix::objs::Kind::Tree, 11);
+        assert_eq!(get(&mut cache, 5).as_deref(), Some(&b"new bytes"[..]));
+        assert_eq!(cache.inner.len(), 1);
+    }
+
+    /// A delta as git writes one: the base's size, the result's, then
+    /// `ops`.
+    fn delta(base: usize, result: usize, ops: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for mut n in [base, result] {
+            loop {
+                let byte = (n & 0x7f) as u8;
+                n >>= 7;
+                if n == 0 {
+                    out.push(byte);
+                    break;
+                }
+                out.push(byte | 0x80);
+            }
+        }
+        out.extend_from_slice(ops);
+        out
+    }
+
+    fn apply(base: &[u8], instructions: &[u8]) -> Option<Vec<u8>> {
+        let mut out = vec![9; 4];
+        apply_delta(base, instructions, &mut out).map(|()| out)
+    }
+
+    #[test]
+    fn a_delta_copies_from_its_base_and_inserts_its_own_bytes() {
+        let base = b"hello, world";
+        // Copy 5 bytes at 7 ("world"), insert "! ", copy 5 at 0 ("hello").
+        let ops = [0x91, 7, 5, 2, b'!', b' ', 0x90, 5];
+        assert_eq!(
+            apply(base, &delta(12, 12, &ops)).as_deref(),
+            Some(&b"world! hello"[..])
+        );
+    }
+
+    #[test]
+    fn offsets_and_sizes_take_the_bytes_their_bits_name() {
+        // 300 bytes: a copy at offset 0x0102 (two offset bytes) of 0x0100
+        // bytes (the second size byte only).
+        let base: Vec<u8> = (0..600u32).map(|n| (n % 251) as u8).collect();
+        let ops = [0x80 | 0x01 | 0x02 | 0x20, 0x02, 0x01, 0x01];
+        assert_eq!(
+            apply(&base, &delta(600, 256, &ops)),
+            Some(base[0x0102..0x0202].to_vec())
+        );
+        // No size byte at all is 0x10000 bytes.
+        let big = vec![7u8; 0x10000];
+        assert_eq!(
+            apply(&big, &delta(0x10000, 0x10000, &[0x80])),
+            Some(big.clone())
+        );
+    }
+
+    #[test]
+    fn a_delta_that_does_not_fit_is_refused_not_applied() {
+        let base = b"0123456789";
+        // The base is not the size the delta names.
+        assert_eq!(apply(base, &delta(9, 2, &[0x90, 2])), None);
+        // A copy past the base's end.
+        assert_eq!(apply(base, &delta(10, 4, &[0x91, 8, 4])), None);
+        // More bytes than the result's size, or fewer.
+        assert_eq!(apply(base, &delta(10, 1, &[0x90, 2])), None);
+        assert_eq!(apply(base, &delta(10, 3, &[0x90, 2])), None);
+        // An insert running past the instructions, the reserved op 0, and
+        // a size cut short.
+        assert_eq!(apply(base, &delta(10, 3, &[3, b'a'])), None);
+        assert_eq!(apply(base, &delta(10, 0, &[0])), None);
+        assert_eq!(apply(base, &[0x8a]), None);
+        // A size longer than any that fits a machine word.
+        assert_eq!(apply(base, &[0xff; 12]), None);
+    }
+}
