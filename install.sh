@@ -1,9 +1,16 @@
 #!/bin/sh
-# Build gate from this checkout and install it; then say what was installed
-# (the binary's path and version) and what to do next.
+# Install gate, then say what was installed (the binary's path and version)
+# and what to do next. A prebuilt binary is preferred when one is given or
+# sits beside this script (a release archive); otherwise gate is built from
+# this checkout.
 #
 #   ./install.sh                  install into cargo's bin directory (~/.cargo/bin)
 #   ./install.sh --prefix DIR     install into DIR/bin (or set PREFIX=DIR)
+#   ./install.sh --binary FILE    install the prebuilt FILE instead of building
+#                                 (or set GATE_BINARY=FILE); its SHA-256 is
+#                                 checked against --sha256 HEX, or FILE.sha256
+#                                 (`sha256sum` format) when that exists
+#   ./install.sh --source         build from this checkout even beside a binary
 #
 # Safe to run again: cargo replaces the binary only when the source changed.
 set -eu
@@ -11,60 +18,138 @@ set -eu
 user_path=$PATH
 
 prefix=${PREFIX:-}
+binary=${GATE_BINARY:-}
+sha256=""
+source_only=0
 while [ $# -gt 0 ]; do
   case $1 in
     --prefix) [ $# -ge 2 ] || { echo "install.sh: --prefix needs a directory" >&2; exit 2; }
               prefix=$2; shift 2 ;;
     --prefix=*) prefix=${1#--prefix=}; shift ;;
+    --binary) [ $# -ge 2 ] || { echo "install.sh: --binary needs a file" >&2; exit 2; }
+              binary=$2; shift 2 ;;
+    --binary=*) binary=${1#--binary=}; shift ;;
+    --sha256) [ $# -ge 2 ] || { echo "install.sh: --sha256 needs a hex digest" >&2; exit 2; }
+              sha256=$2; shift 2 ;;
+    --sha256=*) sha256=${1#--sha256=}; shift ;;
+    --source) source_only=1; shift ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) echo "install.sh: unknown argument: $1 (try --help)" >&2; exit 2 ;;
   esac
 done
 
+case $binary in
+  ''|/*) ;;
+  *) binary=$(pwd)/$binary ;;
+esac
 cd "$(dirname -- "$0")"
 
-if ! command -v cargo >/dev/null 2>&1; then
-  for c in "$HOME/.cargo/bin/cargo"; do
-    [ -x "$c" ] && PATH="$HOME/.cargo/bin:$PATH" && export PATH
-  done
-fi
-if ! command -v cargo >/dev/null 2>&1; then
-  cat >&2 <<'MSG'
-install.sh: cargo is not installed, and gate is built from source with it.
-Install the Rust toolchain (Rust 1.89 or newer) from https://rustup.rs:
-    curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh
-then open a new shell (or `. "$HOME/.cargo/env"`) and run ./install.sh again.
-MSG
-  exit 1
+# A release archive holds the binary beside this script, and no sources.
+if [ -z "$binary" ] && [ $source_only = 0 ] && [ -f gate ] && [ ! -f Cargo.toml ]; then
+  binary=$(pwd)/gate
+  echo "found a prebuilt binary beside install.sh: $binary"
 fi
 
 if [ -n "$prefix" ]; then
   mkdir -p "$prefix"
   prefix=$(cd "$prefix" && pwd)
-  bin="$prefix/bin/gate"
-else
-  bin="${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}/bin/gate"
 fi
 
-# On Linux with glibc, a statically linked, non-PIE binary starts about
-# 0.4 ms faster — which a hook pays on every commit (docs/performance.md).
-# When that build is not possible here, the usual dynamic one is made.
-host=$(rustc -vV 2>/dev/null | sed -n 's/^host: //p')
-built=0
-case $host in
-  *-linux-gnu)
-    echo "building a static binary for $host"
-    if RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static -C relocation-model=static" \
-       cargo install --locked --path . --target "$host" ${prefix:+--root "$prefix"}; then
-      built=1
-    else
-      echo "install.sh: the static build failed; building the usual dynamic binary" >&2
+# The SHA-256 of a file, with whichever tool this system has.
+digest() {
+  if command -v sha256sum >/dev/null 2>&1; then sha256sum "$1" | cut -d' ' -f1
+  elif command -v shasum >/dev/null 2>&1; then shasum -a 256 "$1" | cut -d' ' -f1
+  else openssl dgst -sha256 "$1" | sed 's/.*= //'
+  fi
+}
+
+if [ -n "$binary" ] && [ $source_only = 0 ]; then
+  [ -f "$binary" ] || { echo "install.sh: no file at $binary (--binary)" >&2; exit 1; }
+  if [ -z "$sha256" ] && [ -f "$binary.sha256" ]; then
+    sha256=$(cut -d' ' -f1 < "$binary.sha256")
+  fi
+  if [ -n "$sha256" ]; then
+    got=$(digest "$binary")
+    want=$(printf '%s' "$sha256" | tr 'A-F' 'a-f')
+    if [ "$got" != "$want" ]; then
+      echo "install.sh: $binary does not match its checksum (SHA-256 $got, expected $want): not installed" >&2
+      exit 1
     fi
-    ;;
-esac
-if [ $built = 0 ]; then
-  cargo install --locked --path . ${prefix:+--root "$prefix"}
+    echo "checksum verified: SHA-256 $got"
+  else
+    echo "note: no checksum for $binary (--sha256 HEX, or $binary.sha256): installed unverified" >&2
+  fi
+  version=$("$binary" --version 2>&1) || {
+    echo "install.sh: $binary does not run here: $version" >&2
+    echo "  (a binary for another platform?) run ./install.sh --source in a checkout to build one" >&2
+    exit 1
+  }
+  case $version in
+    "gate "*) ;;
+    *) echo "install.sh: $binary is not gate: it says \"$version\"" >&2; exit 1 ;;
+  esac
+  dir=${prefix:+$prefix/bin}
+  dir=${dir:-${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}/bin}
+  mkdir -p "$dir"
+  bin="$dir/gate"
+  # Beside the old one, then renamed over it: a running gate keeps its file.
+  tmp="$dir/.gate.install.$$"
+  trap 'rm -f "$tmp"' EXIT
+  cp "$binary" "$tmp"
+  chmod 755 "$tmp"
+  mv -f "$tmp" "$bin"
+  trap - EXIT
+  echo "installed the prebuilt binary (no build): $bin"
+  built=prebuilt
 fi
+
+# From source: a release build of this checkout with cargo.
+build() {
+  if [ ! -f Cargo.toml ]; then
+    echo "install.sh: no sources here to build from, and no binary given (--binary FILE)" >&2
+    exit 1
+  fi
+  if ! command -v cargo >/dev/null 2>&1; then
+    for c in "$HOME/.cargo/bin/cargo"; do
+      [ -x "$c" ] && PATH="$HOME/.cargo/bin:$PATH" && export PATH
+    done
+  fi
+  if ! command -v cargo >/dev/null 2>&1; then
+    cat >&2 <<'MSG'
+install.sh: cargo is not installed, and gate is built from source with it.
+Install the Rust toolchain (Rust 1.89 or newer) from https://rustup.rs:
+    curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh
+then open a new shell (or `. "$HOME/.cargo/env"`) and run ./install.sh again,
+or install a prebuilt binary: ./install.sh --binary FILE
+MSG
+    exit 1
+  fi
+  if [ -n "$prefix" ]; then
+    bin="$prefix/bin/gate"
+  else
+    bin="${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}/bin/gate"
+  fi
+  # On Linux with glibc, a statically linked, non-PIE binary starts about
+  # 0.4 ms faster — which a hook pays on every commit (docs/performance.md).
+  # When that build is not possible here, the usual dynamic one is made.
+  host=$(rustc -vV 2>/dev/null | sed -n 's/^host: //p')
+  static=0
+  case $host in
+    *-linux-gnu)
+      echo "building a static binary for $host"
+      if RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static -C relocation-model=static" \
+         cargo install --locked --path . --target "$host" ${prefix:+--root "$prefix"}; then
+        static=1
+      else
+        echo "install.sh: the static build failed; building the usual dynamic binary" >&2
+      fi
+      ;;
+  esac
+  if [ $static = 0 ]; then
+    cargo install --locked --path . ${prefix:+--root "$prefix"}
+  fi
+}
+[ "${built:-}" = prebuilt ] || build
 
 if [ ! -x "$bin" ]; then
   echo "install.sh: cargo finished but $bin is missing" >&2

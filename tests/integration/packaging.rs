@@ -223,7 +223,13 @@ fn the_packaged_crate_installs_with_cargo_and_runs_this_gate() {
     let version = env!("CARGO_PKG_VERSION");
     run(Command::new(&cargo)
         .current_dir(root)
-        .args(["package", "--locked", "--offline", "--no-verify", "--allow-dirty"])
+        .args([
+            "package",
+            "--locked",
+            "--offline",
+            "--no-verify",
+            "--allow-dirty",
+        ])
         .env("CARGO_TARGET_DIR", &target));
     let crate_file = target.join(format!("package/git-gate-{version}.crate"));
     run(Command::new(&tar)
@@ -272,4 +278,154 @@ fn the_packaged_crate_installs_with_cargo_and_runs_this_gate() {
     );
     let out = Command::new(&gate).args(["hook", "nope"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+}
+
+/// A release archive (`scripts/release.sh`, as the release workflow makes
+/// one per platform) lists every file in SHA256SUMS, which the real
+/// `sha256sum -c` accepts; its install.sh installs the binary beside it
+/// without building, after checking its checksum, and refuses a binary
+/// that does not match it or is not gate, leaving the installed one.
+#[test]
+fn a_release_archive_installs_its_binary_after_checking_its_checksum() {
+    let test = crate::this_test!();
+    let tools = ["npm", "tar", "gzip", "sha256sum", "strip"];
+    if let Some(missing) = tools.iter().find(|t| on_path(t).is_none()) {
+        support::skip(
+            test,
+            &format!("{missing} is not on PATH; install it (see .ci/run)"),
+            None,
+        );
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bin = scratch.path().join("gate");
+    std::fs::copy(assert_cmd::cargo::cargo_bin!("gate"), &bin).unwrap();
+    run(Command::new("strip").arg(&bin));
+    let target = match std::env::consts::ARCH {
+        "aarch64" => "aarch64-unknown-linux-gnu",
+        _ => "x86_64-unknown-linux-gnu",
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    let out = scratch.path().join("out");
+    run(Command::new(root.join("scripts/release.sh"))
+        .args([
+            "--binary",
+            bin.to_str().unwrap(),
+            "--target",
+            target,
+            "--out",
+        ])
+        .arg(&out));
+    let name = format!("gate-{version}-{target}");
+    let sums = std::fs::read_to_string(out.join("SHA256SUMS")).unwrap();
+    let listed: Vec<&str> = sums.lines().filter_map(|l| l.split("  ").nth(1)).collect();
+    assert_eq!(
+        listed,
+        [
+            format!("{name}.tar.gz"),
+            format!("npm/git-gate-{version}.tgz"),
+            format!(
+                "npm/git-gate-linux-{}-{version}.tgz",
+                if target.starts_with("aarch64") {
+                    "arm64"
+                } else {
+                    "x64"
+                }
+            ),
+        ],
+        "{sums}"
+    );
+    run(Command::new("sha256sum")
+        .current_dir(&out)
+        .args(["-c", "SHA256SUMS"]));
+
+    let unpacked = scratch.path().join("unpacked");
+    std::fs::create_dir(&unpacked).unwrap();
+    run(Command::new("tar")
+        .arg("xzf")
+        .arg(out.join(format!("{name}.tar.gz")))
+        .arg("-C")
+        .arg(&unpacked));
+    let dir = unpacked.join(&name);
+    // cargo-binstall's templates (Cargo.toml) name this archive, and the
+    // binary in it.
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let template = |key: &str| {
+        manifest
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{key} = \"")))
+            .and_then(|l| l.strip_suffix('"'))
+            .unwrap_or_else(|| panic!("no {key} in Cargo.toml"))
+            .replace("{ version }", version)
+            .replace("{ target }", target)
+            .replace("{ bin }", "gate")
+            .replace("{ binary-ext }", "")
+    };
+    assert_eq!(
+        template("pkg-url"),
+        format!("{{ repo }}/releases/download/v{version}/{name}.tar.gz")
+    );
+    assert!(unpacked.join(template("bin-dir")).is_file());
+    let home = scratch.path().join("home");
+    let prefix = scratch.path().join("prefix");
+    let install = |extra: &[&str]| {
+        Command::new(dir.join("install.sh"))
+            .args(["--prefix", prefix.to_str().unwrap()])
+            .args(extra)
+            .env("HOME", &home)
+            .env_remove("GATE_BINARY")
+            .output()
+            .unwrap()
+    };
+    let first = install(&[]);
+    let said = show(&first);
+    assert!(first.status.success(), "{said}");
+    assert!(
+        said.contains("found a prebuilt binary beside install.sh"),
+        "{said}"
+    );
+    assert!(said.contains("checksum verified"), "{said}");
+    assert!(said.contains("(no build)"), "{said}");
+    let installed = prefix.join("bin/gate");
+    let out = run(Command::new(&installed).arg("--version"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("gate {version}")
+    );
+    let good = std::fs::read(&installed).unwrap();
+
+    // One byte more: refused, and the installed gate is left as it was.
+    let mut bytes = std::fs::read(dir.join("gate")).unwrap();
+    bytes.push(0);
+    std::fs::write(dir.join("gate"), &bytes).unwrap();
+    let tampered = install(&[]);
+    assert_eq!(tampered.status.code(), Some(1), "{}", show(&tampered));
+    assert!(
+        show(&tampered).contains("does not match its checksum"),
+        "{}",
+        show(&tampered)
+    );
+    assert_eq!(std::fs::read(&installed).unwrap(), good);
+
+    // A binary that is not gate, given with its own (right) checksum.
+    let other = scratch.path().join("other");
+    std::fs::write(&other, "#!/bin/sh\necho something else\n").unwrap();
+    let digest = run(Command::new("sha256sum").arg(&other));
+    let digest = String::from_utf8_lossy(&digest.stdout);
+    let digest = digest.split(' ').next().unwrap();
+    run(Command::new("chmod").arg("755").arg(&other));
+    let not_gate = install(&["--binary", other.to_str().unwrap(), "--sha256", digest]);
+    assert_eq!(not_gate.status.code(), Some(1), "{}", show(&not_gate));
+    assert!(
+        show(&not_gate).contains("is not gate"),
+        "{}",
+        show(&not_gate)
+    );
+    assert_eq!(std::fs::read(&installed).unwrap(), good);
+    assert_eq!(
+        std::fs::read_dir(prefix.join("bin")).unwrap().count(),
+        1,
+        "nothing left beside the installed gate"
+    );
 }
