@@ -240,12 +240,25 @@ const DUMP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 /// not a JSON object, or takes longer than [`DUMP_TIMEOUT`] (it is then
 /// killed): gate then reads the files itself.
 pub fn lefthook_dump(root: &Path) -> Option<serde_json::Value> {
-    use std::io::Read;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new("lefthook")
+    let mut command = std::process::Command::new("lefthook");
+    command
         .args(["dump", "--format", "json"])
         .current_dir(root)
-        .env("NO_COLOR", "1")
+        .env("NO_COLOR", "1");
+    let bytes = bounded_output(command)?;
+    serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .filter(serde_json::Value::is_object)
+}
+
+/// What `command` prints on stdout when it succeeds, read on a thread and
+/// bounded in time ([`DUMP_TIMEOUT`]: past it the command is killed) and in
+/// size (a gate file's): `None` when it cannot start, fails, or is past
+/// either bound. stdin and stderr are closed.
+fn bounded_output(mut command: std::process::Command) -> Option<Vec<u8>> {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -273,9 +286,158 @@ pub fn lefthook_dump(root: &Path) -> Option<serde_json::Value> {
     if !status.success() || bytes.len() as u64 > fsutil::Kind::GATE_FILE.max {
         return None;
     }
-    serde_json::from_slice::<serde_json::Value>(&bytes)
-        .ok()
-        .filter(serde_json::Value::is_object)
+    Some(bytes)
+}
+
+/// What the gate at `binary` says it is (`gate X.Y.Z`, from `--version`),
+/// bounded as [`bounded_output`]; `None` when it does not say.
+pub fn version_of(binary: &Path) -> Option<String> {
+    let mut command = std::process::Command::new(binary);
+    command.arg("--version");
+    let bytes = bounded_output(command)?;
+    let said = String::from_utf8(bytes).ok()?;
+    let said = said.trim();
+    said.starts_with("gate ").then(|| said.to_string())
+}
+
+/// The gate a pre-commit framework `repo:` hook runs: a hook `gate-NAME`
+/// (language rust) of a remote repository, which pre-commit builds into
+/// its own cache instead of running the gate on PATH.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuiltHook {
+    /// The configuration's `repo:` and `rev:`.
+    pub repo: String,
+    pub rev: String,
+    /// What pre-commit built for it, when gate can tell.
+    pub built: Built,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Built {
+    /// The binary in pre-commit's cache.
+    Binary(PathBuf),
+    /// pre-commit's cache holds no checkout of that repository at that rev
+    /// (in `cache`): it builds gate on the next commit.
+    NotYet { cache: PathBuf },
+    /// prek keeps its own cache, which gate does not read.
+    Unread,
+}
+
+/// The `repo:` hook of `tool` (`pre-commit` or `prek`) at `root` that runs
+/// gate's `name` hook from a build of its own, if the configuration has
+/// one: not `gate-NAME-installed` (the gate on PATH), not `local`/`meta`.
+/// Only `.pre-commit-config.yaml`/`.yml` are read (not `prek.toml`).
+pub fn framework_built_gate(root: &Path, tool: &str, name: &str) -> Option<BuiltHook> {
+    #[derive(serde::Deserialize, Clone)]
+    struct Config {
+        #[serde(default)]
+        repos: Vec<Repo>,
+    }
+    #[derive(serde::Deserialize, Clone)]
+    struct Repo {
+        #[serde(deserialize_with = "crate::yaml::string")]
+        repo: String,
+        #[serde(default, deserialize_with = "crate::yaml::opt_string")]
+        rev: Option<String>,
+        #[serde(default)]
+        hooks: Vec<Hook>,
+    }
+    #[derive(serde::Deserialize, Clone)]
+    struct Hook {
+        #[serde(deserialize_with = "crate::yaml::string")]
+        id: String,
+    }
+    let id = format!("gate-{name}");
+    let (repo, rev) = pre_commit_configs(root)
+        .iter()
+        .filter(|c| c.extension().is_some_and(|e| e != "toml"))
+        .find_map(|file| {
+            let bytes = fsutil::read_file(file, fsutil::Kind::GATE_FILE).ok()??;
+            let text = String::from_utf8(bytes).ok()?;
+            let config: Config = crate::yaml::from_str(file, &text).ok()?;
+            config.repos.into_iter().find_map(|r| {
+                let ours = r.hooks.iter().any(|h| h.id == id);
+                (ours && r.repo != "local" && r.repo != "meta")
+                    .then(|| (r.repo, r.rev.unwrap_or_default()))
+            })
+        })?;
+    let built = if tool == "pre-commit" {
+        let cache = pre_commit_home();
+        match pre_commit_checkout(&cache, &repo, &rev) {
+            Some(dir) => rustenv_gate(&dir).map_or(Built::NotYet { cache }, Built::Binary),
+            None => Built::NotYet { cache },
+        }
+    } else {
+        Built::Unread
+    };
+    Some(BuiltHook { repo, rev, built })
+}
+
+/// pre-commit's cache: `PRE_COMMIT_HOME`, else `XDG_CACHE_HOME/pre-commit`,
+/// else `~/.cache/pre-commit` (pre-commit's `store._get_default_directory`).
+fn pre_commit_home() -> PathBuf {
+    let set = |var: &str| {
+        std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    set("PRE_COMMIT_HOME")
+        .or_else(|| set("XDG_CACHE_HOME").map(|d| d.join("pre-commit")))
+        .or_else(|| set("HOME").map(|h| h.join(".cache/pre-commit")))
+        .unwrap_or_else(|| PathBuf::from(".cache/pre-commit"))
+}
+
+/// pre-commit's checkout of `repo` at `rev` in `cache`: a `repo*`
+/// directory (pre-commit's `mkdtemp(prefix='repo')`) whose origin is `repo`
+/// and whose HEAD is `rev`, or whose FETCH_HEAD names it (a tag or a
+/// branch: pre-commit fetches `rev` and checks out FETCH_HEAD). The newest
+/// of several.
+fn pre_commit_checkout(cache: &Path, repo: &str, rev: &str) -> Option<PathBuf> {
+    let read = |path: PathBuf| -> String {
+        fsutil::read_file(&path, fsutil::Kind::GATE_FILE)
+            .ok()
+            .flatten()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default()
+    };
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(cache)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("repo"))
+        .filter_map(|e| {
+            let dir = e.path();
+            let git = dir.join(".git");
+            let origin = read(git.join("config"))
+                .lines()
+                .any(|l| l.trim().strip_prefix("url = ") == Some(repo));
+            let head = read(git.join("HEAD"));
+            let at_rev = !rev.is_empty()
+                && (head.trim() == rev
+                    || read(git.join("FETCH_HEAD"))
+                        .lines()
+                        .any(|l| l.contains(&format!("'{rev}'"))));
+            if !(origin && at_rev) {
+                return None;
+            }
+            Some((e.metadata().ok()?.modified().ok()?, dir))
+        })
+        .collect();
+    found.sort();
+    found.pop().map(|(_, dir)| dir)
+}
+
+/// The gate pre-commit's rust language built in checkout `dir`:
+/// `rustenv-VERSION/bin/gate` (`cargo install --root` of the env).
+fn rustenv_gate(dir: &Path) -> Option<PathBuf> {
+    let mut envs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("rustenv-"))
+        .map(|e| e.path().join("bin/gate"))
+        .filter(|p| p.is_file())
+        .collect();
+    envs.sort();
+    envs.into_iter().next()
 }
 
 /// Whether lefthook's merged configuration runs `gate hook NAME` under its

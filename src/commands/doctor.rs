@@ -337,18 +337,98 @@ fn via_path(name: &str, how: String, this: &Path) -> Item {
         .remedy("put gate on PATH (./install.sh)"),
         Some(found) => {
             let found = std::fs::canonicalize(&found).unwrap_or(found);
-            let which = if found == this {
-                "this gate".to_string()
-            } else {
-                found.display().to_string()
-            };
-            item(
+            if found == this {
+                return item(
+                    "hook",
+                    name,
+                    Status::Ok,
+                    format!("{how}; `gate` on PATH is this gate"),
+                );
+            }
+            let which = found.display().to_string();
+            match skew(&found) {
+                None => item(
+                    "hook",
+                    name,
+                    Status::Ok,
+                    format!("{how}; `gate` on PATH is {which}, the same version"),
+                ),
+                Some(said) => item(
+                    "hook",
+                    name,
+                    Status::Warn,
+                    format!("{how}; `gate` on PATH is {which}, {said}"),
+                )
+                .remedy("put this gate first on PATH, or install the same version there"),
+            }
+        }
+    }
+}
+
+/// How the gate at `binary` differs from this one, if it does: another
+/// version, or no answer to `--version` as gate gives it.
+fn skew(binary: &Path) -> Option<String> {
+    let this = format!("gate {}", env!("CARGO_PKG_VERSION"));
+    match install::version_of(binary) {
+        Some(said) if said == this => None,
+        Some(said) => Some(format!("{said}, while this is {this} (version skew)")),
+        None => Some(format!(
+            "which does not answer `--version` as gate does (this is {this})"
+        )),
+    }
+}
+
+/// A framework's `repo:` hook that runs a gate it built itself, from the
+/// repository and rev its configuration names: that build is what runs on
+/// every commit, whatever `gate` is on PATH.
+fn built_gate(name: &str, tool: &str, hook: &install::BuiltHook) -> Item {
+    let from = format!("{} at {}", hook.repo, hook.rev);
+    let use_installed = format!(
+        "or use the hook gate-{name}-installed, which runs the gate on PATH (docs/hooks.md)"
+    );
+    match &hook.built {
+        install::Built::Binary(binary) => match skew(binary) {
+            None => item(
                 "hook",
                 name,
                 Status::Ok,
-                format!("{how}; `gate` on PATH is {which}"),
+                format!(
+                    "{tool} runs the gate it built from {from}: {}, the same version",
+                    binary.display()
+                ),
+            ),
+            Some(said) => item(
+                "hook",
+                name,
+                Status::Warn,
+                format!(
+                    "{tool} runs the gate it built from {from}: {}, {said}",
+                    binary.display()
+                ),
             )
-        }
+            .remedy(format!(
+                "set rev: to this gate's release in .pre-commit-config.yaml, then `{tool} install-hooks`; {use_installed}"
+            )),
+        },
+        install::Built::NotYet { cache } => item(
+            "hook",
+            name,
+            Status::Warn,
+            format!(
+                "{tool} builds gate from {from} and has not yet ({} holds no build of it): the next commit builds it, which takes minutes",
+                cache.display()
+            ),
+        )
+        .remedy(format!("`{tool} install-hooks` builds it now; {use_installed}")),
+        install::Built::Unread => item(
+            "hook",
+            name,
+            Status::Warn,
+            format!(
+                "{tool} builds gate from {from} in a cache of its own, which gate does not read: its version is not checked"
+            ),
+        )
+        .remedy(format!("use the hook gate-{name}-installed, which runs the gate on PATH, so that doctor checks it")),
     }
 }
 
@@ -459,11 +539,16 @@ fn hook(ctx: &Ctx, hooks_dir: &Path, manager: Option<&Manager>, name: &str, this
             Ok(Some(b)) if install::is_gate_hook(&b) => {
                 own(&legacy, &b, name, this, &format!("{tool} runs {name}.legacy first, gate's"))
             }
-            _ if install::configured(&install::pre_commit_configs(ctx.root()), name) => via_path(
-                name,
-                format!("{tool} runs `gate hook {name}` from .pre-commit-config.yaml"),
-                this,
-            ),
+            _ if install::configured(&install::pre_commit_configs(ctx.root()), name) => {
+                match install::framework_built_gate(ctx.root(), tool, name) {
+                    Some(built) => built_gate(name, tool, &built),
+                    None => via_path(
+                        name,
+                        format!("{tool} runs `gate hook {name}` from .pre-commit-config.yaml"),
+                        this,
+                    ),
+                }
+            }
             _ => item(
                 "hook",
                 name,

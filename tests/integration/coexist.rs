@@ -963,3 +963,101 @@ fn doctor_flags_gate_running_twice() {
     let once = doctor(&repo);
     assert_eq!(once["status"], "ok", "{once}");
 }
+
+/// A `repo:` hook with gate's `gate-pre-commit` id (language rust) runs the
+/// gate pre-commit builds in its own cache, not the one on PATH: `gate
+/// doctor` looks there. Before the build it says the next commit builds
+/// it; after, which binary runs, and a version other than its own as skew.
+/// The hook repository is a stand-in for gate's (a crate whose binary
+/// `gate` answers `--version`), which the real pre-commit builds.
+#[test]
+fn doctor_checks_the_gate_a_repo_hook_built() {
+    let test = crate::this_test!();
+    let Some(framework) = tool("pre-commit", test) else {
+        return;
+    };
+    let hooks = TestRepo::new();
+    hooks.write(
+        ".pre-commit-hooks.yaml",
+        "- id: gate-pre-commit\n  name: gate pre-commit\n  entry: gate hook pre-commit\n  language: rust\n  pass_filenames: false\n  always_run: true\n",
+    );
+    hooks.write(
+        "Cargo.toml",
+        "[package]\nname = \"stand-in\"\nversion = \"0.0.1\"\nedition = \"2021\"\n\n[[bin]]\nname = \"gate\"\npath = \"main.rs\"\n",
+    );
+    hooks.write(
+        "main.rs",
+        format!(
+            "fn main() {{\n    let version = std::env::var(\"STAND_IN_VERSION\").unwrap_or_else(|_| \"{}\".into());\n    if std::env::args().nth(1).as_deref() == Some(\"--version\") {{\n        println!(\"gate {{version}}\");\n    }}\n}}\n",
+            env!("CARGO_PKG_VERSION")
+        ),
+    );
+    hooks.commit_all("the stand-in");
+    let rev = hooks.head();
+
+    let repo = plan_repo("required");
+    start_42(&repo);
+    repo.write(
+        ".pre-commit-config.yaml",
+        format!(
+            "repos:\n  - repo: {}\n    rev: {rev}\n    hooks:\n      - id: gate-pre-commit\n",
+            hooks.path().display()
+        ),
+    );
+    run_ok(&repo, &framework, &["install"]);
+    let gate = assert_cmd::cargo::cargo_bin!("gate");
+    let doctor = |version: Option<&str>| {
+        let mut cmd = command(&repo, gate, &["doctor", "--json"]);
+        if let Some(v) = version {
+            cmd.env("STAND_IN_VERSION", v);
+        }
+        let out = cmd.output().unwrap();
+        let doc: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", show(&out)));
+        doc["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["check"] == "hook" && i["subject"] == "pre-commit")
+            .cloned()
+            .unwrap_or_else(|| panic!("no pre-commit item: {doc}"))
+    };
+    let before = doctor(None);
+    assert_eq!(before["status"], "warn", "{before}");
+    let detail = before["detail"].as_str().unwrap();
+    assert!(detail.contains("has not yet"), "{before}");
+    assert!(
+        before["remedy"]
+            .as_str()
+            .unwrap()
+            .contains("pre-commit install-hooks"),
+        "{before}"
+    );
+
+    run_ok(&repo, &framework, &["install-hooks"]);
+    let built = doctor(None);
+    assert_eq!(built["status"], "ok", "{built}");
+    let detail = built["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("pre-commit-home") && detail.contains("rustenv-"),
+        "the binary in pre-commit's cache: {built}"
+    );
+    assert!(detail.contains(&rev), "{built}");
+
+    let skewed = doctor(Some("0.0.1"));
+    assert_eq!(skewed["status"], "warn", "{skewed}");
+    assert!(
+        skewed["detail"]
+            .as_str()
+            .unwrap()
+            .contains("gate 0.0.1, while this is gate"),
+        "{skewed}"
+    );
+    assert!(
+        skewed["remedy"]
+            .as_str()
+            .unwrap()
+            .contains("gate-pre-commit-installed"),
+        "{skewed}"
+    );
+}

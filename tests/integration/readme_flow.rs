@@ -339,7 +339,10 @@ fn install_sh_says_what_it_installed_and_what_to_do_next() {
     let out = install_sh(&tools, &home, None, &["--help"]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let help = String::from_utf8_lossy(&out.stdout);
-    assert!(help.starts_with("Install gate, then say what was installed"), "{help}");
+    assert!(
+        help.starts_with("Install gate, then say what was installed"),
+        "{help}"
+    );
     assert!(help.contains("./install.sh --binary FILE"), "{help}");
     assert!(help.contains("./install.sh --prefix DIR"), "{help}");
     assert!(!help.contains("set -eu"), "{help}");
