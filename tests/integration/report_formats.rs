@@ -241,6 +241,90 @@ fn sarif_errors(validator: &jsonschema::Validator, log: &serde_json::Value) -> V
         .collect()
 }
 
+/// Microsoft's SARIF multitool, as npm installs it: the program its
+/// `sarif-multitool` wrapper runs (the wrapper hands its arguments to a
+/// shell, where `Gh;Sarif` would be two commands).
+fn sarif_multitool() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let wrapper = std::env::split_paths(&path)
+        .map(|d| d.join("sarif-multitool"))
+        .find(|p| p.is_file())?;
+    let package = std::fs::canonicalize(wrapper).ok()?.parent()?.to_path_buf();
+    let out = std::process::Command::new("node")
+        .arg("-e")
+        .arg("process.stdout.write(require(process.argv[1]))")
+        .arg(&package)
+        .output()
+        .ok()?;
+    let program = std::path::PathBuf::from(String::from_utf8(out.stdout).ok()?);
+    program.is_file().then_some(program)
+}
+
+/// The SARIF multitool's own validation, with the SARIF rules and GitHub
+/// code scanning's ingestion rules (`--rule-kind "Gh;Sarif"`), finds no
+/// error in `--format sarif`; what it says is shown when it does.
+#[test]
+fn the_sarif_multitool_finds_no_error_with_githubs_rules() {
+    let test = crate::this_test!();
+    let Some(multitool) = sarif_multitool() else {
+        crate::support::skip(
+            test,
+            "sarif-multitool is not on PATH; npm install -g @microsoft/sarif-multitool (see .ci/run)",
+            None,
+        );
+        return;
+    };
+    let (repo, range) = refused_range();
+    let out = check(&repo, &range, &["--format", "sarif"]);
+    assert_exit(&out, 1);
+    let scratch = tempfile::tempdir().unwrap();
+    let log = scratch.path().join("gate.sarif");
+    std::fs::write(&log, &out.stdout).unwrap();
+    let report = scratch.path().join("validation.sarif");
+    let ran = std::process::Command::new(&multitool)
+        .args(["validate", "--rule-kind", "Gh;Sarif", "--output"])
+        .arg(&report)
+        .arg(&log)
+        .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&ran.stdout).to_string();
+    assert!(ran.status.success(), "{said}");
+    let validation: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let results = validation["runs"][0]["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let errors: Vec<&serde_json::Value> =
+        results.iter().filter(|r| r["level"] == "error").collect();
+    assert!(errors.is_empty(), "{said}");
+    // It does judge: a result without a location is an error there.
+    let mut broken: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    broken["runs"][0]["results"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("locations");
+    std::fs::write(&log, serde_json::to_vec(&broken).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&report);
+    let ran = std::process::Command::new(&multitool)
+        .args(["validate", "--rule-kind", "Gh;Sarif", "--output"])
+        .arg(&report)
+        .arg(&log)
+        .output()
+        .unwrap();
+    let validation: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let errors = validation["runs"][0]["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|r| r["level"] == "error")
+        .count();
+    assert!(errors > 0, "{}", String::from_utf8_lossy(&ran.stdout));
+}
+
 /// `--format sarif` validates against the SARIF 2.1.0 schema and holds one
 /// result per finding of the JSON report, with its cause, level, path
 /// (the exact bytes of a path that is not UTF-8) and commit.
