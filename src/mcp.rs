@@ -305,14 +305,57 @@ fn output_schema<T: schemars::JsonSchema>() -> std::sync::Arc<rmcp::model::JsonO
     let answer = generator.subschema_for::<T>();
     let error = generator.subschema_for::<crate::report::wire::error::ErrorWire<'static>>();
     let definitions = generator.take_definitions(true);
-    let schema = serde_json::json!({
+    let mut schema = serde_json::json!({
         "type": "object",
         "anyOf": [answer, error],
         "$defs": definitions,
     });
+    one_type_each(&mut schema);
     match schema {
         serde_json::Value::Object(object) => std::sync::Arc::new(object),
         _ => std::sync::Arc::default(),
+    }
+}
+
+/// A schema where every `type` names one type: `"type": ["string",
+/// "null"]` (schemars' `Option<String>`; the documents do print `null`)
+/// becomes `"anyOf": [{"type": "string"}, {"type": "null"}]`, the same
+/// values, which clients that map schemas onto a one-type dialect (the
+/// OpenAPI subset of Gemini's function declarations) read, and which the
+/// MCP Inspector's `--strict` asks for. Other keywords stay where they were
+/// (each applies to the values of its own type); a schema with an `anyOf`
+/// already gets both as an `allOf`.
+fn one_type_each(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(object) => {
+            for inner in object.values_mut() {
+                one_type_each(inner);
+            }
+            let Some(serde_json::Value::Array(types)) = object.get("type") else {
+                return;
+            };
+            if types.len() < 2 {
+                return;
+            }
+            let branches: Vec<serde_json::Value> = types
+                .iter()
+                .map(|t| serde_json::json!({ "type": t }))
+                .collect();
+            object.remove("type");
+            match object.remove("anyOf") {
+                Some(existing) => {
+                    object.insert(
+                        "allOf".into(),
+                        serde_json::json!([{ "anyOf": existing }, { "anyOf": branches }]),
+                    );
+                }
+                None => {
+                    object.insert("anyOf".into(), serde_json::Value::Array(branches));
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(one_type_each),
+        _ => {}
     }
 }
 
@@ -758,6 +801,38 @@ impl ServerHandler for Gate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_type_names_one_type_and_the_same_values_pass() {
+        let mut schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "hint": {"type": ["string", "null"], "description": "d"},
+                "kept": {"type": "string"},
+                "list": {"type": "array", "items": {"type": ["integer", "null"], "minimum": 0}},
+                "both": {"type": ["string", "null"], "anyOf": [{"maxLength": 3}, {"type": "null"}]},
+            },
+        });
+        one_type_each(&mut schema);
+        let properties = &schema["properties"];
+        assert_eq!(
+            properties["hint"],
+            serde_json::json!({"anyOf": [{"type": "string"}, {"type": "null"}], "description": "d"})
+        );
+        assert_eq!(properties["kept"], serde_json::json!({"type": "string"}));
+        assert_eq!(
+            properties["list"]["items"],
+            serde_json::json!({"anyOf": [{"type": "integer"}, {"type": "null"}], "minimum": 0})
+        );
+        assert_eq!(
+            properties["both"],
+            serde_json::json!({"allOf": [
+                {"anyOf": [{"maxLength": 3}, {"type": "null"}]},
+                {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            ]})
+        );
+        assert_eq!(schema["type"], "object");
+    }
 
     fn args(line: Line) -> Vec<String> {
         line.finish()

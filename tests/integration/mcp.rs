@@ -696,3 +696,48 @@ fn tools_say_what_they_are_and_answer_within_their_output_schema() {
     let not_a_report = json!({"schema": "gate.report/1", "verb": 1});
     assert!(!validators["check"].is_valid(&not_a_report));
 }
+
+/// The MCP Inspector's CLI (`@modelcontextprotocol/inspector`, as
+/// `.ci/run` installs it) lists gate's tools with `--strict`: no tool
+/// schema has a portability problem, error or warning (it reports each on
+/// stderr, and exits 6 on an error).
+#[test]
+fn the_mcp_inspector_strict_finds_no_portability_problem() {
+    let test = crate::this_test!();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let Some(inspector) = std::env::split_paths(&path)
+        .map(|d| d.join("mcp-inspector"))
+        .find(|p| p.is_file())
+    else {
+        crate::support::skip(
+            test,
+            "mcp-inspector is not on PATH; npm install -g @modelcontextprotocol/inspector (see .ci/run)",
+            None,
+        );
+        return;
+    };
+    let repo = plan_repo("required");
+    let gate = assert_cmd::cargo::cargo_bin!("gate");
+    let out = std::process::Command::new(inspector)
+        .args(["--cli", "--strict", "--method", "tools/list", "--"])
+        .arg(gate)
+        .arg("mcp")
+        .current_dir(repo.path())
+        .envs(git_env())
+        .env("HOME", repo.scratch("home"))
+        .env("MCP_CATALOG_PATH", repo.scratch("catalog.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("Warning") && !stderr.contains("Error"),
+        "{stderr}"
+    );
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        listed["tools"].as_array().map(Vec::len),
+        Some(10),
+        "{listed}"
+    );
+}
