@@ -908,6 +908,20 @@ fn a_repo_entry_runs_the_installed_gate_without_a_build() {
     }
 }
 
+/// The `hook` item of `gate doctor --json`'s answer `out` about the
+/// pre-commit hook.
+fn pre_commit_item(out: &Output) -> serde_json::Value {
+    let doc: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", show(out)));
+    doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["check"] == "hook" && i["subject"] == "pre-commit")
+        .cloned()
+        .unwrap_or_else(|| panic!("no pre-commit item: {doc}"))
+}
+
 /// gate's script in the framework's legacy slot and gate's hook in its
 /// configuration: every commit runs gate twice. `gate doctor` says so (a
 /// warning, with the remedy), and once the legacy script is removed the
@@ -934,14 +948,7 @@ fn doctor_flags_gate_running_twice() {
             .env("PATH", path_with_gate())
             .output()
             .unwrap();
-        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        doc["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|i| i["check"] == "hook" && i["subject"] == "pre-commit")
-            .cloned()
-            .unwrap_or_else(|| panic!("no pre-commit item: {doc}"))
+        pre_commit_item(&out)
     };
     let twice = doctor(&repo);
     assert_eq!(twice["status"], "warn", "{twice}");
@@ -1012,15 +1019,7 @@ fn doctor_checks_the_gate_a_repo_hook_built() {
             cmd.env("STAND_IN_VERSION", v);
         }
         let out = cmd.output().unwrap();
-        let doc: serde_json::Value =
-            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", show(&out)));
-        doc["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|i| i["check"] == "hook" && i["subject"] == "pre-commit")
-            .cloned()
-            .unwrap_or_else(|| panic!("no pre-commit item: {doc}"))
+        pre_commit_item(&out)
     };
     let before = doctor(None);
     assert_eq!(before["status"], "warn", "{before}");

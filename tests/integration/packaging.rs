@@ -24,6 +24,18 @@ fn run(cmd: &mut Command) -> Output {
     out
 }
 
+/// The gate a package installed at `gate` is this gate: it says this
+/// version, and its exit codes pass through (a usage error is 2).
+fn assert_this_gate(gate: &Path) {
+    let out = run(Command::new(gate).arg("--version"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("gate {}", env!("CARGO_PKG_VERSION"))
+    );
+    let out = Command::new(gate).args(["hook", "nope"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+}
+
 #[test]
 fn the_npm_packages_install_from_their_tarballs_and_run_this_gate() {
     let test = crate::this_test!();
@@ -94,15 +106,9 @@ fn the_npm_packages_install_from_their_tarballs_and_run_this_gate() {
     std::fs::create_dir_all(&both).unwrap();
     npm_install(&both, &files);
     let gate = both.join("node_modules/.bin/gate");
-    let out = run(Command::new(&gate).arg("--version"));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        format!("gate {version}")
-    );
     // Exit codes and stdin pass through: a usage error is 2, and a hook
     // input on stdin reaches gate.
-    let out = Command::new(&gate).args(["hook", "nope"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert_this_gate(&gate);
     let repo = crate::support::TestRepo::new();
     let mut child = Command::new(&gate)
         .args([
@@ -189,16 +195,7 @@ fn the_wheel_installs_with_pip_into_a_fresh_venv_and_runs_this_gate() {
         "--no-deps",
         wheel.to_str().unwrap(),
     ]));
-    let out = run(Command::new(venv.join("bin/gate")).arg("--version"));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        format!("gate {version}")
-    );
-    let out = Command::new(venv.join("bin/gate"))
-        .args(["hook", "nope"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert_this_gate(&venv.join("bin/gate"));
 }
 
 /// The crate as crates.io would get it (`cargo package`): what the build
@@ -270,14 +267,7 @@ fn the_packaged_crate_installs_with_cargo_and_runs_this_gate() {
         .arg("--root")
         .arg(&installed)
         .env("CARGO_TARGET_DIR", &target));
-    let gate = installed.join("bin/gate");
-    let out = run(Command::new(&gate).arg("--version"));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        format!("gate {version}")
-    );
-    let out = Command::new(&gate).args(["hook", "nope"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert_this_gate(&installed.join("bin/gate"));
 }
 
 /// A release archive (`scripts/release.sh`, as the release workflow makes
@@ -388,11 +378,7 @@ fn a_release_archive_installs_its_binary_after_checking_its_checksum() {
     assert!(said.contains("checksum verified"), "{said}");
     assert!(said.contains("(no build)"), "{said}");
     let installed = prefix.join("bin/gate");
-    let out = run(Command::new(&installed).arg("--version"));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        format!("gate {version}")
-    );
+    assert_this_gate(&installed);
     let good = std::fs::read(&installed).unwrap();
 
     // One byte more: refused, and the installed gate is left as it was.
