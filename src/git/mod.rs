@@ -1497,7 +1497,7 @@ impl Repo {
     }
 
     pub fn read_blob(&self, id: Oid) -> Result<Vec<u8>, GitError> {
-        read_blob_in(&self.objects(), id)
+        read_blob_in(&self.single(), id)
     }
 
     /// For object `id`, stored as a delta in a pack: how many links of its
@@ -1512,6 +1512,12 @@ impl Repo {
     /// This handle's objects, packs first ([`packs::Objects`]).
     fn objects(&self) -> packs::Objects<'_> {
         packs::Objects::new(&self.repo, &self.packs)
+    }
+
+    /// This handle's objects for one read: through the packs once a walk or
+    /// a diff has opened them, else gix ([`packs::Objects::single`]).
+    fn single(&self) -> packs::Objects<'_> {
+        packs::Objects::single(&self.repo, &self.packs)
     }
 
     /// `each` of the bytes of each blob of `ids` ([`read_blob`](Self::read_blob)),
@@ -1810,14 +1816,14 @@ impl Repo {
     }
 
     /// The object `id` if there is one, read as gix's `try_find_object`
-    /// does, from the packs through [`packs::Packs`] first: one mapping of
-    /// each pack for every read (decision 0015).
+    /// does: through [`packs::Packs`] once a walk or a diff has opened the
+    /// packs (a merge's parents in a diff thread), else by gix.
     fn try_find_object(&self, id: gix::ObjectId) -> gix::Result<Option<gix::Object<'_>>> {
         // From gix's free list, where the object puts its buffer back when
         // dropped: a buffer not taken from there would grow the list by one
         // every read.
         let mut data = std::mem::take(&mut *self.repo.empty_reusable_buffer());
-        let Some(found) = gix::objs::Find::try_find(&self.objects(), &id, &mut data)? else {
+        let Some(found) = gix::objs::Find::try_find(&self.single(), &id, &mut data)? else {
             return Ok(None);
         };
         let kind = found.kind;

@@ -216,6 +216,11 @@ impl Packs {
         }
     }
 
+    /// Whether a read has opened the packs.
+    fn is_open(&self) -> bool {
+        self.bundles.get().is_some()
+    }
+
     /// Another handle's reader of the same packs (mapped once for both),
     /// with a cache of its own.
     pub(super) fn sibling(&self) -> Packs {
@@ -463,11 +468,30 @@ fn apply_delta(base: &[u8], instructions: &[u8], out: &mut Vec<u8>) -> Option<()
 pub(super) struct Objects<'r> {
     pub(super) repo: &'r gix::Repository,
     packs: &'r std::cell::RefCell<Packs>,
+    /// Whether a read may open the packs. A single read (a policy, a task
+    /// file, the commit a revision names) is left to gix until a walk or a
+    /// diff has opened them: gix opens the packs for its own reads anyway,
+    /// and a hook reading a file or two would map each pack twice.
+    bulk: bool,
 }
 
 impl<'r> Objects<'r> {
+    /// For a walk, a diff or a run of blobs: opens the packs on first read.
     pub(super) fn new(repo: &'r gix::Repository, packs: &'r std::cell::RefCell<Packs>) -> Self {
-        Objects { repo, packs }
+        Objects {
+            repo,
+            packs,
+            bulk: true,
+        }
+    }
+
+    /// For one read: through the packs only once they are open.
+    pub(super) fn single(repo: &'r gix::Repository, packs: &'r std::cell::RefCell<Packs>) -> Self {
+        Objects {
+            repo,
+            packs,
+            bulk: false,
+        }
     }
 
     pub(super) fn object_hash(&self) -> gix::hash::Kind {
@@ -484,8 +508,8 @@ impl gix::objs::Find for Objects<'_> {
         // Never re-entered, but a read that finds the packs busy still has
         // gix.
         let found = match self.packs.try_borrow_mut() {
-            Ok(mut packs) => packs.find(id, buffer),
-            Err(_) => None,
+            Ok(mut packs) if self.bulk || packs.is_open() => packs.find(id, buffer),
+            _ => None,
         };
         match found {
             Some(kind) => Ok(Some(gix::objs::Data {
