@@ -59,7 +59,10 @@ fi
 digest() {
   if command -v sha256sum >/dev/null 2>&1; then sha256sum "$1" | cut -d' ' -f1
   elif command -v shasum >/dev/null 2>&1; then shasum -a 256 "$1" | cut -d' ' -f1
-  else openssl dgst -sha256 "$1" | sed 's/.*= //'
+  elif command -v openssl >/dev/null 2>&1; then openssl dgst -sha256 "$1" | sed 's/.*= //'
+  else
+    echo "install.sh: no sha256sum, shasum or openssl here to check $1 with: not installed" >&2
+    exit 1
   fi
 }
 
@@ -69,7 +72,7 @@ if [ -n "$binary" ] && [ $source_only = 0 ]; then
     sha256=$(cut -d' ' -f1 < "$binary.sha256")
   fi
   if [ -n "$sha256" ]; then
-    got=$(digest "$binary")
+    got=$(digest "$binary") || exit 1
     want=$(printf '%s' "$sha256" | tr 'A-F' 'a-f')
     if [ "$got" != "$want" ]; then
       echo "install.sh: $binary does not match its checksum (SHA-256 $got, expected $want): not installed" >&2
