@@ -24,6 +24,20 @@ fn run(cmd: &mut Command) -> Output {
     out
 }
 
+/// The gate under test copied into `dir` without its debug information
+/// (the debug build's is most of its size, and the packages carry it
+/// whole), and the Rust target it was built for.
+fn stripped_gate(dir: &Path) -> (std::path::PathBuf, &'static str) {
+    let bin = dir.join("gate");
+    std::fs::copy(assert_cmd::cargo::cargo_bin!("gate"), &bin).unwrap();
+    run(Command::new("strip").arg(&bin));
+    let target = match std::env::consts::ARCH {
+        "aarch64" => "aarch64-unknown-linux-gnu",
+        _ => "x86_64-unknown-linux-gnu",
+    };
+    (bin, target)
+}
+
 /// The gate a package installed at `gate` is this gate: it says this
 /// version, and its exit codes pass through (a usage error is 2).
 fn assert_this_gate(gate: &Path) {
@@ -45,16 +59,8 @@ fn the_npm_packages_install_from_their_tarballs_and_run_this_gate() {
     };
     let scratch = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    // The binary, without its debug information (the debug build's is
-    // most of its size, and npm packs and unpacks it whole).
-    let bin = scratch.path().join("gate");
-    std::fs::copy(assert_cmd::cargo::cargo_bin!("gate"), &bin).unwrap();
-    let _ = Command::new("strip").arg(&bin).output();
+    let (bin, target) = stripped_gate(scratch.path());
     let tarballs = scratch.path().join("tarballs");
-    let target = match std::env::consts::ARCH {
-        "aarch64" => "aarch64-unknown-linux-gnu",
-        _ => "x86_64-unknown-linux-gnu",
-    };
     let packed = run(Command::new(root.join("packaging/npm/pack.sh"))
         .args([
             "--binary",
@@ -289,13 +295,7 @@ fn a_release_archive_installs_its_binary_after_checking_its_checksum() {
     }
     let scratch = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let bin = scratch.path().join("gate");
-    std::fs::copy(assert_cmd::cargo::cargo_bin!("gate"), &bin).unwrap();
-    run(Command::new("strip").arg(&bin));
-    let target = match std::env::consts::ARCH {
-        "aarch64" => "aarch64-unknown-linux-gnu",
-        _ => "x86_64-unknown-linux-gnu",
-    };
+    let (bin, target) = stripped_gate(scratch.path());
     let version = env!("CARGO_PKG_VERSION");
     let out = scratch.path().join("out");
     run(Command::new(root.join("scripts/release.sh"))
