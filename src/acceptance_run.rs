@@ -326,8 +326,7 @@ fn run_command(
     }
     let _ = file.sync_all();
     drop(file);
-    use std::os::unix::process::ExitStatusExt;
-    Ok((status.code(), status.signal()))
+    Ok((status.code(), crate::platform::signal_of(&status)))
 }
 
 /// [`tee`] on a thread of its own, saying on `closed` when it is done. Never

@@ -58,7 +58,6 @@
 
 use std::collections::BTreeSet;
 use std::fmt;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 use std::thread::JoinHandle;
@@ -431,7 +430,14 @@ pub fn fingerprint_in(
         Err(reason) => return Ok((unavailable(reason, None), stats)),
     };
     scan.add(&untracked);
-    let fp = match scan.finish(inputs.max_bytes, cache_dir, &mut stats, listed, progress) {
+    let fp = match scan.finish(
+        inputs.max_bytes,
+        cache_dir,
+        &mut stats,
+        listed,
+        index,
+        progress,
+    ) {
         scan::Outcome::Available { digest, bytes } => Fingerprint::Available {
             digest,
             entries,
@@ -539,11 +545,9 @@ fn recorded_answer(
         if looked.problem_above(path.as_bytes()).is_some() {
             return Ok(Recorded::Not(None));
         }
-        let now = workdir
-            .join(std::ffi::OsStr::from_bytes(path.as_bytes()))
-            .symlink_metadata();
+        let now = workdir.join(path.as_path()).symlink_metadata();
         let as_recorded = match (own.find(path.as_bytes()), now) {
-            (Some(i), Ok(meta)) => own.trusted(i, &cache::Stat::from_metadata(&meta)).is_some(),
+            (Some(i), Ok(meta)) => own.trusted(i, &cache::Stat::of(&meta)).is_some(),
             (None, Err(e)) => e.kind() == std::io::ErrorKind::NotFound,
             _ => false,
         };
@@ -582,8 +586,7 @@ fn recorded_answer(
 /// The record of `sources` under a file-system monitor, and what the
 /// monitor says changed below them since it was written.
 fn monitored_record<'p>(workdir: &Path, cache_dir: &Path, sources: &[String]) -> scan::Record<'p> {
-    use std::os::unix::ffi::OsStrExt;
-    let root = workdir.as_os_str().as_bytes();
+    let root = workdir.as_os_str().as_encoded_bytes();
     let mut key = root.to_vec();
     for source in sources {
         key.push(0);

@@ -20,12 +20,10 @@
 use std::ffi::OsString;
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
-use std::os::fd::OwnedFd;
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
-use rustix::io::Errno;
+use crate::platform::{Dir, FileKind, OsError};
 
 /// An I/O failure with the path it concerns.
 #[derive(Debug, thiserror::Error)]
@@ -148,26 +146,6 @@ impl ReadError {
     }
 }
 
-/// What lies at a path that could not be opened as expected.
-fn found(dir: &OwnedFd, name: &Path) -> Option<FileType> {
-    rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
-        .ok()
-        .map(|st| FileType::from_raw_mode(st.st_mode))
-}
-
-fn type_name(t: FileType) -> &'static str {
-    match t {
-        FileType::RegularFile => "a regular file",
-        FileType::Directory => "a directory",
-        FileType::Symlink => "a symbolic link",
-        FileType::Fifo => "a FIFO",
-        FileType::Socket => "a socket",
-        FileType::CharacterDevice => "a character device",
-        FileType::BlockDevice => "a block device",
-        FileType::Unknown => "an unknown kind of file",
-    }
-}
-
 /// One step of a walk from a trusted directory: `None` when absent.
 type Step<T> = Result<Option<T>, ReadError>;
 
@@ -176,21 +154,20 @@ type Step<T> = Result<Option<T>, ReadError>;
 /// git directory); `None` when a component is absent and `create` is
 /// false. Created (each missing component, never through a link) when
 /// `create` is true.
-fn open_dir_within(base: &Path, rel: &Path, create: bool) -> Step<OwnedFd> {
-    let io_error = |path: &Path, e: Errno| ReadError::Io {
+fn open_dir_within(base: &Path, rel: &Path, create: bool) -> Step<Dir> {
+    let io_error = |path: &Path, e: OsError| ReadError::Io {
         path: path.to_path_buf(),
         source: e.into(),
     };
-    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
     if create {
         fs::create_dir_all(base).map_err(|e| ReadError::Io {
             path: base.to_path_buf(),
             source: e,
         })?;
     }
-    let mut dir = match rustix::fs::open(base, flags, Mode::empty()) {
-        Ok(fd) => fd,
-        Err(Errno::NOENT) => return Ok(None),
+    let mut dir = match Dir::open(base) {
+        Ok(dir) => dir,
+        Err(e) if e.is_not_found() => return Ok(None),
         Err(e) => return Err(io_error(base, e)),
     };
     let mut walked = base.to_path_buf();
@@ -209,20 +186,21 @@ fn open_dir_within(base: &Path, rel: &Path, create: bool) -> Step<OwnedFd> {
             }
         };
         walked.push(name);
-        let mut opened = rustix::fs::openat(&dir, name, flags | OFlags::NOFOLLOW, Mode::empty());
-        if create && matches!(opened, Err(Errno::NOENT)) {
-            match rustix::fs::mkdirat(&dir, name, Mode::from_raw_mode(0o777)) {
-                Ok(()) | Err(Errno::EXIST) => {}
+        let mut opened = dir.sub(name);
+        if create && opened.as_ref().is_err_and(|e| e.is_not_found()) {
+            match dir.mkdir(name) {
+                Ok(()) => {}
+                Err(e) if e.is_exists() => {}
                 Err(e) => return Err(io_error(&walked, e)),
             }
-            opened = rustix::fs::openat(&dir, name, flags | OFlags::NOFOLLOW, Mode::empty());
+            opened = dir.sub(name);
         }
         dir = match opened {
-            Ok(fd) => fd,
-            Err(Errno::NOENT) => return Ok(None),
+            Ok(sub) => sub,
+            Err(e) if e.is_not_found() => return Ok(None),
             Err(e) => {
-                return Err(match found(&dir, name) {
-                    Some(FileType::Symlink) => ReadError::Link { path: walked },
+                return Err(match dir.kind_of(name) {
+                    Some(FileKind::Symlink) => ReadError::Link { path: walked },
                     _ => io_error(&walked, e),
                 });
             }
@@ -253,17 +231,16 @@ const PER_CHECK_DIRS: &[&str] = &["receipts", "running", "logs"];
 /// step, as before). Every verb that opens a work tree asks this before it
 /// touches its state (`crate::context::Ctx::open`).
 pub fn check_state_dir(dir: &Path) -> Result<(), ReadError> {
-    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    let Ok(base) = rustix::fs::open(dir, flags, Mode::empty()) else {
+    let Ok(base) = Dir::open(dir) else {
         return Ok(());
     };
     // The directory `name` in `parent` (at `path`): a link is refused;
     // `None` when it is not a directory that opens.
-    let step = |parent: &OwnedFd, name: &Path, path: PathBuf| -> Step<OwnedFd> {
-        if found(parent, name) == Some(FileType::Symlink) {
+    let step = |parent: &Dir, name: &Path, path: PathBuf| -> Step<Dir> {
+        if parent.kind_of(name) == Some(FileKind::Symlink) {
             return Err(ReadError::Link { path });
         }
-        Ok(rustix::fs::openat(parent, name, flags | OFlags::NOFOLLOW, Mode::empty()).ok())
+        Ok(parent.sub(name).ok())
     };
     let shown = dir.join("gate");
     let Some(gate) = step(&base, Path::new("gate"), shown.clone())? else {
@@ -277,16 +254,12 @@ pub fn check_state_dir(dir: &Path) -> Result<(), ReadError> {
         if !PER_CHECK_DIRS.contains(sub) {
             continue;
         }
-        let Ok(mut entries) = rustix::fs::Dir::read_from(&fd) else {
+        let Ok(names) = fd.names() else {
             continue;
         };
-        while let Some(Ok(entry)) = entries.read() {
-            use std::os::unix::ffi::OsStrExt;
-            let bytes = entry.file_name().to_bytes();
-            if bytes != b"." && bytes != b".." {
-                let name = Path::new(std::ffi::OsStr::from_bytes(bytes));
-                step(&fd, name, path.join(name))?;
-            }
+        for name in names {
+            let name = Path::new(&name);
+            step(&fd, name, path.join(name))?;
         }
     }
     Ok(())
@@ -307,17 +280,15 @@ pub fn open_within(base: &Path, rel: &Path, kind: Kind) -> Step<(File, fs::Metad
     let Some(dir) = open_dir_within(base, parent, false)? else {
         return Ok(None);
     };
-    let flags =
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-    let fd = match rustix::fs::openat(&dir, name, flags, Mode::empty()) {
-        Ok(fd) => fd,
-        Err(Errno::NOENT) => return Ok(None),
+    let file = match dir.open_file(name) {
+        Ok(file) => file,
+        Err(e) if e.is_not_found() => return Ok(None),
         Err(e) => {
-            return Err(match found(&dir, Path::new(name)) {
-                Some(FileType::Symlink) => ReadError::Link { path: shown },
-                Some(t) if t != FileType::RegularFile => ReadError::NotRegular {
+            return Err(match dir.kind_of(Path::new(name)) {
+                Some(FileKind::Symlink) => ReadError::Link { path: shown },
+                Some(t) if t != FileKind::Regular => ReadError::NotRegular {
                     path: shown,
-                    found: type_name(t),
+                    found: t.name(),
                 },
                 _ => ReadError::Io {
                     path: shown,
@@ -326,16 +297,14 @@ pub fn open_within(base: &Path, rel: &Path, kind: Kind) -> Step<(File, fs::Metad
             });
         }
     };
-    let file = File::from(fd);
     let meta = file.metadata().map_err(|e| ReadError::Io {
         path: shown.clone(),
         source: e,
     })?;
     if !meta.is_file() {
-        let t = FileType::from_raw_mode(std::os::unix::fs::MetadataExt::mode(&meta));
         return Err(ReadError::NotRegular {
             path: shown,
-            found: type_name(t),
+            found: FileKind::of(&meta).name(),
         });
     }
     if meta.len() > kind.max {
@@ -401,33 +370,19 @@ fn split_last(path: &Path) -> (&Path, &Path) {
 /// The names in the directory `rel` below `base` (reached without
 /// following a link), unsorted; `None` when it is absent.
 pub fn list_within(base: &Path, rel: &Path) -> Step<Vec<OsString>> {
-    use std::os::unix::ffi::OsStrExt;
     let Some(dir) = open_dir_within(base, rel, false)? else {
         return Ok(None);
     };
-    let shown = || base.join(rel);
-    let mut entries = rustix::fs::Dir::read_from(&dir).map_err(|e| ReadError::Io {
-        path: shown(),
+    dir.names().map(Some).map_err(|e| ReadError::Io {
+        path: base.join(rel),
         source: e.into(),
-    })?;
-    let mut names = Vec::new();
-    while let Some(entry) = entries.read() {
-        let entry = entry.map_err(|e| ReadError::Io {
-            path: shown(),
-            source: e.into(),
-        })?;
-        let name = entry.file_name().to_bytes();
-        if name != b"." && name != b".." {
-            names.push(std::ffi::OsStr::from_bytes(name).to_os_string());
-        }
-    }
-    Ok(Some(names))
+    })
 }
 
 /// Replace `path` with `bytes` atomically (a temporary file in the same
 /// directory, fsync, rename, fsync of the directory). Creates missing parent
 /// directories. `mode` sets Unix permission bits on the new file (e.g.
-/// `0o755` for hooks). A symbolic link at `path` is replaced, never
+/// `0o755` for hooks; where there are none, only read-only). A symbolic link at `path` is replaced, never
 /// followed.
 pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), FsError> {
     let (base, rel) = split_last(path);
@@ -484,50 +439,83 @@ fn replace_within(
     let dir = open_dir_within(base, parent, true)
         .map_err(|e| write_refusal(&target, e))?
         .expect("a directory just created exists");
-    let tmp_dir = match spare.map(|s| open_dir_within(s, Path::new(""), true)) {
-        Some(Ok(Some(spare))) if same_device(&spare, &dir) => spare,
-        _ => dir
-            .try_clone()
-            .map_err(|e| FsError::new(&target, "open", e))?,
+    let beside = || {
+        dir.try_clone()
+            .map_err(|e| FsError::new(&target, "open", e))
     };
+    let (tmp_dir, in_spare) = match spare.map(|s| open_dir_within(s, Path::new(""), true)) {
+        Some(Ok(Some(spare))) if spare.same_device(&dir) => (spare, true),
+        _ => (beside()?, false),
+    };
+    let write = |tmp_dir: &Dir| write_renamed(tmp_dir, &dir, name, &target, bytes, mode, durable);
+    match write(&tmp_dir) {
+        // Where the device cannot be told (the portable platform), the
+        // rename says: then beside the target.
+        Err(Attempt::CrossDevice(_)) if in_spare => match write(&beside()?) {
+            Err(Attempt::CrossDevice(e) | Attempt::Failed(e)) => Err(e),
+            Ok(()) => Ok(()),
+        },
+        Err(Attempt::CrossDevice(e) | Attempt::Failed(e)) => Err(e),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// Why a write through a temporary file failed.
+enum Attempt {
+    /// The temporary file's directory is on another file system.
+    CrossDevice(FsError),
+    Failed(FsError),
+}
+
+/// Write `bytes` to a new temporary file in `tmp_dir` and rename it to
+/// `name` in `dir`; the temporary file removed on failure.
+fn write_renamed(
+    tmp_dir: &Dir,
+    dir: &Dir,
+    name: &std::ffi::OsStr,
+    target: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+    durable: bool,
+) -> Result<(), Attempt> {
     let tmp = format!(
         ".{}.tmp.{}.{}",
         name.to_string_lossy(),
         std::process::id(),
         unique()
     );
+    let failed =
+        |action: &'static str, e: io::Error| Attempt::Failed(FsError::new(target, action, e));
     let result = (|| {
-        let fd = rustix::fs::openat(
-            &tmp_dir,
-            &tmp,
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o666),
-        )
-        .map_err(|e| FsError::new(&target, "create temporary file", e.into()))?;
-        let mut file = File::from(fd);
-        file.write_all(bytes)
-            .map_err(|e| FsError::new(&target, "write", e))?;
+        let mut file = tmp_dir
+            .create_new(Path::new(&tmp))
+            .map_err(|e| failed("create temporary file", e.into()))?;
+        file.write_all(bytes).map_err(|e| failed("write", e))?;
         if let Some(mode) = mode {
-            use std::os::unix::fs::PermissionsExt;
-            file.set_permissions(fs::Permissions::from_mode(mode))
-                .map_err(|e| FsError::new(&target, "set permissions", e))?;
+            crate::platform::set_mode(&file, mode).map_err(|e| failed("set permissions", e))?;
         }
         if durable {
-            file.sync_all()
-                .map_err(|e| FsError::new(&target, "fsync", e))?;
+            file.sync_all().map_err(|e| failed("fsync", e))?;
         }
         crash_point("before-rename");
-        rustix::fs::renameat(&tmp_dir, &tmp, &dir, name)
-            .map_err(|e| FsError::new(&target, "replace", e.into()))?;
+        // The file is closed first: a file open cannot be renamed over
+        // on every platform.
+        drop(file);
+        tmp_dir
+            .rename(Path::new(&tmp), dir, Path::new(name))
+            .map_err(|e| match e.is_cross_device() {
+                true => Attempt::CrossDevice(FsError::new(target, "replace", e.into())),
+                false => failed("replace", e.into()),
+            })?;
         // Directory fsync makes the rename durable; some file systems
         // refuse it, and the rename is already atomic without it.
         if durable {
-            let _ = rustix::fs::fsync(&dir);
+            dir.sync();
         }
         Ok(())
     })();
     if result.is_err() {
-        let _ = rustix::fs::unlinkat(&tmp_dir, &tmp, AtFlags::empty());
+        let _ = tmp_dir.unlink(Path::new(&tmp));
     }
     result
 }
@@ -554,29 +542,40 @@ pub fn create_within(
     let dir = open_dir_within(base, parent, true)
         .map_err(|e| write_refusal(&target, e))?
         .expect("a directory just created exists");
-    let (tmp_base, tmp_dir) = match spare.map(|s| (s, open_dir_within(s, Path::new(""), true))) {
-        Some((s, Ok(Some(spare)))) if same_device(&spare, &dir) => (s.to_path_buf(), spare),
-        _ => (
-            base.join(parent),
-            dir.try_clone()
-                .map_err(|e| FsError::new(&target, "open", e))?,
-        ),
+    let beside = || -> Result<(PathBuf, Dir), FsError> {
+        let dir = dir
+            .try_clone()
+            .map_err(|e| FsError::new(&target, "open", e))?;
+        Ok((base.join(parent), dir))
     };
-    let tmp = PathBuf::from(format!(
-        ".{}.new.{}.{}",
-        name.to_string_lossy(),
-        std::process::id(),
-        unique()
-    ));
-    write_within(&tmp_base, &tmp, bytes, None, None)?;
-    let linked = rustix::fs::linkat(&tmp_dir, &tmp, &dir, name, AtFlags::empty());
-    let _ = rustix::fs::unlinkat(&tmp_dir, &tmp, AtFlags::empty());
+    let (chosen, in_spare) = match spare.map(|s| (s, open_dir_within(s, Path::new(""), true))) {
+        Some((s, Ok(Some(spare)))) if spare.same_device(&dir) => ((s.to_path_buf(), spare), true),
+        _ => (beside()?, false),
+    };
+    let link = |(tmp_base, tmp_dir): (PathBuf, Dir)| -> Result<Result<(), OsError>, FsError> {
+        let tmp = PathBuf::from(format!(
+            ".{}.new.{}.{}",
+            name.to_string_lossy(),
+            std::process::id(),
+            unique()
+        ));
+        write_within(&tmp_base, &tmp, bytes, None, None)?;
+        let linked = tmp_dir.link(&tmp, &dir, Path::new(name));
+        let _ = tmp_dir.unlink(&tmp);
+        Ok(linked)
+    };
+    let linked = match link(chosen)? {
+        // Where the device cannot be told (the portable platform), the
+        // link says: then beside the target.
+        Err(e) if e.is_cross_device() && in_spare => link(beside()?)?,
+        linked => linked,
+    };
     match linked {
         Ok(()) => {
-            let _ = rustix::fs::fsync(&dir);
+            dir.sync();
             Ok(true)
         }
-        Err(Errno::EXIST) => Ok(false),
+        Err(e) if e.is_exists() => Ok(false),
         Err(e) => Err(FsError::new(&target, "create", e.into())),
     }
 }
@@ -616,26 +615,13 @@ fn write_refusal(target: &Path, e: ReadError) -> FsError {
     }
 }
 
-fn same_device(a: &OwnedFd, b: &OwnedFd) -> bool {
-    match (rustix::fs::fstat(a), rustix::fs::fstat(b)) {
-        (Ok(a), Ok(b)) => a.st_dev == b.st_dev,
-        _ => false,
-    }
-}
-
 /// Open `path` for writing from its start, created if missing: a log gate
 /// writes as it goes. Never through a link at `path`, and without blocking
 /// (a FIFO there, which would wait for a reader, is refused), a regular
 /// file only.
 pub fn create_truncated(path: &Path) -> Result<File, FsError> {
-    let flags = OFlags::WRONLY
-        | OFlags::CREATE
-        | OFlags::NOFOLLOW
-        | OFlags::NONBLOCK
-        | OFlags::NOCTTY
-        | OFlags::CLOEXEC;
-    let file = match rustix::fs::open(path, flags, Mode::from_raw_mode(0o666)) {
-        Ok(fd) => File::from(fd),
+    let file = match crate::platform::open_writable(path, false) {
+        Ok(file) => file,
         Err(e) => return Err(FsError::new(path, "create", refused_open(path, e))),
     };
     regular(path, &file, "create")?;
@@ -646,15 +632,13 @@ pub fn create_truncated(path: &Path) -> Result<File, FsError> {
 
 /// Why opening `path` (not through a link, not blocking) failed: what is
 /// there when it is a link or not a regular file, else the error.
-fn refused_open(path: &Path, e: Errno) -> io::Error {
+fn refused_open(path: &Path, e: OsError) -> io::Error {
     match fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => {
             io::Error::new(io::ErrorKind::InvalidInput, "a symbolic link, not followed")
         }
         Ok(m) if !m.is_file() => {
-            let found = type_name(FileType::from_raw_mode(
-                std::os::unix::fs::MetadataExt::mode(&m),
-            ));
+            let found = FileKind::of(&m).name();
             io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!("not a regular file ({found})"),
@@ -670,9 +654,7 @@ fn regular(path: &Path, file: &File, action: &'static str) -> Result<(), FsError
     if meta.is_file() {
         return Ok(());
     }
-    let found = type_name(FileType::from_raw_mode(
-        std::os::unix::fs::MetadataExt::mode(&meta),
-    ));
+    let found = FileKind::of(&meta).name();
     Err(FsError::new(
         path,
         action,
@@ -715,10 +697,8 @@ pub fn lock(path: &Path, timeout: Duration) -> Result<Lock, LockError> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).map_err(|e| FsError::new(dir, "create directory", e))?;
     }
-    let flags =
-        OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let file = match rustix::fs::open(path, flags, Mode::from_raw_mode(0o666)) {
-        Ok(fd) => File::from(fd),
+    let file = match crate::platform::open_writable(path, true) {
+        Ok(file) => file,
         Err(e) => return Err(FsError::new(path, "open lock file", refused_open(path, e)).into()),
     };
     regular(path, &file, "open lock file")?;
@@ -786,6 +766,50 @@ mod tests {
     }
 
     #[test]
+    fn a_spare_directory_on_another_file_system_is_not_used_and_leaves_nothing() {
+        use std::os::unix::fs::MetadataExt;
+        let spare = match tempfile::tempdir_in("/dev/shm") {
+            Ok(spare) => spare,
+            Err(e) => panic!("this test needs a tmpfs at /dev/shm: {e}"),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let dev = |p: &Path| fs::metadata(p).unwrap().dev();
+        assert_ne!(dev(spare.path()), dev(dir.path()), "two file systems");
+        let listing = |p: &Path| -> Vec<_> {
+            let mut names: Vec<_> = fs::read_dir(p)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            names.sort();
+            names
+        };
+        write_within(
+            dir.path(),
+            Path::new("a/state"),
+            b"one",
+            None,
+            Some(spare.path()),
+        )
+        .unwrap();
+        write_within(
+            dir.path(),
+            Path::new("a/state"),
+            b"two",
+            None,
+            Some(spare.path()),
+        )
+        .unwrap();
+        assert_eq!(fs::read(dir.path().join("a/state")).unwrap(), b"two");
+        let created = create_within(dir.path(), Path::new("a/new"), b"x", Some(spare.path()));
+        assert!(created.unwrap());
+        let again = create_within(dir.path(), Path::new("a/new"), b"y", Some(spare.path()));
+        assert!(!again.unwrap());
+        assert_eq!(fs::read(dir.path().join("a/new")).unwrap(), b"x");
+        assert_eq!(listing(&dir.path().join("a")), ["new", "state"]);
+        assert!(listing(spare.path()).is_empty());
+    }
+
+    #[test]
     fn atomic_write_replaces_whole_and_leaves_no_temp() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub/file.txt");
@@ -797,19 +821,21 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("file.txt")]);
-        use std::os::unix::fs::PermissionsExt;
-        assert_eq!(
-            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
-            0o755
-        );
+        if crate::platform::EXEC_BITS {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(
+                fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+                0o755
+            );
+        }
     }
 
     fn fifo(path: &Path) {
         rustix::fs::mknodat(
             rustix::fs::CWD,
             path,
-            FileType::Fifo,
-            Mode::from_raw_mode(0o644),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
             0,
         )
         .unwrap();

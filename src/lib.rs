@@ -37,6 +37,7 @@ pub mod mcp;
 pub mod notes;
 pub mod path;
 pub mod plan;
+pub mod platform;
 pub mod policy;
 pub mod progress;
 pub mod provenance;

@@ -46,7 +46,7 @@ pub fn serve(dir: Option<&Path>, dispatch: Dispatch) -> Result<(), Failure> {
         None => std::env::current_dir(),
     }
     .map_err(|e| Failure::unknown(format!("cannot read the current directory: {e}")))?;
-    let (input, output) = take_stdio()
+    let (input, output) = crate::platform::take_stdio()
         .map_err(|e| Failure::unknown(format!("cannot set up stdin and stdout for MCP: {e}")))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -91,19 +91,6 @@ pub fn serve(dir: Option<&Path>, dispatch: Dispatch) -> Result<(), Failure> {
     // pool: do not wait for it.
     runtime.shutdown_background();
     session.map_err(Failure::unknown)
-}
-
-/// The protocol's two streams, moved off fd 0 and fd 1: fd 0 becomes
-/// `/dev/null` (a verb reading `-` can never read the requests) and fd 1 a
-/// copy of stderr (a stray write, or a child's, never reaches the client).
-fn take_stdio() -> std::io::Result<(std::fs::File, std::fs::File)> {
-    use rustix::fs::{Mode, OFlags};
-    let input = rustix::io::fcntl_dupfd_cloexec(std::io::stdin(), 3)?;
-    let output = rustix::io::fcntl_dupfd_cloexec(std::io::stdout(), 3)?;
-    let null = rustix::fs::open("/dev/null", OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
-    rustix::stdio::dup2_stdin(&null)?;
-    rustix::stdio::dup2_stdout(std::io::stderr())?;
-    Ok((input.into(), output.into()))
 }
 
 /// The server: where the verbs run, and how.

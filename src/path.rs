@@ -9,9 +9,7 @@
 //! becomes repository-relative: from the current directory, as git reads a
 //! pathspec, or from the root after `:/` (docs/tasks.md).
 
-use std::ffi::OsStr;
 use std::fmt;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 /// A path relative to the repository root, exactly as git records it.
@@ -28,8 +26,8 @@ impl RepoPath {
     }
 
     /// The path as a `Path` for the file system and for glob matching.
-    pub fn as_path(&self) -> &Path {
-        Path::new(OsStr::from_bytes(&self.0))
+    pub fn as_path(&self) -> std::borrow::Cow<'_, Path> {
+        crate::platform::path_from_bytes(&self.0)
     }
 
     pub fn to_str(&self) -> Option<&str> {

@@ -358,7 +358,7 @@ impl TaskSet {
                     let view = match repo.read_blob(blob) {
                         Ok(bytes) => view_from_text(
                             String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string()),
-                            path.as_path(),
+                            &path.as_path(),
                             recorded_at(repo, bases, &path),
                         ),
                         Err(e) => TaskView {
@@ -445,7 +445,7 @@ fn recorded_at(repo: &Repo, bases: &[Oid], path: &RepoPath) -> Option<tasks::Tas
     bases.iter().find_map(|base| {
         let (blob, _) = repo.entry_at(*base, path).ok()??;
         let text = String::from_utf8(repo.read_blob(blob).ok()?).ok()?;
-        tasks::parse(path.as_path(), text).ok().map(|t| t.record)
+        tasks::parse(&path.as_path(), text).ok().map(|t| t.record)
     })
 }
 

@@ -8,8 +8,6 @@
 //!
 //! Pure: it takes changes and returns findings; it reads nothing itself.
 
-use std::os::unix::ffi::OsStrExt;
-
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::git::{Change, ChangeKind};
@@ -57,7 +55,7 @@ impl Scope {
             return true;
         }
         let bytes = path.as_bytes();
-        let upto = |end: usize| std::path::Path::new(std::ffi::OsStr::from_bytes(&bytes[..end]));
+        let upto = |end: usize| crate::platform::path_from_bytes(&bytes[..end]);
         self.set.is_match(path.as_path())
             || bytes
                 .iter()

@@ -425,11 +425,7 @@ impl Verifier {
         let scratch = Scratch::new()?;
         let home = scratch.dir.join("gnupg");
         std::fs::create_dir(&home).map_err(|e| format!("creating a keyring: {e}"))?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let _ = std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o700));
-        }
+        let _ = crate::platform::keep_private(&home);
         let keys = scratch.write("signers.asc", &signers.bytes)?;
         let gpg = |args: &[&std::ffi::OsStr], input: &[u8]| {
             let mut cmd = Command::new(&self.gpg_program);

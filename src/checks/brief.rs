@@ -484,12 +484,11 @@ fn worktree_version(ctx: &Ctx, path: &RepoPath) -> Result<(Option<Vec<u8>>, bool
     };
     match std::fs::symlink_metadata(&abs) {
         Ok(meta) if meta.file_type().is_symlink() => {
-            use std::os::unix::ffi::OsStrExt as _;
             let target = std::fs::read_link(&abs).map_err(read_error)?;
-            Ok((Some(target.as_os_str().as_bytes().to_vec()), false))
+            Ok((Some(target.as_os_str().as_encoded_bytes().to_vec()), false))
         }
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(read_error(e)),
-        _ => Ok((load::read_bytes_optional_as(shown, &abs)?, true)),
+        _ => Ok((load::read_bytes_optional_as(&shown, &abs)?, true)),
     }
 }
 

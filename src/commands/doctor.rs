@@ -316,13 +316,12 @@ fn recorded(script: &[u8]) -> Option<String> {
 fn gate_on_path() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
-        .map(|d| d.join("gate"))
+        .map(|d| d.join(format!("gate{}", std::env::consts::EXE_SUFFIX)))
         .find(|p| is_executable(p))
 }
 
 fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    std::fs::metadata(path).is_ok_and(|m| crate::platform::is_executable(&m))
 }
 
 /// A hook whose line runs `gate` from PATH (a manager's configuration).
@@ -793,7 +792,9 @@ fn fsmonitor(ctx: &Ctx) -> Item {
         Ok(false) => item("fsmonitor", "", Status::Ok, "off (gate.fsmonitor unset)"),
         Ok(true) => {
             let found = std::env::var_os("PATH").is_some_and(|p| {
-                std::env::split_paths(&p).any(|d| is_executable(&d.join("watchman")))
+                std::env::split_paths(&p).any(|d| {
+                    is_executable(&d.join(format!("watchman{}", std::env::consts::EXE_SUFFIX)))
+                })
             });
             if found {
                 item(

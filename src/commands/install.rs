@@ -62,8 +62,7 @@ fn existing(path: &Path) -> Result<Existing, FsError> {
 /// Whether a chained hook runs: like git, the scripts run a hook only when
 /// it is executable (`[ -x ]`, following a symlink; a dangling one never runs).
 fn runs(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+    fs::metadata(path).is_ok_and(|m| crate::platform::is_executable(&m))
 }
 
 fn exists(path: &Path) -> bool {
@@ -94,12 +93,14 @@ fn binary_path(args: &InstallArgs) -> Result<String, Failure> {
         Failure::refused(format!("{}: {e}", path.display()))
             .hint("pass --binary PATH to an existing gate")
     })?;
-    path.to_str().map(str::to_string).ok_or_else(|| {
-        Failure::refused(format!(
-            "{}: the binary's path is not UTF-8",
-            path.display()
-        ))
-    })
+    path.to_str()
+        .map(|p| crate::platform::path_for_sh(p).into_owned())
+        .ok_or_else(|| {
+            Failure::refused(format!(
+                "{}: the binary's path is not UTF-8",
+                path.display()
+            ))
+        })
 }
 
 fn refuse_global(hooks_dir: &Path) -> Failure {

@@ -39,8 +39,6 @@
 
 use std::fs;
 use std::ops::Range;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -55,74 +53,9 @@ const FIXED: usize = 4 + 8 + 8 + 4 + 8 + 4 + 8 + 8 + 4 + 8 + 32;
 /// bounds them), and load as saved.
 const MAX_ENTRIES: usize = 200_000;
 
-/// A file-system timestamp.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) struct Time {
-    pub sec: i64,
-    pub nsec: i64,
-}
-
-impl Time {
-    /// A file's modification time.
-    pub(super) fn mtime_of(meta: &fs::Metadata) -> Time {
-        Time {
-            sec: meta.mtime(),
-            nsec: meta.mtime_nsec(),
-        }
-    }
-}
-
-/// What `lstat` says about a file, as far as its content is concerned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Stat {
-    pub size: u64,
-    pub mtime: Time,
-    pub ctime: Time,
-    pub ino: u64,
-    pub dev: u64,
-    pub mode: u32,
-    /// Hard links to the inode: a monitor sees a write only under the
-    /// name it was made through.
-    pub nlink: u64,
-}
+pub(super) use crate::platform::{Stat, Time};
 
 impl Stat {
-    /// The fields of a raw `stat` (their integer types vary by platform).
-    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
-    pub(super) fn from_raw(raw: &rustix::fs::Stat) -> Stat {
-        Stat {
-            size: raw.st_size as u64,
-            mtime: Time {
-                sec: raw.st_mtime as i64,
-                nsec: raw.st_mtime_nsec as i64,
-            },
-            ctime: Time {
-                sec: raw.st_ctime as i64,
-                nsec: raw.st_ctime_nsec as i64,
-            },
-            ino: raw.st_ino as u64,
-            dev: raw.st_dev as u64,
-            mode: raw.st_mode as u32,
-            nlink: raw.st_nlink as u64,
-        }
-    }
-
-    /// The same fields of a [`fs::Metadata`].
-    pub(super) fn from_metadata(meta: &fs::Metadata) -> Stat {
-        Stat {
-            size: meta.size(),
-            mtime: Time::mtime_of(meta),
-            ctime: Time {
-                sec: meta.ctime(),
-                nsec: meta.ctime_nsec(),
-            },
-            ino: meta.ino(),
-            dev: meta.dev(),
-            mode: meta.mode(),
-            nlink: meta.nlink(),
-        }
-    }
-
     /// Whether the inode settled strictly before `limit`.
     pub(super) fn older_than(&self, limit: Time) -> bool {
         self.mtime < limit && self.ctime < limit
@@ -281,7 +214,7 @@ impl Cache {
 
 /// The cache file of the work tree `workdir` under `dir`.
 pub(super) fn file_for(dir: &Path, workdir: &Path) -> PathBuf {
-    named(dir, "fingerprint", workdir.as_os_str().as_bytes())
+    named(dir, "fingerprint", workdir.as_os_str().as_encoded_bytes())
 }
 
 /// `<dir>/<prefix>-<16 hex digits of the SHA-256 of key>.cache`.

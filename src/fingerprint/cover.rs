@@ -7,8 +7,6 @@
 //! repository is a problem reported here, before any file is opened.
 
 use std::collections::HashMap;
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -365,7 +363,7 @@ impl Ancestry {
     }
 
     fn abs(&self, rel: &[u8]) -> PathBuf {
-        self.root.join(OsStr::from_bytes(rel))
+        self.root.join(crate::platform::path_from_bytes(rel))
     }
 
     /// What is at `rel`, noting when that cannot be told.

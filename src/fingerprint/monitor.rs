@@ -24,9 +24,9 @@
 //! starts the daemon if needed) and its answer kept under the cache
 //! directory, and asked again when that socket does not answer.
 
+use crate::platform::{LocalStream, connect_local};
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -245,13 +245,12 @@ fn global_configs(pid: u64) -> Option<Vec<PathBuf>> {
 
 /// The daemon's `$WATCHMAN_CONFIG_FILE` and start time, from `/proc`.
 fn daemon_from_proc(pid: u64) -> Option<(Option<PathBuf>, SystemTime)> {
-    use std::os::unix::ffi::OsStrExt;
     let dir = PathBuf::from(format!("/proc/{pid}"));
     let environ = std::fs::read(dir.join("environ")).ok()?;
     let file = environ
         .split(|b| *b == 0)
         .find_map(|kv| kv.strip_prefix(b"WATCHMAN_CONFIG_FILE="))
-        .map(|v| PathBuf::from(std::ffi::OsStr::from_bytes(v)));
+        .map(|v| crate::platform::path_from_bytes(v).into_owned());
     // Field 22, `starttime`, in clock ticks after boot; fields 3 on come
     // after the command name's closing parenthesis.
     let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
@@ -264,7 +263,7 @@ fn daemon_from_proc(pid: u64) -> Option<(Option<PathBuf>, SystemTime)> {
         .trim()
         .parse()
         .ok()?;
-    let hz = rustix::param::clock_ticks_per_second().max(1);
+    let hz = crate::platform::clock_ticks_per_second();
     let since_boot =
         Duration::from_secs(ticks / hz) + Duration::from_nanos((ticks % hz) * 1_000_000_000 / hz);
     Some((
@@ -362,25 +361,25 @@ fn expression(sources: &[String]) -> Option<Value> {
 
 /// One connection to the daemon, JSON one line each way.
 struct Client {
-    writer: UnixStream,
-    reader: BufReader<UnixStream>,
+    writer: LocalStream,
+    reader: BufReader<LocalStream>,
 }
 
 impl Client {
     fn connect(cache_dir: &Path) -> Option<Client> {
         let stream = match std::env::var_os("WATCHMAN_SOCK") {
-            Some(socket) => UnixStream::connect(socket).ok()?,
+            Some(socket) => connect_local(socket).ok()?,
             None => {
                 let remembered = cache_dir.join("watchman-socket");
                 let known = crate::fsutil::read_file(&remembered, crate::fsutil::Kind::CACHE)
                     .ok()
                     .flatten()
                     .and_then(|bytes| String::from_utf8(bytes).ok());
-                match known.and_then(|path| UnixStream::connect(path.trim_end()).ok()) {
+                match known.and_then(|path| connect_local(path.trim_end()).ok()) {
                     Some(stream) => stream,
                     None => {
                         let socket = sockname()?;
-                        let stream = UnixStream::connect(&socket).ok()?;
+                        let stream = connect_local(&socket).ok()?;
                         let _ = std::fs::create_dir_all(cache_dir);
                         let _ = crate::fsutil::write_atomic(
                             &remembered,

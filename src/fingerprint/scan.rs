@@ -15,21 +15,18 @@
 
 use std::collections::HashSet;
 use std::io::{self, Read};
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
-use rustix::fs::{self, AtFlags, FileType, Mode, OFlags};
-use rustix::io::Errno;
 use sha2::{Digest, Sha256};
 
 use super::cache::{self, Cache, Stat};
 use super::monitor::{Changed, Since};
 use super::{Content, Stats, Unavailable};
 use crate::path::RepoPath;
+use crate::platform::{self, Dir, FileKind, OsError};
 
 pub(super) enum Outcome {
     /// The digest of the module doc's encoding, and the bytes covered.
@@ -102,11 +99,11 @@ pub(super) enum Record<'p> {
 /// paths given so far stat'ed.
 pub(super) struct Scan<'a> {
     workdir: &'a Path,
-    root_fd: OwnedFd,
+    root_fd: Dir,
     cache_file: PathBuf,
     old: Option<Arc<Cache>>,
     /// The `lstat` of cache entry `i`, when a [`Prefetch`] took it.
-    early: Arc<Vec<Option<Result<Stat, Errno>>>>,
+    early: Arc<Vec<Option<Result<Stat, OsError>>>>,
     /// Sorted by path.
     items: Vec<Item<'a>>,
     /// `None` for the shared stat cache; with a monitor, its record's state.
@@ -136,11 +133,9 @@ impl<'a> Scan<'a> {
         paths: &'a [RepoPath],
         record: Record,
     ) -> Result<Scan<'a>, Unavailable> {
-        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        let root_fd = fs::openat(fs::CWD, workdir, flags, Mode::empty()).map_err(unreadable)?;
+        let root_fd = Dir::open_to_look(workdir).map_err(unreadable)?;
         let shared_file = cache::file_for(cache_dir, workdir);
-        let load_shared =
-            || cache::load(&shared_file, workdir.as_os_str().as_bytes()).map(Arc::new);
+        let load_shared = || cache::load(&shared_file, platform::path_bytes(workdir)).map(Arc::new);
         let (cache_file, old, early, monitor, changed) = match record {
             Record::Shared(prefetch) => {
                 let (old, early) = match prefetch.and_then(|p| p.finish(&shared_file, workdir)) {
@@ -209,7 +204,7 @@ impl<'a> Scan<'a> {
         parallel(
             &mut items,
             STAT_CHUNK,
-            || Scratch::new(self.root_fd.as_fd(), 0),
+            || Scratch::new(&self.root_fd, 0),
             |scratch, item| {
                 if let (Some(changed), Some(i), Some(old)) = (changed, item.cached, old)
                     && changed.vouches(item.path.as_bytes())
@@ -241,6 +236,7 @@ impl<'a> Scan<'a> {
         cache_dir: &Path,
         stats: &mut Stats,
         listed: Option<cache::Listed>,
+        index: &crate::git::IndexSnapshot,
         progress: crate::progress::Sink,
     ) -> Outcome {
         self.stat_new_links();
@@ -285,7 +281,7 @@ impl<'a> Scan<'a> {
             // Taken before the first read: see the cache's trust rule.
             stamp = Some(cache::stamp(cache_dir));
             let progress = Progress::new(todo.len(), progress);
-            let root_fd = self.root_fd.as_fd();
+            let root_fd = &self.root_fd;
             parallel(
                 &mut todo,
                 READ_CHUNK,
@@ -326,7 +322,12 @@ impl<'a> Scan<'a> {
                     Some((stat, sha256)) => (
                         item.path.as_bytes(),
                         Content::File {
-                            executable: stat.mode & 0o100 != 0,
+                            // Where files carry no executable bit, the
+                            // index's (as git with `core.fileMode false`).
+                            executable: match platform::EXEC_BITS {
+                                true => stat.mode & 0o100 != 0,
+                                false => index.executable(item.path.as_bytes()),
+                            },
                             sha256,
                         },
                     ),
@@ -409,7 +410,7 @@ impl<'a> Scan<'a> {
             return;
         }
         let old = self.old.as_deref();
-        let mut scratch = Scratch::new(self.root_fd.as_fd(), 0);
+        let mut scratch = Scratch::new(&self.root_fd, 0);
         for item in &mut self.items {
             if let State::Vouched(i) = item.state
                 && let Some(entry) = old.and_then(|old| old.entry(i))
@@ -492,7 +493,7 @@ impl<'a> Scan<'a> {
                 })
             })
             .collect();
-        let root = self.workdir.as_os_str().as_bytes();
+        let root = platform::path_bytes(self.workdir);
         if let Some(monitor) = &self.monitor {
             // A monitored record holds this run's entries only, each as the
             // file was when the token's clock was taken or later (read or
@@ -574,7 +575,7 @@ pub(crate) struct Prefetch {
 struct Prefetched {
     cache: Arc<Cache>,
     /// The `lstat` of cache entry `i`.
-    stats: Arc<Vec<Option<Result<Stat, Errno>>>>,
+    stats: Arc<Vec<Option<Result<Stat, OsError>>>>,
 }
 
 struct Shared {
@@ -587,8 +588,8 @@ struct Shared {
 
 struct Loaded {
     cache: Arc<Cache>,
-    root_fd: OwnedFd,
-    stats: Mutex<Vec<Option<Result<Stat, Errno>>>>,
+    root_fd: Dir,
+    stats: Mutex<Vec<Option<Result<Stat, OsError>>>>,
 }
 
 impl Prefetch {
@@ -665,9 +666,8 @@ impl Shared {
     /// chunk at a time until none are left.
     fn drain(&self) {
         let loaded = self.loaded.get_or_init(|| {
-            let cache = cache::load(&self.cache_file, self.workdir.as_os_str().as_bytes())?;
-            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
-            let root_fd = fs::openat(fs::CWD, &self.workdir, flags, Mode::empty()).ok()?;
+            let cache = cache::load(&self.cache_file, platform::path_bytes(&self.workdir))?;
+            let root_fd = Dir::open_to_look(&self.workdir).ok()?;
             let stats = Mutex::new(vec![None; cache.len()]);
             Some(Loaded {
                 cache: Arc::new(cache),
@@ -677,7 +677,7 @@ impl Shared {
         });
         let Some(loaded) = loaded else { return };
         let len = loaded.cache.len();
-        let mut scratch = Scratch::new(loaded.root_fd.as_fd(), 0);
+        let mut scratch = Scratch::new(&loaded.root_fd, 0);
         let mut chunk = Vec::with_capacity(STAT_CHUNK);
         while !self.stop.load(Ordering::Relaxed) {
             let start = self.next.fetch_add(STAT_CHUNK, Ordering::Relaxed);
@@ -701,15 +701,15 @@ impl Shared {
 /// Per-thread state: an open handle on the directory of the last path seen
 /// (sorted paths come directory by directory), and the read buffer.
 struct Scratch<'r> {
-    root: BorrowedFd<'r>,
+    root: &'r Dir,
     /// Repository-relative directory `dir_fd` is open on.
     dir: Vec<u8>,
-    dir_fd: Option<Result<OwnedFd, Errno>>,
+    dir_fd: Option<Result<Dir, OsError>>,
     buf: Vec<u8>,
 }
 
 impl<'r> Scratch<'r> {
-    fn new(root: BorrowedFd<'r>, buffer: usize) -> Scratch<'r> {
+    fn new(root: &'r Dir, buffer: usize) -> Scratch<'r> {
         Scratch {
             root,
             dir: Vec::with_capacity(256),
@@ -719,7 +719,7 @@ impl<'r> Scratch<'r> {
     }
 
     /// A handle on the directory holding `path`, and the file's name in it.
-    fn dir_of<'p>(&mut self, bytes: &'p [u8]) -> (Result<BorrowedFd<'_>, Errno>, &'p [u8]) {
+    fn dir_of<'p>(&mut self, bytes: &'p [u8]) -> (Result<&Dir, OsError>, &'p [u8]) {
         let (dir, name) = match bytes.iter().rposition(|b| *b == b'/') {
             Some(i) => (&bytes[..i], &bytes[i + 1..]),
             None => (&[][..], bytes),
@@ -732,20 +732,19 @@ impl<'r> Scratch<'r> {
             self.dir.extend_from_slice(dir);
             // The last component must be a directory, not a symlink to one
             // (the listing checked; this holds it to that).
-            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-            self.dir_fd = Some(fs::openat(self.root, dir, flags, Mode::empty()));
+            self.dir_fd = Some(self.root.sub_to_look(dir));
         }
         match &self.dir_fd {
-            Some(Ok(fd)) => (Ok(fd.as_fd()), name),
+            Some(Ok(dir)) => (Ok(dir), name),
             Some(Err(e)) => (Err(*e), name),
-            None => (Err(Errno::NOENT), name),
+            None => unreachable!("a handle was just opened"),
         }
     }
 }
 
 /// `lstat` of `name` in `dir`.
-fn lstat_at(dir: BorrowedFd<'_>, name: &[u8]) -> Result<Stat, Errno> {
-    fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).map(|raw| Stat::from_raw(&raw))
+fn lstat_at(dir: &Dir, name: &[u8]) -> Result<Stat, OsError> {
+    dir.stat(name)
 }
 
 /// What is at `item`'s path: its `lstat` taken `early` (by a [`Prefetch`])
@@ -754,20 +753,19 @@ fn stat_path(
     scratch: &mut Scratch,
     item: &Item,
     cache: Option<&Cache>,
-    early: Option<Result<Stat, Errno>>,
+    early: Option<Result<Stat, OsError>>,
 ) -> State {
     let (dir, name) = scratch.dir_of(item.path.as_bytes());
     let stat = match early.unwrap_or_else(|| dir.and_then(|dir| lstat_at(dir, name))) {
         Ok(stat) => stat,
-        Err(Errno::NOENT) => return State::Missing,
+        Err(e) if e.is_not_found() => return State::Missing,
         // A file where a directory was expected, or the directory became a
         // symlink since the listing looked: nothing is at this path.
-        Err(Errno::NOTDIR) => return State::Missing,
+        Err(e) if e.is_not_dir() => return State::Missing,
         Err(e) => return State::Problem(unreadable(e)),
     };
-    let kind = FileType::from_raw_mode(stat.mode);
-    match kind {
-        FileType::RegularFile => match item
+    match stat.kind() {
+        FileKind::Regular => match item
             .cached
             .and_then(|i| cache.and_then(|c| c.trusted(i, &stat)))
         {
@@ -778,16 +776,13 @@ fn stat_path(
             },
             None => State::Hash { stat },
         },
-        FileType::Symlink => State::Problem(Unavailable::Symlink),
-        FileType::Directory => {
+        FileKind::Symlink => State::Problem(Unavailable::Symlink),
+        FileKind::Directory => {
             // No file here. A directory holding `.git` is a repository.
             let (dir, _) = scratch.dir_of(item.path.as_bytes());
             let mut git = name.to_vec();
             git.extend_from_slice(b"/.git");
-            if dir
-                .and_then(|dir| fs::statat(dir, git.as_slice(), AtFlags::SYMLINK_NOFOLLOW))
-                .is_ok()
-            {
+            if dir.and_then(|dir| dir.stat(git.as_slice())).is_ok() {
                 State::Problem(Unavailable::NestedRepository)
             } else {
                 State::Missing
@@ -798,7 +793,7 @@ fn stat_path(
     }
 }
 
-fn unreadable(e: Errno) -> Unavailable {
+fn unreadable(e: OsError) -> Unavailable {
     Unavailable::Unreadable(io::Error::from(e).to_string())
 }
 
@@ -808,19 +803,16 @@ fn read(scratch: &mut Scratch, path: &RepoPath, before: &Stat) -> Result<[u8; 32
     let root = scratch.root;
     let (dir, name) = scratch.dir_of(path.as_bytes());
     // A symlink or FIFO swapped in since the stat: fail, never follow or wait.
-    let flags =
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-    let fd = match dir.and_then(|dir| fs::openat(dir, name, flags, Mode::empty())) {
-        Ok(fd) => fd,
-        Err(Errno::NOENT | Errno::NOTDIR | Errno::LOOP) => return changed,
+    let mut file = match dir.and_then(|dir| dir.open_file(platform::path_from_bytes(name))) {
+        Ok(file) => file,
+        Err(e) if e.is_not_found() || e.is_not_dir() || e.is_link() => return changed,
         Err(e) => return Err(unreadable(e)),
     };
-    match fs::fstat(&fd) {
-        Ok(raw) if Stat::from_raw(&raw) == *before => {}
+    match platform::file_stat(&file) {
+        Ok(stat) if stat == *before => {}
         Ok(_) => return changed,
         Err(e) => return Err(unreadable(e)),
     }
-    let mut file = std::fs::File::from(fd);
     let mut hasher = Sha256::new();
     let mut total: u64 = 0;
     // Read exactly the size seen: growth shows in the stat after.
@@ -838,8 +830,8 @@ fn read(scratch: &mut Scratch, path: &RepoPath, before: &Stat) -> Result<[u8; 32
     drop(file);
     // By the whole path from the root: a directory swapped since the stat
     // shows here too.
-    match fs::statat(root, path.as_bytes(), AtFlags::SYMLINK_NOFOLLOW) {
-        Ok(raw) if Stat::from_raw(&raw) == *before => Ok(hasher.finalize().into()),
+    match root.stat(path.as_bytes()) {
+        Ok(stat) if stat == *before => Ok(hasher.finalize().into()),
         _ => changed,
     }
 }

@@ -39,9 +39,7 @@
 //! [u8; 32] SHA-256 of everything above
 //! ```
 
-use std::ffi::OsStr;
 use std::fs;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -131,7 +129,7 @@ fn kind_code(kind: UntrackedKind) -> u8 {
 
 /// The cache file of the work tree `workdir` and the directories `walked`.
 fn file_for(dir: &Path, workdir: &Path, walked: &[RepoPath]) -> PathBuf {
-    let mut name = workdir.as_os_str().as_bytes().to_vec();
+    let mut name = workdir.as_os_str().as_encoded_bytes().to_vec();
     for w in walked {
         name.push(0);
         name.extend_from_slice(w.as_bytes());
@@ -149,14 +147,14 @@ fn key(
     let mut hasher = Sha256::new();
     let mut part = |bytes: &[u8]| super::hash_part(&mut hasher, bytes);
     part(b"gate-walk-key-v1");
-    part(workdir.as_os_str().as_bytes());
+    part(workdir.as_os_str().as_encoded_bytes());
     part(config);
     for dir in walked {
         part(dir.as_bytes());
     }
     part(b"\0rules");
     for file in rule_files {
-        part(file.as_os_str().as_bytes());
+        part(file.as_os_str().as_encoded_bytes());
     }
     part(b"\0index");
     part(walked_index);
@@ -170,7 +168,7 @@ fn watched(
     seen_dirs: &[RepoPath],
     rule_files: &[PathBuf],
 ) -> Vec<(PathBuf, Look)> {
-    let abs = |rel: &[u8]| workdir.join(OsStr::from_bytes(rel));
+    let abs = |rel: &[u8]| workdir.join(crate::platform::path_from_bytes(rel));
     let mut out: Vec<(PathBuf, Look)> = Vec::new();
     // `.gitignore` above each walked directory, from the root down.
     let mut above: Vec<&[u8]> = vec![b""];
@@ -203,7 +201,7 @@ fn look(path: &Path, how: Look) -> Result<Option<Stat>, ()> {
         Look::File => fs::metadata(path),
     };
     match meta {
-        Ok(m) => Ok(Some(Stat::from_metadata(&m))),
+        Ok(m) => Ok(Some(Stat::of(&m))),
         // Nothing there, or a file where a directory above it should be.
         Err(e)
             if matches!(
@@ -234,7 +232,7 @@ fn save(
         let Ok(stat) = look(path, *how) else {
             return false;
         };
-        if !cache::put_path(&mut out, path.as_os_str().as_bytes()) {
+        if !cache::put_path(&mut out, path.as_os_str().as_encoded_bytes()) {
             return false;
         }
         out.push(u8::from(*how == Look::File));
@@ -272,7 +270,7 @@ fn load(file: &Path, key: &[u8; 32]) -> Option<Vec<UntrackedEntry>> {
     let limit = r.time()?.min(written);
     let count = usize::try_from(r.u64()?).ok()?;
     for _ in 0..count {
-        let path = Path::new(OsStr::from_bytes(r.path()?));
+        let path = crate::platform::path_from_bytes(r.path()?);
         let how = match r.take(1)?[0] {
             0 => Look::Dir,
             1 => Look::File,
@@ -286,7 +284,7 @@ fn load(file: &Path, key: &[u8; 32]) -> Option<Vec<UntrackedEntry>> {
         if recorded.is_some_and(|s| !s.older_than(limit)) {
             return None;
         }
-        if look(path, how).ok()? != recorded {
+        if look(&path, how).ok()? != recorded {
             return None;
         }
     }

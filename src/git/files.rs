@@ -37,6 +37,16 @@ impl IndexSnapshot {
             .filter(|id| !id.is_null())
             .map(|id| id.as_bytes().to_vec())
     }
+
+    /// Whether the index records `path` as an executable file (`100755`):
+    /// where files have no executable bit of their own, the index keeps
+    /// it (git's `core.fileMode false`). `false` for a path not tracked.
+    pub fn executable(&self, path: &[u8]) -> bool {
+        use gix::bstr::ByteSlice;
+        self.file
+            .entry_by_path(path.as_bstr())
+            .is_some_and(|e| e.mode == gix::index::entry::Mode::FILE_EXECUTABLE)
+    }
 }
 
 /// One path in the index.
@@ -95,7 +105,7 @@ impl ToGit<'_> {
         let context = || format!("passing {path} through git's filters");
         let outcome = self
             .pipeline
-            .convert_to_git(bytes, path.as_path(), &self.index)
+            .convert_to_git(bytes, &path.as_path(), &self.index)
             .map_err(|e| GitError::gix(context(), &e))?;
         Ok(match outcome {
             ToGitOutcome::Unchanged(_) => bytes.to_vec(),

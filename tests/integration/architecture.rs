@@ -273,3 +273,64 @@ fn every_skip_is_said_and_fails_the_full_suite() {
         found.join("\n")
     );
 }
+
+/// The names that tie code to one operating system.
+const PLATFORM_APIS: &[&str] = &[
+    "std::os::unix",
+    "std::os::fd",
+    "std::os::windows",
+    "os::unix::",
+    "rustix::",
+    "libc::",
+];
+
+/// The code of `code` that a build for the platform compiles: what comes
+/// before the file's test module (`#[cfg(test)] mod …`, at the end; a test
+/// may make a FIFO or a link with unix calls).
+fn built(code: &str) -> &str {
+    const MARK: &str = "#[cfg(test)]";
+    code.match_indices(MARK)
+        .find(|(i, _)| code[i + MARK.len()..].trim_start().starts_with("mod "))
+        .map_or(code, |(i, _)| &code[..i])
+}
+
+#[test]
+fn only_the_platform_module_names_operating_system_apis() {
+    let mut found = Vec::new();
+    let mut platform = false;
+    for (rel, code) in sources(|_| false) {
+        let names: Vec<&str> = PLATFORM_APIS
+            .iter()
+            .copied()
+            .filter(|api| built(&code).contains(api))
+            .collect();
+        if rel.starts_with("platform") {
+            platform |= !names.is_empty();
+        } else if !names.is_empty() {
+            found.push(format!("src/{} names {}", rel.display(), names.join(", ")));
+        }
+    }
+    assert!(
+        platform,
+        "src/platform/ names no operating-system API any more: update this test"
+    );
+    assert!(
+        found.is_empty(),
+        "only src/platform/ calls what one operating system offers; everything \
+         else asks it, so that a build for another platform is a target away \
+         (docs/platforms.md):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn built_code_stops_at_the_tests() {
+    let code = "use std::fs;\n#[cfg(test)]\nmod tests { use std::os::unix::fs::symlink; }";
+    assert_eq!(built(code), "use std::fs;\n");
+    let code = "#[cfg(test)]\nfn helper() {}\nuse rustix::fs;\n#[cfg(test)]\nmod t {}";
+    assert_eq!(
+        built(code),
+        "#[cfg(test)]\nfn helper() {}\nuse rustix::fs;\n"
+    );
+    assert_eq!(built("fn f() {}"), "fn f() {}");
+}

@@ -1,0 +1,326 @@
+//! The unix implementation: file-descriptor-relative calls through
+//! `rustix`, so that a name is looked up in the directory it was found
+//! in, and `O_NOFOLLOW | O_NONBLOCK` opens that fail on a link or a FIFO
+//! instead of following or waiting (the module's docs).
+
+use std::ffi::{OsStr, OsString};
+use std::fs::{self, File};
+use std::io;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::path::Path;
+
+use rustix::fs::{AtFlags, Mode, OFlags};
+use rustix::io::Errno;
+
+use super::{FileKind, OsError, Stat, Time};
+
+pub(super) const IMPLEMENTATION: &str = "unix";
+
+/// Whether files carry an executable bit of their own.
+pub const EXEC_BITS: bool = true;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Inner(Errno);
+
+impl Inner {
+    pub(super) fn is_not_found(self) -> bool {
+        self.0 == Errno::NOENT
+    }
+    pub(super) fn is_not_dir(self) -> bool {
+        self.0 == Errno::NOTDIR
+    }
+    pub(super) fn is_exists(self) -> bool {
+        self.0 == Errno::EXIST
+    }
+    pub(super) fn is_link(self) -> bool {
+        self.0 == Errno::LOOP
+    }
+    pub(super) fn is_cross_device(self) -> bool {
+        self.0 == Errno::XDEV
+    }
+    pub(super) fn into_io(self) -> io::Error {
+        self.0.into()
+    }
+}
+
+fn err(e: Errno) -> OsError {
+    OsError(Inner(e))
+}
+
+pub(super) fn special(t: &fs::FileType) -> FileKind {
+    if t.is_fifo() {
+        FileKind::Fifo
+    } else if t.is_socket() {
+        FileKind::Socket
+    } else if t.is_char_device() {
+        FileKind::CharDevice
+    } else if t.is_block_device() {
+        FileKind::BlockDevice
+    } else {
+        FileKind::Unknown
+    }
+}
+
+pub(super) fn os_path(bytes: &[u8]) -> Option<&Path> {
+    Some(Path::new(OsStr::from_bytes(bytes)))
+}
+
+const DIR: OFlags = OFlags::RDONLY
+    .union(OFlags::DIRECTORY)
+    .union(OFlags::CLOEXEC);
+/// A handle only looked through (`O_PATH` where there is one): never read.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const LOOK: OFlags = OFlags::PATH.union(OFlags::DIRECTORY).union(OFlags::CLOEXEC);
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+const LOOK: OFlags = DIR;
+const READ: OFlags = OFlags::RDONLY
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::NONBLOCK)
+    .union(OFlags::NOCTTY)
+    .union(OFlags::CLOEXEC);
+
+/// An open directory, and whether it may be listed (else only looked
+/// through).
+#[derive(Debug)]
+pub struct Dir {
+    fd: OwnedFd,
+}
+
+impl Dir {
+    /// The directory at `path` (followed: the caller trusts it), to look
+    /// in, open below, list and sync.
+    pub fn open(path: &Path) -> Result<Dir, OsError> {
+        rustix::fs::open(path, DIR, Mode::empty())
+            .map(|fd| Dir { fd })
+            .map_err(err)
+    }
+
+    /// The directory at `path`, only to look through (`stat` and open
+    /// below it): cheaper where the system has `O_PATH`.
+    pub fn open_to_look(path: &Path) -> Result<Dir, OsError> {
+        rustix::fs::openat(rustix::fs::CWD, path, LOOK, Mode::empty())
+            .map(|fd| Dir { fd })
+            .map_err(err)
+    }
+
+    /// The directory `name` in this one, never through a link.
+    pub fn sub(&self, name: &Path) -> Result<Dir, OsError> {
+        if !super::plain(name) {
+            return Err(err(Errno::INVAL));
+        }
+        rustix::fs::openat(&self.fd, name, DIR | OFlags::NOFOLLOW, Mode::empty())
+            .map(|fd| Dir { fd })
+            .map_err(err)
+    }
+
+    /// The directory `rel` (`/`-separated, any depth) below this one, only
+    /// to look through; its last component is never a link.
+    pub fn sub_to_look(&self, rel: &[u8]) -> Result<Dir, OsError> {
+        rustix::fs::openat(&self.fd, rel, LOOK | OFlags::NOFOLLOW, Mode::empty())
+            .map(|fd| Dir { fd })
+            .map_err(err)
+    }
+
+    /// What `name` is, not following a link; `None` when that cannot be
+    /// told (absent, or unreadable).
+    #[allow(clippy::unnecessary_cast)] // `st_mode` is a u16 on macOS
+    pub fn kind_of(&self, name: &Path) -> Option<FileKind> {
+        rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW)
+            .ok()
+            .map(|st| FileKind::from_mode(st.st_mode as u32))
+    }
+
+    /// `lstat` of `rel` (`/`-separated, any depth) below this directory.
+    pub fn stat(&self, rel: &[u8]) -> Result<Stat, OsError> {
+        rustix::fs::statat(&self.fd, rel, AtFlags::SYMLINK_NOFOLLOW)
+            .map(|raw| from_raw(&raw))
+            .map_err(err)
+    }
+
+    /// Create the directory `name` here.
+    pub fn mkdir(&self, name: &Path) -> Result<(), OsError> {
+        rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o777)).map_err(err)
+    }
+
+    /// The file `name` (`/`-separated below this directory), for reading:
+    /// never through a link at its last component, never waiting on a
+    /// FIFO (one opens at once; the caller checks what it opened).
+    pub fn open_file(&self, name: impl AsRef<Path>) -> Result<File, OsError> {
+        rustix::fs::openat(&self.fd, name.as_ref(), READ, Mode::empty())
+            .map(File::from)
+            .map_err(err)
+    }
+
+    /// A new file `name` here, for writing; an error if anything (a link
+    /// too) is at `name`.
+    pub fn create_new(&self, name: &Path) -> Result<File, OsError> {
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        rustix::fs::openat(&self.fd, name, flags, Mode::from_raw_mode(0o666))
+            .map(File::from)
+            .map_err(err)
+    }
+
+    /// Rename `from` here to `to` in `dir`, replacing what is there.
+    pub fn rename(&self, from: &Path, dir: &Dir, to: &Path) -> Result<(), OsError> {
+        rustix::fs::renameat(&self.fd, from, &dir.fd, to).map_err(err)
+    }
+
+    /// A hard link `to` in `dir` to `from` here; an error when `to` exists.
+    pub fn link(&self, from: &Path, dir: &Dir, to: &Path) -> Result<(), OsError> {
+        rustix::fs::linkat(&self.fd, from, &dir.fd, to, AtFlags::empty()).map_err(err)
+    }
+
+    /// Remove the file `name` here.
+    pub fn unlink(&self, name: &Path) -> Result<(), OsError> {
+        rustix::fs::unlinkat(&self.fd, name, AtFlags::empty()).map_err(err)
+    }
+
+    /// Make what was renamed or linked here durable (best effort: some
+    /// file systems refuse to sync a directory).
+    pub fn sync(&self) {
+        let _ = rustix::fs::fsync(&self.fd);
+    }
+
+    /// The names in this directory, unsorted, without `.` and `..`.
+    pub fn names(&self) -> Result<Vec<OsString>, OsError> {
+        let mut entries = rustix::fs::Dir::read_from(&self.fd).map_err(err)?;
+        let mut names = Vec::new();
+        while let Some(entry) = entries.read() {
+            let name = entry.map_err(err)?.file_name().to_bytes().to_vec();
+            if name != b"." && name != b".." {
+                names.push(OsString::from(OsStr::from_bytes(&name)));
+            }
+        }
+        Ok(names)
+    }
+
+    /// Whether `other` is on the same file system (a rename between them
+    /// is atomic).
+    pub fn same_device(&self, other: &Dir) -> bool {
+        match (rustix::fs::fstat(&self.fd), rustix::fs::fstat(&other.fd)) {
+            (Ok(a), Ok(b)) => a.st_dev == b.st_dev,
+            _ => false,
+        }
+    }
+
+    pub fn try_clone(&self) -> io::Result<Dir> {
+        Ok(Dir {
+            fd: self.fd.try_clone()?,
+        })
+    }
+}
+
+/// The `stat` of an open file.
+pub fn file_stat(file: &File) -> Result<Stat, OsError> {
+    rustix::fs::fstat(file.as_fd())
+        .map(|raw| from_raw(&raw))
+        .map_err(err)
+}
+
+/// `path` opened to write (`read`: and read), created if missing, never
+/// through a link at `path` and never waiting on a FIFO; not truncated.
+/// The caller checks that it is a regular file.
+pub fn open_writable(path: &Path, read: bool) -> Result<File, OsError> {
+    let access = if read { OFlags::RDWR } else { OFlags::WRONLY };
+    let flags = access
+        | OFlags::CREATE
+        | OFlags::NOFOLLOW
+        | OFlags::NONBLOCK
+        | OFlags::NOCTTY
+        | OFlags::CLOEXEC;
+    rustix::fs::open(path, flags, Mode::from_raw_mode(0o666))
+        .map(File::from)
+        .map_err(err)
+}
+
+/// Set the permission bits of an open file (`0o755` for a hook).
+pub fn set_mode(file: &File, mode: u32) -> io::Result<()> {
+    file.set_permissions(fs::Permissions::from_mode(mode))
+}
+
+/// Make the directory at `path` its owner's alone (`0o700`).
+pub fn keep_private(path: &Path) -> io::Result<()> {
+    fs::set_permissions(path, fs::Permissions::from_mode(0o700))
+}
+
+/// Whether a file runs as a program: a regular file with an execute bit.
+pub fn is_executable(meta: &fs::Metadata) -> bool {
+    meta.is_file() && meta.permissions().mode() & 0o111 != 0
+}
+
+impl Stat {
+    /// The fields of `meta` (taken without following a link).
+    pub fn of(meta: &fs::Metadata) -> Stat {
+        Stat {
+            size: meta.size(),
+            mtime: Time {
+                sec: meta.mtime(),
+                nsec: meta.mtime_nsec(),
+            },
+            ctime: Time {
+                sec: meta.ctime(),
+                nsec: meta.ctime_nsec(),
+            },
+            ino: meta.ino(),
+            dev: meta.dev(),
+            mode: meta.mode(),
+            nlink: meta.nlink(),
+        }
+    }
+}
+
+/// The fields of a raw `stat` (their integer types vary by platform).
+#[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+fn from_raw(raw: &rustix::fs::Stat) -> Stat {
+    Stat {
+        size: raw.st_size as u64,
+        mtime: Time {
+            sec: raw.st_mtime as i64,
+            nsec: raw.st_mtime_nsec as i64,
+        },
+        ctime: Time {
+            sec: raw.st_ctime as i64,
+            nsec: raw.st_ctime_nsec as i64,
+        },
+        ino: raw.st_ino as u64,
+        dev: raw.st_dev as u64,
+        mode: raw.st_mode as u32,
+        nlink: raw.st_nlink as u64,
+    }
+}
+
+/// Clock ticks per second, the unit of `/proc/PID/stat`'s times.
+pub fn clock_ticks_per_second() -> u64 {
+    rustix::param::clock_ticks_per_second().max(1)
+}
+
+/// A local socket's stream (watchman's).
+pub type LocalStream = std::os::unix::net::UnixStream;
+
+/// Connect to the local socket at `path`.
+pub fn connect_local(path: impl AsRef<Path>) -> io::Result<LocalStream> {
+    LocalStream::connect(path)
+}
+
+/// Take the process's stdin and stdout for a protocol (`gate mcp`): the
+/// two returned files are copies of them, and the streams themselves are
+/// moved aside — stdin becomes `/dev/null` (nothing else can read the
+/// requests) and stdout a copy of stderr (a stray write, or a child's,
+/// never reaches the client).
+pub fn take_stdio() -> io::Result<(File, File)> {
+    let input = rustix::io::fcntl_dupfd_cloexec(io::stdin(), 3)?;
+    let output = rustix::io::fcntl_dupfd_cloexec(io::stdout(), 3)?;
+    let null = rustix::fs::open("/dev/null", OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
+    rustix::stdio::dup2_stdin(&null)?;
+    rustix::stdio::dup2_stdout(io::stderr())?;
+    Ok((input.into(), output.into()))
+}
+
+/// The signal that ended a child, if one did.
+pub fn signal_of(status: &std::process::ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal()
+}
