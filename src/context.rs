@@ -280,7 +280,7 @@ impl Ctx {
                 None => self.start.join(given),
             }
         };
-        let root = std::fs::canonicalize(&self.root)
+        let root = crate::platform::canonicalize(&self.root)
             .map_err(|e| format!("cannot resolve {}: {e}", self.root.display()))?;
         let landed = crate::locate::resolve(&absolute).map_err(|m| format!("{given:?}: {m}"))?;
         let below = landed.strip_prefix(&root).map_err(|_| {
@@ -303,7 +303,8 @@ impl Ctx {
     /// The directory gate runs in, from the work tree's root (`""` at the root).
     fn cwd_prefix(&self) -> Result<String, String> {
         let real = |p: &Path| {
-            std::fs::canonicalize(p).map_err(|e| format!("cannot resolve {}: {e}", p.display()))
+            crate::platform::canonicalize(p)
+                .map_err(|e| format!("cannot resolve {}: {e}", p.display()))
         };
         let (start, root) = (real(&self.start)?, real(&self.root)?);
         let below = start.strip_prefix(&root).map_err(|_| {

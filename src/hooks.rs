@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 
 use crate::context::Ctx;
 use crate::fsutil;
-use std::fs;
 
 /// The hooks gate manages and their templates (POSIX sh, LF endings).
 pub const HOOKS: [(&str, &str); 4] = [
@@ -597,7 +596,7 @@ fn toml_passes_stdin(text: &str) -> bool {
 
 /// The path as it is on disk (its existing ancestors' links resolved).
 fn real(path: &Path) -> PathBuf {
-    if let Ok(p) = fs::canonicalize(path) {
+    if let Ok(p) = crate::platform::canonicalize(path) {
         return p;
     }
     match (path.parent(), path.file_name()) {

@@ -44,7 +44,7 @@ pub fn run(dir: Option<&Path>, args: &DoctorArgs) -> Result<ExitCode, Failure> {
     let hooks_dir = ctx.repo.hooks_dir()?;
     let manager = install::manager(ctx.root(), &hooks_dir);
     let this = std::env::current_exe()
-        .and_then(std::fs::canonicalize)
+        .and_then(|p| crate::platform::canonicalize(&p))
         .map_err(|e| Failure::unknown(format!("cannot find the running gate binary: {e}")))?;
     let mut items = Vec::new();
     items.push(hooks_path(&ctx, &hooks_dir, manager.as_ref()));
@@ -110,7 +110,7 @@ fn resolve_binary(binary: &str) -> Option<PathBuf> {
 
 /// What a found binary is, for the detail: "this gate" or its path.
 fn which(found: PathBuf, this: &Path) -> String {
-    let found = std::fs::canonicalize(&found).unwrap_or(found);
+    let found = crate::platform::canonicalize(&found).unwrap_or(found);
     if found == this {
         "this gate".to_string()
     } else {
@@ -335,7 +335,7 @@ fn via_path(name: &str, how: String, this: &Path) -> Item {
         )
         .remedy("put gate on PATH (./install.sh)"),
         Some(found) => {
-            let found = std::fs::canonicalize(&found).unwrap_or(found);
+            let found = crate::platform::canonicalize(&found).unwrap_or(found);
             if found == this {
                 return item(
                     "hook",

@@ -89,7 +89,7 @@ fn binary_path(args: &InstallArgs) -> Result<String, Failure> {
         None => std::env::current_exe()
             .map_err(|e| Failure::unknown(format!("cannot find the running gate binary: {e}")))?,
     };
-    let path = fs::canonicalize(&path).map_err(|e| {
+    let path = crate::platform::canonicalize(&path).map_err(|e| {
         Failure::refused(format!("{}: {e}", path.display()))
             .hint("pass --binary PATH to an existing gate")
     })?;

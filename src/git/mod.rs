@@ -460,7 +460,7 @@ fn read_object_in(
 /// Canonicalise a path git gave us, keeping it as is when that fails (a
 /// directory that vanished is reported later, by whatever reads it).
 fn canonical(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    crate::platform::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// `path` with `.` and `..` components resolved without touching the file

@@ -240,6 +240,29 @@ pub fn path_bytes(path: &Path) -> &[u8] {
     path.as_os_str().as_encoded_bytes()
 }
 
+/// `fs::canonicalize`, in the form people and other programs read: on
+/// Windows without the `\\?\` prefix where the path is a plain drive path
+/// (`C:\work\repo`, as `dunce` does), which every Windows program takes.
+pub fn canonicalize(path: &Path) -> io::Result<std::path::PathBuf> {
+    let real = fs::canonicalize(path)?;
+    match real
+        .to_str()
+        .and_then(|p| plain_drive_path(p, cfg!(windows)))
+    {
+        Some(plain) => Ok(std::path::PathBuf::from(plain)),
+        None => Ok(real),
+    }
+}
+
+/// `path` without `\\?\` when it is `\\?\X:\…` on Windows.
+fn plain_drive_path(path: &str, windows: bool) -> Option<&str> {
+    let rest = path.strip_prefix(r"\\?\").filter(|_| windows)?;
+    let bytes = rest.as_bytes();
+    let drive =
+        bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && bytes[2] == b'\\';
+    drive.then_some(rest)
+}
+
 /// `path` as a hook script's `sh` takes it: as it is on unix; on
 /// Windows, where Git for Windows' `sh` runs the hooks, without the
 /// `\\?\` prefix `canonicalize` gives and with `/` for `\`
@@ -265,6 +288,23 @@ fn shell_path(path: &str, windows: bool) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn canonical_drive_paths_lose_the_verbatim_prefix_on_windows_only() {
+        assert_eq!(
+            plain_drive_path(r"\\?\C:\work\repo", true),
+            Some(r"C:\work\repo")
+        );
+        assert_eq!(plain_drive_path(r"\\?\C:\work\repo", false), None);
+        assert_eq!(plain_drive_path(r"\\?\UNC\server\share", true), None);
+        assert_eq!(plain_drive_path(r"C:\work", true), None);
+        assert_eq!(plain_drive_path("/home/me", true), None);
+        let tmp = tempfile::tempdir().unwrap();
+        assert_eq!(
+            canonicalize(tmp.path()).unwrap(),
+            fs::canonicalize(tmp.path()).unwrap()
+        );
+    }
 
     #[test]
     fn hook_paths_are_what_git_for_windows_sh_runs() {
