@@ -37,6 +37,10 @@ while [ $# -gt 0 ]; do
     *) echo "install.sh: unknown argument: $1 (try --help)" >&2; exit 2 ;;
   esac
 done
+# Under Git for Windows' sh (MSYS2) or Cygwin the binary is gate.exe
+# (docs/platforms.md).
+exe=gate
+case $(uname -s 2>/dev/null) in MINGW*|MSYS*|CYGWIN*) exe=gate.exe ;; esac
 
 case $binary in
   ''|/*) ;;
@@ -45,8 +49,8 @@ esac
 cd "$(dirname -- "$0")"
 
 # A release archive holds the binary beside this script, and no sources.
-if [ -z "$binary" ] && [ $source_only = 0 ] && [ -f gate ] && [ ! -f Cargo.toml ]; then
-  binary=$(pwd)/gate
+if [ -z "$binary" ] && [ $source_only = 0 ] && [ -f "$exe" ] && [ ! -f Cargo.toml ]; then
+  binary=$(pwd)/$exe
   echo "found a prebuilt binary beside install.sh: $binary"
 fi
 
@@ -94,7 +98,7 @@ if [ -n "$binary" ] && [ $source_only = 0 ]; then
   dir=${prefix:+$prefix/bin}
   dir=${dir:-${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}/bin}
   mkdir -p "$dir"
-  bin="$dir/gate"
+  bin="$dir/$exe"
   # Beside the old one, then renamed over it: a running gate keeps its file.
   tmp="$dir/.gate.install.$$"
   trap 'rm -f "$tmp"' EXIT
@@ -128,9 +132,9 @@ MSG
     exit 1
   fi
   if [ -n "$prefix" ]; then
-    bin="$prefix/bin/gate"
+    bin="$prefix/bin/$exe"
   else
-    bin="${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}/bin/gate"
+    bin="${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}/bin/$exe"
   fi
   # On Linux with glibc, a statically linked, non-PIE binary starts about
   # 0.4 ms faster — which a hook pays on every commit (docs/performance.md).

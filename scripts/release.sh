@@ -45,6 +45,8 @@ if [ -z "$binary" ]; then
   flags=${RUSTFLAGS:-}
   case $target in
     *-linux-gnu) flags="$flags -C target-feature=+crt-static -C relocation-model=static" ;;
+    # No Visual C++ runtime to install beside it.
+    *-windows-msvc) flags="$flags -C target-feature=+crt-static" ;;
   esac
   echo "building gate $version for $target"
   (cd "$root" && RUSTFLAGS=$flags cargo build --release --locked --target "$target")
