@@ -313,19 +313,21 @@ pub struct BuiltHook {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Built {
-    /// The binary in pre-commit's cache.
+    /// The binary in the framework's cache.
     Binary(PathBuf),
-    /// pre-commit's cache holds no checkout of that repository at that rev
-    /// (in `cache`): it builds gate on the next commit.
+    /// The framework's cache (`cache`) holds no build of that repository
+    /// at that rev: it builds gate on the next commit.
     NotYet { cache: PathBuf },
-    /// prek keeps its own cache, which gate does not read.
+    /// The hook is declared where gate does not read it (`prek.toml`).
     Unread,
 }
 
 /// The `repo:` hook of `tool` (`pre-commit` or `prek`) at `root` that runs
 /// gate's `name` hook from a build of its own, if the configuration has
 /// one: not `gate-NAME-installed` (the gate on PATH), not `local`/`meta`.
-/// Only `.pre-commit-config.yaml`/`.yml` are read (not `prek.toml`).
+/// `.pre-commit-config.yaml`/`.yml` are read whole; `prek.toml` in its
+/// `[[repos]]` form ([`toml_repos`]); a `prek.toml` that names gate's hook
+/// in another form is [`Built::Unread`].
 pub fn framework_built_gate(root: &Path, tool: &str, name: &str) -> Option<BuiltHook> {
     #[derive(serde::Deserialize, Clone)]
     struct Config {
@@ -347,7 +349,28 @@ pub fn framework_built_gate(root: &Path, tool: &str, name: &str) -> Option<Built
         id: String,
     }
     let id = format!("gate-{name}");
-    let (repo, rev) = pre_commit_configs(root)
+    let configs = pre_commit_configs(root);
+    let tomls: Vec<String> = configs
+        .iter()
+        .filter(|c| c.extension().is_some_and(|e| e == "toml"))
+        .filter_map(|file| fsutil::read_file(file, fsutil::Kind::GATE_FILE).ok()?)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .collect();
+    let from_toml = || {
+        tomls.iter().find_map(|text| {
+            toml_repos(text).into_iter().find_map(|r| {
+                let ours = r.ids.contains(&id);
+                (ours && r.repo != "local" && r.repo != "meta").then_some((r.repo, r.rev))
+            })
+        })
+    };
+    let unread = || {
+        let quoted = format!("\"{id}\"");
+        tomls
+            .iter()
+            .any(|t| t.contains(&quoted) && toml_repos(t).is_empty())
+    };
+    let Some((repo, rev)) = configs
         .iter()
         .filter(|c| c.extension().is_some_and(|e| e != "toml"))
         .find_map(|file| {
@@ -359,17 +382,143 @@ pub fn framework_built_gate(root: &Path, tool: &str, name: &str) -> Option<Built
                 (ours && r.repo != "local" && r.repo != "meta")
                     .then(|| (r.repo, r.rev.unwrap_or_default()))
             })
-        })?;
-    let built = if tool == "pre-commit" {
+        })
+        .or_else(from_toml)
+    else {
+        return unread().then(|| BuiltHook {
+            repo: String::new(),
+            rev: String::new(),
+            built: Built::Unread,
+        });
+    };
+    let built = if tool == "prek" {
+        let cache = prek_home();
+        prek_env_gate(&cache, &repo, &rev).map_or(Built::NotYet { cache }, Built::Binary)
+    } else {
         let cache = pre_commit_home();
         match pre_commit_checkout(&cache, &repo, &rev) {
             Some(dir) => rustenv_gate(&dir).map_or(Built::NotYet { cache }, Built::Binary),
             None => Built::NotYet { cache },
         }
-    } else {
-        Built::Unread
     };
     Some(BuiltHook { repo, rev, built })
+}
+
+/// One `[[repos]]` table of a `prek.toml`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct TomlRepo {
+    pub repo: String,
+    pub rev: String,
+    /// Every `id = "…"` in the table (its hooks').
+    pub ids: Vec<String>,
+}
+
+/// The `[[repos]]` tables of a `prek.toml`, read line by line for their
+/// `repo = "…"`, `rev = "…"` and hook `id = "…"` (basic strings without
+/// escapes; a table missing `repo` is left out). Any other form —
+/// `repos = [{ … }]` inline — gives none, which the caller reports as
+/// unread rather than guess.
+pub fn toml_repos(text: &str) -> Vec<TomlRepo> {
+    fn string_of<'t>(line: &'t str, key: &str) -> Option<&'t str> {
+        let rest = line
+            .strip_prefix(key)?
+            .trim_start()
+            .strip_prefix('=')?
+            .trim_start();
+        let body = rest.strip_prefix('"')?;
+        let end = body.find('"')?;
+        (!body[..end].contains('\\')).then(|| &body[..end])
+    }
+    let mut out = Vec::new();
+    let mut current: Option<TomlRepo> = None;
+    let finish = |current: Option<TomlRepo>, out: &mut Vec<TomlRepo>| {
+        if let Some(r) = current.filter(|r| !r.repo.is_empty()) {
+            out.push(r);
+        }
+    };
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') && !line.starts_with("[[repos.") {
+            finish(current.take(), &mut out);
+            if line == "[[repos]]" {
+                current = Some(TomlRepo {
+                    repo: String::new(),
+                    rev: String::new(),
+                    ids: Vec::new(),
+                });
+            }
+            continue;
+        }
+        let Some(r) = current.as_mut() else { continue };
+        if let Some(v) = string_of(line, "repo") {
+            r.repo = v.to_string();
+        } else if let Some(v) = string_of(line, "rev") {
+            r.rev = v.to_string();
+        }
+        // Hook ids: `id = "…"` on a line of its own (a `[[repos.hooks]]`
+        // table) or inside inline tables (`{ id = "…" }`).
+        let mut rest = line;
+        while let Some(at) = rest.find("id") {
+            let before = rest[..at].chars().next_back();
+            let after = &rest[at..];
+            if before.is_none_or(|c| c == '{' || c == ',' || c.is_whitespace())
+                && let Some(v) = string_of(after, "id")
+            {
+                r.ids.push(v.to_string());
+            }
+            rest = &rest[at + 2..];
+        }
+    }
+    finish(current, &mut out);
+    out
+}
+
+/// prek's home: `PREK_HOME`, else `XDG_CACHE_HOME/prek`, else
+/// `~/.cache/prek` (as prek 0.5 finds it; checked against the real one).
+fn prek_home() -> PathBuf {
+    let set = |var: &str| {
+        std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    set("PREK_HOME")
+        .or_else(|| set("XDG_CACHE_HOME").map(|d| d.join("prek")))
+        .or_else(|| set("HOME").map(|h| h.join(".cache/prek")))
+        .unwrap_or_else(|| PathBuf::from(".cache/prek"))
+}
+
+/// The gate prek built for `repo` at `rev`: in one of its `hooks/rust-*`
+/// environments, whose `.prek-hook.json` names that repository and rev,
+/// `bin/gate`. The newest of several.
+fn prek_env_gate(home: &Path, repo: &str, rev: &str) -> Option<PathBuf> {
+    #[derive(serde::Deserialize)]
+    struct Env {
+        repo: Option<Source>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Source {
+        url: String,
+        rev: String,
+    }
+    let exe = format!("gate{}", std::env::consts::EXE_SUFFIX);
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(home.join("hooks"))
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("rust-"))
+        .filter_map(|e| {
+            let dir = e.path();
+            let bytes =
+                fsutil::read_file(&dir.join(".prek-hook.json"), fsutil::Kind::GATE_FILE).ok()??;
+            let env: Env = serde_json::from_slice(&bytes).ok()?;
+            let source = env.repo?;
+            (source.url == repo && source.rev == rev).then_some(())?;
+            let binary = dir.join("bin").join(&exe);
+            let meta = std::fs::metadata(&binary).ok().filter(|m| m.is_file())?;
+            Some((meta.modified().unwrap_or(std::time::UNIX_EPOCH), binary))
+        })
+        .collect();
+    found.sort();
+    found.pop().map(|(_, binary)| binary)
 }
 
 /// pre-commit's cache: `PRE_COMMIT_HOME`, else `XDG_CACHE_HOME/pre-commit`,
@@ -626,6 +775,64 @@ pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prek_toml_repos_are_read_in_both_documented_forms() {
+        let inline = r#"
+fail_fast = true
+
+[[repos]]
+repo = "https://github.com/pre-commit/pre-commit-hooks"
+rev = "v6.0.0"
+hooks = [
+  { id = "trailing-whitespace" },
+  { id = "check-added-large-files", args = ["--maxkb=1024"] },
+]
+
+[[repos]]
+repo = "https://example.com/gate"
+rev = "v0.1.0"
+hooks = [{ id = "gate-pre-commit" }, { id = "gate-prepare-commit-msg" }]
+"#;
+        let repos = toml_repos(inline);
+        assert_eq!(repos.len(), 2);
+        assert_eq!(repos[0].rev, "v6.0.0");
+        assert_eq!(
+            repos[0].ids,
+            ["trailing-whitespace", "check-added-large-files"]
+        );
+        assert_eq!(
+            repos[1],
+            TomlRepo {
+                repo: "https://example.com/gate".into(),
+                rev: "v0.1.0".into(),
+                ids: vec!["gate-pre-commit".into(), "gate-prepare-commit-msg".into()],
+            }
+        );
+        let tables = r#"
+[[repos]]
+repo = "local"
+
+[[repos.hooks]]
+id = "custom-commit-msg"
+entry = "scripts/valid"
+
+[tool]
+id = "not-a-hook"
+"#;
+        let repos = toml_repos(tables);
+        assert_eq!(repos.len(), 1);
+        assert_eq!(
+            (repos[0].repo.as_str(), repos[0].rev.as_str()),
+            ("local", "")
+        );
+        assert_eq!(repos[0].ids, ["custom-commit-msg"]);
+        // Another form is not guessed at.
+        assert!(
+            toml_repos(r#"repos = [{ repo = "x", hooks = [{ id = "gate-pre-commit" }] }]"#)
+                .is_empty()
+        );
+    }
 
     #[test]
     fn a_hook_id_is_read_in_yaml_toml_and_json() {

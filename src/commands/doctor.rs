@@ -406,7 +406,7 @@ fn built_gate(name: &str, tool: &str, hook: &install::BuiltHook) -> Item {
                 ),
             )
             .remedy(format!(
-                "set rev: to this gate's release in .pre-commit-config.yaml, then `{tool} install-hooks`; {use_installed}"
+                "set the hook's rev to this gate's release (.pre-commit-config.yaml or prek.toml), then `{tool} install-hooks`; {use_installed}"
             )),
         },
         install::Built::NotYet { cache } => item(

@@ -971,18 +971,11 @@ fn doctor_flags_gate_running_twice() {
     assert_eq!(once["status"], "ok", "{once}");
 }
 
-/// A `repo:` hook with gate's `gate-pre-commit` id (language rust) runs the
-/// gate pre-commit builds in its own cache, not the one on PATH: `gate
-/// doctor` looks there. Before the build it says the next commit builds
-/// it; after, which binary runs, and a version other than its own as skew.
-/// The hook repository is a stand-in for gate's (a crate whose binary
-/// `gate` answers `--version`), which the real pre-commit builds.
-#[test]
-fn doctor_checks_the_gate_a_repo_hook_built() {
-    let test = crate::this_test!();
-    let Some(framework) = tool("pre-commit", test) else {
-        return;
-    };
+/// A hook repository standing in for gate's: a crate whose binary `gate`
+/// answers `--version` (with `STAND_IN_VERSION`, else this gate's
+/// version), declared as `gate-pre-commit` (language rust). The frameworks
+/// build it as they would build gate. Its path and rev.
+fn stand_in_hook_repo() -> (TestRepo, String) {
     let hooks = TestRepo::new();
     hooks.write(
         ".pre-commit-hooks.yaml",
@@ -1001,6 +994,20 @@ fn doctor_checks_the_gate_a_repo_hook_built() {
     );
     hooks.commit_all("the stand-in");
     let rev = hooks.head();
+    (hooks, rev)
+}
+
+/// A `repo:` hook with gate's `gate-pre-commit` id (language rust) runs the
+/// gate pre-commit builds in its own cache, not the one on PATH: `gate
+/// doctor` looks there. Before the build it says the next commit builds
+/// it; after, which binary runs, and a version other than its own as skew.
+#[test]
+fn doctor_checks_the_gate_a_repo_hook_built() {
+    let test = crate::this_test!();
+    let Some(framework) = tool("pre-commit", test) else {
+        return;
+    };
+    let (hooks, rev) = stand_in_hook_repo();
 
     let repo = plan_repo("required");
     start_42(&repo);
@@ -1057,6 +1064,72 @@ fn doctor_checks_the_gate_a_repo_hook_built() {
             .as_str()
             .unwrap()
             .contains("gate-pre-commit-installed"),
+        "{skewed}"
+    );
+}
+
+/// prek builds a `repo:` hook in its own home (`PREK_HOME`,
+/// `hooks/rust-*`, each with a `.prek-hook.json` naming the repository and
+/// rev), and `prek.toml` may declare it: `gate doctor` reads both. The real
+/// prek builds the stand-in from a `prek.toml` in `[[repos]]` form.
+#[test]
+fn doctor_checks_the_gate_prek_built_from_prek_toml() {
+    let test = crate::this_test!();
+    let Some(prek) = tool("prek", test) else {
+        return;
+    };
+    let (hooks, rev) = stand_in_hook_repo();
+    let repo = plan_repo("required");
+    start_42(&repo);
+    repo.write(
+        "prek.toml",
+        format!(
+            "[[repos]]\nrepo = \"{}\"\nrev = \"{rev}\"\nhooks = [\n  {{ id = \"gate-pre-commit\" }},\n]\n",
+            hooks.path().display()
+        ),
+    );
+    run_ok(&repo, &prek, &["install"]);
+    let gate = assert_cmd::cargo::cargo_bin!("gate");
+    let doctor = |version: Option<&str>| {
+        let mut cmd = command(&repo, gate, &["doctor", "--json"]);
+        if let Some(v) = version {
+            cmd.env("STAND_IN_VERSION", v);
+        }
+        pre_commit_item(&cmd.output().unwrap())
+    };
+    let before = doctor(None);
+    assert_eq!(before["status"], "warn", "{before}");
+    let detail = before["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("prek builds gate from") && detail.contains("has not yet"),
+        "{before}"
+    );
+    assert!(detail.contains("prek-home"), "prek's home: {before}");
+
+    run_ok(&repo, &prek, &["install-hooks"]);
+    let built = doctor(None);
+    assert_eq!(built["status"], "ok", "{built}");
+    let detail = built["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("prek-home") && detail.contains("/hooks/rust-"),
+        "the binary in prek's home: {built}"
+    );
+    assert!(detail.contains(&rev), "{built}");
+
+    let skewed = doctor(Some("0.0.1"));
+    assert_eq!(skewed["status"], "warn", "{skewed}");
+    assert!(
+        skewed["detail"]
+            .as_str()
+            .unwrap()
+            .contains("gate 0.0.1, while this is gate"),
+        "{skewed}"
+    );
+    assert!(
+        skewed["remedy"]
+            .as_str()
+            .unwrap()
+            .contains("prek install-hooks"),
         "{skewed}"
     );
 }
