@@ -3024,3 +3024,32 @@ fn changes_match_git_diff_tree_on_a_real_history_slice() {
         commits.len()
     );
 }
+
+/// Where files carry no executable bit (the portable platform on Windows),
+/// a source's comes from the index, as git keeps it with `core.fileMode
+/// false`: `IndexSnapshot::executable` agrees with `git ls-files -s`, on a
+/// mode git was told with `update-index --chmod` whatever the file's own.
+#[test]
+fn the_index_says_which_paths_are_executable_as_git_ls_files_does() {
+    let repo = TestRepo::new();
+    repo.write("run.sh", "#!/bin/sh\n");
+    repo.write("plain.txt", "text\n");
+    repo.write("dir/tool", "#!/bin/sh\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["update-index", "--chmod=+x", "run.sh", "dir/tool"]);
+    let staged = repo.git(&["ls-files", "-s"]);
+    let executable: BTreeSet<&str> = staged
+        .lines()
+        .filter(|l| l.starts_with("100755 "))
+        .filter_map(|l| l.split('\t').nth(1))
+        .collect();
+    assert_eq!(executable, BTreeSet::from(["dir/tool", "run.sh"]));
+    let index = open(&repo).read_index().unwrap();
+    for path in ["run.sh", "plain.txt", "dir/tool", "absent"] {
+        assert_eq!(
+            index.executable(path.as_bytes()),
+            executable.contains(path),
+            "{path}"
+        );
+    }
+}
