@@ -34,10 +34,6 @@ mod portable;
 #[cfg(any(not(unix), feature = "portable"))]
 pub use portable::*;
 
-/// Which implementation this build uses: `unix` or `portable`
-/// (`gate --version --verbose` and `gate doctor` say it).
-pub const NAME: &str = IMPLEMENTATION;
-
 /// An error from the operating system, cheap to copy and to keep (the
 /// stat pass stores one per path), with the few cases gate tells apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::{FileKind, OsError, Stat, Time};
 
+#[cfg(test)]
 pub(super) const IMPLEMENTATION: &str = "portable";
 
 /// Whether files carry an executable bit of their own: on a unix host

@@ -16,6 +16,7 @@ use rustix::io::Errno;
 
 use super::{FileKind, OsError, Stat, Time};
 
+#[cfg(test)]
 pub(super) const IMPLEMENTATION: &str = "unix";
 
 /// Whether files carry an executable bit of their own.
