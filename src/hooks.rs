@@ -476,15 +476,7 @@ pub fn toml_repos(text: &str) -> Vec<TomlRepo> {
 /// prek's home: `PREK_HOME`, else `XDG_CACHE_HOME/prek`, else
 /// `~/.cache/prek` (as prek 0.5 finds it; checked against the real one).
 fn prek_home() -> PathBuf {
-    let set = |var: &str| {
-        std::env::var_os(var)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    set("PREK_HOME")
-        .or_else(|| set("XDG_CACHE_HOME").map(|d| d.join("prek")))
-        .or_else(|| set("HOME").map(|h| h.join(".cache/prek")))
-        .unwrap_or_else(|| PathBuf::from(".cache/prek"))
+    cache_home("PREK_HOME", "prek")
 }
 
 /// The gate prek built for `repo` at `rev`: in one of its `hooks/rust-*`
@@ -524,15 +516,21 @@ fn prek_env_gate(home: &Path, repo: &str, rev: &str) -> Option<PathBuf> {
 /// pre-commit's cache: `PRE_COMMIT_HOME`, else `XDG_CACHE_HOME/pre-commit`,
 /// else `~/.cache/pre-commit` (pre-commit's `store._get_default_directory`).
 fn pre_commit_home() -> PathBuf {
+    cache_home("PRE_COMMIT_HOME", "pre-commit")
+}
+
+/// A framework's cache: `$var`, else `XDG_CACHE_HOME/name`, else
+/// `~/.cache/name`.
+fn cache_home(var: &str, name: &str) -> PathBuf {
     let set = |var: &str| {
         std::env::var_os(var)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     };
-    set("PRE_COMMIT_HOME")
-        .or_else(|| set("XDG_CACHE_HOME").map(|d| d.join("pre-commit")))
-        .or_else(|| set("HOME").map(|h| h.join(".cache/pre-commit")))
-        .unwrap_or_else(|| PathBuf::from(".cache/pre-commit"))
+    set(var)
+        .or_else(|| set("XDG_CACHE_HOME").map(|d| d.join(name)))
+        .or_else(|| set("HOME").map(|h| h.join(".cache").join(name)))
+        .unwrap_or_else(|| Path::new(".cache").join(name))
 }
 
 /// pre-commit's checkout of `repo` at `rev` in `cache`: a `repo*`

@@ -1019,51 +1019,65 @@ fn doctor_checks_the_gate_a_repo_hook_built() {
         ),
     );
     run_ok(&repo, &framework, &["install"]);
+    doctor_follows_the_build(
+        &repo,
+        &framework,
+        "pre-commit",
+        &["pre-commit-home", "rustenv-"],
+        &rev,
+    );
+}
+
+/// `gate doctor` on a `repo:` hook `framework` (`tool`) builds from the
+/// stand-in at `rev`: before the build a warning that the next commit
+/// builds it, naming `TOOL install-hooks`; after, the built binary (its
+/// path holding each of `built_at`) as this gate's version; then, the
+/// stand-in saying another version, skew, with both remedies.
+fn doctor_follows_the_build(
+    repo: &TestRepo,
+    framework: &Path,
+    tool: &str,
+    built_at: &[&str],
+    rev: &str,
+) {
     let gate = assert_cmd::cargo::cargo_bin!("gate");
     let doctor = |version: Option<&str>| {
-        let mut cmd = command(&repo, gate, &["doctor", "--json"]);
+        let mut cmd = command(repo, gate, &["doctor", "--json"]);
         if let Some(v) = version {
             cmd.env("STAND_IN_VERSION", v);
         }
-        let out = cmd.output().unwrap();
-        pre_commit_item(&out)
+        pre_commit_item(&cmd.output().unwrap())
     };
+    let text = |item: &serde_json::Value, key: &str| item[key].as_str().unwrap_or("").to_string();
     let before = doctor(None);
     assert_eq!(before["status"], "warn", "{before}");
-    let detail = before["detail"].as_str().unwrap();
-    assert!(detail.contains("has not yet"), "{before}");
+    let detail = text(&before, "detail");
     assert!(
-        before["remedy"]
-            .as_str()
-            .unwrap()
-            .contains("pre-commit install-hooks"),
+        detail.starts_with(&format!("{tool} builds gate from")) && detail.contains("has not yet"),
         "{before}"
     );
+    let install_hooks = format!("{tool} install-hooks");
+    assert!(text(&before, "remedy").contains(&install_hooks), "{before}");
 
-    run_ok(&repo, &framework, &["install-hooks"]);
+    run_ok(repo, framework, &["install-hooks"]);
     let built = doctor(None);
     assert_eq!(built["status"], "ok", "{built}");
-    let detail = built["detail"].as_str().unwrap();
+    let detail = text(&built, "detail");
     assert!(
-        detail.contains("pre-commit-home") && detail.contains("rustenv-"),
-        "the binary in pre-commit's cache: {built}"
+        built_at.iter().all(|part| detail.contains(part)),
+        "the binary {tool} built, at {built_at:?}: {built}"
     );
-    assert!(detail.contains(&rev), "{built}");
+    assert!(detail.contains(rev), "{built}");
 
     let skewed = doctor(Some("0.0.1"));
     assert_eq!(skewed["status"], "warn", "{skewed}");
     assert!(
-        skewed["detail"]
-            .as_str()
-            .unwrap()
-            .contains("gate 0.0.1, while this is gate"),
+        text(&skewed, "detail").contains("gate 0.0.1, while this is gate"),
         "{skewed}"
     );
+    let remedy = text(&skewed, "remedy");
     assert!(
-        skewed["remedy"]
-            .as_str()
-            .unwrap()
-            .contains("gate-pre-commit-installed"),
+        remedy.contains(&install_hooks) && remedy.contains("gate-pre-commit-installed"),
         "{skewed}"
     );
 }
@@ -1089,47 +1103,5 @@ fn doctor_checks_the_gate_prek_built_from_prek_toml() {
         ),
     );
     run_ok(&repo, &prek, &["install"]);
-    let gate = assert_cmd::cargo::cargo_bin!("gate");
-    let doctor = |version: Option<&str>| {
-        let mut cmd = command(&repo, gate, &["doctor", "--json"]);
-        if let Some(v) = version {
-            cmd.env("STAND_IN_VERSION", v);
-        }
-        pre_commit_item(&cmd.output().unwrap())
-    };
-    let before = doctor(None);
-    assert_eq!(before["status"], "warn", "{before}");
-    let detail = before["detail"].as_str().unwrap();
-    assert!(
-        detail.starts_with("prek builds gate from") && detail.contains("has not yet"),
-        "{before}"
-    );
-    assert!(detail.contains("prek-home"), "prek's home: {before}");
-
-    run_ok(&repo, &prek, &["install-hooks"]);
-    let built = doctor(None);
-    assert_eq!(built["status"], "ok", "{built}");
-    let detail = built["detail"].as_str().unwrap();
-    assert!(
-        detail.contains("prek-home") && detail.contains("/hooks/rust-"),
-        "the binary in prek's home: {built}"
-    );
-    assert!(detail.contains(&rev), "{built}");
-
-    let skewed = doctor(Some("0.0.1"));
-    assert_eq!(skewed["status"], "warn", "{skewed}");
-    assert!(
-        skewed["detail"]
-            .as_str()
-            .unwrap()
-            .contains("gate 0.0.1, while this is gate"),
-        "{skewed}"
-    );
-    assert!(
-        skewed["remedy"]
-            .as_str()
-            .unwrap()
-            .contains("prek install-hooks"),
-        "{skewed}"
-    );
+    doctor_follows_the_build(&repo, &prek, "prek", &["prek-home", "/hooks/rust-"], &rev);
 }
