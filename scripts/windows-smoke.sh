@@ -105,8 +105,11 @@ if gate verify export-tests >"$work/verify.out" 2>&1; then
 fi
 grep -q 'cannot start sh' "$work/verify.out" || fail "verify did not name sh: $(cat "$work/verify.out")"
 
-step "gate doctor: reads the setup and reports"
+step "gate doctor: the hooks run this gate (the recorded Z:/… is this Z:\\…)"
 gate doctor >"$work/doctor.out" 2>&1 || true
-grep -q 'plan' "$work/doctor.out" || fail "doctor printed no report"
+for hook in pre-commit prepare-commit-msg pre-push post-checkout; do
+  grep -q "hook $hook .*runs this gate" "$work/doctor.out" ||
+    fail "doctor does not see this gate in the $hook hook: $(cat "$work/doctor.out")"
+done
 
 echo "windows-smoke: ok"
