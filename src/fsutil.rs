@@ -382,8 +382,8 @@ pub fn list_within(base: &Path, rel: &Path) -> Step<Vec<OsString>> {
 /// Replace `path` with `bytes` atomically (a temporary file in the same
 /// directory, fsync, rename, fsync of the directory). Creates missing parent
 /// directories. `mode` sets Unix permission bits on the new file (e.g.
-/// `0o755` for hooks; where there are none, only read-only). A symbolic link at `path` is replaced, never
-/// followed.
+/// `0o755` for hooks; where there are none, only read-only). A symbolic
+/// link at `path` is replaced, never followed.
 pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), FsError> {
     let (base, rel) = split_last(path);
     write_within(base, rel, bytes, mode, None)
@@ -448,16 +448,13 @@ fn replace_within(
         _ => (beside()?, false),
     };
     let write = |tmp_dir: &Dir| write_renamed(tmp_dir, &dir, name, &target, bytes, mode, durable);
-    match write(&tmp_dir) {
+    let written = match write(&tmp_dir) {
         // Where the device cannot be told (the portable platform), the
         // rename says: then beside the target.
-        Err(Attempt::CrossDevice(_)) if in_spare => match write(&beside()?) {
-            Err(Attempt::CrossDevice(e) | Attempt::Failed(e)) => Err(e),
-            Ok(()) => Ok(()),
-        },
-        Err(Attempt::CrossDevice(e) | Attempt::Failed(e)) => Err(e),
-        Ok(()) => Ok(()),
-    }
+        Err(Attempt::CrossDevice(_)) if in_spare => write(&beside()?),
+        written => written,
+    };
+    written.map_err(|(Attempt::CrossDevice(e) | Attempt::Failed(e))| e)
 }
 
 /// Why a write through a temporary file failed.

@@ -370,22 +370,28 @@ pub fn framework_built_gate(root: &Path, tool: &str, name: &str) -> Option<Built
             .iter()
             .any(|t| t.contains(&quoted) && toml_repos(t).is_empty())
     };
-    let Some((repo, rev)) = configs
-        .iter()
-        .filter(|c| c.extension().is_some_and(|e| e != "toml"))
-        .find_map(|file| {
-            let bytes = fsutil::read_file(file, fsutil::Kind::GATE_FILE).ok()??;
-            let text = String::from_utf8(bytes).ok()?;
-            let config: Config = crate::yaml::from_str(file, &text).ok()?;
-            config.repos.into_iter().find_map(|r| {
-                let ours = r.hooks.iter().any(|h| h.id == id);
-                (ours && r.repo != "local" && r.repo != "meta")
-                    .then(|| (r.repo, r.rev.unwrap_or_default()))
+    let from_yaml = || {
+        configs
+            .iter()
+            .filter(|c| c.extension().is_some_and(|e| e != "toml"))
+            .find_map(|file| {
+                let bytes = fsutil::read_file(file, fsutil::Kind::GATE_FILE).ok()??;
+                let text = String::from_utf8(bytes).ok()?;
+                let config: Config = crate::yaml::from_str(file, &text).ok()?;
+                config.repos.into_iter().find_map(|r| {
+                    let ours = r.hooks.iter().any(|h| h.id == id);
+                    (ours && r.repo != "local" && r.repo != "meta")
+                        .then(|| (r.repo, r.rev.unwrap_or_default()))
+                })
             })
-        })
-        .or_else(from_toml)
-    else {
-        return unread().then(|| BuiltHook {
+    };
+    // prek takes prek.toml before the YAML files; pre-commit reads no TOML.
+    let found = match tool {
+        "prek" => from_toml().or_else(from_yaml),
+        _ => from_yaml(),
+    };
+    let Some((repo, rev)) = found else {
+        return (tool == "prek" && unread()).then(|| BuiltHook {
             repo: String::new(),
             rev: String::new(),
             built: Built::Unread,

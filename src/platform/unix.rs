@@ -82,8 +82,8 @@ const READ: OFlags = OFlags::RDONLY
     .union(OFlags::NOCTTY)
     .union(OFlags::CLOEXEC);
 
-/// An open directory, and whether it may be listed (else only looked
-/// through).
+/// An open directory: a handle to list, sync and open below
+/// ([`Dir::open`]), or only to look through ([`Dir::open_to_look`]).
 #[derive(Debug)]
 pub struct Dir {
     fd: OwnedFd,
@@ -190,9 +190,10 @@ impl Dir {
         let mut entries = rustix::fs::Dir::read_from(&self.fd).map_err(err)?;
         let mut names = Vec::new();
         while let Some(entry) = entries.read() {
-            let name = entry.map_err(err)?.file_name().to_bytes().to_vec();
+            let entry = entry.map_err(err)?;
+            let name = entry.file_name().to_bytes();
             if name != b"." && name != b".." {
-                names.push(OsString::from(OsStr::from_bytes(&name)));
+                names.push(OsStr::from_bytes(name).to_os_string());
             }
         }
         Ok(names)
