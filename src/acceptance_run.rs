@@ -40,6 +40,9 @@ pub struct Run<'a> {
     /// The command's stdout goes to our stderr (our stdout holds a
     /// document).
     pub stdout_to_stderr: bool,
+    /// The run's writer: the command's output is copied through the
+    /// streams it gives.
+    pub ui: &'a crate::ui::Ui,
 }
 
 /// What a door says while a run goes on (this module composes no message).
@@ -116,7 +119,7 @@ impl Run<'_> {
             &acceptance.id,
             &evidence,
             &log_path,
-            self.stdout_to_stderr,
+            self.ui.command_streams(self.stdout_to_stderr),
             &say.not_captured,
         )?;
         let ended_at = Timestamp::now();
@@ -248,9 +251,8 @@ fn sign(repo: &Repo, receipt: &mut Receipt) -> Signing {
 pub const OUTPUT_GRACE: Duration = Duration::from_secs(2);
 
 /// Run `sh -c command` at `root` (`GATE_BASELINE` set to `baseline` when
-/// there is one), copying its stdout and stderr to ours and to
-/// the log as they come — its stdout to our stderr when `json` (stdout then
-/// holds only the document). Returns the exit code, or the signal that
+/// there is one), copying its stdout and stderr to the streams given
+/// (`crate::ui::Ui::command_streams`) and to the log as they come. Returns the exit code, or the signal that
 /// ended it.
 ///
 /// The output closes only when every process holding it has exited, and a
@@ -267,7 +269,7 @@ fn run_command(
     acceptance_id: &str,
     evidence: &str,
     log_path: &Path,
-    json: bool,
+    (ours, theirs): (Box<dyn Write + Send>, Box<dyn Write + Send>),
     not_captured: &Said,
 ) -> Result<(Option<i32>, Option<i32>), Failure> {
     if let Some(dir) = log_path.parent() {
@@ -298,13 +300,8 @@ fn run_command(
     let stderr = child.stderr.take().expect("stderr was piped");
     let capturing = Arc::new(AtomicBool::new(true));
     let (closed, copies_closed) = mpsc::channel();
-    let ours: Box<dyn Write + Send> = if json {
-        Box::new(std::io::stderr())
-    } else {
-        Box::new(std::io::stdout())
-    };
     spawn_tee(stdout, ours, &log, &capturing, &closed);
-    spawn_tee(stderr, std::io::stderr(), &log, &capturing, &closed);
+    spawn_tee(stderr, theirs, &log, &capturing, &closed);
     let status = child
         .wait()
         .map_err(|e| Failure::unknown(format!("waiting for the check: {e}")))?;

@@ -1,10 +1,8 @@
 //! What every verb shares and none owns: the open repository and the
-//! places gate uses in it ([`Ctx`]), stdout and stderr ([`out`], [`err`]),
-//! the task and policy as reports show them, a verbatim input read from a
-//! file or stdin, today's date, this worktree's receipt key, and the advice
+//! places gate uses in it ([`Ctx`]), the task and policy as reports show
+//! them, today's date, this worktree's receipt key, and the advice
 //! to commit a changed task file (docs/tasks.md#committing-the-task-file).
 
-use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::clock::{Date, Timestamp};
@@ -14,152 +12,6 @@ use crate::plan::LoadedPlan;
 use crate::policy::LoadedPolicy;
 use crate::task::{self as tasks, Task};
 use crate::verdict::{BriefDigest, PolicyOrigin, TaskRef};
-
-/// Set once stdout's reader has gone away.
-static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Write to stdout. A closed pipe (`gate check --range A..B | head`) stops
-/// the output quietly but not the verb: it still exits with its own code, so
-/// a refused range piped into `head` is still refused. Inside [`captured`],
-/// the text goes to that run's buffer instead.
-pub fn out(text: &str) {
-    use std::sync::atomic::Ordering;
-    if CAPTURE.with_borrow_mut(|c| c.as_mut().map(|c| c.out.push_str(text)).is_some()) {
-        return;
-    }
-    if STDOUT_CLOSED.load(Ordering::Relaxed) {
-        return;
-    }
-    let mut stdout = io::stdout().lock();
-    if let Err(e) = stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-        && e.kind() == io::ErrorKind::BrokenPipe
-    {
-        STDOUT_CLOSED.store(true, Ordering::Relaxed);
-    }
-}
-
-/// A writer onto [`out`], for a document too big to build as one string
-/// first (a whole history's JSON report is tens of megabytes): what is
-/// written goes out in pieces of about 64 KiB, each cut where a UTF-8
-/// character ends, the rest when it is flushed or dropped.
-pub struct OutWriter {
-    pending: Vec<u8>,
-}
-
-impl OutWriter {
-    const PIECE: usize = 64 * 1024;
-
-    pub fn new() -> OutWriter {
-        OutWriter {
-            pending: Vec::with_capacity(OutWriter::PIECE + 1024),
-        }
-    }
-
-    /// Send every whole character held to [`out`].
-    fn send(&mut self) {
-        let whole = match std::str::from_utf8(&self.pending) {
-            Ok(text) => text.len(),
-            Err(e) => e.valid_up_to(),
-        };
-        if whole == 0 {
-            return;
-        }
-        let text = std::str::from_utf8(&self.pending[..whole]).expect("cut at a char boundary");
-        out(text);
-        self.pending.drain(..whole);
-    }
-}
-
-impl Default for OutWriter {
-    fn default() -> Self {
-        OutWriter::new()
-    }
-}
-
-impl Write for OutWriter {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.pending.extend_from_slice(bytes);
-        if self.pending.len() >= OutWriter::PIECE {
-            self.send();
-        }
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.send();
-        Ok(())
-    }
-}
-
-impl Drop for OutWriter {
-    fn drop(&mut self) {
-        self.send();
-    }
-}
-
-/// A verb run whose stdout is a buffer, and whose `-` inputs are given
-/// rather than read from stdin: how `gate mcp` runs a verb, its stdout being
-/// the protocol's channel (docs/decisions/0018-mcp-server.md).
-struct Capture {
-    out: String,
-    /// The text each flag reads for `-`, by flag (`--brief`, `--answer-file`).
-    inputs: Vec<(&'static str, Vec<u8>)>,
-}
-
-thread_local! {
-    /// This thread's capture, while [`captured`] runs.
-    static CAPTURE: std::cell::RefCell<Option<Capture>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Run `f` (a verb) on this thread with what it prints through [`out`]
-/// kept in a buffer, and with [`read_input`] taking `-` from `inputs` (by
-/// flag) instead of stdin, which it then never reads. Returns `f`'s result
-/// and what it printed. Other threads print as usual.
-pub fn captured<R>(inputs: Vec<(&'static str, Vec<u8>)>, f: impl FnOnce() -> R) -> (R, String) {
-    /// Ends the capture however `f` ends, a panic included: the thread
-    /// may run other work afterwards.
-    struct Ends;
-    impl Drop for Ends {
-        fn drop(&mut self) {
-            CAPTURE.set(None);
-        }
-    }
-    CAPTURE.set(Some(Capture {
-        out: String::new(),
-        inputs,
-    }));
-    let ends = Ends;
-    let result = f();
-    let printed = CAPTURE.take().map(|c| c.out).unwrap_or_default();
-    drop(ends);
-    (result, printed)
-}
-
-/// Inside [`captured`]: the input given for `flag` (`Some(None)` when none
-/// was); outside: `None`.
-fn captured_input(flag: &str) -> Option<Option<Vec<u8>>> {
-    CAPTURE.with_borrow_mut(|c| {
-        c.as_mut().map(|c| {
-            c.inputs
-                .iter()
-                .position(|(f, _)| *f == flag)
-                .map(|i| c.inputs.swap_remove(i).1)
-        })
-    })
-}
-
-/// Whether an input given as `-` reads stdin, one stream for all of them:
-/// not inside [`captured`], where each flag's `-` is given on its own.
-pub fn dash_reads_stdin() -> bool {
-    CAPTURE.with_borrow(Option::is_none)
-}
-
-/// Write a diagnostic line to stderr.
-pub fn err(text: &str) {
-    let _ = io::stderr().lock().write_all(text.as_bytes());
-}
 
 /// An open repository with a work tree, and the places gate uses in it.
 pub struct Ctx {
@@ -472,50 +324,6 @@ fn digest(brief: &str, task: &Task) -> BriefDigest {
     }
 }
 
-/// Inputs longer than this are refused (docs/brief.md: briefs and addenda up to 100 KiB).
-pub const MAX_INPUT_BYTES: usize = 100 * 1024;
-
-/// Read a verbatim input from a file or stdin (`-`), refusing more than
-/// [`MAX_INPUT_BYTES`] without reading further.
-pub fn read_input(spec: &str, flag: &str) -> Result<Vec<u8>, Failure> {
-    let mut bytes = Vec::new();
-    let limit = MAX_INPUT_BYTES as u64 + 1;
-    let read = if spec == "-"
-        && let Some(given) = captured_input(flag)
-    {
-        // Under `gate mcp` stdin is the protocol's channel: never read.
-        bytes = given.ok_or_else(|| {
-            Failure::usage(format!(
-                "{flag} -: stdin is the MCP channel here, not the text to read"
-            ))
-            .hint("give the text as the tool's argument")
-        })?;
-        Ok(bytes.len())
-    } else if spec == "-" {
-        // A terminal would wait for typing nobody meant to do: `-` is for a
-        // pipe or a here-doc (README.md).
-        if std::io::stdin().is_terminal() {
-            return Err(Failure::usage(format!(
-                "{flag} -: stdin is a terminal, not the text to read"
-            ))
-            .hint(format!(
-                "pipe it in or use a here-doc (`{flag} - <<'EOF'` … `EOF`), or give {flag} FILE"
-            )));
-        }
-        std::io::stdin().lock().take(limit).read_to_end(&mut bytes)
-    } else {
-        std::fs::File::open(spec).and_then(|f| f.take(limit).read_to_end(&mut bytes))
-    };
-    read.map_err(|e| Failure::refused(format!("{flag} {spec}: {e}")))?;
-    if bytes.len() > MAX_INPUT_BYTES {
-        return Err(Failure::refused(format!(
-            "{flag} {spec}: over the {} KiB limit",
-            MAX_INPUT_BYTES / 1024
-        )));
-    }
-    Ok(bytes)
-}
-
 /// The work tree's key in receipts and running markers: `gate verify`
 /// records it, `gate status` (and the binding's evidence) match it.
 pub fn worktree_key(ctx: &Ctx) -> String {
@@ -593,26 +401,5 @@ pub fn governed(ctx: &Ctx) -> bool {
             Ok(None)
         ),
         Err(_) => true,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A document written through [`OutWriter`] in pieces cut anywhere,
-    /// a character's bytes included, comes out whole and in order.
-    #[test]
-    fn a_writer_onto_out_cuts_only_between_characters() {
-        let text: String = (0..80_000).map(|i| ['a', 'é', '€', '𝄞'][i % 4]).collect();
-        let ((), printed) = captured(vec![], || {
-            let mut w = OutWriter::new();
-            for piece in text.as_bytes().chunks(7) {
-                w.write_all(piece).unwrap();
-            }
-            // The rest goes out when the writer is dropped.
-        });
-        assert_eq!(printed, text);
-        assert!(text.len() > 2 * OutWriter::PIECE);
     }
 }

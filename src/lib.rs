@@ -48,5 +48,6 @@ pub mod scope;
 pub mod signing;
 pub mod started;
 pub mod task;
+pub mod ui;
 pub mod verdict;
 pub mod yaml;

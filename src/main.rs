@@ -11,11 +11,13 @@ use gate::cli::{AgentEvent, Cli, Command, HookCommand, HookVerb};
 
 fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // The run's one writer, passed down to the verb.
+    let ui = gate::ui::Ui::terminal();
     let cli = match hook_fast_path(&args).map_or_else(|| Cli::try_parse_from(&args), Ok) {
         Ok(cli) => cli,
-        Err(e) => std::process::exit(gate::commands::command_line_error(&e, &args)),
+        Err(e) => std::process::exit(gate::commands::command_line_error(&e, &args, &ui)),
     };
-    std::process::exit(gate::commands::run(cli));
+    std::process::exit(gate::commands::run(cli, &ui));
 }
 
 /// `gate hook pre-commit`, `gate hook prepare-commit-msg FILE [SOURCE [SHA]]`,

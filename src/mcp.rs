@@ -1,11 +1,13 @@
 //! The MCP server behind `gate mcp` (docs/agents.md#mcp-server): the
 //! agent's questions and the appends it may make, as tools on stdio.
 //!
-//! A tool is a verb's command line: it builds the argument vector (always
-//! with `--json`), and the dispatcher `commands::run` hands in parses and
-//! runs it as `gate` would, with what the verb prints captured
-//! ([`crate::context::captured`]). So each tool returns the very document
-//! the CLI's `--json` prints (docs/decisions/0018-mcp-server.md).
+//! A tool is a verb: it deserialises its arguments into the verb's own
+//! arguments (`crate::cli`, `--json` set) and calls the same function the
+//! CLI's dispatcher calls (`commands::answer`, handed in as [`Dispatch`]),
+//! with a [`Ui`] that gives the texts the verb reads for `-` and never
+//! reads stdin. The verb's answer is data: the tool returns its document,
+//! serialised as the CLI's `--json` prints it — no command line is built
+//! and no output parsed (docs/decisions/0018-mcp-server.md).
 //!
 //! rmcp reads and writes through in-memory pipes; [`lines`] carries the
 //! client's lines to it and its replies back, and answers a line that is
@@ -18,7 +20,6 @@
 //! `gate verify`, a panic) lands on stderr, and nothing but the protocol
 //! reads its stream.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -27,8 +28,9 @@ use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabiliti
 use rmcp::{ErrorData, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
-use crate::cli::CheckName;
+use crate::cli::{CheckName, Command, TaskCommand};
 use crate::error::Failure;
+use crate::ui::{Answer, Ui};
 
 mod lines;
 
@@ -36,8 +38,9 @@ mod lines;
 /// holds before its writer waits.
 const PIPE: usize = 64 * 1024;
 
-/// Parses a command line (`gate …`) and runs it; returns the exit code.
-pub type Dispatch = fn(&[OsString]) -> i32;
+/// Runs a verb in a directory, saying what it says while it runs through
+/// the `Ui` given: `commands::answer`.
+pub type Dispatch = fn(Option<&Path>, Command, &Ui) -> Result<Answer, Failure>;
 
 /// Serve the tools on stdin and stdout until the client closes stdin.
 pub fn serve(dir: Option<&Path>, dispatch: Dispatch) -> Result<(), Failure> {
@@ -101,115 +104,60 @@ struct Gate {
     tool_router: ToolRouter<Gate>,
 }
 
-/// A verb's command line, built from a tool's arguments: options as
-/// `--flag=VALUE` (a value starting with `-` stays a value), positionals
-/// after `--`, and texts the verb reads with `-` given beside it.
-struct Line {
-    args: Vec<OsString>,
-    positionals: Vec<String>,
-    inputs: Vec<(&'static str, Vec<u8>)>,
-}
-
-impl Line {
-    fn new(dir: &Path, verb: &[&str]) -> Line {
-        let mut args: Vec<OsString> = vec!["gate".into(), "-C".into(), dir.into()];
-        args.extend(verb.iter().map(OsString::from));
-        args.push("--json".into());
-        Line {
-            args,
-            positionals: Vec::new(),
-            inputs: Vec::new(),
-        }
-    }
-
-    fn opt(mut self, flag: &str, value: Option<&str>) -> Line {
-        if let Some(v) = value {
-            self.args.push(format!("{flag}={v}").into());
-        }
-        self
-    }
-
-    fn opts(self, flag: &str, values: &[String]) -> Line {
-        values
-            .iter()
-            .fold(self, |line, v| line.opt(flag, Some(v.as_str())))
-    }
-
-    fn switch(mut self, flag: &str, on: bool) -> Line {
-        if on {
-            self.args.push(flag.into());
-        }
-        self
-    }
-
-    /// `flag -`, the verb reading `text` where it would read stdin.
-    fn text(mut self, flag: &'static str, text: Option<&str>) -> Line {
-        if let Some(t) = text {
-            self.args.push(flag.into());
-            self.args.push("-".into());
-            self.inputs.push((flag, t.as_bytes().to_vec()));
-        }
-        self
-    }
-
-    fn positional(mut self, value: Option<&str>) -> Line {
-        self.positionals.extend(value.map(str::to_string));
-        self
-    }
-
-    fn positionals(mut self, values: &[String]) -> Line {
-        self.positionals.extend(values.iter().cloned());
-        self
-    }
-
-    /// The argument vector, and the texts to give for `-`.
-    fn finish(self) -> (Vec<OsString>, Vec<(&'static str, Vec<u8>)>) {
-        let mut args = self.args;
-        if !self.positionals.is_empty() {
-            args.push("--".into());
-            args.extend(self.positionals.into_iter().map(OsString::from));
-        }
-        (args, self.inputs)
-    }
-}
-
 impl Gate {
-    /// Run the verb on a blocking thread with its stdout captured, and
-    /// return its document.
-    async fn run(&self, line: Line) -> Result<CallToolResult, ErrorData> {
-        let (args, inputs) = line.finish();
-        let dispatch = self.dispatch;
-        let (_code, printed) = tokio::task::spawn_blocking(move || {
-            crate::context::captured(inputs, || dispatch(&args))
+    /// Call the verb on a blocking thread, the texts it reads for `-`
+    /// given, and return its document.
+    async fn call(
+        &self,
+        command: Command,
+        inputs: crate::ui::Given,
+    ) -> Result<CallToolResult, ErrorData> {
+        let (dir, dispatch) = (self.dir.clone(), self.dispatch);
+        tokio::task::spawn_blocking(move || {
+            let ui = Ui::given(inputs);
+            match dispatch(Some(&dir), command, &ui) {
+                Ok(answer) => {
+                    // What the CLI says on stderr after the document, the
+                    // server says on its stderr.
+                    answer.say_after(&ui, true);
+                    answered(&answer)
+                }
+                Err(f) => {
+                    ui.err(&crate::report::human::failure(&f));
+                    could_not_run(&f)
+                }
+            }
         })
         .await
-        .map_err(|e| ErrorData::internal_error(format!("the verb did not finish: {e}"), None))?;
-        Ok(result(printed))
+        .map_err(|e| ErrorData::internal_error(format!("the verb did not finish: {e}"), None))
     }
 }
 
 /// The tool's result: the verb's document, as text exactly as the CLI
-/// prints it and as structured content. `isError` is set only when the verb
-/// could not run (its document is a `gate.error/1`); a refusal or an
-/// unknown is an answer, with its `exit_code` in the document.
-fn result(printed: String) -> CallToolResult {
-    let doc: serde_json::Value = match serde_json::from_str(&printed) {
-        Ok(doc) => doc,
-        // Every verb a tool runs prints one document under --json
-        // (docs/json.md): anything else is gate's fault, said as such.
-        Err(e) => {
-            return CallToolResult::error(vec![ContentBlock::text(format!(
-                "gate printed no JSON document ({e}): {printed:?}"
-            ))]);
-        }
+/// prints it and as structured content. A refusal or an unknown is an
+/// answer, with its `exit_code` in the document.
+fn answered(answer: &Answer) -> CallToolResult {
+    let Some(doc) = answer.doc() else {
+        // Every verb a tool calls answers with a document (docs/json.md):
+        // anything else is gate's fault, said as such.
+        return CallToolResult::error(vec![ContentBlock::text(
+            "gate's verb answered with no JSON document",
+        )]);
     };
-    let could_not_run = doc["schema"] == crate::report::wire::error::ERROR_SCHEMA;
-    let mut result = if could_not_run {
-        CallToolResult::structured_error(doc)
-    } else {
-        CallToolResult::structured(doc)
-    };
-    result.content = vec![ContentBlock::text(printed)];
+    let mut printed = Vec::new();
+    let _ = doc.json(&mut printed);
+    let mut result = CallToolResult::structured(doc.value());
+    result.content = vec![ContentBlock::text(String::from_utf8_lossy(&printed))];
+    result
+}
+
+/// The verb could not run: its `gate.error/1`, with `isError` set.
+fn could_not_run(f: &Failure) -> CallToolResult {
+    let wire = crate::report::json::error(f);
+    let mut result = CallToolResult::structured_error(
+        serde_json::to_value(&wire).expect("wire structs always serialise"),
+    );
+    result.content = vec![ContentBlock::text(crate::report::json::to_string(&wire))];
     result
 }
 
@@ -254,8 +202,7 @@ fn wrong_arguments(wrong: &str) -> CallToolResult {
         "call the tool again with arguments its inputSchema (tools/list) allows: \
          docs/agents.md#tools names each",
     );
-    let doc = crate::report::json::error(&failure);
-    result(crate::report::json::to_string(&doc))
+    could_not_run(&failure)
 }
 
 /// A tool's arguments as the schema says them: an optional argument is
@@ -364,12 +311,20 @@ struct Naming {
 }
 
 impl Naming {
-    fn onto(&self, line: Line) -> Line {
-        line.opt("--issue", self.issue.as_deref())
-            .opt("--intent", self.intent.as_deref())
-            .opts("--path", &self.paths)
-            .opt("--exempt", self.exempt.as_deref())
-            .opt("--because", self.because.as_deref())
+    /// The naming as `gate binding` and `gate start` take it; `because`
+    /// without `exempt` is refused, as the CLI's `--because` needs
+    /// `--exempt`.
+    fn args(self) -> Result<crate::cli::NamingArgs, String> {
+        if self.because.is_some() && self.exempt.is_none() {
+            return Err("`because` is the reason for an exemption: it needs `exempt`".into());
+        }
+        Ok(crate::cli::NamingArgs {
+            issue: self.issue,
+            intent: self.intent,
+            paths: self.paths,
+            exempt: self.exempt,
+            because: self.because,
+        })
     }
 }
 
@@ -508,8 +463,12 @@ impl Gate {
             Ok(args) => args,
             Err(wrong) => return Ok(wrong_arguments(&wrong)),
         };
-        self.run(args.onto(Line::new(&self.dir, &["binding"])))
-            .await
+        let naming = match args.args() {
+            Ok(naming) => naming,
+            Err(wrong) => return Ok(wrong_arguments(&wrong)),
+        };
+        let args = crate::cli::BindingArgs { naming, json: true };
+        self.call(Command::Binding(args), vec![]).await
     }
 
     #[tool(
@@ -532,14 +491,20 @@ impl Gate {
             Ok(args) => args,
             Err(wrong) => return Ok(wrong_arguments(&wrong)),
         };
-        let line = args
-            .naming
-            .onto(Line::new(&self.dir, &["start"]))
-            .opt("--id", args.id.as_deref())
-            .opts("--scope", &args.scope)
-            .opt("--operator", args.operator.as_deref())
-            .text("--brief", Some(&args.brief));
-        self.run(line).await
+        let naming = match args.naming.args() {
+            Ok(naming) => naming,
+            Err(wrong) => return Ok(wrong_arguments(&wrong)),
+        };
+        let start = crate::cli::StartArgs {
+            naming,
+            id: args.id,
+            scope: args.scope,
+            brief: Some("-".into()),
+            operator: args.operator,
+            json: true,
+        };
+        let brief = vec![("--brief", args.brief.into_bytes())];
+        self.call(Command::Start(start), brief).await
     }
 
     #[tool(
@@ -562,8 +527,11 @@ impl Gate {
             Ok(args) => args,
             Err(wrong) => return Ok(wrong_arguments(&wrong)),
         };
-        let line = Line::new(&self.dir, &["status"]).opt("--task", args.task.as_deref());
-        self.run(line).await
+        let args = crate::cli::StatusArgs {
+            task: args.task,
+            json: true,
+        };
+        self.call(Command::Status(args), vec![]).await
     }
 
     #[tool(
@@ -586,8 +554,11 @@ impl Gate {
             Ok(args) => args,
             Err(wrong) => return Ok(wrong_arguments(&wrong)),
         };
-        let line = Line::new(&self.dir, &["context"]).opt("--task", args.task.as_deref());
-        self.run(line).await
+        let args = crate::cli::ContextArgs {
+            task: args.task,
+            json: true,
+        };
+        self.call(Command::Context(args), vec![]).await
     }
 
     #[tool(
@@ -610,8 +581,14 @@ impl Gate {
             Ok(args) => args,
             Err(wrong) => return Ok(wrong_arguments(&wrong)),
         };
-        let line = Line::new(&self.dir, &["may-touch"]).positionals(&args.paths);
-        self.run(line).await
+        if args.paths.is_empty() {
+            return Ok(wrong_arguments("`paths` names no path"));
+        }
+        let args = crate::cli::MayTouchArgs {
+            paths: args.paths,
+            json: true,
+        };
+        self.call(Command::MayTouch(args), vec![]).await
     }
 
     #[tool(
@@ -634,17 +611,29 @@ impl Gate {
             Ok(args) => args,
             Err(wrong) => return Ok(wrong_arguments(&wrong)),
         };
-        let only: Vec<String> = args.only.iter().map(|c| c.as_str().to_string()).collect();
-        let line = Line::new(&self.dir, &["check"])
-            .switch("--staged", args.staged)
-            .opt("--range", args.range.as_deref())
-            .opt("--policy-from", args.policy_from.as_deref())
-            .opt("--task", args.task.as_deref())
-            .opt(
-                "--only",
-                (!only.is_empty()).then(|| only.join(",")).as_deref(),
-            );
-        self.run(line).await
+        // As the CLI's flags: --staged and --range exclude each other,
+        // --policy-from judges a range.
+        if args.staged && args.range.is_some() {
+            return Ok(wrong_arguments("`staged` and `range` exclude each other"));
+        }
+        if args.policy_from.is_some() && args.range.is_none() {
+            return Ok(wrong_arguments("`policy_from` judges a `range`: give one"));
+        }
+        let args = crate::cli::CheckArgs {
+            staged: args.staged,
+            range: args.range,
+            not: vec![],
+            policy_from: args.policy_from,
+            run_unproved: false,
+            task: args.task,
+            only: args.only,
+            json: true,
+            format: None,
+            max_findings: None,
+            json_out: None,
+            sarif_out: None,
+        };
+        self.call(Command::Check(args), vec![]).await
     }
 
     #[tool(
@@ -667,10 +656,12 @@ impl Gate {
             Ok(args) => args,
             Err(wrong) => return Ok(wrong_arguments(&wrong)),
         };
-        let line = Line::new(&self.dir, &["verify"])
-            .opt("--task", args.task.as_deref())
-            .positional(Some(&args.check));
-        self.run(line).await
+        let args = crate::cli::VerifyArgs {
+            check: args.check,
+            task: args.task,
+            json: true,
+        };
+        self.call(Command::Verify(args), vec![]).await
     }
 
     #[tool(
@@ -693,11 +684,15 @@ impl Gate {
             Ok(args) => args,
             Err(wrong) => return Ok(wrong_arguments(&wrong)),
         };
-        let line = Line::new(&self.dir, &["task", "amend"])
-            .opt("--author", Some(&args.author))
-            .opt("--text", Some(&args.text))
-            .positional(args.task.as_deref());
-        self.run(line).await
+        let args = crate::cli::AmendArgs {
+            id: args.task,
+            author: args.author,
+            text: Some(args.text),
+            file: None,
+            json: true,
+        };
+        self.call(Command::Task(TaskCommand::Amend(args)), vec![])
+            .await
     }
 
     #[tool(
@@ -720,25 +715,32 @@ impl Gate {
             Ok(args) => args,
             Err(wrong) => return Ok(wrong_arguments(&wrong)),
         };
-        let decided_by = match args.decided_by {
-            DecidedBy::Operator => "operator",
-            DecidedBy::Agent => "agent",
+        let mut texts = vec![
+            ("--question-file", args.question.into_bytes()),
+            ("--answer-file", args.answer.into_bytes()),
+        ];
+        let rationale_file = args.rationale.map(|r| {
+            texts.push(("--rationale-file", r.into_bytes()));
+            "-".to_string()
+        });
+        let args = crate::cli::AskArgs {
+            id: args.task,
+            stage: args.stage,
+            question_file: "-".into(),
+            answer_file: "-".into(),
+            decided_by: match args.decided_by {
+                DecidedBy::Operator => crate::cli::DecidedBy::Operator,
+                DecidedBy::Agent => crate::cli::DecidedBy::Agent,
+            },
+            rationale_file,
+            summary: args.summary,
+            conflict: args.conflict.unwrap_or_else(|| "none".into()),
+            resolves: args.resolves,
+            author: args.author,
+            json: true,
         };
-        let line = Line::new(&self.dir, &["task", "ask"])
-            .opt("--stage", Some(&args.stage))
-            .text("--question-file", Some(&args.question))
-            .text("--answer-file", Some(&args.answer))
-            .opt("--decided-by", Some(decided_by))
-            .text("--rationale-file", args.rationale.as_deref())
-            .opt("--summary", Some(&args.summary))
-            .opt("--conflict", args.conflict.as_deref())
-            .opt(
-                "--resolves",
-                args.resolves.map(|r| r.to_string()).as_deref(),
-            )
-            .opt("--author", args.author.as_deref())
-            .positional(args.task.as_deref());
-        self.run(line).await
+        self.call(Command::Task(TaskCommand::Ask(args)), texts)
+            .await
     }
 
     #[tool(
@@ -761,11 +763,14 @@ impl Gate {
             Ok(args) => args,
             Err(wrong) => return Ok(wrong_arguments(&wrong)),
         };
-        let line = Line::new(&self.dir, &["task", "note"])
-            .opt("--text", Some(&args.text))
-            .opt("--author", args.author.as_deref())
-            .positional(args.task.as_deref());
-        self.run(line).await
+        let args = crate::cli::NoteArgs {
+            id: args.task,
+            text: args.text,
+            author: args.author,
+            json: true,
+        };
+        self.call(Command::Task(TaskCommand::Note(args)), vec![])
+            .await
     }
 }
 
@@ -819,34 +824,5 @@ mod tests {
             ]})
         );
         assert_eq!(schema["type"], "object");
-    }
-
-    fn args(line: Line) -> Vec<String> {
-        line.finish()
-            .0
-            .into_iter()
-            .map(|a| a.into_string().expect("UTF-8"))
-            .collect()
-    }
-
-    #[test]
-    fn values_that_look_like_flags_stay_values() {
-        let line = Line::new(Path::new("/r"), &["task", "note"])
-            .opt("--text", Some("--no-verify"))
-            .positional(Some("-T1"));
-        assert_eq!(
-            args(line),
-            [
-                "gate",
-                "-C",
-                "/r",
-                "task",
-                "note",
-                "--json",
-                "--text=--no-verify",
-                "--",
-                "-T1"
-            ]
-        );
     }
 }

@@ -30,19 +30,20 @@ use std::path::{Path, PathBuf};
 
 use crate::agent_hooks::{self, Finding, Host, PreToolUse, StopVerdict, ToolCall, Verdict};
 use crate::cli::{Agent, AgentEvent};
-use crate::context::{Ctx, out};
+use crate::context::Ctx;
 use crate::error::Failure;
 use crate::path::RepoPath;
 use crate::policy::Mode;
 use crate::receipts::State;
 use crate::report::human;
+use crate::ui::Answer;
 use crate::verdict::{ExitCode, Outcome};
 
 /// Most bytes read from stdin: a hook input is a small JSON document (a
 /// Write's content included); more is refused, never read without end.
 const MAX_INPUT: u64 = 64 << 20;
 
-pub fn run(dir: Option<&Path>, agent: Agent, event: &AgentEvent) -> Result<ExitCode, Failure> {
+pub fn run(dir: Option<&Path>, agent: Agent, event: &AgentEvent) -> Result<Answer, Failure> {
     let host = Host::from(agent);
     let answer = read_stdin().and_then(|input| match event {
         AgentEvent::PreToolUse => {
@@ -55,11 +56,8 @@ pub fn run(dir: Option<&Path>, agent: Agent, event: &AgentEvent) -> Result<ExitC
         }
     });
     match answer {
-        Ok(Some(document)) => {
-            out(&format!("{document}\n"));
-            Ok(ExitCode::Pass)
-        }
-        Ok(None) => Ok(ExitCode::Pass),
+        Ok(Some(document)) => Ok(Answer::text(ExitCode::Pass, format!("{document}\n"))),
+        Ok(None) => Ok(Answer::quiet(ExitCode::Pass)),
         // Exit 2, the reason on stderr, is what every host gate has hooks
         // for honours as "refuse" (docs/agents.md).
         Err(f) => Err(Failure {

@@ -8,13 +8,14 @@ use std::path::Path;
 use crate::binding::Standing;
 use crate::checks::binding::{Derived, derive, evidence_key, given_naming};
 use crate::cli::BindingArgs;
-use crate::context::{Ctx, out};
+use crate::context::Ctx;
 use crate::error::Failure;
+use crate::report::human;
 use crate::report::wire::PinsWire;
 use crate::report::wire::binding::{
     BINDING_SCHEMA, BindingCriterionWire, BindingExemptionWire, BindingWire, NamedWire, RefusalWire,
 };
-use crate::report::{human, json};
+use crate::ui::{Answer, Shown};
 use crate::verdict::ExitCode;
 
 pub fn wire(d: &Derived) -> BindingWire<'_> {
@@ -60,7 +61,17 @@ pub fn wire(d: &Derived) -> BindingWire<'_> {
     }
 }
 
-pub fn run(dir: Option<&Path>, args: &BindingArgs) -> Result<ExitCode, Failure> {
+impl Shown for Derived {
+    type Wire<'a> = BindingWire<'a>;
+    fn wire(&self) -> BindingWire<'_> {
+        wire(self)
+    }
+    fn text(&self) -> String {
+        human::binding(self)
+    }
+}
+
+pub fn run(dir: Option<&Path>, args: &BindingArgs) -> Result<Answer, Failure> {
     let result = (|| {
         let ctx = Ctx::open(dir)?;
         let policy = ctx.policy()?.policy;
@@ -80,12 +91,7 @@ pub fn run(dir: Option<&Path>, args: &BindingArgs) -> Result<ExitCode, Failure> 
     })();
     // An error under --json is printed as gate.error/1 by commands::run.
     let d = result?;
-    out(&if args.json {
-        json::to_string(&wire(&d))
-    } else {
-        human::binding(&d)
-    });
-    Ok(exit_code(d.judgement.standing))
+    Ok(Answer::document(exit_code(d.judgement.standing), d))
 }
 
 /// A refused binding refuses; every other standing lets the change through.

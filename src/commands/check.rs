@@ -12,17 +12,17 @@ use crate::checks::receipts::RunHere;
 use crate::checks::trusted;
 use crate::checks::{Target, TaskState, build_trusting, header};
 use crate::cli::{CheckArgs, CheckName, ReportFormat};
-use crate::context::{Ctx, out};
+use crate::context::Ctx;
 use crate::error::Failure;
 use crate::git::Repo;
 use crate::policy::LoadedPolicy;
 use crate::provenance;
 use crate::report::{github, human, json, limit, markdown, sarif};
 use crate::scope::{self};
-use crate::verdict::ExitCode;
+use crate::ui::{Answer, Shown, Ui};
 use crate::verdict::{Finding, Report};
 
-pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
+pub fn run(dir: Option<&Path>, args: &CheckArgs, ui: &Ui) -> Result<Answer, Failure> {
     let result = (|| {
         let target = match (&args.range, args.staged) {
             (Some(r), _) => Target::Range(provenance::with_exclusions(r, &args.not)),
@@ -57,6 +57,7 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
         let prover = Prover {
             ctx: &ctx,
             policy: &policy.policy,
+            ui,
         };
         let run_here: Option<&dyn RunHere> = match args.run_unproved {
             true => Some(&prover),
@@ -89,42 +90,65 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs) -> Result<ExitCode, Failure> {
     if let Some(path) = &args.sarif_out {
         crate::fsutil::write_atomic(path, sarif::render(&json::report(&report)).as_bytes(), None)?;
     }
-    print(&report, args)?;
-    Ok(report.exit_code())
+    if args.format() == ReportFormat::Github
+        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
+    {
+        let (capped, counts) = limit::cap(&report, args.max_findings);
+        append_summary(
+            Path::new(&path),
+            &markdown::render(&json::report(&capped), &counts),
+        )?;
+    }
+    Ok(Answer::document(
+        report.exit_code(),
+        CheckAnswer {
+            report,
+            format: args.format(),
+            max_findings: args.max_findings,
+        },
+    ))
 }
 
-/// Print the report in the format asked for (docs/ci.md#report-formats). JSON is
-/// the canonical document; the others are built from its wire values. JSON
-/// and SARIF keep every finding, the others list at most `--max-findings`. Under `github`
-/// the Markdown summary is appended to `$GITHUB_STEP_SUMMARY` when set.
-fn print(report: &Report, args: &CheckArgs) -> Result<(), Failure> {
-    let capped = || limit::cap(report, args.max_findings);
-    out(&match args.format() {
+/// What `gate check` answers: the report, printed in the format asked
+/// for.
+struct CheckAnswer {
+    report: Report,
+    format: ReportFormat,
+    max_findings: Option<usize>,
+}
+
+/// The report in the format asked for (docs/ci.md#report-formats). JSON
+/// is the canonical document; the others are built from its wire values.
+/// JSON and SARIF keep every finding, the others list at most
+/// `--max-findings`. Under `github` the Markdown summary is appended to
+/// `$GITHUB_STEP_SUMMARY` when set, by the verb.
+impl Shown for CheckAnswer {
+    type Wire<'a> = crate::report::wire::report::ReportWire<'a>;
+    fn wire(&self) -> Self::Wire<'_> {
         // Every finding, and the report not copied to say so: the JSON
         // document goes out as it is serialised.
-        ReportFormat::Json => {
-            let _ = json::write(&json::report(report), crate::context::OutWriter::new());
-            return Ok(());
-        }
-        ReportFormat::Sarif => sarif::render(&json::report(report)),
-        ReportFormat::Human => {
-            let (capped, counts) = capped();
-            human::render_capped(&capped, Some(&counts))
-        }
-        ReportFormat::Markdown => {
-            let (capped, counts) = capped();
-            markdown::render(&json::report(&capped), &counts)
-        }
-        ReportFormat::Github => {
-            let (capped, counts) = capped();
-            let doc = json::report(&capped);
-            if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
-                append_summary(Path::new(&path), &markdown::render(&doc, &counts))?;
+        json::report(&self.report)
+    }
+    fn text(&self) -> String {
+        let capped = || limit::cap(&self.report, self.max_findings);
+        match self.format {
+            // The dispatcher writes the JSON document itself, as it goes.
+            ReportFormat::Json => json::to_string(&json::report(&self.report)),
+            ReportFormat::Sarif => sarif::render(&json::report(&self.report)),
+            ReportFormat::Human => {
+                let (capped, counts) = capped();
+                human::render_capped(&capped, Some(&counts))
             }
-            github::render(&doc, &counts)
+            ReportFormat::Markdown => {
+                let (capped, counts) = capped();
+                markdown::render(&json::report(&capped), &counts)
+            }
+            ReportFormat::Github => {
+                let (capped, counts) = capped();
+                github::render(&json::report(&capped), &counts)
+            }
         }
-    });
-    Ok(())
+    }
 }
 
 /// Append `summary` to the job summary file in one write, so a step that
@@ -385,6 +409,7 @@ fn trusted_revisions(repo: &Repo, spec: &str, args: &CheckArgs, bare: bool) -> V
 struct Prover<'a> {
     ctx: &'a Ctx,
     policy: &'a crate::policy::Policy,
+    ui: &'a Ui,
 }
 
 impl RunHere for Prover<'_> {
@@ -440,6 +465,7 @@ impl RunHere for Prover<'_> {
             baseline: baseline.map(|b| b.to_hex()),
             head: ctx.head_hex().ok().flatten(),
             stdout_to_stderr: true,
+            ui: self.ui,
         };
         let ran = run
             .record(
@@ -450,24 +476,20 @@ impl RunHere for Prover<'_> {
                         .map_err(crate::error::Failure::unknown)
                 },
                 &Sayings {
-                    started: &|log| crate::context::err(&human::verify_started(acceptance, log)),
+                    started: &|log| self.ui.err(&human::verify_started(acceptance, log)),
                     not_captured: Said {
                         log: not_captured.clone(),
                         say: &|| {
-                            crate::context::err(&human::acceptance_said(
-                                &acceptance.id,
-                                &not_captured,
-                            ))
+                            self.ui
+                                .err(&human::acceptance_said(&acceptance.id, &not_captured))
                         },
                     },
-                    not_signed: &|why| {
-                        crate::context::err(&human::verify_not_signed(&acceptance.id, why))
-                    },
+                    not_signed: &|why| self.ui.err(&human::verify_not_signed(&acceptance.id, why)),
                 },
             )
             .map_err(|f| f.message)?;
         let (receipt, log_path) = (ran.receipt, ran.log_path);
-        crate::context::err(&human::verify_ran(&receipt));
+        self.ui.err(&human::verify_ran(&receipt));
         // Attached to TIP, so the receipt travels once this clone's notes
         // are pushed; a note that cannot be written changes no verdict.
         if receipt.fresh_digest() == Some(expected) {
@@ -477,7 +499,7 @@ impl RunHere for Prover<'_> {
             if let Some(entry) = crate::notes::Entry::of(&receipt, log_digest)
                 && let Err(e) = crate::notes::attach(&ctx.repo, tip, &[entry])
             {
-                crate::context::err(&human::verify_attach_failed(
+                self.ui.err(&human::verify_attach_failed(
                     &acceptance.id,
                     &tip.short(),
                     &e.to_string(),

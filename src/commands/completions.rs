@@ -5,16 +5,15 @@
 use clap::CommandFactory;
 
 use crate::cli::{Cli, CompletionsArgs};
-use crate::context::out;
 use crate::error::Failure;
+use crate::ui::Answer;
 use crate::verdict::ExitCode;
 
-pub fn run(args: &CompletionsArgs) -> Result<ExitCode, Failure> {
+pub fn run(args: &CompletionsArgs) -> Result<Answer, Failure> {
     let mut command = Cli::command();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "gate", &mut script);
     let script = String::from_utf8(script)
         .map_err(|e| Failure::unknown(format!("the completion script is not UTF-8: {e}")))?;
-    out(&script);
-    Ok(ExitCode::Pass)
+    Ok(Answer::text(ExitCode::Pass, script))
 }

@@ -20,34 +20,40 @@ use std::path::Path;
 use crate::checks::binding::{load_and_judge, naming_of};
 use crate::checks::{TaskState, task_state, trusted};
 use crate::cli::ContextArgs;
-use crate::context::{Ctx, commit_of, committed_as_is, out};
+use crate::context::{Ctx, commit_of, committed_as_is};
 use crate::error::Failure;
 use crate::plan::{IntentStatus, Plan};
 use crate::policy::Policy;
 use crate::receipts::{self, State};
+use crate::report::human;
 use crate::report::wire::context::{
     AddedWire, AddendumWire, BindingStandingWire, CONTEXT_SCHEMA, ConflictWire,
     ContextCritiqueWire, ContextRefusalWire, ContextTaskWire, ContextWire, CriterionWire,
     CritiqueFindingWire, EvidenceWire, ExemptionWire, ExternalEditsWire, IntentWire, NextWire,
     ScopeWire, UnknownWire,
 };
-use crate::report::{human, json};
 use crate::task::Task;
+use crate::ui::{Answer, Shown};
 use crate::verdict::ExitCode;
 
-pub fn run(dir: Option<&Path>, args: &ContextArgs) -> Result<ExitCode, Failure> {
+impl Shown for ContextWire {
+    type Wire<'a> = &'a ContextWire;
+    fn wire(&self) -> &ContextWire {
+        self
+    }
+    fn text(&self) -> String {
+        human::context(self)
+    }
+}
+
+pub fn run(dir: Option<&Path>, args: &ContextArgs) -> Result<Answer, Failure> {
     let ctx = Ctx::open(dir)?;
     let wire = gather(&ctx, args.task.as_deref());
     let code = match wire.unknowns.is_empty() {
         true => ExitCode::Pass,
         false => ExitCode::Unknown,
     };
-    out(&if args.json {
-        json::to_string(&wire)
-    } else {
-        human::context(&wire)
-    });
-    Ok(code)
+    Ok(Answer::document(code, wire))
 }
 
 /// Everything the context holds, each unreadable part as an unknown.

@@ -14,12 +14,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::cli::DoctorArgs;
-use crate::context::{Ctx, out};
+use crate::context::Ctx;
 use crate::error::Failure;
 use crate::fsutil;
 use crate::hooks::{self as install, CHAINED_SUFFIX, HOOKS, Manager, with_suffix};
 use crate::report::human;
 use crate::report::wire::doctor::{DOCTOR_SCHEMA, DoctorWire, Item, Status};
+use crate::ui::{Answer, Shown};
 use crate::verdict::{ExitCode, Outcome};
 
 fn item(check: &'static str, subject: &str, status: Status, detail: impl Into<String>) -> Item {
@@ -39,7 +40,7 @@ impl Item {
     }
 }
 
-pub fn run(dir: Option<&Path>, args: &DoctorArgs) -> Result<ExitCode, Failure> {
+pub fn run(dir: Option<&Path>, _args: &DoctorArgs) -> Result<Answer, Failure> {
     let ctx = Ctx::open(dir)?;
     let hooks_dir = ctx.repo.hooks_dir()?;
     let manager = install::manager(ctx.root(), &hooks_dir);
@@ -66,23 +67,44 @@ pub fn run(dir: Option<&Path>, args: &DoctorArgs) -> Result<ExitCode, Failure> {
         Manager::Husky { .. } => "husky",
         Manager::Lefthook { .. } => "lefthook",
     });
-    if args.json {
-        out(&crate::report::json::to_string(&DoctorWire {
+    Ok(Answer::document(
+        code,
+        DoctorAnswer {
+            hooks_dir,
+            manager: manager_name,
+            items,
+            code,
+        },
+    ))
+}
+
+/// What `gate doctor` answers: every item looked at.
+struct DoctorAnswer {
+    hooks_dir: PathBuf,
+    manager: Option<&'static str>,
+    items: Vec<Item>,
+    code: ExitCode,
+}
+
+impl Shown for DoctorAnswer {
+    type Wire<'a> = DoctorWire<'a>;
+    fn wire(&self) -> DoctorWire<'_> {
+        DoctorWire {
             schema: DOCTOR_SCHEMA,
-            outcome: match code {
+            outcome: match self.code {
                 ExitCode::Pass => "healthy",
                 ExitCode::Refused => "faults",
                 ExitCode::Usage | ExitCode::Unknown => "unknown",
             },
-            exit_code: code.code(),
-            hooks_dir: hooks_dir.display().to_string(),
-            manager: manager_name,
-            checks: &items,
-        }));
-    } else {
-        out(&human::doctor(&hooks_dir, &items, code));
+            exit_code: self.code.code(),
+            hooks_dir: self.hooks_dir.display().to_string(),
+            manager: self.manager,
+            checks: &self.items,
+        }
     }
-    Ok(code)
+    fn text(&self) -> String {
+        human::doctor(&self.hooks_dir, &self.items, self.code)
+    }
 }
 
 /// Most bytes read of an agent's configuration file.

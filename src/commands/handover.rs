@@ -14,18 +14,19 @@ use std::path::Path;
 use crate::binding::{Standing, short};
 use crate::checks::binding::{Derived, derive, evidence_key, naming_of};
 use crate::cli::HandoverArgs;
-use crate::context::{Ctx, err, out, task_ref};
+use crate::context::{Ctx, task_ref};
 use crate::error::Failure;
+use crate::report::human;
 use crate::report::text::shown_line;
 use crate::report::wire::PinsWire;
 use crate::report::wire::handover::{HANDOVER_SCHEMA, HandoverExemptionWire, HandoverWire};
 use crate::report::wire::resolve::{RESOLVE_SCHEMA, ResolveWire};
-use crate::report::{human, json};
 use crate::task::{self as tasks, Task};
+use crate::ui::{Answer, Shown};
 use crate::verdict::ExitCode;
 
 /// An error under --json is printed as gate.error/1 by commands::run.
-pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<ExitCode, Failure> {
+pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<Answer, Failure> {
     let ctx = Ctx::open(dir)?;
     let policy = ctx.policy()?.policy;
     let task = ctx.require_task(args.task.as_deref())?;
@@ -37,7 +38,7 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<ExitCode, Failure>
         key.as_ref().map(|(id, b)| (id.as_str(), *b)),
     );
     if args.resolve {
-        return resolve(&task, asked, args.json);
+        return resolve(&task, asked);
     }
     // Recording pins that cannot be computed would record a lie.
     let derived = asked?;
@@ -52,11 +53,48 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<ExitCode, Failure>
     // yet, is committed to travel: the next worker reads the committed one.
     let changed = task.text != before || !crate::context::committed_as_is(&ctx, &task);
     let commit = changed.then(|| crate::context::commit_of(&ctx, &task.record.id, "handover"));
-    if args.json {
-        out(&json::to_string(&HandoverWire {
+    // Under `off` a task that names nothing was never asked anything: no
+    // warning for it.
+    let asked_for = policy.binding != crate::policy::Mode::Off || naming_of(&task).asks();
+    let refused = (derived.judgement.standing == Standing::Refused && asked_for)
+        .then(|| human::handover_refused(&task.record.id, &derived.judgement.refusals));
+    let mut answer = Answer::document(
+        ExitCode::Pass,
+        HandoverAnswer {
+            head,
+            derived,
+            commit: commit.clone(),
+            task,
+        },
+    );
+    // The handover on stdout is the document to pass on; this is for
+    // whoever ran it.
+    if let Some(commit) = &commit {
+        answer = answer.then_err_for_people(human::commit_line(commit));
+    }
+    if let Some(refused) = refused {
+        answer = answer.then_err(refused);
+    }
+    Ok(answer)
+}
+
+/// What `gate handover` answers: the task as handed over, its pins just
+/// recorded, and how to commit it when it changed.
+struct HandoverAnswer {
+    task: Task,
+    head: Option<String>,
+    derived: Derived,
+    commit: Option<crate::context::TaskCommit>,
+}
+
+impl Shown for HandoverAnswer {
+    type Wire<'a> = HandoverWire<'a>;
+    fn wire(&self) -> HandoverWire<'_> {
+        let (task, pins) = (&self.task, &self.derived.pins);
+        HandoverWire {
             schema: HANDOVER_SCHEMA,
             task: &task.record.id,
-            head: head.as_deref(),
+            head: self.head.as_deref(),
             issue: task.record.issue.as_deref(),
             intent: task.record.intent.as_deref(),
             exemption: task
@@ -70,26 +108,12 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<ExitCode, Failure>
             pins: PinsWire::new(&pins.plan_revision, &pins.evidence_standing),
             brief: task.body.brief.as_ref().map(|b| b.text.as_str()),
             addenda: task.body.addenda.as_ref().map_or("", |a| a.text.as_str()),
-            commit: commit.map(Into::into),
-        }));
-    } else {
-        out(&human::handover(&task, head.as_deref(), &derived));
-        // The handover on stdout is the document to pass on; this is for
-        // whoever ran it.
-        if let Some(commit) = &commit {
-            err(&human::commit_line(commit));
+            commit: self.commit.clone().map(Into::into),
         }
     }
-    // Under `off` a task that names nothing was never asked anything: no
-    // warning for it.
-    let asked_for = policy.binding != crate::policy::Mode::Off || naming_of(&task).asks();
-    if derived.judgement.standing == Standing::Refused && asked_for {
-        err(&human::handover_refused(
-            &task.record.id,
-            &derived.judgement.refusals,
-        ));
+    fn text(&self) -> String {
+        human::handover(&self.task, self.head.as_deref(), &self.derived)
     }
-    Ok(ExitCode::Pass)
 }
 
 /// What a task names, for people: `issue 42`, `intent I-x`, `exemption c`.
@@ -115,11 +139,7 @@ fn named(task: &Task) -> String {
 }
 
 /// Compare the recorded pins with the binding asked now.
-fn resolve(
-    task: &Task,
-    asked: Result<Derived, Failure>,
-    as_json: bool,
-) -> Result<ExitCode, Failure> {
+fn resolve(task: &Task, asked: Result<Derived, Failure>) -> Result<Answer, Failure> {
     let recorded = &task.record.pins;
     let (answer, code, message, intents) = match &asked {
         Err(f) => (
@@ -200,23 +220,50 @@ fn resolve(
             }
         }
     };
-    if as_json {
-        out(&json::to_string(&ResolveWire {
-            schema: RESOLVE_SCHEMA,
-            task: &task.record.id,
+    Ok(Answer::document(
+        code,
+        ResolveAnswer {
+            task: task.clone(),
             answer,
-            exit_code: code.code(),
+            code,
             intents,
+            asked,
+            message,
+        },
+    ))
+}
+
+/// What `gate handover --resolve` answers: the recorded pins against the
+/// binding asked now.
+struct ResolveAnswer {
+    task: Task,
+    answer: &'static str,
+    code: ExitCode,
+    intents: Vec<String>,
+    asked: Result<Derived, Failure>,
+    message: String,
+}
+
+impl Shown for ResolveAnswer {
+    type Wire<'a> = ResolveWire<'a>;
+    fn wire(&self) -> ResolveWire<'_> {
+        let (asked, recorded) = (&self.asked, &self.task.record.pins);
+        ResolveWire {
+            schema: RESOLVE_SCHEMA,
+            task: &self.task.record.id,
+            answer: self.answer,
+            exit_code: self.code.code(),
+            intents: self.intents.clone(),
             standing: asked.as_ref().ok().map(|d| d.judgement.standing.as_str()),
-            message: message.clone(),
+            message: self.message.clone(),
             recorded: PinsWire::new(&recorded.plan_revision, &recorded.evidence_standing),
             current: asked
                 .as_ref()
                 .ok()
                 .map(|d| PinsWire::new(&d.pins.plan_revision, &d.pins.evidence_standing)),
-        }));
-    } else {
-        out(&human::resolved(&task_ref(task), answer, &message));
+        }
     }
-    Ok(code)
+    fn text(&self) -> String {
+        human::resolved(&task_ref(&self.task), self.answer, &self.message)
+    }
 }

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use crate::checks::{self, Target, TaskState};
 use crate::cli::HookCommand;
-use crate::context::{Ctx, err, out, task_ref};
+use crate::context::{Ctx, task_ref};
 use crate::error::Failure;
 use crate::git::{GitError, Head, Oid};
 use crate::policy::Mode;
@@ -23,10 +23,11 @@ use crate::report::human::{self, Attached, CheckedOut, ReceiptsSent, Travelled};
 use crate::report::text::shown_line;
 use crate::started::started_dir;
 use crate::task::{self as tasks, TaskStatus};
+use crate::ui::{Answer, Ui};
 use crate::verdict::ExitCode;
 use crate::verdict::{Finding, Report};
 
-pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<ExitCode, Failure> {
+pub fn run(dir: Option<&Path>, hook: &HookCommand, ui: &Ui) -> Result<Answer, Failure> {
     // A repository without gate's files is not gate's business: a hooks
     // directory shared by many repositories (`gate install --global`) runs
     // these hooks everywhere, and they stay silent there (docs/hooks.md).
@@ -39,7 +40,7 @@ pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<ExitCode, Failure> 
             _ => false,
         }
     {
-        return Ok(ExitCode::Pass);
+        return Ok(Answer::quiet(ExitCode::Pass));
     }
     match hook {
         HookCommand::PreCommit => pre_commit(&opened?),
@@ -51,30 +52,34 @@ pub fn run(dir: Option<&Path>, hook: &HookCommand) -> Result<ExitCode, Failure> 
             // Never fail a commit over its attribution: pre-commit and CI
             // judge; this only saves remembering the trailer.
             let added =
-                opened.and_then(|ctx| prepare_commit_msg(&ctx, dir, file, source.as_deref()));
-            if let Err(f) = added {
-                err(&human::trailer_not_added(&f.message));
-            }
-            Ok(ExitCode::Pass)
+                opened.and_then(|ctx| prepare_commit_msg(&ctx, dir, file, source.as_deref(), ui));
+            Ok(match added {
+                Ok(()) => Answer::quiet(ExitCode::Pass),
+                Err(f) => {
+                    Answer::quiet(ExitCode::Pass).then_err(human::trailer_not_added(&f.message))
+                }
+            })
         }
         HookCommand::PrePush { remote, url: _ } => pre_push(&opened?, remote),
         HookCommand::PostCheckout { old, new, flag } => {
             // Never fail a checkout: report and exit 0 whatever happens.
-            if let Err(f) = post_checkout(dir, old == new, flag) {
-                err(&human::checkout_failed(&f.message));
-            }
-            Ok(ExitCode::Pass)
+            Ok(match post_checkout(dir, old == new, flag, ui) {
+                Ok(said) => Answer::text(ExitCode::Pass, said),
+                Err(f) => {
+                    Answer::quiet(ExitCode::Pass).then_err(human::checkout_failed(&f.message))
+                }
+            })
         }
     }
 }
 
-/// Print a hook's report (`human::hook_report`: one line when nothing was
-/// found, the whole report when something blocks).
-fn print(report: &Report) {
-    out(&human::hook_report(report));
+/// A hook's report as its answer (`human::hook_report`: one line when
+/// nothing was found, the whole report when something blocks).
+fn answer(report: &Report) -> Answer {
+    Answer::text(report.exit_code(), human::hook_report(report))
 }
 
-fn pre_commit(ctx: &Ctx) -> Result<ExitCode, Failure> {
+fn pre_commit(ctx: &Ctx) -> Result<Answer, Failure> {
     let (policy, loosened) = crate::checks::trusted::local(ctx, true)?;
     let mut report = checks::build(
         ctx,
@@ -85,8 +90,7 @@ fn pre_commit(ctx: &Ctx) -> Result<ExitCode, Failure> {
         "hook pre-commit".into(),
     )?;
     report.attach(loosened);
-    print(&report);
-    Ok(report.exit_code())
+    Ok(answer(&report))
 }
 
 /// The directory of gate's files in a work tree.
@@ -125,6 +129,7 @@ fn prepare_commit_msg(
     dir: Option<&Path>,
     file: &Path,
     source: Option<&str>,
+    ui: &Ui,
 ) -> Result<(), Failure> {
     // The pre-commit framework hands the source in its environment.
     let from_env = std::env::var("PRE_COMMIT_COMMIT_MSG_SOURCE").ok();
@@ -163,7 +168,7 @@ fn prepare_commit_msg(
         if let [named] = named.as_slice()
             && *named != id
         {
-            err(&human::reused_trailer(&key, named, &id));
+            ui.err(&human::reused_trailer(&key, named, &id));
         }
     }
     if let Some(text) = with_trailer(&message, &key, &id, &comment) {
@@ -304,7 +309,7 @@ enum NoRange {
     Unknown(Box<Finding>),
 }
 
-fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
+fn pre_push(ctx: &Ctx, remote: &str) -> Result<Answer, Failure> {
     let (local, loosened) = crate::checks::trusted::local(ctx, false)?;
     // git hands pre-push the pushed refs on a pipe; a terminal there means
     // whatever ran the hook kept them (docs/hooks.md, "lefthook"): waiting
@@ -579,16 +584,19 @@ fn pre_push(ctx: &Ctx, remote: &str) -> Result<ExitCode, Failure> {
         (summaries.join("; "), findings)
     });
     report.attach(loosened);
-    print(&report);
+    let mut said = answer(&report);
     if report.exit_code() == ExitCode::Pass {
-        match notes_lines.is_empty() {
+        let sent = match notes_lines.is_empty() {
             true => send_receipts(ctx, p, remote, &lines),
             // This push carries the notes itself: pushing them again beside
             // it would race it for the same ref.
-            false => err(&human::receipts_ride_along(remote)),
+            false => Some(human::receipts_ride_along(remote)),
+        };
+        if let Some(sent) = sent {
+            said = said.then_err(sent);
         }
     }
-    Ok(report.exit_code())
+    Ok(said)
 }
 
 /// What keeps a push of `refs/notes/gate` (`line`) from being receipts
@@ -620,10 +628,15 @@ fn pushed_notes_finding(ctx: &Ctx, line: &PushLine) -> Option<Finding> {
 /// tip attached, and `refs/notes/gate` pushed to the remote git pushes to
 /// (docs/hooks.md, "pre-push sends the receipts with the push"). It never
 /// blocks the push: what failed is said on stderr, with what CI will then
-/// report and the command that repairs it.
-fn send_receipts(ctx: &Ctx, p: &crate::policy::Policy, remote: &str, lines: &[PushLine]) {
+/// report and the command that repairs it. Returns what it has to say.
+fn send_receipts(
+    ctx: &Ctx,
+    p: &crate::policy::Policy,
+    remote: &str,
+    lines: &[PushLine],
+) -> Option<String> {
     if p.receipts.mode == Mode::Off {
-        return;
+        return None;
     }
     let mut tips: Vec<Oid> = Vec::new();
     for line in lines.iter().filter(|l| !is_zero_id(&l.local)) {
@@ -674,11 +687,11 @@ fn send_receipts(ctx: &Ctx, p: &crate::policy::Policy, remote: &str, lines: &[Pu
         },
         Err(e) => Travelled::Unreadable(e.to_string()),
     };
-    err(&human::receipts_sent(&ReceiptsSent {
+    Some(human::receipts_sent(&ReceiptsSent {
         attached,
         remote,
         travelled,
-    }));
+    }))
 }
 
 /// What the pushed commits carry: whether any ref adds a commit, and the
@@ -1058,9 +1071,14 @@ fn short_ref(r: &str) -> &str {
 /// `apply` one detaches before its state directory exists), bisect and
 /// `git checkout <commit>` detach only for a while, and no post-checkout
 /// runs when a rebase finishes. So does a rebase, bisect or am in progress.
-fn post_checkout(dir: Option<&Path>, same_commit: bool, flag: &str) -> Result<(), Failure> {
+fn post_checkout(
+    dir: Option<&Path>,
+    same_commit: bool,
+    flag: &str,
+    ui: &Ui,
+) -> Result<String, Failure> {
     if flag != "1" {
-        return Ok(());
+        return Ok(String::new());
     }
     let ctx = Ctx::open(dir)?;
     let git_dir = ctx.repo.git_dir();
@@ -1068,7 +1086,7 @@ fn post_checkout(dir: Option<&Path>, same_commit: bool, flag: &str) -> Result<()
         .iter()
         .any(|p| git_dir.join(p).exists())
     {
-        return Ok(());
+        return Ok(String::new());
     }
     // An unreadable pointer is kept as its error: it is replaced or cleared
     // like any other, never a reason to fail.
@@ -1076,18 +1094,17 @@ fn post_checkout(dir: Option<&Path>, same_commit: bool, flag: &str) -> Result<()
     let branch = match ctx.repo.head()? {
         Head::Branch { branch, .. } | Head::Unborn { branch } => branch,
         Head::Detached { .. } => {
-            out(&human::head_detached(
+            return Ok(human::head_detached(
                 current.as_ref().ok().map(Option::as_deref),
             ));
-            return Ok(());
         }
     };
     let candidates = match started_on(&ctx, &branch) {
         Ok(candidates) => candidates,
         // Which tasks were started here cannot be told: the pointer stays.
         Err(why) => {
-            err(&human::started_on_unknown(short_ref(&branch), &why));
-            return Ok(());
+            ui.err(&human::started_on_unknown(short_ref(&branch), &why));
+            return Ok(String::new());
         }
     };
     // A branch name is shown, never obeyed (docs/concepts.md).
@@ -1095,16 +1112,15 @@ fn post_checkout(dir: Option<&Path>, same_commit: bool, flag: &str) -> Result<()
     if candidates.is_empty()
         && same_commit
         && let Ok(Some(c)) = &current
-        && let Some(tied) = follow_new_branch(&ctx, c, &branch, &where_)
+        && let Some(tied) = follow_new_branch(&ctx, c, &branch, &where_, ui)
     {
-        out(&human::checked_out(
+        return Ok(human::checked_out(
             &where_,
             &CheckedOut::Follows {
                 id: c,
                 not_recorded: tied.as_ref().err().map(String::as_str),
             },
         ));
-        return Ok(());
     }
     let checked = match candidates.as_slice() {
         [one] => {
@@ -1129,8 +1145,7 @@ fn post_checkout(dir: Option<&Path>, same_commit: bool, flag: &str) -> Result<()
             CheckedOut::Several { ids: many }
         }
     };
-    out(&human::checked_out(&where_, &checked));
-    Ok(())
+    Ok(human::checked_out(&where_, &checked))
 }
 
 /// Whether the active task `id` follows HEAD onto `branch`, a branch just
@@ -1143,12 +1158,13 @@ fn follow_new_branch(
     id: &str,
     branch: &str,
     where_: &str,
+    ui: &Ui,
 ) -> Option<Result<(), String>> {
     match ctx.repo.branch_just_created(branch) {
         Ok(true) => {}
         Ok(false) => return None,
         Err(e) => {
-            err(&human::new_branch_unknown(where_, &e.to_string()));
+            ui.err(&human::new_branch_unknown(where_, &e.to_string()));
             return None;
         }
     }

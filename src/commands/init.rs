@@ -15,17 +15,18 @@ use crate::agents_md::{
     AGENTS_BEGIN, AGENTS_END, AGENTS_PATH, Spliced, agents_block, splice_agents,
 };
 use crate::cli::InitArgs;
-use crate::context::{Ctx, out};
+use crate::context::Ctx;
 use crate::error::Failure;
 use crate::fsutil;
 use crate::report::human::{self, Written};
 use crate::schema::{self, Document};
+use crate::ui::Answer;
 use crate::verdict::ExitCode;
 
 /// The example plan `gate init` writes.
 pub const EXAMPLE_PLAN: &str = include_str!("../../policy/plan.example.yaml");
 
-pub fn run(dir: Option<&Path>, args: &InitArgs) -> Result<ExitCode, Failure> {
+pub fn run(dir: Option<&Path>, args: &InitArgs) -> Result<Answer, Failure> {
     let ctx = Ctx::open(dir)?;
     if args.agents {
         return agents(&ctx, args.print);
@@ -88,19 +89,18 @@ pub fn run(dir: Option<&Path>, args: &InitArgs) -> Result<ExitCode, Failure> {
         )?;
         done.push((rel.as_str(), written));
     }
-    out(&human::initialised(&done));
-    if let Some(why) = signing_note {
-        crate::context::err(&human::init_signers_not_set(&why));
-    }
-    Ok(ExitCode::Pass)
+    let answer = Answer::text(ExitCode::Pass, human::initialised(&done));
+    Ok(match signing_note {
+        Some(why) => answer.then_err(human::init_signers_not_set(&why)),
+        None => answer,
+    })
 }
 
 /// `gate init --agents [--print]`: the block, printed, or put into AGENTS.md.
-fn agents(ctx: &Ctx, print: bool) -> Result<ExitCode, Failure> {
+fn agents(ctx: &Ctx, print: bool) -> Result<Answer, Failure> {
     let block = agents_block();
     if print {
-        out(&block);
-        return Ok(ExitCode::Pass);
+        return Ok(Answer::text(ExitCode::Pass, block));
     }
     let path = ctx.root().join(AGENTS_PATH);
     let existing = crate::load::read_bytes_optional_as(Path::new(AGENTS_PATH), &path)
@@ -122,6 +122,8 @@ fn agents(ctx: &Ctx, print: bool) -> Result<ExitCode, Failure> {
     }
     let route =
         crate::checks::scope::commit_route(ctx, &[crate::path::RepoPath::from(AGENTS_PATH)]);
-    out(&human::agents_spliced(how, &route));
-    Ok(ExitCode::Pass)
+    Ok(Answer::text(
+        ExitCode::Pass,
+        human::agents_spliced(how, &route),
+    ))
 }

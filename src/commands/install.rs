@@ -18,13 +18,14 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{Agent, InstallArgs, UninstallArgs};
-use crate::context::{Ctx, out};
+use crate::context::Ctx;
 use crate::error::Failure;
 use crate::fsutil::{self, FsError};
 use crate::hooks::CHAINED_SUFFIX;
 use crate::report::human::{
     self, HookInstalled, HookRemoved, HuskyInstalled, OwnInstalled, SettingsWritten,
 };
+use crate::ui::Answer;
 use crate::verdict::ExitCode;
 // What an installation looks like is `crate::hooks`, shared with `gate doctor`;
 // its items are re-exported here, where they were first.
@@ -111,7 +112,7 @@ fn refuse_global(hooks_dir: &Path) -> Failure {
     .hint("pass --global to install there (the hooks stay silent in repositories without .gate/), or unset it: `git config --unset-all core.hooksPath` (and --global)")
 }
 
-pub fn install(dir: Option<&Path>, args: &InstallArgs) -> Result<ExitCode, Failure> {
+pub fn install(dir: Option<&Path>, args: &InstallArgs) -> Result<Answer, Failure> {
     let ctx = Ctx::open(dir)?;
     if let Some(agent) = args.agent {
         let binary = match &args.binary {
@@ -145,7 +146,7 @@ pub fn install(dir: Option<&Path>, args: &InstallArgs) -> Result<ExitCode, Failu
 /// husky 9: a line in `.husky/<name>` for each hook, the way husky's own
 /// hooks are written; gate's scripts in `.husky/_` (an older install's) give
 /// way to husky's stubs again.
-fn install_husky(hooks_dir: &Path, scripts: &Path) -> Result<ExitCode, Failure> {
+fn install_husky(hooks_dir: &Path, scripts: &Path) -> Result<Answer, Failure> {
     let mut done = Vec::new();
     for (name, _) in HOOKS {
         let stub = hooks_dir.join(name);
@@ -185,8 +186,10 @@ fn install_husky(hooks_dir: &Path, scripts: &Path) -> Result<ExitCode, Failure> 
             stub_restored,
         });
     }
-    out(&human::husky_installed(hooks_dir, scripts, &done));
-    Ok(ExitCode::Pass)
+    Ok(Answer::text(
+        ExitCode::Pass,
+        human::husky_installed(hooks_dir, scripts, &done),
+    ))
 }
 
 /// husky 9's stub for a hook (husky's index.js writes the same).
@@ -200,11 +203,7 @@ fn has_line(bytes: &[u8], line: &str) -> bool {
 
 /// lefthook: its configuration must run gate's hooks; gate writes nothing
 /// (lefthook rewrites the hooks directory, renaming what is not its own).
-fn install_lefthook(
-    root: &Path,
-    hooks_dir: &Path,
-    configs: &[PathBuf],
-) -> Result<ExitCode, Failure> {
+fn install_lefthook(root: &Path, hooks_dir: &Path, configs: &[PathBuf]) -> Result<Answer, Failure> {
     let shown: Vec<String> = configs
         .iter()
         .map(|c| c.strip_prefix(root).unwrap_or(c).display().to_string())
@@ -218,18 +217,17 @@ fn install_lefthook(
         .collect();
     if missing.is_empty() {
         let names: Vec<&str> = HOOKS.iter().map(|(name, _)| *name).collect();
-        out(&human::lefthook_runs(hooks_dir, &shown, &names));
-        return Ok(ExitCode::Pass);
+        return Ok(Answer::text(
+            ExitCode::Pass,
+            human::lefthook_runs(hooks_dir, &shown, &names),
+        ));
     }
     let lacks_stdin = crate::hooks::lefthook_runs_gate(dump.as_ref(), configs, "pre-push")
         && !lefthook_configured(dump.as_ref(), configs, "pre-push");
-    out(&human::lefthook_missing(
-        hooks_dir,
-        &missing,
-        configs.is_empty(),
-        lacks_stdin,
-    ));
-    Ok(ExitCode::Refused)
+    Ok(Answer::text(
+        ExitCode::Refused,
+        human::lefthook_missing(hooks_dir, &missing, configs.is_empty(), lacks_stdin),
+    ))
 }
 
 /// gate's own scripts in the hooks directory, chaining what was there.
@@ -238,7 +236,7 @@ fn install_hooks(
     hooks_dir: &Path,
     binary: &str,
     force: bool,
-) -> Result<ExitCode, Failure> {
+) -> Result<Answer, Failure> {
     // Look first, write after: a conflict leaves everything as it was.
     let mut plans = Vec::new();
     let mut framework: Vec<(&str, &str)> = Vec::new();
@@ -308,8 +306,10 @@ fn install_hooks(
     if !framework.is_empty() {
         let names: Vec<&str> = framework.iter().map(|(n, _)| *n).collect();
         let tool = framework[0].1;
-        out(&human::framework_missing(tool, &names, hooks_dir));
-        return Ok(ExitCode::Refused);
+        return Ok(Answer::text(
+            ExitCode::Refused,
+            human::framework_missing(tool, &names, hooks_dir),
+        ));
     }
     fs::create_dir_all(hooks_dir).map_err(|e| FsError::new(hooks_dir, "create directory", e))?;
     let mut done = Vec::new();
@@ -354,8 +354,10 @@ fn install_hooks(
         };
         done.push((name, installed));
     }
-    out(&human::hooks_installed(hooks_dir, &done, binary));
-    Ok(ExitCode::Pass)
+    Ok(Answer::text(
+        ExitCode::Pass,
+        human::hooks_installed(hooks_dir, &done, binary),
+    ))
 }
 
 /// What install does for one hook.
@@ -406,7 +408,7 @@ fn legacy_path(hook: &Path) -> PathBuf {
     with_suffix(hook, ".legacy")
 }
 
-pub fn uninstall(dir: Option<&Path>, args: &UninstallArgs) -> Result<ExitCode, Failure> {
+pub fn uninstall(dir: Option<&Path>, args: &UninstallArgs) -> Result<Answer, Failure> {
     let ctx = Ctx::open(dir)?;
     if let Some(agent) = args.agent {
         return agent_settings(&ctx, agent, false, |settings| {
@@ -440,8 +442,10 @@ pub fn uninstall(dir: Option<&Path>, args: &UninstallArgs) -> Result<ExitCode, F
             };
             done.push((name, state));
         }
-        out(&human::hooks_uninstalled(&hooks_dir, &done));
-        return Ok(ExitCode::Pass);
+        return Ok(Answer::text(
+            ExitCode::Pass,
+            human::hooks_uninstalled(&hooks_dir, &done),
+        ));
     }
     for (name, _) in HOOKS {
         let path = hooks_dir.join(name);
@@ -473,8 +477,10 @@ pub fn uninstall(dir: Option<&Path>, args: &UninstallArgs) -> Result<ExitCode, F
         };
         done.push((name, removed));
     }
-    out(&human::hooks_uninstalled(&hooks_dir, &done));
-    Ok(ExitCode::Pass)
+    Ok(Answer::text(
+        ExitCode::Pass,
+        human::hooks_uninstalled(&hooks_dir, &done),
+    ))
 }
 
 /// Rewrite the file `agent` reads its hooks from (`.claude/settings.json`
@@ -490,7 +496,7 @@ fn agent_settings(
     agent: Agent,
     route: bool,
     change: impl FnOnce(Option<serde_json::Value>) -> Result<serde_json::Value, String>,
-) -> Result<ExitCode, Failure> {
+) -> Result<Answer, Failure> {
     let host = crate::agent_hooks::Host::from(agent);
     let shown = host.config();
     let rel = Path::new(shown);
@@ -514,12 +520,10 @@ fn agent_settings(
     };
     let after = change(before.clone()).map_err(refuse)?;
     if after.is_null() || Some(&after) == before.as_ref() {
-        out(&human::settings_written(
-            shown,
-            SettingsWritten::Unchanged,
-            None,
+        return Ok(Answer::text(
+            ExitCode::Pass,
+            human::settings_written(shown, SettingsWritten::Unchanged, None),
         ));
-        return Ok(ExitCode::Pass);
     }
     if after.as_object().is_some_and(serde_json::Map::is_empty) {
         // Read through no link below the root (read_within above), so this
@@ -529,12 +533,10 @@ fn agent_settings(
         if let Some(dir) = rel.parent() {
             let _ = std::fs::remove_dir(ctx.root().join(dir));
         }
-        out(&human::settings_written(
-            shown,
-            SettingsWritten::Removed,
-            None,
+        return Ok(Answer::text(
+            ExitCode::Pass,
+            human::settings_written(shown, SettingsWritten::Removed, None),
         ));
-        return Ok(ExitCode::Pass);
     }
     let mut text = serde_json::to_string_pretty(&after).expect("a JSON value always serialises");
     text.push('\n');
@@ -547,16 +549,18 @@ fn agent_settings(
     )?;
     let route = route
         .then(|| crate::checks::scope::commit_route(ctx, &[crate::path::RepoPath::from(shown)]));
-    out(&human::settings_written(
-        shown,
-        if bytes.is_some() {
-            SettingsWritten::Updated
-        } else {
-            SettingsWritten::Written
-        },
-        route.as_ref(),
-    ));
-    Ok(ExitCode::Pass)
+    Ok(Answer::text(
+        ExitCode::Pass,
+        human::settings_written(
+            shown,
+            if bytes.is_some() {
+                SettingsWritten::Updated
+            } else {
+                SettingsWritten::Written
+            },
+            route.as_ref(),
+        ),
+    ))
 }
 
 #[cfg(test)]

@@ -9,17 +9,17 @@ use std::path::Path;
 use clap::CommandFactory;
 
 use crate::cli::{Cli, ManArgs};
-use crate::context::out;
 use crate::error::Failure;
+use crate::ui::Answer;
 use crate::verdict::ExitCode;
 
-pub fn run(args: &ManArgs) -> Result<ExitCode, Failure> {
-    match &args.out {
+pub fn run(args: &ManArgs) -> Result<Answer, Failure> {
+    let said = match &args.out {
         // gate(1) alone: the other pages are not rendered.
         None => {
             let pages = pages(false)?;
             let (_, gate) = pages.first().expect("the top-level page is always made");
-            out(gate);
+            gate.clone()
         }
         Some(dir) => {
             let pages = pages(true)?;
@@ -31,10 +31,10 @@ pub fn run(args: &ManArgs) -> Result<ExitCode, Failure> {
                     dir.join(format!("{name}.1")).display()
                 ));
             }
-            out(&said);
+            said
         }
-    }
-    Ok(ExitCode::Pass)
+    };
+    Ok(Answer::text(ExitCode::Pass, said))
 }
 
 /// The pages: `(name, roff)`, the top-level `gate` first, then — with

@@ -13,15 +13,16 @@ use std::path::Path;
 
 use crate::checks::{TaskState, scope::may_touch, task_state};
 use crate::cli::MayTouchArgs;
-use crate::context::{Ctx, out, task_ref};
+use crate::context::{Ctx, task_ref};
 use crate::error::Failure;
 use crate::path::RepoPath;
 use crate::report::wire::may_touch::{IssueCoverWire, MAY_TOUCH_SCHEMA, MayTouchWire, TouchWire};
 use crate::report::{human, json};
 use crate::scope::Touch;
+use crate::ui::{Answer, Shown};
 use crate::verdict::ExitCode;
 
-pub fn run(dir: Option<&Path>, args: &MayTouchArgs) -> Result<ExitCode, Failure> {
+pub fn run(dir: Option<&Path>, args: &MayTouchArgs) -> Result<Answer, Failure> {
     let ctx = Ctx::open(dir)?;
     // Trimmed, as the binding trims a `--path`; a blank one names nothing.
     let given: Vec<String> = args
@@ -51,24 +52,48 @@ pub fn run(dir: Option<&Path>, args: &MayTouchArgs) -> Result<ExitCode, Failure>
         TaskState::Loaded(t) => Some(task_ref(t)),
         _ => None,
     };
-    if args.json {
-        let wire = MayTouchWire {
+    Ok(Answer::document(
+        code,
+        MayTouchAnswer {
+            task: task_ref,
+            touches,
+            given,
+            notes,
+            code,
+        },
+    ))
+}
+
+/// What `gate may-touch` answers: each path's verdict, as given.
+struct MayTouchAnswer {
+    task: Option<crate::verdict::TaskRef>,
+    touches: Vec<Touch>,
+    given: Vec<String>,
+    notes: Vec<String>,
+    code: ExitCode,
+}
+
+impl Shown for MayTouchAnswer {
+    type Wire<'a> = MayTouchWire<'a>;
+    fn wire(&self) -> MayTouchWire<'_> {
+        MayTouchWire {
             schema: MAY_TOUCH_SCHEMA,
-            outcome: crate::verdict::Outcome::worst(touches.iter().map(|t| t.verdict)).as_str(),
-            exit_code: code.code(),
-            task: task_ref.as_ref().map(json::task),
-            paths: touches
+            outcome: crate::verdict::Outcome::worst(self.touches.iter().map(|t| t.verdict))
+                .as_str(),
+            exit_code: self.code.code(),
+            task: self.task.as_ref().map(json::task),
+            paths: self
+                .touches
                 .iter()
-                .zip(&given)
+                .zip(&self.given)
                 .map(|(t, given)| touch_wire(t, given))
                 .collect(),
-            notes: &notes,
-        };
-        out(&json::to_string(&wire));
-    } else {
-        out(&human::may_touch(task_ref.as_ref(), &touches, &notes, code));
+            notes: &self.notes,
+        }
     }
-    Ok(code)
+    fn text(&self) -> String {
+        human::may_touch(self.task.as_ref(), &self.touches, &self.notes, self.code)
+    }
 }
 
 fn touch_wire<'a>(t: &'a Touch, given: &'a str) -> TouchWire<'a> {

@@ -1,9 +1,12 @@
 //! One module per verb. Each loads its inputs (`crate::context`), calls the
-//! checks (`crate::checks`) or the cores, and returns an exit code or a
-//! [`Failure`]; what it prints is composed by `crate::report` (`human`,
-//! `json`) from what the verb computed, and written through
-//! `crate::context::out`; errors are printed in one place, [`run`]. A verb never names another verb: what two
-//! verbs share lives below them (tests/integration/architecture.rs).
+//! checks (`crate::checks`) or the cores, and returns an [`Answer`] — its
+//! exit code and what it has to say, as data — or a [`Failure`]; it writes
+//! nothing itself, and what it says while it runs goes through the
+//! [`Ui`] passed down. [`run`] renders the answer in the format the command
+//! line asked for, with `crate::report` (`human`, `json`), and prints
+//! errors, in one place; `gate mcp` calls the same [`answer`]. A verb never
+//! names another verb: what two verbs share lives below them
+//! (tests/integration/architecture.rs).
 
 pub mod agent_hook;
 pub mod binding;
@@ -26,8 +29,10 @@ pub mod status;
 pub mod task;
 pub mod verify;
 
-use crate::context::{err, out};
+use std::path::Path;
+
 use crate::error::Failure;
+use crate::ui::{Answer, Ui};
 
 use crate::cli::{Cli, Command, HookVerb};
 
@@ -67,7 +72,7 @@ pub fn wants_json(command: &Command) -> bool {
 /// (before any `--`) is also a `gate.error/1` on stdout, so `--json` keeps
 /// its promise even when the rest of the line is wrong (docs/json.md).
 /// Returns the exit code.
-pub fn command_line_error(e: &clap::Error, args: &[std::ffi::OsString]) -> i32 {
+pub fn command_line_error(e: &clap::Error, args: &[std::ffi::OsString], ui: &Ui) -> i32 {
     use clap::error::ErrorKind;
     let informational = matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
     let line: Vec<_> = args.iter().skip(1).take_while(|a| *a != "--").collect();
@@ -91,7 +96,7 @@ pub fn command_line_error(e: &clap::Error, args: &[std::ffi::OsString]) -> i32 {
                 .to_string(),
         };
         let failure = Failure::usage(message).hint("`gate help` lists the verbs and their flags");
-        out(&crate::report::json::to_string(
+        ui.out(&crate::report::json::to_string(
             &crate::report::json::error(&failure),
         ));
     }
@@ -99,57 +104,52 @@ pub fn command_line_error(e: &clap::Error, args: &[std::ffi::OsString]) -> i32 {
     e.exit_code()
 }
 
-/// Parse a command line and run it, as `main` does past the hook fast
-/// path; returns the exit code.
-pub fn run_line(args: &[std::ffi::OsString]) -> i32 {
-    use clap::Parser as _;
-    match Cli::try_parse_from(args) {
-        Ok(cli) => run(cli),
-        Err(e) => command_line_error(&e, args),
-    }
-}
-
-/// Run a parsed command line; returns the exit code: the verb's
-/// [`ExitCode`](crate::verdict::ExitCode), or a failure's code.
-pub fn run(cli: Cli) -> i32 {
-    let dir = cli.dir.clone();
+/// Run a parsed command line through `ui`; returns the exit code: the
+/// answer's [`ExitCode`](crate::verdict::ExitCode), or a failure's code.
+/// The answer is rendered here, once, in the format asked for.
+pub fn run(cli: Cli, ui: &Ui) -> i32 {
     let json = wants_json(&cli.command);
-    let result = match cli.command {
-        Command::Init(args) => init::run(dir.as_deref(), &args),
-        Command::Install(args) => install::install(dir.as_deref(), &args),
-        Command::Uninstall(args) => install::uninstall(dir.as_deref(), &args),
-        Command::Check(args) => check::run(dir.as_deref(), &args),
-        Command::Hook(HookVerb::Git(hook)) => hook::run(dir.as_deref(), &hook),
-        Command::Hook(verb) => match verb.agent() {
-            Some((agent, event)) => agent_hook::run(dir.as_deref(), agent, event),
-            None => unreachable!("git's hooks are matched above"),
-        },
-        Command::Start(args) => start::run(dir.as_deref(), &args),
-        Command::Task(cmd) => task::run(dir.as_deref(), &cmd),
-        Command::Plan(cmd) => plan::run(dir.as_deref(), &cmd),
-        Command::Binding(args) => binding::run(dir.as_deref(), &args),
-        Command::Handover(args) => handover::run(dir.as_deref(), &args),
-        Command::Verify(args) => verify::run(dir.as_deref(), &args),
-        Command::Status(args) => status::run(dir.as_deref(), &args),
-        Command::Doctor(args) => doctor::run(dir.as_deref(), &args),
-        Command::Receipts(cmd) => receipts::run(dir.as_deref(), &cmd),
-        Command::Context(args) => context::run(dir.as_deref(), &args),
-        Command::MayTouch(args) => may_touch::run(dir.as_deref(), &args),
-        Command::Schema(args) => schema::run(&args),
-        Command::Completions(args) => completions::run(&args),
-        Command::Man(args) => man::run(&args),
-        Command::Mcp => mcp::run(dir.as_deref(), run_line),
-    };
-    match result {
-        Ok(code) => code.code(),
+    match answer(cli.dir.as_deref(), cli.command, ui) {
+        Ok(answer) => answer.render(ui, json),
         Err(f) => {
             if json {
-                out(&crate::report::json::to_string(
+                ui.out(&crate::report::json::to_string(
                     &crate::report::json::error(&f),
                 ));
             }
-            err(&crate::report::human::failure(&f));
+            ui.err(&crate::report::human::failure(&f));
             f.code.code()
         }
+    }
+}
+
+/// Run a verb: its answer, or why it could not run. What it says while it
+/// runs goes through `ui`. The CLI's [`run`] and `gate mcp` both call this.
+pub fn answer(dir: Option<&Path>, command: Command, ui: &Ui) -> Result<Answer, Failure> {
+    match command {
+        Command::Init(args) => init::run(dir, &args),
+        Command::Install(args) => install::install(dir, &args),
+        Command::Uninstall(args) => install::uninstall(dir, &args),
+        Command::Check(args) => check::run(dir, &args, ui),
+        Command::Hook(HookVerb::Git(hook)) => hook::run(dir, &hook, ui),
+        Command::Hook(verb) => match verb.agent() {
+            Some((agent, event)) => agent_hook::run(dir, agent, event),
+            None => unreachable!("git's hooks are matched above"),
+        },
+        Command::Start(args) => start::run(dir, &args, ui),
+        Command::Task(cmd) => task::run(dir, &cmd, ui),
+        Command::Plan(cmd) => plan::run(dir, &cmd),
+        Command::Binding(args) => binding::run(dir, &args),
+        Command::Handover(args) => handover::run(dir, &args),
+        Command::Verify(args) => verify::run(dir, &args, ui),
+        Command::Status(args) => status::run(dir, &args),
+        Command::Doctor(args) => doctor::run(dir, &args),
+        Command::Receipts(cmd) => receipts::run(dir, &cmd),
+        Command::Context(args) => context::run(dir, &args),
+        Command::MayTouch(args) => may_touch::run(dir, &args),
+        Command::Schema(args) => schema::run(&args),
+        Command::Completions(args) => completions::run(&args),
+        Command::Man(args) => man::run(&args),
+        Command::Mcp => mcp::run(dir, answer),
     }
 }

@@ -7,27 +7,28 @@ use std::path::Path;
 
 use crate::checks::unreadable;
 use crate::context::today;
-use crate::context::{Ctx, out, policy_origin};
+use crate::context::{Ctx, policy_origin};
 use crate::error::Failure;
+use crate::ui::{Answer, Shown};
 use crate::verdict::ExitCode;
 
 use crate::cli::{CritiqueArgs, PlanCommand};
 use crate::policy::Mode;
 use crate::report::wire::critique::{CRITIQUE_SCHEMA, CritiqueWire};
-use crate::report::{human, json};
+use crate::report::{ReportAnswer, human};
 use crate::verdict::{CheckReport, Finding, Report, Severity, Subject};
 
 pub const CHECK: &str = "plan";
 
-pub fn run(dir: Option<&Path>, cmd: &PlanCommand) -> Result<ExitCode, Failure> {
+pub fn run(dir: Option<&Path>, cmd: &PlanCommand) -> Result<Answer, Failure> {
     match cmd {
-        PlanCommand::Validate { json } => validate(dir, *json),
+        PlanCommand::Validate { .. } => validate(dir),
         PlanCommand::Critique(args) => critique(dir, args),
     }
 }
 
 /// `gate plan critique INTENT [--write] [--today DATE] [--json]`.
-fn critique(dir: Option<&Path>, args: &CritiqueArgs) -> Result<ExitCode, Failure> {
+fn critique(dir: Option<&Path>, args: &CritiqueArgs) -> Result<Answer, Failure> {
     let ctx = Ctx::open(dir)?;
     let today = today(args.today.as_deref())?;
     let Some(loaded) = ctx.plan()? else {
@@ -63,29 +64,48 @@ fn critique(dir: Option<&Path>, args: &CritiqueArgs) -> Result<ExitCode, Failure
     } else {
         false
     };
-    out(&if args.json {
-        json::to_string(&CritiqueWire {
-            schema: CRITIQUE_SCHEMA,
-            intent,
-            reviewed_at: today.to_string(),
-            reviewed_by: &reviewer,
-            intent_revision: &revision,
-            entry: &entry,
+    Ok(Answer::document(
+        ExitCode::Pass,
+        CritiqueAnswer {
+            intent: intent.to_string(),
+            today: today.to_string(),
+            reviewer,
+            revision,
+            entry,
             written,
-            file: written.then(|| loaded.file.display().to_string()),
-        })
-    } else if written {
-        format!(
-            "wrote into {} under critiques:\n{entry}record the review's findings there; an open blocking one stops work on {intent}\n",
-            loaded.file.display()
-        )
-    } else {
-        format!(
-            "# paste under `critiques:` in {}\n{entry}",
-            loaded.file.display()
-        )
-    });
-    Ok(ExitCode::Pass)
+            file: loaded.file.clone(),
+        },
+    ))
+}
+
+/// What `gate plan critique` answers: the entry, and whether it was written.
+struct CritiqueAnswer {
+    intent: String,
+    today: String,
+    reviewer: String,
+    revision: String,
+    entry: String,
+    written: bool,
+    file: std::path::PathBuf,
+}
+
+impl Shown for CritiqueAnswer {
+    type Wire<'a> = CritiqueWire<'a>;
+    fn wire(&self) -> CritiqueWire<'_> {
+        CritiqueWire {
+            schema: CRITIQUE_SCHEMA,
+            intent: &self.intent,
+            reviewed_at: self.today.clone(),
+            reviewed_by: &self.reviewer,
+            intent_revision: &self.revision,
+            entry: &self.entry,
+            written: self.written,
+            file: self.written.then(|| self.file.display().to_string()),
+        }
+    }
+    fn text(&self) -> String {
+        human::critique(&self.file, &self.intent, &self.entry, self.written)
+    }
 }
 
 /// Who reviewed: `--by`, else git's `user.name`; one line either way.
@@ -284,7 +304,7 @@ fn with_critique(text: &str, entry: &str) -> Option<String> {
     Some(out)
 }
 
-fn validate(dir: Option<&Path>, as_json: bool) -> Result<ExitCode, Failure> {
+fn validate(dir: Option<&Path>) -> Result<Answer, Failure> {
     let ctx = Ctx::open(dir)?;
     let policy = ctx.policy()?;
     let mut notes = Vec::new();
@@ -451,10 +471,5 @@ fn validate(dir: Option<&Path>, as_json: bool) -> Result<ExitCode, Failure> {
         skipped: vec![],
         notes,
     };
-    out(&if as_json {
-        json::to_string(&json::report(&report))
-    } else {
-        human::render(&report)
-    });
-    Ok(report.exit_code())
+    Ok(Answer::document(report.exit_code(), ReportAnswer(report)))
 }

@@ -7,15 +7,15 @@
 use std::path::Path;
 
 use crate::cli::ReceiptsCommand;
-use crate::context::out;
 use crate::error::Failure;
 use crate::git::{GitError, Repo};
 use crate::notes::{self, Fetched, NOTES_REF, Pushed, TravelError};
+use crate::report::human;
 use crate::report::wire::receipts::{RECEIPTS_SCHEMA, ReceiptsWire};
-use crate::report::{human, json};
+use crate::ui::{Answer, Shown};
 use crate::verdict::ExitCode;
 
-pub fn run(dir: Option<&Path>, cmd: &ReceiptsCommand) -> Result<ExitCode, Failure> {
+pub fn run(dir: Option<&Path>, cmd: &ReceiptsCommand) -> Result<Answer, Failure> {
     let start = match dir {
         Some(d) => d.to_path_buf(),
         None => std::env::current_dir()
@@ -33,18 +33,14 @@ pub fn run(dir: Option<&Path>, cmd: &ReceiptsCommand) -> Result<ExitCode, Failur
         _ => pushed(&remote, notes::push(&repo, &remote)),
     }
     .map_err(|e| failure(action, &remote, e))?;
-    out(&match args.json {
-        true => json::to_string(&wire),
-        false => human::receipts(&wire),
-    });
-    Ok(ExitCode::Pass)
+    Ok(Answer::document(ExitCode::Pass, wire))
 }
 
 /// `gate receipts accept OLD NEW`: a server's `update` hook judges an
 /// update of `refs/notes/gate` as receipts, not as code (docs/ci.md, "On
 /// the server"): a fast-forward of readable notes within the cap, or
 /// refused (exit 1) with what gets the receipts through.
-fn accept(repo: &Repo, args: &crate::cli::AcceptArgs) -> Result<ExitCode, Failure> {
+fn accept(repo: &Repo, args: &crate::cli::AcceptArgs) -> Result<Answer, Failure> {
     let id = |hex: &str| -> Result<Option<crate::git::Oid>, Failure> {
         // git's "no object": all zeros, of either hash's length.
         if (hex.len() == 40 || hex.len() == 64) && hex.bytes().all(|b| b == b'0') {
@@ -60,23 +56,19 @@ fn accept(repo: &Repo, args: &crate::cli::AcceptArgs) -> Result<ExitCode, Failur
     let wire = ReceiptsWire {
         schema: RECEIPTS_SCHEMA,
         action: "accept",
-        remote: "",
+        remote: String::new(),
         outcome: "accepted",
         remote_notes: old.map(|o| o.to_hex()),
         local_notes: new.map(|o| o.to_hex()),
         tries: None,
     };
-    out(&match args.json {
-        true => json::to_string(&wire),
-        false => human::receipts(&wire),
-    });
-    Ok(ExitCode::Pass)
+    Ok(Answer::document(ExitCode::Pass, wire))
 }
 
-fn fetched<'a>(
-    remote: &'a str,
+fn fetched(
+    remote: &str,
     result: Result<Fetched, TravelError>,
-) -> Result<ReceiptsWire<'a>, TravelError> {
+) -> Result<ReceiptsWire, TravelError> {
     let (outcome, remote_notes, local_notes) = match result? {
         Fetched::NoneThere => ("none_there", None, None),
         Fetched::Held { remote } => ("held", Some(remote), None),
@@ -85,7 +77,7 @@ fn fetched<'a>(
     Ok(ReceiptsWire {
         schema: RECEIPTS_SCHEMA,
         action: "fetch",
-        remote,
+        remote: remote.to_string(),
         outcome,
         remote_notes: remote_notes.map(|o| o.to_hex()),
         local_notes: local_notes.map(|o| o.to_hex()),
@@ -93,10 +85,7 @@ fn fetched<'a>(
     })
 }
 
-fn pushed<'a>(
-    remote: &'a str,
-    result: Result<Pushed, TravelError>,
-) -> Result<ReceiptsWire<'a>, TravelError> {
+fn pushed(remote: &str, result: Result<Pushed, TravelError>) -> Result<ReceiptsWire, TravelError> {
     let (outcome, local, tries) = match result? {
         Pushed::Nothing => ("nothing", None, 1),
         Pushed::UpToDate { local, tries } => ("up_to_date", Some(local), tries),
@@ -106,7 +95,7 @@ fn pushed<'a>(
     Ok(ReceiptsWire {
         schema: RECEIPTS_SCHEMA,
         action: "push",
-        remote,
+        remote: remote.to_string(),
         outcome,
         // After a push the remote holds what this clone holds.
         remote_notes: hex.clone(),
@@ -160,5 +149,15 @@ fn failure(action: &str, remote: &str, e: TravelError) -> Failure {
         .hint(format!(
             "check that `git {action} {remote}` works from this repository, {again}"
         )),
+    }
+}
+
+impl Shown for ReceiptsWire {
+    type Wire<'a> = &'a ReceiptsWire;
+    fn wire(&self) -> &ReceiptsWire {
+        self
+    }
+    fn text(&self) -> String {
+        human::receipts(self)
     }
 }

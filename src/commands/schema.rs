@@ -2,17 +2,16 @@
 //! (docs/schema.md). Needs no repository.
 
 use crate::cli::{SchemaArgs, SchemaDocument};
-use crate::context::out;
 use crate::error::Failure;
 use crate::schema::{self, Document};
+use crate::ui::Answer;
 use crate::verdict::ExitCode;
 
-pub fn run(args: &SchemaArgs) -> Result<ExitCode, Failure> {
+pub fn run(args: &SchemaArgs) -> Result<Answer, Failure> {
     let document = match args.document {
         SchemaDocument::Policy => Document::Policy,
         SchemaDocument::Plan => Document::Plan,
         SchemaDocument::Task => Document::Task,
     };
-    out(&schema::text(document));
-    Ok(ExitCode::Pass)
+    Ok(Answer::text(ExitCode::Pass, schema::text(document)))
 }

@@ -14,8 +14,7 @@ use crate::binding::{Judgement, Naming, Standing};
 use crate::checks::binding::{derive, load_and_judge};
 use crate::cli::StartArgs;
 use crate::clock::Timestamp;
-use crate::context::read_input;
-use crate::context::{Ctx, commit_of, out, task_ref};
+use crate::context::{Ctx, commit_of, task_ref};
 use crate::error::Failure;
 use crate::fsutil;
 use crate::git::Head;
@@ -28,6 +27,7 @@ use crate::scope::Scope;
 use crate::started::started_path;
 use crate::task::fresh::InUse;
 use crate::task::{self as tasks, Exemption, TASK_SCHEMA, TaskRecord, TaskStatus};
+use crate::ui::{Answer, Shown, Ui};
 use crate::verdict::ExitCode;
 
 /// What the task names, once checked.
@@ -39,7 +39,7 @@ struct Named {
     default_scope: Vec<String>,
 }
 
-pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<ExitCode, Failure> {
+pub fn run(dir: Option<&Path>, args: &StartArgs, ui: &Ui) -> Result<Answer, Failure> {
     let ctx = Ctx::open(dir)?;
     let policy = ctx.policy()?.policy;
     let head = ctx.repo.head()?;
@@ -173,7 +173,7 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<ExitCode, Failure> {
                 Failure::usage("no operator: git user.name is unset").hint("pass --operator NAME")
             })?,
     };
-    let brief = read_brief(args.brief.as_deref())?;
+    let brief = read_brief(ui, args.brief.as_deref())?;
     let id = if id_hint.is_empty() {
         in_use
             .fresh(
@@ -254,31 +254,64 @@ pub fn run(dir: Option<&Path>, args: &StartArgs) -> Result<ExitCode, Failure> {
             "the task's fields were not recorded ({e}): until its file is committed, the doors read them from the work tree"
         ));
     }
-    if args.json {
-        let task = task_ref(&task);
-        out(&json::to_string(&StartWire {
+    let commit = commit_of(&ctx, &id, "start");
+    Ok(Answer::document(
+        ExitCode::Pass,
+        StartAnswer {
+            id,
+            file,
+            baseline,
+            scope,
+            notes: policy.notes,
+            binding: judgement.map(|j| (plan, j)),
+            warnings,
+            task: task_ref(&task),
+            commit,
+        },
+    ))
+}
+
+/// What `gate start` answers: the task started and what was said of it.
+struct StartAnswer {
+    id: String,
+    file: std::path::PathBuf,
+    baseline: crate::git::Oid,
+    scope: Vec<String>,
+    /// The policy's notes.
+    notes: Vec<String>,
+    /// The plan and the binding's judgement, when the binding was asked.
+    binding: Option<(Plan, Judgement)>,
+    warnings: Vec<String>,
+    task: crate::verdict::TaskRef,
+    commit: crate::context::TaskCommit,
+}
+
+impl Shown for StartAnswer {
+    type Wire<'a> = StartWire<'a>;
+    fn wire(&self) -> StartWire<'_> {
+        StartWire {
             schema: START_SCHEMA,
-            task: json::task(&task),
-            baseline: baseline.to_hex(),
-            scope: &scope,
-            binding: judgement.as_ref().map(|j| j.standing.as_str()),
-            notes: &policy.notes,
-            warnings: &warnings,
-            commit: commit_of(&ctx, &id, "start").into(),
-        }));
-        return Ok(ExitCode::Pass);
+            task: json::task(&self.task),
+            baseline: self.baseline.to_hex(),
+            scope: &self.scope,
+            binding: self.binding.as_ref().map(|(_, j)| j.standing.as_str()),
+            notes: &self.notes,
+            warnings: &self.warnings,
+            commit: self.commit.clone().into(),
+        }
     }
-    out(&human::started(&human::Started {
-        id: &id,
-        file: &file,
-        baseline,
-        scope: &scope,
-        notes: &policy.notes,
-        binding: judgement.as_ref().map(|j| (&plan, j)),
-        warnings: &warnings,
-        task: &task_ref(&task),
-    }));
-    Ok(ExitCode::Pass)
+    fn text(&self) -> String {
+        human::started(&human::Started {
+            id: &self.id,
+            file: &self.file,
+            baseline: self.baseline,
+            scope: &self.scope,
+            notes: &self.notes,
+            binding: self.binding.as_ref().map(|(plan, j)| (plan, j)),
+            warnings: &self.warnings,
+            task: &self.task,
+        })
+    }
 }
 
 /// What the task records: the names (resolved from paths when paths named
@@ -371,15 +404,15 @@ fn recorded_names(plan: &Plan, naming: &Naming, judgement: Option<&Judgement>) -
 }
 
 /// Read the brief from a file or stdin (`-`), verbatim: UTF-8, not blank,
-/// at most [`MAX_INPUT_BYTES`].
-fn read_brief(spec: Option<&str>) -> Result<String, Failure> {
+/// at most [`crate::ui::MAX_INPUT_BYTES`].
+fn read_brief(ui: &Ui, spec: Option<&str>) -> Result<String, Failure> {
     let Some(spec) = spec else {
         return Err(
             Failure::usage("a task needs the operator's brief, verbatim")
                 .hint("pass --brief - with the request on stdin (`--brief - <<'EOF'` … `EOF`), or --brief FILE"),
         );
     };
-    let bytes = read_input(spec, "--brief")?;
+    let bytes = ui.read_input(spec, "--brief")?;
     let text = String::from_utf8(bytes).map_err(|e| {
         Failure::refused(format!(
             "--brief {spec}: not UTF-8 (invalid byte at offset {})",

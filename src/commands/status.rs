@@ -11,13 +11,14 @@ use std::path::Path;
 
 use crate::checks::receipts::status;
 use crate::cli::StatusArgs;
-use crate::context::{Ctx, out, task_ref};
+use crate::context::{Ctx, task_ref};
 use crate::error::Failure;
 use crate::receipts::{self, AcceptanceCheckStatus, State};
 use crate::report::wire::status::{
     STATUS_SCHEMA, StatusCheckWire, StatusCriterionWire, StatusWire,
 };
 use crate::report::{human, json};
+use crate::ui::{Answer, Shown};
 use crate::verdict::{ExitCode, Outcome};
 
 fn exit_code(acceptance_checks: &[AcceptanceCheckStatus]) -> ExitCode {
@@ -30,16 +31,19 @@ fn exit_code(acceptance_checks: &[AcceptanceCheckStatus]) -> ExitCode {
     }))
 }
 
-pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<ExitCode, Failure> {
-    let ctx = Ctx::open(dir)?;
-    let policy = ctx.policy()?.policy;
-    let plan = ctx.plan()?.map(|p| p.plan.clone()).unwrap_or_default();
-    let task = ctx.task(args.task.as_deref())?;
-    let status = status(&ctx, &policy, &plan, task.as_ref())?;
-    let code = exit_code(&status.acceptance_checks);
-    let task_ref = task.as_ref().map(task_ref);
-    if args.json {
-        let wire = StatusWire {
+/// What `gate status` answers: the task and its acceptance checks' states.
+struct StatusAnswer {
+    task: Option<crate::verdict::TaskRef>,
+    worktree: String,
+    status: crate::checks::receipts::Status,
+    code: ExitCode,
+}
+
+impl Shown for StatusAnswer {
+    type Wire<'a> = StatusWire<'a>;
+    fn wire(&self) -> StatusWire<'_> {
+        let (status, code) = (&self.status, self.code);
+        StatusWire {
             schema: STATUS_SCHEMA,
             outcome: match code {
                 ExitCode::Pass => "pass",
@@ -47,8 +51,8 @@ pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<ExitCode, Failure> {
                 ExitCode::Usage | ExitCode::Unknown => "unknown",
             },
             exit_code: code.code(),
-            task: task_ref.as_ref().map(json::task),
-            worktree: crate::context::worktree_key(&ctx),
+            task: self.task.as_ref().map(json::task),
+            worktree: self.worktree.clone(),
             checks: status
                 .acceptance_checks
                 .iter()
@@ -65,12 +69,29 @@ pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<ExitCode, Failure> {
                     state: receipts::criterion_state(s, &status.acceptance_checks),
                 })
                 .collect(),
-        };
-        out(&json::to_string(&wire));
-    } else {
-        out(&human::status(task_ref.as_ref(), &status, code));
+        }
     }
-    Ok(code)
+    fn text(&self) -> String {
+        human::status(self.task.as_ref(), &self.status, self.code)
+    }
+}
+
+pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<Answer, Failure> {
+    let ctx = Ctx::open(dir)?;
+    let policy = ctx.policy()?.policy;
+    let plan = ctx.plan()?.map(|p| p.plan.clone()).unwrap_or_default();
+    let task = ctx.task(args.task.as_deref())?;
+    let status = status(&ctx, &policy, &plan, task.as_ref())?;
+    let code = exit_code(&status.acceptance_checks);
+    Ok(Answer::document(
+        code,
+        StatusAnswer {
+            task: task.as_ref().map(task_ref),
+            worktree: crate::context::worktree_key(&ctx),
+            status,
+            code,
+        },
+    ))
 }
 
 fn acceptance_wire(acceptance: &AcceptanceCheckStatus) -> StatusCheckWire<'_> {

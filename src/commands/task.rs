@@ -11,62 +11,65 @@ use crate::cli::{
     AmendArgs, AskArgs, DecidedBy, NoteArgs, ScopeAddArgs, ScopeCommand, TaskCommand,
 };
 use crate::clock::Timestamp;
-use crate::context::read_input;
-use crate::context::{Ctx, out, task_ref};
+use crate::context::{Ctx, task_ref};
 use crate::context::{commit_of, policy_origin, today};
 use crate::error::Failure;
 use crate::git::Head;
 use crate::load::LoadError;
 use crate::policy::Mode;
+use crate::report::ReportAnswer;
 use crate::report::human::{self, TaskChange};
-use crate::report::json;
 use crate::report::wire::task_change::{ChangeWire, TASK_CHANGE_SCHEMA};
 use crate::report::wire::tasks::{ListWire, ListedTaskWire, TASKS_SCHEMA, TaskErrorWire};
 use crate::started::tie_to_branch;
 use crate::task::{self as tasks, TaskStatus};
 use crate::task::{Log, Task, TaskError, Transition};
+use crate::ui::{Answer, Shown, Ui};
 use crate::verdict::ExitCode;
 use crate::verdict::{CheckReport, Report};
 
-pub fn run(dir: Option<&Path>, cmd: &TaskCommand) -> Result<ExitCode, Failure> {
+pub fn run(dir: Option<&Path>, cmd: &TaskCommand, ui: &Ui) -> Result<Answer, Failure> {
     let ctx = Ctx::open(dir)?;
     match cmd {
-        TaskCommand::List { json } => list(&ctx, *json),
+        TaskCommand::List { .. } => list(&ctx),
         TaskCommand::Show { id } => show(&ctx, id.as_deref()),
         TaskCommand::Switch { id } => switch(&ctx, id),
-        TaskCommand::Amend(args) => amend(&ctx, args),
-        TaskCommand::Ask(args) => ask(&ctx, args),
-        TaskCommand::Note(args) => note(&ctx, args),
-        TaskCommand::Finish { id, json } => finish(&ctx, id.as_deref(), *json),
-        TaskCommand::Abandon { id, because, json } => abandon(&ctx, id.as_deref(), because, *json),
+        TaskCommand::Amend(args) => amend(&ctx, args, ui),
+        TaskCommand::Ask(args) => ask(&ctx, args, ui),
+        TaskCommand::Note(args) => note(&ctx, args, ui),
+        TaskCommand::Finish { id, json } => finish(&ctx, id.as_deref(), *json, ui),
+        TaskCommand::Abandon { id, because, json } => {
+            abandon(&ctx, id.as_deref(), because, *json, ui)
+        }
         TaskCommand::Validate(args) => validate(&ctx, args),
-        TaskCommand::Scope(ScopeCommand::Add(args)) => scope_add(&ctx, args),
+        TaskCommand::Scope(ScopeCommand::Add(args)) => scope_add(&ctx, args, ui),
     }
 }
 
-fn list(ctx: &Ctx, as_json: bool) -> Result<ExitCode, Failure> {
-    let active = ctx.active_id()?;
-    let all = tasks::list(ctx.root())?;
-    let mut found = Vec::new();
-    let mut errors = Vec::new();
-    for t in &all {
-        match t {
-            Ok(t) => found.push(t),
-            Err(e) => errors.push(e.to_string()),
-        }
-    }
-    if as_json {
-        let wire = ListWire {
+/// What `gate task list` answers: every task file read, and those that
+/// could not be.
+struct ListAnswer {
+    active: Option<String>,
+    found: Vec<Task>,
+    errors: Vec<String>,
+}
+
+impl Shown for ListAnswer {
+    type Wire<'a> = ListWire<'a>;
+    fn wire(&self) -> ListWire<'_> {
+        let active = self.active.as_deref();
+        ListWire {
             schema: TASKS_SCHEMA,
-            active: active.as_deref(),
-            tasks: found
+            active,
+            tasks: self
+                .found
                 .iter()
                 .map(|t| {
                     let r = &t.record;
                     ListedTaskWire {
                         id: &r.id,
                         status: r.status.as_str(),
-                        active: active.as_deref() == Some(r.id.as_str()),
+                        active: active == Some(r.id.as_str()),
                         issue: r.issue.as_deref(),
                         intent: r.intent.as_deref(),
                         exemption: r.exemption.as_ref().map(|e| e.class.as_str()),
@@ -77,33 +80,58 @@ fn list(ctx: &Ctx, as_json: bool) -> Result<ExitCode, Failure> {
                     }
                 })
                 .collect(),
-            errors: errors
+            errors: self
+                .errors
                 .iter()
                 .map(|m| TaskErrorWire { message: m.clone() })
                 .collect(),
-        };
-        out(&json::to_string(&wire));
-    } else {
-        out(&human::task_list(&found, &errors, active.as_deref()));
+        }
     }
-    Ok(if errors.is_empty() {
+    fn text(&self) -> String {
+        let found: Vec<&Task> = self.found.iter().collect();
+        human::task_list(&found, &self.errors, self.active.as_deref())
+    }
+}
+
+fn list(ctx: &Ctx) -> Result<Answer, Failure> {
+    let active = ctx.active_id()?;
+    let all = tasks::list(ctx.root())?;
+    let mut found = Vec::new();
+    let mut errors = Vec::new();
+    for t in all {
+        match t {
+            Ok(t) => found.push(t),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    let code = if errors.is_empty() {
         ExitCode::Pass
     } else {
         ExitCode::Unknown
-    })
+    };
+    Ok(Answer::document(
+        code,
+        ListAnswer {
+            active,
+            found,
+            errors,
+        },
+    ))
 }
 
-fn show(ctx: &Ctx, id: Option<&str>) -> Result<ExitCode, Failure> {
+fn show(ctx: &Ctx, id: Option<&str>) -> Result<Answer, Failure> {
     let task = ctx.require_task(id)?;
     // Additions as the doors judge them, and any the file holds that no
     // command recorded (docs/trust.md#scope-additions).
     let trusted = crate::checks::recorded::trusted_additions(ctx, &task.record.id)
         .map_err(Failure::unknown)?;
-    out(&human::task_shown(&task, &task_ref(&task), &trusted));
-    Ok(ExitCode::Pass)
+    Ok(Answer::text(
+        ExitCode::Pass,
+        human::task_shown(&task, &task_ref(&task), &trusted),
+    ))
 }
 
-fn switch(ctx: &Ctx, id: &str) -> Result<ExitCode, Failure> {
+fn switch(ctx: &Ctx, id: &str) -> Result<Answer, Failure> {
     let task = tasks::load(ctx.root(), id)?;
     if task.record.status != TaskStatus::Active {
         return Err(Failure::refused(format!(
@@ -122,13 +150,15 @@ fn switch(ctx: &Ctx, id: &str) -> Result<ExitCode, Failure> {
         }),
         Head::Detached { .. } => None,
     };
-    out(&human::switched(id, on.as_ref(), &task_ref(&task)));
-    Ok(ExitCode::Pass)
+    Ok(Answer::text(
+        ExitCode::Pass,
+        human::switched(id, on.as_ref(), &task_ref(&task)),
+    ))
 }
 
 /// Read a verbatim input (file or `-`) as UTF-8 text.
-fn read_text(spec: &str, flag: &str) -> Result<String, Failure> {
-    let bytes = read_input(spec, flag)?;
+fn read_text(ui: &Ui, spec: &str, flag: &str) -> Result<String, Failure> {
+    let bytes = ui.read_input(spec, flag)?;
     String::from_utf8(bytes).map_err(|e| {
         Failure::refused(format!(
             "{flag} {spec}: not UTF-8 (invalid byte at offset {})",
@@ -153,38 +183,57 @@ fn author(ctx: &Ctx, given: Option<&str>) -> Result<String, Failure> {
     }
 }
 
-/// The task acted on, its brief shown first (not under `--json`: stdout
-/// then holds one document).
-fn acted_on(ctx: &Ctx, id: Option<&str>, as_json: bool) -> Result<Task, Failure> {
+/// The task acted on, its brief shown first, before anything is written
+/// (not under `--json`: stdout then holds one document).
+fn acted_on(ctx: &Ctx, id: Option<&str>, as_json: bool, ui: &Ui) -> Result<Task, Failure> {
     let task = ctx.require_task(id)?;
     if !as_json {
-        out(&human::task_lines(&task_ref(&task)));
+        ui.out(&human::task_lines(&task_ref(&task)));
     }
     Ok(task)
 }
 
-/// Report a change a verb made to `task`'s file: what it did (`said`) and
-/// the commit to make, or one `gate.task-change/1` document.
-fn report_change(
-    ctx: &Ctx,
-    task: &Task,
-    change: &str,
-    said: &TaskChange,
-    as_json: bool,
-) -> ExitCode {
-    let commit = commit_of(ctx, &task.record.id, change);
-    if as_json {
-        out(&json::to_string(&ChangeWire {
+/// What a verb that changed a task's file answers: what it did and the
+/// commit to make, or one `gate.task-change/1` document.
+struct ChangeAnswer {
+    id: String,
+    change: String,
+    status: &'static str,
+    commit: crate::context::TaskCommit,
+    /// What was done, for people.
+    said: String,
+}
+
+impl Shown for ChangeAnswer {
+    type Wire<'a> = ChangeWire<'a>;
+    fn wire(&self) -> ChangeWire<'_> {
+        ChangeWire {
             schema: TASK_CHANGE_SCHEMA,
-            task: &task.record.id,
-            change,
-            status: task.record.status.as_str(),
-            commit: commit.into(),
-        }));
-    } else {
-        out(&human::task_changed(said, &commit));
+            task: &self.id,
+            change: &self.change,
+            status: self.status,
+            commit: self.commit.clone().into(),
+        }
     }
-    ExitCode::Pass
+    fn text(&self) -> String {
+        self.said.clone()
+    }
+}
+
+/// Report a change a verb made to `task`'s file: what it did (`said`) and
+/// the commit to make.
+fn report_change(ctx: &Ctx, task: &Task, change: &str, said: &TaskChange) -> Answer {
+    let commit = commit_of(ctx, &task.record.id, change);
+    Answer::document(
+        ExitCode::Pass,
+        ChangeAnswer {
+            id: task.record.id.clone(),
+            change: change.to_string(),
+            status: task.record.status.as_str(),
+            said: human::task_changed(said, &commit),
+            commit,
+        },
+    )
 }
 
 /// Append the entry `entry` renders at a time to `log` of `task` (under its
@@ -197,8 +246,7 @@ fn append_entry(
     log: Log,
     entry: impl FnOnce(&str, &Task) -> String,
     what: &str,
-    as_json: bool,
-) -> Result<ExitCode, Failure> {
+) -> Result<Answer, Failure> {
     let task = tasks::append(
         ctx.root(),
         &ctx.state_dir(),
@@ -211,28 +259,28 @@ fn append_entry(
         what,
         file: &task.file,
     };
-    Ok(report_change(ctx, &task, what, &said, as_json))
+    Ok(report_change(ctx, &task, what, &said))
 }
 
 /// An inline `--text` within the size every verbatim input is held to.
 fn inline_text(text: &str) -> Result<(), Failure> {
-    if text.len() > crate::context::MAX_INPUT_BYTES {
+    if text.len() > crate::ui::MAX_INPUT_BYTES {
         return Err(Failure::refused(format!(
             "--text: over the {} KiB limit",
-            crate::context::MAX_INPUT_BYTES / 1024
+            crate::ui::MAX_INPUT_BYTES / 1024
         )));
     }
     Ok(())
 }
 
-fn amend(ctx: &Ctx, args: &AmendArgs) -> Result<ExitCode, Failure> {
+fn amend(ctx: &Ctx, args: &AmendArgs, ui: &Ui) -> Result<Answer, Failure> {
     brief::one_line("--author", &args.author).map_err(Failure::usage)?;
     let text = match (&args.text, &args.file) {
         (Some(t), _) => {
             inline_text(t)?;
             t.clone()
         }
-        (None, Some(f)) => read_text(f, "--file")?,
+        (None, Some(f)) => read_text(ui, f, "--file")?,
         (None, None) => {
             return Err(Failure::usage(
                 "give the clarification with --text or --file",
@@ -242,12 +290,12 @@ fn amend(ctx: &Ctx, args: &AmendArgs) -> Result<ExitCode, Failure> {
     if text.trim().is_empty() {
         return Err(Failure::refused("the amendment is empty"));
     }
-    let task = acted_on(ctx, args.id.as_deref(), args.json)?;
+    let task = acted_on(ctx, args.id.as_deref(), args.json, ui)?;
     let entry = |time: &str, _: &Task| brief::render_amendment(time, &args.author, &text);
-    append_entry(ctx, &task, Log::Addenda, entry, "amendment", args.json)
+    append_entry(ctx, &task, Log::Addenda, entry, "amendment")
 }
 
-fn ask(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, Failure> {
+fn ask(ctx: &Ctx, args: &AskArgs, ui: &Ui) -> Result<Answer, Failure> {
     // Everything is checked before anything is written.
     let decided_by = match args.decided_by {
         DecidedBy::Operator => Decider::Operator,
@@ -266,18 +314,18 @@ fn ask(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, Failure> {
         .filter(|f| f.as_str() == "-")
         .count()
         + usize::from(args.rationale_file.as_deref() == Some("-"));
-    if stdin_uses > 1 && crate::context::dash_reads_stdin() {
+    if stdin_uses > 1 && ui.dash_reads_stdin() {
         return Err(Failure::usage("only one of the files can be - (stdin)"));
     }
-    let question = read_text(&args.question_file, "--question-file")?;
-    let answer = read_text(&args.answer_file, "--answer-file")?;
+    let question = read_text(ui, &args.question_file, "--question-file")?;
+    let answer = read_text(ui, &args.answer_file, "--answer-file")?;
     if question.trim().is_empty() || answer.trim().is_empty() {
         return Err(Failure::refused(
             "the question and the answer must not be empty",
         ));
     }
     let rationale = match &args.rationale_file {
-        Some(f) => Some(read_text(f, "--rationale-file")?),
+        Some(f) => Some(read_text(ui, f, "--rationale-file")?),
         None => None,
     };
     if decided_by == Decider::Agent {
@@ -291,7 +339,7 @@ fn ask(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, Failure> {
         }
     }
     let author = author(ctx, args.author.as_deref())?;
-    let task = acted_on(ctx, args.id.as_deref(), args.json)?;
+    let task = acted_on(ctx, args.id.as_deref(), args.json, ui)?;
     if let Some(round) = args.resolves {
         resolvable(&task, round)?;
     }
@@ -317,7 +365,7 @@ fn ask(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, Failure> {
             resolves: args.resolves,
         })
     };
-    append_entry(ctx, &task, Log::Addenda, entry, "decision", args.json)
+    append_entry(ctx, &task, Log::Addenda, entry, "decision")
 }
 
 /// Whether the operator's answer can close `round` of `task`: that round is a decision of the agent's that records a
@@ -351,15 +399,15 @@ fn resolvable(task: &Task, round: usize) -> Result<(), Failure> {
     }
 }
 
-fn note(ctx: &Ctx, args: &NoteArgs) -> Result<ExitCode, Failure> {
+fn note(ctx: &Ctx, args: &NoteArgs, ui: &Ui) -> Result<Answer, Failure> {
     if args.text.trim().is_empty() {
         return Err(Failure::usage("the note is empty"));
     }
     inline_text(&args.text)?;
     let author = author(ctx, args.author.as_deref())?;
-    let task = acted_on(ctx, args.id.as_deref(), args.json)?;
+    let task = acted_on(ctx, args.id.as_deref(), args.json, ui)?;
     let entry = |time: &str, _: &Task| brief::render_note(time, "note", &author, &args.text);
-    append_entry(ctx, &task, Log::Notes, entry, "note", args.json)
+    append_entry(ctx, &task, Log::Notes, entry, "note")
 }
 
 /// Close a task: its status changes, a note says when and by whom (and
@@ -372,8 +420,9 @@ fn close(
     status: TaskStatus,
     reason: &str,
     as_json: bool,
-) -> Result<ExitCode, Failure> {
-    let task = acted_on(ctx, id, as_json)?;
+    ui: &Ui,
+) -> Result<Answer, Failure> {
+    let task = acted_on(ctx, id, as_json, ui)?;
     let author = author(ctx, None).unwrap_or_else(|_| task.record.operator.clone());
     // The time is taken under the lock, like every appended entry's.
     let entry = |_: &Task| {
@@ -411,18 +460,24 @@ fn close(
         id: &id,
         status: status.as_str(),
     };
-    Ok(report_change(ctx, &closed, status.as_str(), &said, as_json))
+    Ok(report_change(ctx, &closed, status.as_str(), &said))
 }
 
-fn finish(ctx: &Ctx, id: Option<&str>, as_json: bool) -> Result<ExitCode, Failure> {
-    close(ctx, id, TaskStatus::Completed, "Finished.", as_json)
+fn finish(ctx: &Ctx, id: Option<&str>, as_json: bool, ui: &Ui) -> Result<Answer, Failure> {
+    close(ctx, id, TaskStatus::Completed, "Finished.", as_json, ui)
 }
 
-fn abandon(ctx: &Ctx, id: Option<&str>, because: &str, as_json: bool) -> Result<ExitCode, Failure> {
+fn abandon(
+    ctx: &Ctx,
+    id: Option<&str>,
+    because: &str,
+    as_json: bool,
+    ui: &Ui,
+) -> Result<Answer, Failure> {
     if because.trim().is_empty() {
         return Err(Failure::usage("--because must say why"));
     }
-    close(ctx, id, TaskStatus::Abandoned, because, as_json)
+    close(ctx, id, TaskStatus::Abandoned, because, as_json, ui)
 }
 
 /// `gate task scope add GLOB --because TEXT`: widen an active task's scope
@@ -431,7 +486,7 @@ fn abandon(ctx: &Ctx, id: Option<&str>, because: &str, as_json: bool) -> Result<
 /// (docs/tasks.md#widening-the-scope, docs/trust.md#scope-additions).
 /// Under `binding: required` the glob must lie in the paths of the issues
 /// the task names; a refusal names the issue that covers it, if one does.
-fn scope_add(ctx: &Ctx, args: &ScopeAddArgs) -> Result<ExitCode, Failure> {
+fn scope_add(ctx: &Ctx, args: &ScopeAddArgs, ui: &Ui) -> Result<Answer, Failure> {
     let glob = ctx.from_cwd("GLOB", &args.glob)?;
     crate::scope::compile_glob(&glob).map_err(|m| Failure::usage(format!("GLOB: {m}")))?;
     brief::one_line("--because", &args.because).map_err(Failure::usage)?;
@@ -447,8 +502,10 @@ fn scope_add(ctx: &Ctx, args: &ScopeAddArgs) -> Result<ExitCode, Failure> {
     }
     let judged = crate::checks::recorded::judged(ctx, task.clone()).map_err(Failure::unknown)?;
     if judged.scope().contains(&glob) {
-        out(&human::scope_already(&id, &glob));
-        return Ok(ExitCode::Pass);
+        return Ok(Answer::text(
+            ExitCode::Pass,
+            human::scope_already(&id, &glob),
+        ));
     }
     let (policy, _) = crate::checks::trusted::local(ctx, false)?;
     if policy.policy.binding == crate::policy::Mode::Required {
@@ -461,7 +518,7 @@ fn scope_add(ctx: &Ctx, args: &ScopeAddArgs) -> Result<ExitCode, Failure> {
         )?;
     }
     if !args.json {
-        out(&human::task_lines(&task_ref(&task)));
+        ui.out(&human::task_lines(&task_ref(&task)));
     }
     let time = std::cell::RefCell::new(String::new());
     let entry = |_: &Task| {
@@ -481,7 +538,7 @@ fn scope_add(ctx: &Ctx, args: &ScopeAddArgs) -> Result<ExitCode, Failure> {
         file: &task.file,
         not_recorded: recorded.as_ref().err().map(|f| f.message.as_str()),
     };
-    Ok(report_change(ctx, &task, "scope", &said, args.json))
+    Ok(report_change(ctx, &task, "scope", &said))
 }
 
 /// The lock the writers of task `id`'s local scope log hold.
@@ -496,7 +553,7 @@ fn scope_log_lock(ctx: &Ctx, id: &str) -> Result<crate::fsutil::Lock, Failure> {
 }
 
 /// `gate task validate (--task ID | --all) [--today DATE] [--json]`.
-pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<ExitCode, Failure> {
+pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<Answer, Failure> {
     let policy = ctx.policy()?;
     let today = today(args.today.as_deref())?;
     let root = ctx.root();
@@ -546,10 +603,5 @@ pub fn validate(ctx: &Ctx, args: &ValidateArgs) -> Result<ExitCode, Failure> {
         skipped: vec![],
         notes: policy.policy.notes.clone(),
     };
-    out(&if args.json {
-        json::to_string(&json::report(&report))
-    } else {
-        human::render(&report)
-    });
-    Ok(report.exit_code())
+    Ok(Answer::document(report.exit_code(), ReportAnswer(report)))
 }

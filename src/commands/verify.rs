@@ -15,7 +15,7 @@ use crate::acceptance_run::{self, OUTPUT_GRACE, Ran, Said, Sayings, Signing};
 
 use crate::cli::VerifyArgs;
 use crate::context::worktree_key;
-use crate::context::{Ctx, err, out, task_ref};
+use crate::context::{Ctx, task_ref};
 use crate::error::Failure;
 use crate::fingerprint::Fingerprint;
 use crate::notes;
@@ -23,9 +23,10 @@ use crate::receipts::{self, Receipt, Store};
 use crate::report::human;
 use crate::report::json;
 use crate::report::wire::verify::{VERIFY_SCHEMA, VerifyWire};
+use crate::ui::{Answer, Shown, Ui};
 use crate::verdict::ExitCode;
 
-pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
+pub fn run(dir: Option<&Path>, args: &VerifyArgs, ui: &Ui) -> Result<Answer, Failure> {
     let ctx = Ctx::open(dir)?;
     let policy = ctx.policy()?.policy;
     let plan = ctx
@@ -54,7 +55,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
     };
     let task = ctx.task(args.task.as_deref())?;
     // Under --json stdout holds the one document: the rest goes to stderr.
-    let say = |text: &str| if args.json { err(text) } else { out(text) };
+    let say = |text: &str| ui.aside(args.json, text);
     if let Some(t) = &task {
         say(&human::task_lines(&task_ref(t)));
     }
@@ -111,6 +112,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         baseline: task.as_ref().map(|t| t.record.baseline.clone()),
         head: ctx.head_hex()?,
         stdout_to_stderr: args.json,
+        ui,
     };
     let Ran {
         receipt,
@@ -122,12 +124,12 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         &before,
         || Ok(acceptance_run::held_still(&seen_before, fingerprint_now()?)),
         &Sayings {
-            started: &|log| err(&human::verify_started(acceptance, log)),
+            started: &|log| ui.err(&human::verify_started(acceptance, log)),
             not_captured: Said {
                 log: not_captured.clone(),
-                say: &|| err(&human::acceptance_said(&acceptance.id, &not_captured)),
+                say: &|| ui.err(&human::acceptance_said(&acceptance.id, &not_captured)),
             },
-            not_signed: &|why| err(&human::verify_not_signed(&acceptance.id, why)),
+            not_signed: &|why| ui.err(&human::verify_not_signed(&acceptance.id, why)),
         },
     )?;
     let evidence = &receipt.evidence;
@@ -148,7 +150,7 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
         text.push_str(&human::verify_changed(&acceptance.id, &after));
     }
     if !changed {
-        text.push_str(&attach_to_head(
+        match attach_to_head(
             &ctx,
             &receipt,
             acceptance,
@@ -156,7 +158,10 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
             task.as_ref(),
             &log_path,
             &signing,
-        ));
+        ) {
+            Ok(said) => text.push_str(&said),
+            Err(failed) => ui.err(&failed),
+        }
     }
     let (code, outcome) = if changed {
         (ExitCode::Unknown, "stale")
@@ -165,26 +170,51 @@ pub fn run(dir: Option<&Path>, args: &VerifyArgs) -> Result<ExitCode, Failure> {
     } else {
         (ExitCode::Refused, "failed")
     };
-    if args.json {
-        err(&text);
-        let task = task.as_ref().map(task_ref);
-        out(&json::to_string(&VerifyWire {
+    let answer = VerifyAnswer {
+        check: acceptance.id.clone(),
+        outcome,
+        code,
+        task: task.as_ref().map(task_ref),
+        receipt,
+        text: text.clone(),
+    };
+    // Under --json stdout holds the one document: what happened goes to
+    // stderr.
+    Ok(Answer::document(code, answer).then_err_under_json(text))
+}
+
+/// What `gate verify` answers: the receipt recorded, and what happened.
+struct VerifyAnswer {
+    check: String,
+    outcome: &'static str,
+    code: ExitCode,
+    task: Option<crate::verdict::TaskRef>,
+    receipt: Receipt,
+    /// What happened, for people.
+    text: String,
+}
+
+impl Shown for VerifyAnswer {
+    type Wire<'a> = VerifyWire<'a>;
+    fn wire(&self) -> VerifyWire<'_> {
+        VerifyWire {
             schema: VERIFY_SCHEMA,
-            check: &acceptance.id,
-            outcome,
-            exit_code: code.code(),
-            task: task.as_ref().map(json::task),
-            receipt: &receipt,
-        }));
-    } else {
-        out(&text);
+            check: &self.check,
+            outcome: self.outcome,
+            exit_code: self.code.code(),
+            task: self.task.as_ref().map(json::task),
+            receipt: &self.receipt,
+        }
     }
-    Ok(code)
+    fn text(&self) -> String {
+        self.text.clone()
+    }
 }
 
 /// Attach a fresh receipt to HEAD when the sources it ran on are HEAD's
-/// (docs/receipts.md, "Receipts on commits"): the line saying what happened.
-/// A failure to attach is said, and changes nothing about the run.
+/// (docs/receipts.md, "Receipts on commits"): the line saying what happened,
+/// or (`Err`) what to say on stderr when it could not be attached, which
+/// changes nothing about the run.
 fn attach_to_head(
     ctx: &Ctx,
     receipt: &Receipt,
@@ -193,14 +223,14 @@ fn attach_to_head(
     task: Option<&crate::task::Task>,
     log: &Path,
     signing: &Signing,
-) -> String {
+) -> Result<String, String> {
     let Ok(Some(head)) = ctx.repo.head().map(|h| h.id()) else {
-        return String::new();
+        return Ok(String::new());
     };
     let baseline = match task {
         Some(t) => match crate::git::Oid::from_hex(&t.record.baseline) {
             Some(baseline) => Some(baseline),
-            None => return String::new(),
+            None => return Ok(String::new()),
         },
         None => None,
     };
@@ -228,17 +258,14 @@ fn attach_to_head(
                 Signing::NoKey => human::Signed::NoKey(policy.receipts.trust),
                 Signing::Off => human::Signed::Off(policy.receipts.trust),
             };
-            human::verify_attached(&acceptance.id, &at, &signed)
+            Ok(human::verify_attached(&acceptance.id, &at, &signed))
         }
-        Ok(notes::Attached::NotFresh) => String::new(),
-        Ok(notes::Attached::Differs(_)) => human::verify_not_attached(&acceptance.id, &at),
-        Err(e) => {
-            err(&human::verify_attach_failed(
-                &acceptance.id,
-                &at,
-                &e.to_string(),
-            ));
-            String::new()
-        }
+        Ok(notes::Attached::NotFresh) => Ok(String::new()),
+        Ok(notes::Attached::Differs(_)) => Ok(human::verify_not_attached(&acceptance.id, &at)),
+        Err(e) => Err(human::verify_attach_failed(
+            &acceptance.id,
+            &at,
+            &e.to_string(),
+        )),
     }
 }

@@ -334,3 +334,88 @@ fn built_code_stops_at_the_tests() {
     );
     assert_eq!(built("fn f() {}"), "fn f() {}");
 }
+
+/// Ways of writing to the process's stdout or stderr.
+const STREAM_WRITES: &[&str] = &[
+    "io::stdout(",
+    "io::stderr(",
+    "println!(",
+    "eprintln!(",
+    "print!(",
+    "eprint!(",
+    "context::out(",
+    "context::err(",
+];
+
+/// A verb answers with data and says what it says while it runs through
+/// the `Ui` passed down (docs/architecture.md, "The output seam"): only
+/// `ui.rs` writes to stdout and stderr, besides the progress meters
+/// (`progress.rs`, drawn and erased on a terminal's stderr) and the
+/// platform module, which hands `gate mcp` its streams.
+#[test]
+fn only_the_ui_writes_to_stdout_and_stderr() {
+    let allowed = |rel: &Path| {
+        rel == Path::new("ui.rs") || rel == Path::new("progress.rs") || rel.starts_with("platform")
+    };
+    let mut found = Vec::new();
+    let mut ui = false;
+    for (rel, code) in sources(|_| false) {
+        let built = built(&code);
+        let writes: Vec<&str> = STREAM_WRITES
+            .iter()
+            .copied()
+            .filter(|w| built.contains(w))
+            .collect();
+        if rel == Path::new("ui.rs") {
+            ui = writes.contains(&"io::stdout(");
+        } else if !allowed(&rel) && !writes.is_empty() {
+            found.push(format!(
+                "src/{} writes with {}",
+                rel.display(),
+                writes.join(", ")
+            ));
+        }
+    }
+    assert!(ui, "src/ui.rs no longer writes stdout: update this test");
+    assert!(
+        found.is_empty(),
+        "verbs return an Answer and say the rest through the Ui passed down; nothing else \
+         writes to the process's streams:\n{}",
+        found.join("\n")
+    );
+}
+
+/// `gate mcp` calls the verbs with their own arguments and takes their
+/// answer's document: it builds no command line and parses no output
+/// (docs/decisions/0018-mcp-server.md).
+#[test]
+fn the_mcp_server_builds_no_command_line() {
+    let signs = [
+        "OsString",
+        "try_parse_from",
+        "parse_from(",
+        "\"--json\"",
+        "serde_json::from_str",
+        "captured(",
+        "run_line",
+    ];
+    let read = sources(|rel| !(rel == Path::new("mcp.rs") || rel.starts_with("mcp")));
+    assert!(
+        read.iter().any(|(rel, _)| rel == Path::new("mcp.rs")),
+        "src/mcp.rs was not read"
+    );
+    let found: Vec<String> = read
+        .iter()
+        .flat_map(|(rel, code)| {
+            signs
+                .iter()
+                .filter(|s| built(code).contains(*s))
+                .map(move |s| format!("src/{} uses {s}", rel.display()))
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "each MCP tool deserialises its arguments into the verb's and calls it:\n{}",
+        found.join("\n")
+    );
+}

@@ -562,6 +562,18 @@ fn wrong_arguments_are_answered_with_a_gate_error_document() {
         (3, "may_touch", json!({"paths": "src/a.rs"}), "sequence"),
         // `only` names checks.
         (4, "check", json!({"only": ["speed"]}), "speed"),
+        // The CLI's flag rules: `--because` needs `--exempt`, `--staged`
+        // and `--range` exclude each other, `--policy-from` needs
+        // `--range`, and may-touch needs a path.
+        (6, "binding", json!({"because": "docs only"}), "exempt"),
+        (
+            7,
+            "check",
+            json!({"staged": true, "range": "HEAD~1..HEAD"}),
+            "range",
+        ),
+        (8, "check", json!({"policy_from": "HEAD"}), "range"),
+        (9, "may_touch", json!({"paths": []}), "paths"),
     ];
     session.send(
         &wrong
@@ -569,7 +581,7 @@ fn wrong_arguments_are_answered_with_a_gate_error_document() {
             .map(|(id, tool, args, _)| call(*id, tool, args.clone()))
             .collect::<Vec<_>>(),
     );
-    session.replies(&[1, 2, 3, 4]);
+    session.replies(&[1, 2, 3, 4, 6, 7, 8, 9]);
     session.send(&[call(5, "binding", json!({"issue": "42"}))]);
     session.replies(&[5]);
     let (lines, _) = session.end();

@@ -226,7 +226,7 @@ pub fn receipts(w: &crate::report::wire::receipts::ReceiptsWire) -> String {
             .unwrap_or_default()
     };
     let (remote, local) = (short(&w.remote_notes), short(&w.local_notes));
-    let r = shown_line(w.remote);
+    let r = shown_line(&w.remote);
     let notes = crate::notes::NOTES_REF;
     let mut s = match (w.action, w.outcome) {
         ("fetch", "none_there") => {

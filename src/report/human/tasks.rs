@@ -594,3 +594,16 @@ pub fn task_changed(change: &TaskChange, commit: &crate::context::TaskCommit) ->
 pub fn scope_already(id: &str, glob: &str) -> String {
     format!("task {id}: {glob} is in its scope already; nothing written\n")
 }
+
+/// `gate plan critique`: the entry written into the plan (`written`), or
+/// printed to paste under `critiques:` in `file`.
+pub fn critique(file: &Path, intent: &str, entry: &str, written: bool) -> String {
+    if written {
+        format!(
+            "wrote into {} under critiques:\n{entry}record the review's findings there; an open blocking one stops work on {intent}\n",
+            file.display()
+        )
+    } else {
+        format!("# paste under `critiques:` in {}\n{entry}", file.display())
+    }
+}

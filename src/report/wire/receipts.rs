@@ -7,12 +7,12 @@ use serde::Serialize;
 pub const RECEIPTS_SCHEMA: &str = "gate.receipts/1";
 
 #[derive(Serialize, JsonSchema)]
-pub struct ReceiptsWire<'a> {
+pub struct ReceiptsWire {
     pub schema: &'static str,
     /// `fetch` or `push`.
     pub action: &'static str,
     /// The remote, as named (a configured remote or a URL).
-    pub remote: &'a str,
+    pub remote: String,
     /// fetch: `none_there`, `held`, `merged`; push: `nothing`,
     /// `up_to_date`, `pushed`.
     pub outcome: &'static str,
