@@ -39,14 +39,7 @@ pub struct Naming {
     pub because: Option<String>,
 }
 
-/// A name given to the binding — `--issue`, `--intent`, `--exempt`, or the
-/// same field of a task file — as it is judged: trimmed, and a blank one is
-/// nothing named (docs/binding.md).
-pub fn given_name(name: Option<&str>) -> Option<String> {
-    name.map(str::trim)
-        .filter(|n| !n.is_empty())
-        .map(str::to_string)
-}
+pub use crate::task::given_name;
 
 impl Naming {
     /// Whether any naming flag was given (a question was asked).

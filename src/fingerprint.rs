@@ -661,20 +661,13 @@ pub(crate) fn digest_raw<'a>(entries: impl IntoIterator<Item = (&'a [u8], Conten
     hasher.finalize().into()
 }
 
-/// Whether `path` is gate's own (`.gate` or below), never covered.
-pub fn is_gate_path(path: &RepoPath) -> bool {
-    path.is_under(".gate")
-}
+pub use crate::plan::is_gate_path;
 
 /// The path a plan source names, as the work-tree and the tree fingerprint
-/// both read it (docs/receipts.md): `Ok(None)` for a source under `.gate/`,
-/// which no fingerprint covers; `Err` for one that escapes the repository.
+/// both read it ([`crate::plan::source_path`]), a source that escapes the
+/// repository unavailable.
 pub(crate) fn source_path(source: &str) -> Result<Option<RepoPath>, (RepoPath, Unavailable)> {
-    let path = RepoPath::from(source.strip_suffix('/').unwrap_or(source));
-    if crate::plan::check_source(source).is_err() {
-        return Err((path, Unavailable::EscapesRepository));
-    }
-    Ok((!is_gate_path(&path)).then_some(path))
+    crate::plan::source_path(source).map_err(|path| (path, Unavailable::EscapesRepository))
 }
 
 /// The paths of `sources` a fingerprint covers, in order ([`source_path`]):

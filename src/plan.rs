@@ -874,7 +874,7 @@ impl Plan {
             for (s, source) in acceptance.sources.iter().enumerate() {
                 // The fingerprints' own reading of a source: `None` is one
                 // they leave out.
-                if !matches!(crate::fingerprint::source_path(source), Ok(None)) {
+                if !matches!(source_path(source), Ok(None)) {
                     continue;
                 }
                 faults.push(PlanFault {
@@ -1104,6 +1104,24 @@ fn reviewed_at(text: &str) -> Result<(), String> {
     Err(format!(
         "{text:?} is neither a date (YYYY-MM-DD) nor a commit id (7 to 64 lowercase hex digits)"
     ))
+}
+
+/// Whether `path` is gate's own (`.gate` or below), which no fingerprint
+/// covers.
+pub fn is_gate_path(path: &crate::path::RepoPath) -> bool {
+    path.is_under(".gate")
+}
+
+/// The path a plan source names, as the work-tree and the tree
+/// fingerprints both read it (docs/receipts.md): `Ok(None)` for a source
+/// under `.gate/`, which no fingerprint covers; `Err` (the path as given)
+/// for one that escapes the repository ([`check_source`]).
+pub fn source_path(source: &str) -> Result<Option<crate::path::RepoPath>, crate::path::RepoPath> {
+    let path = crate::path::RepoPath::from(source.strip_suffix('/').unwrap_or(source));
+    if check_source(source).is_err() {
+        return Err(path);
+    }
+    Ok((!is_gate_path(&path)).then_some(path))
 }
 
 /// Whether `source` is an acceptable `sources` entry: a repository-relative

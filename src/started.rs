@@ -9,15 +9,7 @@ use crate::context::Ctx;
 use crate::error::Failure;
 use crate::task as tasks;
 
-/// Where the start branches of tasks are recorded, one file per task id.
-pub fn started_dir(common_dir: &Path) -> std::path::PathBuf {
-    common_dir.join("gate").join("started")
-}
-
-/// Where the start branch of a task is recorded.
-pub fn started_path(common_dir: &Path, id: &str) -> std::path::PathBuf {
-    started_dir(common_dir).join(id)
-}
+pub use crate::task::local::{started_dir, started_path};
 
 /// Record `branch` (a full ref name) for task `id`: a line added to its
 /// start record (`<common-dir>/gate/started/<ID>`, one branch a line), so

@@ -10,7 +10,9 @@
 //! them is a `record_rewritten` blocker, never the rule. This module reads
 //! and compares; it writes only the start record.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+pub use crate::task::local::{scope_log_path, start_record_path};
 
 use crate::brief::ScopeAddition;
 use crate::context::Ctx;
@@ -44,14 +46,6 @@ impl Source {
 pub struct Recorded {
     pub record: TaskRecord,
     pub source: Source,
-}
-
-/// Where `gate start` keeps the file it wrote for task `id`.
-pub fn start_record_path(common_dir: &Path, id: &str) -> PathBuf {
-    common_dir
-        .join("gate")
-        .join("recorded")
-        .join(format!("{id}.md"))
 }
 
 /// Keep the task file as `gate start` wrote it, atomically.
@@ -175,15 +169,6 @@ pub fn judged(ctx: &Ctx, mut task: Task) -> Result<Task, String> {
     }
     task.scope_added = trusted_additions(ctx, &task.record.id)?;
     Ok(task)
-}
-
-/// Where `gate task scope add` keeps the entries it appended to task `id`,
-/// in this clone (local state, never committed; docs/trust.md#scope-additions).
-pub fn scope_log_path(common_dir: &Path, id: &str) -> PathBuf {
-    common_dir
-        .join("gate")
-        .join("recorded")
-        .join(format!("{id}.scope"))
 }
 
 /// Keep an entry `gate task scope add` appended: the log is re-read and

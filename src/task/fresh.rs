@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{BuildHasher, Hasher};
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::git::{Oid, Repo};
 use crate::path::RepoPath;
@@ -131,16 +131,7 @@ impl InUse {
     }
 }
 
-/// The local state gate keeps under a task's id, in `<common-dir>/gate`:
-/// the start record (the branches it is tied to), the task file as `gate
-/// start` wrote it, and the scope entries `gate task scope add` appended.
-pub fn local_state(common_dir: &Path, id: &str) -> [PathBuf; 3] {
-    [
-        crate::started::started_path(common_dir, id),
-        crate::checks::recorded::start_record_path(common_dir, id),
-        crate::checks::recorded::scope_log_path(common_dir, id),
-    ]
-}
+pub use super::local::local_state;
 
 /// Whether anything (a file, a directory, a link) is at `path`. A parent
 /// that is not a directory holds nothing; any other failure to look is an
@@ -253,13 +244,13 @@ mod tests {
         let (root, common) = (dir.path().join("wt"), dir.path().join("git"));
         let in_use = InUse::default();
         assert_eq!(in_use.place(&root, &common, "T-1").unwrap(), None);
-        let started = crate::started::started_path(&common, "T-1");
+        let started = crate::task::local::started_path(&common, "T-1");
         std::fs::create_dir_all(started.parent().unwrap()).unwrap();
         std::fs::write(&started, "refs/heads/main\n").unwrap();
         let place = in_use.place(&root, &common, "T-1").unwrap().unwrap();
         assert!(place.contains("local state"), "{place}");
         // `started` a file where a directory belongs holds no id.
-        let started_dir = crate::started::started_dir(&common);
+        let started_dir = crate::task::local::started_dir(&common);
         std::fs::remove_dir_all(&started_dir).unwrap();
         std::fs::write(&started_dir, "not a directory\n").unwrap();
         assert_eq!(in_use.place(&root, &common, "T-1").unwrap(), None);

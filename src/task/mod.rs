@@ -12,6 +12,8 @@
 
 pub mod format;
 pub mod fresh;
+pub mod local;
+pub mod log;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -158,7 +160,7 @@ pub struct Task {
     /// The globs `gate task scope add` appended to the addenda, in order;
     /// where a door judges, only those recorded where the change cannot
     /// reach them (docs/trust.md#scope-additions).
-    pub scope_added: Vec<crate::brief::ScopeAddition>,
+    pub scope_added: Vec<log::ScopeAddition>,
 }
 
 impl Task {
@@ -272,6 +274,15 @@ fn spare(state: &Path) -> PathBuf {
     state.join("tmp")
 }
 
+/// A name given to the binding — `--issue`, `--intent`, `--exempt`, or the
+/// same field of a task file — as it is judged: trimmed, and a blank one is
+/// nothing named (docs/binding.md).
+pub fn given_name(name: Option<&str>) -> Option<String> {
+    name.map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
+}
+
 /// Parse a task file's text. `file` names it in errors.
 pub fn parse(file: &Path, text: String) -> Result<Task, TaskError> {
     let split = split_file(file, &text)?;
@@ -280,7 +291,7 @@ pub fn parse(file: &Path, text: String) -> Result<Task, TaskError> {
     let scope_added = body
         .addenda
         .as_ref()
-        .map(|a| crate::brief::scope_additions(&a.text))
+        .map(|a| log::scope_additions(&a.text))
         .unwrap_or_default();
     Ok(Task {
         record,
@@ -303,8 +314,8 @@ pub fn parse_record(
         .map_err(|e| TaskError::Load(e.shift_lines(1)))?;
     // The names are read as `gate start` takes them: trimmed, a blank one
     // naming nothing (docs/binding.md).
-    record.issue = crate::binding::given_name(record.issue.as_deref());
-    record.intent = crate::binding::given_name(record.intent.as_deref());
+    record.issue = given_name(record.issue.as_deref());
+    record.intent = given_name(record.intent.as_deref());
     if let Some(e) = &mut record.exemption {
         e.class = e.class.trim().to_string();
     }

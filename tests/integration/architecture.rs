@@ -419,3 +419,99 @@ fn the_mcp_server_builds_no_command_line() {
         found.join("\n")
     );
 }
+
+/// The crate's top-level modules (`src/NAME.rs` or `src/NAME/`) and the
+/// others each names, test modules left out.
+fn module_graph() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    let mut graph = std::collections::BTreeMap::<String, std::collections::BTreeSet<String>>::new();
+    for (rel, code) in sources(|rel| rel == Path::new("main.rs") || rel == Path::new("lib.rs")) {
+        let own = rel
+            .components()
+            .next()
+            .and_then(|c| c.as_os_str().to_str())
+            .map(|c| c.trim_end_matches(".rs").to_string())
+            .expect("a file under src/");
+        let named: Vec<String> = modules_after(built(&code), "crate::")
+            .into_iter()
+            .filter(|name| !name.is_empty() && *name != own)
+            .map(str::to_string)
+            .collect();
+        graph.entry(own).or_default().extend(named);
+    }
+    graph
+}
+
+/// A circle of `graph`, as the modules in order, if there is one.
+fn circle(
+    graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+) -> Option<Vec<String>> {
+    fn visit(
+        graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+        at: &str,
+        path: &mut Vec<String>,
+        done: &mut std::collections::BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|m| m == at) {
+            let mut found = path[i..].to_vec();
+            found.push(at.to_string());
+            return Some(found);
+        }
+        if done.contains(at) {
+            return None;
+        }
+        path.push(at.to_string());
+        for next in graph.get(at).into_iter().flatten() {
+            if let Some(found) = visit(graph, next, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        done.insert(at.to_string());
+        None
+    }
+    let mut done = std::collections::BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|start| visit(graph, start, &mut Vec::new(), &mut done))
+}
+
+/// The modules depend one way: no module reaches itself through the
+/// modules it names (the `binding` ↔ `brief` ↔ `task` circle, and the
+/// larger one through `task`'s local state and `plan` ↔ `fingerprint`, are
+/// gone: docs/architecture.md).
+#[test]
+fn no_module_names_its_way_back_to_itself() {
+    let graph = module_graph();
+    assert!(
+        ["task", "brief", "binding", "checks", "commands"]
+            .iter()
+            .all(|m| graph.contains_key(*m)),
+        "the module graph was not read: {:?}",
+        graph.keys().collect::<Vec<_>>()
+    );
+    assert!(
+        graph["brief"].contains("task") && graph["binding"].contains("task"),
+        "the edge finder no longer sees brief → task and binding → task"
+    );
+    assert_eq!(circle(&graph), None, "a circle of modules");
+}
+
+#[test]
+fn the_circle_finder_finds_a_circle() {
+    let graph: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = [
+        ("a", vec!["b"]),
+        ("b", vec!["c"]),
+        ("c", vec!["a", "d"]),
+        ("d", vec![]),
+    ]
+    .into_iter()
+    .map(|(m, to)| (m.to_string(), to.into_iter().map(str::to_string).collect()))
+    .collect();
+    assert_eq!(
+        circle(&graph),
+        Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
+    );
+    let mut one_way = graph.clone();
+    one_way.get_mut("c").unwrap().remove("a");
+    assert_eq!(circle(&one_way), None);
+}
