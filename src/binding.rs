@@ -786,6 +786,208 @@ critiques:
         resolution: r
 "#;
 
+    /// A plan with an intent of each kind the judgement tells apart.
+    const KINDS: &str = r#"intents:
+  - id: I-a
+    statement: Reviewed, nothing open.
+    status: active
+    criteria:
+      - id: Ca
+        criterion: a
+  - id: I-b
+    statement: Retired.
+    status: retired
+    criteria:
+      - id: Cb
+        criterion: b
+  - id: I-c
+    statement: Never reviewed.
+    status: active
+    criteria:
+      - id: Cc
+        criterion: c
+  - id: I-d
+    statement: A blocking finding open.
+    status: active
+    criteria:
+      - id: Cd
+        criterion: d
+  - id: I-e
+    statement: No open work.
+    status: active
+    criteria:
+      - id: Ce
+        criterion: e
+  - id: I-f
+    statement: Reviewed at another revision.
+    status: active
+    criteria:
+      - id: Cf
+        criterion: f
+issues:
+  - {id: "1", title: a, intent: I-a, serves: [Ca], paths: ["src/**"], status: open}
+  - {id: "2", title: b, intent: I-b, serves: [Cb], paths: ["old/**"], status: open}
+  - {id: "3", title: c, intent: I-c, serves: [Cc], paths: ["src/c/**"], status: open}
+  - {id: "4", title: d, intent: I-d, serves: [Cd], paths: ["d/**"], status: open}
+  - {id: "5", title: e, intent: I-e, serves: [Ce], paths: ["e/**"], status: closed}
+  - {id: "6", title: f, intent: I-f, serves: [Cf], paths: ["f/**"], status: open}
+  - {id: "9", title: upkeep, paths: ["docs/**"], status: open}
+critiques:
+  - intent: I-a
+    reviewed_at: 2026-11-20
+    findings: []
+  - intent: I-b
+    reviewed_at: 2026-11-20
+    findings: []
+  - intent: I-d
+    reviewed_at: 2026-11-20
+    findings:
+      - {id: F1, blocking: true, text: the data model is wrong}
+  - intent: I-e
+    reviewed_at: 2026-11-20
+    findings: []
+  - intent: I-f
+    reviewed_at: 2026-11-20
+    intent_revision: "0000000000000000000000000000000000000000000000000000000000000000"
+    findings: []
+"#;
+
+    fn policy() -> Policy {
+        crate::policy::parse(
+            std::path::Path::new("policy.yaml"),
+            crate::policy::DEFAULT_POLICY_YAML,
+        )
+        .unwrap()
+    }
+
+    fn named(issue: Option<&str>, intent: Option<&str>, paths: &[&str]) -> Naming {
+        Naming {
+            issue: issue.map(str::to_string),
+            intent: intent.map(str::to_string),
+            paths: paths.iter().map(|p| p.to_string()).collect(),
+            ..Naming::default()
+        }
+    }
+
+    /// The standing and the causes of judging `naming` against [`KINDS`].
+    fn judged(naming: &Naming) -> (Standing, Vec<&'static str>) {
+        let j = judge(&plan(KINDS), &policy(), naming);
+        (j.standing, j.refusals.iter().map(|r| r.cause).collect())
+    }
+
+    #[test]
+    fn work_under_a_reviewed_intent_is_bound_and_upkeep_is_maintenance() {
+        assert_eq!(
+            judged(&named(Some("1"), None, &[])),
+            (Standing::Bound, vec![])
+        );
+        assert_eq!(
+            judged(&named(None, Some("I-a"), &[])),
+            (Standing::Bound, vec![])
+        );
+        assert_eq!(
+            judged(&named(Some("9"), None, &[])),
+            (Standing::Maintenance, vec![])
+        );
+        assert_eq!(
+            judged(&named(None, None, &["docs/a.md"])),
+            (Standing::Maintenance, vec![])
+        );
+        assert_eq!(
+            judged(&named(None, None, &["src/a.rs"])),
+            (Standing::Bound, vec![])
+        );
+    }
+
+    #[test]
+    fn naming_nothing_is_refused() {
+        assert_eq!(
+            judged(&Naming::default()),
+            (Standing::Refused, vec!["nothing_named"])
+        );
+    }
+
+    #[test]
+    fn an_exemption_is_judged_alone_with_all_its_faults() {
+        let exempt = |class: &str, because: Option<&str>, issue: Option<&str>| Naming {
+            exempt: Some(class.into()),
+            because: because.map(str::to_string),
+            issue: issue.map(str::to_string),
+            ..Naming::default()
+        };
+        assert_eq!(
+            judged(&exempt("governance", Some("the policy changes"), None)),
+            (Standing::Exempt, vec![])
+        );
+        assert_eq!(
+            judged(&exempt("holiday", Some("  "), Some("1"))),
+            (
+                Standing::Refused,
+                vec![
+                    "unknown_exemption",
+                    "exemption_without_reason",
+                    "exemption_names_work"
+                ]
+            )
+        );
+    }
+
+    #[test]
+    fn a_named_issue_or_intent_that_is_not_there_or_not_open_is_refused() {
+        let refused = |naming: Naming| {
+            let (standing, causes) = judged(&naming);
+            assert_eq!(standing, Standing::Refused, "{naming:?}");
+            causes
+        };
+        assert_eq!(refused(named(Some("404"), None, &[])), ["unknown_issue"]);
+        assert_eq!(refused(named(None, Some("I-zz"), &[])), ["unknown_intent"]);
+        assert_eq!(refused(named(None, Some("I-b"), &[])), ["intent_retired"]);
+        // An issue under a retired intent is refused as such too.
+        assert_eq!(refused(named(Some("2"), None, &[])), ["intent_retired"]);
+        assert_eq!(
+            refused(named(Some("1"), Some("I-c"), &[])),
+            ["issue_outside_intent"]
+        );
+        assert_eq!(
+            refused(named(None, Some("I-e"), &[])),
+            ["intent_has_no_open_work"]
+        );
+    }
+
+    #[test]
+    fn an_intent_whose_review_does_not_stand_refuses_its_work() {
+        let (_, causes) = judged(&named(Some("3"), None, &[]));
+        assert_eq!(causes, ["intent_not_critiqued"]);
+        let (_, causes) = judged(&named(Some("4"), None, &[]));
+        assert_eq!(causes, ["open_blocking_finding"]);
+        let (_, causes) = judged(&named(Some("6"), None, &[]));
+        assert_eq!(causes, ["critique_stale"]);
+        let j = judge(&plan(KINDS), &policy(), &named(Some("6"), None, &[]));
+        assert_eq!(
+            j.refusals[0].key.as_deref(),
+            Some("critiques[4].intent_revision")
+        );
+    }
+
+    #[test]
+    fn paths_are_judged_by_the_open_issues_that_cover_them() {
+        let (standing, causes) = judged(&named(None, None, &["elsewhere/x"]));
+        assert_eq!(
+            (standing, causes),
+            (Standing::Refused, vec!["no_issue_covers_paths"])
+        );
+        // src/c/ is under issue 1 (I-a) and issue 3 (I-c): two intents.
+        let j = judge(&plan(KINDS), &policy(), &named(None, None, &["src/c/x.rs"]));
+        let causes: Vec<&str> = j.refusals.iter().map(|r| r.cause).collect();
+        assert_eq!(causes, ["ambiguous_intent", "intent_not_critiqued"]);
+        assert_eq!(j.intents, ["I-a", "I-c"]);
+        // A closed issue covers nothing.
+        assert_eq!(
+            judged(&named(None, None, &["e/x"])).1,
+            ["no_issue_covers_paths"]
+        );
+    }
+
     #[test]
     fn revision_ignores_order_and_key_order() {
         let a = plan(BASE);

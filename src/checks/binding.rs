@@ -321,70 +321,13 @@ pub fn range_check(
         {
             for (side, plan) in &plans.trusted {
                 let Some(plan) = plan else { continue };
-                let issues = super::issue_paths::named_issues(
-                    plan,
-                    record.issue.as_deref(),
-                    record.intent.as_deref(),
-                );
-                if issues.is_empty() {
-                    // The trusted plan does not have the issue: the
-                    // binding's refusal above says so.
-                    continue;
-                }
-                let paths: Vec<String> = issues.iter().flat_map(|i| i.paths.clone()).collect();
-                let named: Vec<String> = issues.iter().map(|i| format!("issue {}", i.id)).collect();
-                // The tip's plan widening those paths is a loosening of the
-                // plan: reported, and it judges nothing here.
-                if let Some(tip_plan) = &plans.tip {
-                    let at_tip = super::issue_paths::named_issues(
-                        tip_plan,
-                        record.issue.as_deref(),
-                        record.intent.as_deref(),
-                    );
-                    let widened: Vec<String> = at_tip
-                        .iter()
-                        .flat_map(|i| i.paths.iter())
-                        .filter(|p| !super::issue_paths::covers(&paths, p))
-                        .cloned()
-                        .collect();
-                    if !widened.is_empty() {
-                        beyond.push(
-                            Finding::blocker(
-                                check,
-                                "plan_loosened",
-                                format!(
-                                    "task {id}: the tip {}'s plan widens the paths of {} beyond the plan at {} ({}); the trusted paths judge",
-                                    tip.short(),
-                                    named.join(", "),
-                                    side.named,
-                                    widened.join(", ")
-                                ),
-                                "change an issue's paths on its own (a governance task) and have the plan's owners land it on the base: from there it judges (docs/trust.md)".into(),
-                            )
-                            .with_subject(Subject {
-                                file: Some(crate::plan::PLAN_PATH.into()),
-                                ..at(Some(id))
-                            }),
-                        );
-                    }
-                }
-                for glob in records.tip.scope() {
-                    if !super::issue_paths::covers(&paths, &glob) {
-                        beyond.push(
-                            Finding::blocker(
-                                check,
-                                "scope_beyond_issue",
-                                format!(
-                                    "task {id}: its scope {glob} lies outside the paths of {} in the plan at {}, which the range cannot change",
-                                    named.join(", "),
-                                    side.named
-                                ),
-                                "narrow the task's scope to its issue's paths (a new task for the rest), or widen the issue's paths in .gate/plan.yaml on its own and land that first (governance work: docs/policy.md#governance)".into(),
-                            )
-                            .with_subject(at(Some(id))),
-                        );
-                    }
-                }
+                beyond.extend(beyond_issue(
+                    check,
+                    &records.tip,
+                    (plan, &side.named),
+                    plans.tip.as_ref(),
+                    tip,
+                ));
             }
         }
         let standing = match refusals.is_empty() && beyond.is_empty() {
@@ -417,4 +360,215 @@ pub fn range_check(
     }
     let summary = format!("tasks judged at {}: {}", tip.short(), standings.join(", "));
     (summary, findings)
+}
+
+/// Bound means the issue's paths: under `binding: required`, the task's
+/// scope (`task`'s recorded globs and additions) stays inside the paths the
+/// trusted plan (`trusted`, named for people) gives the issues it names
+/// (`scope_beyond_issue`), and the tip's plan widening those paths is a
+/// loosening of the plan, reported, judging nothing (`plan_loosened`;
+/// docs/binding.md, docs/trust.md). Nothing when the trusted plan does not
+/// have the issue: the binding's refusal says so. Pure.
+pub fn beyond_issue(
+    check: &'static str,
+    task: &Task,
+    (plan, trusted_at): (&Plan, &str),
+    tip_plan: Option<&Plan>,
+    tip: crate::git::Oid,
+) -> Vec<Finding> {
+    let (id, record) = (&task.record.id, &task.record);
+    let at = || Subject {
+        commit: Some(tip.to_hex()),
+        task: Some(id.clone()),
+        ..Subject::default()
+    };
+    let mut beyond = Vec::new();
+    let issues =
+        super::issue_paths::named_issues(plan, record.issue.as_deref(), record.intent.as_deref());
+    if issues.is_empty() {
+        return beyond;
+    }
+    let paths: Vec<String> = issues.iter().flat_map(|i| i.paths.clone()).collect();
+    let named: Vec<String> = issues.iter().map(|i| format!("issue {}", i.id)).collect();
+    if let Some(tip_plan) = tip_plan {
+        let at_tip = super::issue_paths::named_issues(
+            tip_plan,
+            record.issue.as_deref(),
+            record.intent.as_deref(),
+        );
+        let widened: Vec<String> = at_tip
+            .iter()
+            .flat_map(|i| i.paths.iter())
+            .filter(|p| !super::issue_paths::covers(&paths, p))
+            .cloned()
+            .collect();
+        if !widened.is_empty() {
+            beyond.push(
+                Finding::blocker(
+                    check,
+                    "plan_loosened",
+                    format!(
+                        "task {id}: the tip {}'s plan widens the paths of {} beyond the plan at {trusted_at} ({}); the trusted paths judge",
+                        tip.short(),
+                        named.join(", "),
+                        widened.join(", ")
+                    ),
+                    "change an issue's paths on its own (a governance task) and have the plan's owners land it on the base: from there it judges (docs/trust.md)".into(),
+                )
+                .with_subject(Subject {
+                    file: Some(crate::plan::PLAN_PATH.into()),
+                    ..at()
+                }),
+            );
+        }
+    }
+    for glob in task.scope() {
+        if !super::issue_paths::covers(&paths, &glob) {
+            beyond.push(
+                Finding::blocker(
+                    check,
+                    "scope_beyond_issue",
+                    format!(
+                        "task {id}: its scope {glob} lies outside the paths of {} in the plan at {trusted_at}, which the range cannot change",
+                        named.join(", "),
+                    ),
+                    "narrow the task's scope to its issue's paths (a new task for the rest), or widen the issue's paths in .gate/plan.yaml on its own and land that first (governance work: docs/policy.md#governance)".into(),
+                )
+                .with_subject(at()),
+            );
+        }
+    }
+    beyond
+}
+
+#[cfg(test)]
+mod tests {
+    //! The range rules of the binding on plain data: `scope_beyond_issue`
+    //! and `plan_loosened` (docs/causes.md), with no repository.
+
+    use super::*;
+    use crate::task::{self, Exemption, Pins, TASK_SCHEMA, TaskRecord, TaskStatus};
+
+    fn plan(paths: &str) -> Plan {
+        let text = format!("issues:\n  - {{id: \"42\", title: t, paths: {paths}, status: open}}\n");
+        crate::plan::parse(std::path::Path::new("plan.yaml"), &text).unwrap()
+    }
+
+    /// A task for issue 42 with `scope`, and `added` appended by `gate
+    /// task scope add`.
+    fn task(scope: &[&str], added: &[&str]) -> Task {
+        let record = TaskRecord {
+            schema: TASK_SCHEMA.into(),
+            id: "T-42".into(),
+            status: TaskStatus::Active,
+            created_at: "2026-11-29T22:40:00Z".into(),
+            created_by: "gate start".into(),
+            operator: "Ada".into(),
+            baseline: "0123456789abcdef0123456789abcdef01234567".into(),
+            scope: scope.iter().map(|s| s.to_string()).collect(),
+            issue: Some("42".into()),
+            intent: None,
+            exemption: None::<Exemption>,
+            pins: Pins::default(),
+        };
+        let entries: String = added
+            .iter()
+            .map(|glob| {
+                crate::brief::render_scope("2026-11-30T11:00:00Z", "Ada", glob, "it belongs")
+            })
+            .collect();
+        let body = crate::task::format::render_new_body("Do it.\n")
+            .replace("## Addenda\n\n", &format!("## Addenda\n\n{entries}"));
+        let text = task::render(&record, &body);
+        task::parse(std::path::Path::new(".gate/tasks/T-42.md"), text).unwrap()
+    }
+
+    fn tip() -> crate::git::Oid {
+        crate::git::Oid::from_hex("1111111111111111111111111111111111111111").unwrap()
+    }
+
+    fn causes(found: &[Finding]) -> Vec<&'static str> {
+        found.iter().map(|f| f.cause).collect()
+    }
+
+    #[test]
+    fn a_scope_inside_the_trusted_paths_is_bound() {
+        let trusted = plan("[\"src/**\"]");
+        let found = beyond_issue(
+            "binding",
+            &task(&["src/**"], &[]),
+            (&trusted, "main"),
+            Some(&trusted),
+            tip(),
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn a_glob_outside_the_issues_paths_is_beyond_it_additions_too() {
+        let trusted = plan("[\"src/**\"]");
+        let found = beyond_issue(
+            "binding",
+            &task(&["src/**", "docs/**"], &["lib/**"]),
+            (&trusted, "origin/main"),
+            None,
+            tip(),
+        );
+        assert_eq!(causes(&found), ["scope_beyond_issue", "scope_beyond_issue"]);
+        assert!(
+            found[0].message.contains(
+                "its scope docs/** lies outside the paths of issue 42 in the plan at origin/main"
+            ),
+            "{}",
+            found[0].message
+        );
+        assert!(
+            found[1].message.contains("its scope lib/**"),
+            "{}",
+            found[1].message
+        );
+        assert_eq!(found[0].severity, crate::verdict::Severity::Blocker);
+        assert_eq!(found[0].subject.task.as_deref(), Some("T-42"));
+        assert_eq!(found[0].subject.commit, Some(tip().to_hex()));
+    }
+
+    /// The tip's plan giving the issue wider paths is reported and judges
+    /// nothing: the scope is still held to the trusted paths.
+    #[test]
+    fn a_tip_plan_widening_the_paths_is_a_loosening_that_judges_nothing() {
+        let trusted = plan("[\"src/**\"]");
+        let widened = plan("[\"src/**\", \"docs/**\"]");
+        let found = beyond_issue(
+            "binding",
+            &task(&["src/**", "docs/**"], &[]),
+            (&trusted, "main"),
+            Some(&widened),
+            tip(),
+        );
+        assert_eq!(causes(&found), ["plan_loosened", "scope_beyond_issue"]);
+        assert!(
+            found[0]
+                .message
+                .contains("widens the paths of issue 42 beyond the plan at main (docs/**)"),
+            "{}",
+            found[0].message
+        );
+        assert_eq!(
+            found[0].subject.file.as_deref(),
+            Some(crate::plan::PLAN_PATH)
+        );
+    }
+
+    #[test]
+    fn a_trusted_plan_without_the_issue_leaves_it_to_the_binding() {
+        let other = crate::plan::parse(std::path::Path::new("plan.yaml"), "issues: []\n").unwrap();
+        let found = beyond_issue(
+            "binding",
+            &task(&["docs/**"], &[]),
+            (&other, "main"),
+            None,
+            tip(),
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
 }

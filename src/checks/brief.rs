@@ -618,3 +618,90 @@ pub fn check(
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! `conflict_unresolved` on plain data (docs/causes.md): a task parsed
+    //! from its text, no repository.
+
+    use super::*;
+    use crate::brief::{Decider, Qa, render_qa};
+    use crate::task::{self, Exemption, Pins, TASK_SCHEMA, TaskRecord, TaskStatus};
+
+    fn qa(round: usize, decided_by: Decider, conflict: &str, resolves: Option<usize>) -> String {
+        render_qa(&Qa {
+            time: "2026-11-30T11:00:00Z",
+            author: "Ada",
+            stage: "design",
+            question: "Which store?",
+            answer: "The file one.",
+            decided_by,
+            summary: "a file store",
+            conflict,
+            rationale: Some(
+                "the operator asked for no server, and a file store needs none at all here",
+            ),
+            round,
+            resolves,
+        })
+    }
+
+    fn task(addenda: &str) -> Task {
+        let record = TaskRecord {
+            schema: TASK_SCHEMA.into(),
+            id: "T-1".into(),
+            status: TaskStatus::Active,
+            created_at: "2026-11-29T22:40:00Z".into(),
+            created_by: "gate start".into(),
+            operator: "Ada".into(),
+            baseline: "0123456789abcdef0123456789abcdef01234567".into(),
+            scope: vec!["src/**".into()],
+            issue: Some("42".into()),
+            intent: None,
+            exemption: None::<Exemption>,
+            pins: Pins::default(),
+        };
+        let body = crate::task::format::render_new_body("Do it.\n")
+            .replace("## Addenda\n\n", &format!("## Addenda\n\n{addenda}"));
+        task::parse(
+            std::path::Path::new(".gate/tasks/T-1.md"),
+            task::render(&record, &body),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn an_agents_conflicting_decision_blocks_until_the_operator_closes_it() {
+        let open = task(&qa(1, Decider::Agent, "the brief says a database", None));
+        let found = conflicts_open(&open);
+        assert_eq!(found.len(), 1);
+        let f = &found[0];
+        assert_eq!(
+            (f.cause, f.severity),
+            ("conflict_unresolved", Severity::Blocker)
+        );
+        assert!(
+            f.message
+                .starts_with("task T-1, round 1 (design): the agent decided \"a file store\""),
+            "{}",
+            f.message
+        );
+        assert!(f.decide.contains("--resolves 1"), "{}", f.decide);
+        assert!(f.subject.line.is_some());
+        // The operator's answer naming round 1 closes it.
+        let closed = task(&format!(
+            "{}{}",
+            qa(1, Decider::Agent, "the brief says a database", None),
+            qa(2, Decider::Operator, "none", Some(1))
+        ));
+        assert!(conflicts_open(&closed).is_empty());
+        // An agent's answer does not; nor does a decision with no conflict.
+        let agent_only = task(&format!(
+            "{}{}",
+            qa(1, Decider::Agent, "the brief says a database", None),
+            qa(2, Decider::Agent, "none", None)
+        ));
+        assert_eq!(conflicts_open(&agent_only).len(), 1);
+        assert!(conflicts_open(&task(&qa(1, Decider::Agent, "none", None))).is_empty());
+    }
+}

@@ -310,6 +310,13 @@ pub fn scope_check(ctx: &Ctx, f: &Finished) -> (String, Vec<Finding>) {
             }
         }
     }
+    judge_changes_since(id, others)
+}
+
+/// The scope check of finished work `id`, judged on the changes made since
+/// that are not its own task file's (`others`, quoted paths): none is a
+/// pass, any is `no_active_task`. Pure.
+pub fn judge_changes_since(id: &str, mut others: Vec<String>) -> (String, Vec<Finding>) {
     others.sort();
     others.dedup();
     if others.is_empty() {
@@ -335,7 +342,7 @@ pub fn scope_check(ctx: &Ctx, f: &Finished) -> (String, Vec<Finding>) {
                 "start a task for the new work (`gate start --issue ID --brief FILE`), or take the changes out".into(),
             )
             .with_subject(Subject {
-                task: Some(id.clone()),
+                task: Some(id.to_string()),
                 ..Subject::default()
             }),
         ],
@@ -364,4 +371,97 @@ fn own_task_file(ctx: &Ctx, path: &crate::path::RepoPath) -> bool {
     };
     staged.is_none_or(|b| crate::checks::recorded::own_change(ctx, &id, &b))
         && crate::checks::recorded::own_change(ctx, &id, &worktree)
+}
+
+#[cfg(test)]
+mod tests {
+    //! Finished work on plain data: `task_finished` and `no_active_task`
+    //! (docs/causes.md), with no repository.
+
+    use super::*;
+    use crate::task::{Exemption, Pins, TASK_SCHEMA, TaskRecord};
+
+    fn finished(committed: bool, commits: usize) -> Finished {
+        let record = TaskRecord {
+            schema: TASK_SCHEMA.into(),
+            id: "T-7".into(),
+            status: TaskStatus::Completed,
+            created_at: "2026-11-29T22:40:00Z".into(),
+            created_by: "gate start".into(),
+            operator: "Ada".into(),
+            baseline: "0123456789abcdef0123456789abcdef01234567".into(),
+            scope: vec!["src/**".into()],
+            issue: Some("7".into()),
+            intent: None,
+            exemption: None::<Exemption>,
+            pins: Pins::default(),
+        };
+        let body = crate::task::format::render_new_body("Do it.\n");
+        let text = tasks::render(&record, &body);
+        Finished {
+            task: tasks::parse(std::path::Path::new(".gate/tasks/T-7.md"), text).unwrap(),
+            found: "named by HEAD's commits".into(),
+            committed,
+            ci: CiRange {
+                base: Oid::from_hex("0123456789abcdef0123456789abcdef01234567").unwrap(),
+                commits,
+                from: "since origin/main".into(),
+            },
+        }
+    }
+
+    #[test]
+    fn finished_work_is_said_with_what_ci_will_prove() {
+        let f = task_finished("scope", &finished(true, 3));
+        assert_eq!((f.cause, f.severity), ("task_finished", Severity::Info));
+        assert!(
+            f.message
+                .contains("task T-7 is finished (completed; named by HEAD's commits)"),
+            "{}",
+            f.message
+        );
+        assert!(
+            f.message.ends_with(
+                "CI will prove `gate check --range 0123456789ab..HEAD`: 3 commits since origin/main"
+            ),
+            "{}",
+            f.message
+        );
+        let f = task_finished("scope", &finished(false, 0));
+        assert!(
+            f.message
+                .contains("its closing is not committed yet: commit .gate/tasks/T-7.md"),
+            "{}",
+            f.message
+        );
+        assert!(
+            f.message.contains("CI has nothing left to prove"),
+            "{}",
+            f.message
+        );
+    }
+
+    #[test]
+    fn a_change_since_finished_work_has_no_task_to_answer_for_it() {
+        let (summary, found) = judge_changes_since("T-7", vec![]);
+        assert_eq!(summary, "task T-7 is finished · no other change since");
+        assert!(found.is_empty());
+        let others: Vec<String> = ["b", "a", "c", "d", "e", "f", "a"]
+            .map(String::from)
+            .to_vec();
+        let (summary, found) = judge_changes_since("T-7", others);
+        assert_eq!(summary, "task T-7 is finished · 6 changed paths since");
+        assert_eq!(found.len(), 1);
+        let f = &found[0];
+        assert_eq!(
+            (f.check, f.cause, f.severity),
+            ("scope", "no_active_task", Severity::Blocker)
+        );
+        assert!(
+            f.message.ends_with("may touch: a, b, c, d, e, …"),
+            "{}",
+            f.message
+        );
+        assert_eq!(f.subject.task.as_deref(), Some("T-7"));
+    }
 }

@@ -76,7 +76,7 @@ pub fn status(
                 t.record.issue.as_deref(),
                 t.record.intent.as_deref(),
             )
-            .map_err(|m| unresolved(t, &m))?;
+            .map_err(|m| unresolved(&t.record.id, &m))?;
             let acceptance_ids = receipts::dependent_acceptance_checks(&served);
             (served, acceptance_ids)
         }
@@ -222,105 +222,175 @@ fn required_by_path(path: &crate::path::RepoPath, whose: &str) -> String {
     )
 }
 
-/// The receipts check of `gate check` and pre-push, against `plan`.
-pub fn check_with(
+/// What the receipts check of a task judges, gathered from the plan, the
+/// receipts store and the work tree by [`gather`]; [`judge`] decides on it
+/// alone.
+#[derive(Debug)]
+pub struct Gathered {
+    pub task_id: String,
+    /// What the task names, for messages (`issue 17`), `None` for nothing.
+    pub named: Option<String>,
+    pub inputs: Inputs,
+}
+
+/// The task's acceptance checks as they could be read.
+#[derive(Debug)]
+pub enum Inputs {
+    /// There is no plan.
+    NoPlan,
+    /// What the task names does not resolve in the plan: why.
+    Unresolved(String),
+    /// The receipts could not be read: why.
+    Unreadable(String),
+    /// Each acceptance check the task depends on, with what was found of it.
+    Read(Vec<AcceptanceFacts>),
+}
+
+/// One acceptance check's state and what else the judgement needs of it.
+#[derive(Debug)]
+pub struct AcceptanceFacts {
+    pub status: AcceptanceCheckStatus,
+    /// For one that passed here: the finding when its receipt would not
+    /// count where a push is judged (`Believed::unverified_here`).
+    pub unverified: Option<Finding>,
+    /// For one stale because its sources changed: the commit it ran on and
+    /// the first of its sources changed since.
+    pub first_changed: Option<(Oid, crate::path::RepoPath)>,
+    /// For one the task's names do not require and its work does: a path
+    /// of its sources the work touches.
+    pub by_path: Option<crate::path::RepoPath>,
+}
+
+/// Gather what the receipts check of `task` judges.
+pub fn gather(
     ctx: &Ctx,
     policy: &Policy,
     plan: Option<&Plan>,
-    task: &TaskState,
+    task: &Task,
     believed: Option<&Believed>,
-) -> (String, Vec<Finding>) {
-    let task = match loaded(CHECK, task) {
-        Ok(task) => task,
-        Err(f) => return ("no task".into(), vec![*f]),
-    };
-    let Some(plan) = plan else {
-        if task.record.issue.is_none() && task.record.intent.is_none() {
-            return ("no plan: the task depends on no check".into(), vec![]);
-        }
-        // The task names an issue or intent: the acceptance checks it
-        // depends on are in a plan that is not there (docs/receipts.md).
-        return (
-            "no plan: which checks the task depends on is unknown".into(),
-            vec![Finding::unknown(
-                CHECK,
-                "input_unreadable",
-                format!(
-                    "task {} names {}, but there is no .gate/plan.yaml: which checks it depends on cannot be told",
-                    task.record.id,
-                    named(task)
+) -> Gathered {
+    let inputs = match plan {
+        None => Inputs::NoPlan,
+        Some(plan) => match receipts::resolve_criteria_served(
+            plan,
+            task.record.issue.as_deref(),
+            task.record.intent.as_deref(),
+        ) {
+            Err(m) => Inputs::Unresolved(m),
+            Ok(_) => match status(ctx, policy, plan, Some(task)) {
+                Err(f) => Inputs::Unreadable(f.message),
+                Ok(status) => Inputs::Read(
+                    status
+                        .acceptance_checks
+                        .into_iter()
+                        .map(|a| AcceptanceFacts {
+                            unverified: match (&a.state, believed) {
+                                (State::Passed { .. }, Some(b)) => b.unverified_here(&a),
+                                _ => None,
+                            },
+                            first_changed: match &a.state {
+                                State::Stale {
+                                    evidence,
+                                    why: receipts::Staleness::SourcesChanged,
+                                } => first_changed_source(ctx, plan, &a.id, evidence),
+                                _ => None,
+                            },
+                            by_path: status
+                                .by_paths
+                                .iter()
+                                .find(|(id, _)| *id == a.id)
+                                .map(|(_, path)| path.clone()),
+                            status: a,
+                        })
+                        .collect(),
                 ),
-                "restore .gate/plan.yaml (git checkout -- .gate/plan.yaml), then check again"
-                    .into(),
-            )],
-        );
+            },
+        },
     };
-    if let Err(m) = receipts::resolve_criteria_served(
-        plan,
-        task.record.issue.as_deref(),
-        task.record.intent.as_deref(),
-    ) {
-        return (
-            "the task's plan entry does not resolve".into(),
-            vec![Finding::unknown(
-                CHECK,
-                "input_unreadable",
-                unresolved(task, &m).message,
-                UNRESOLVED_DECIDE.into(),
-            )],
-        );
+    Gathered {
+        task_id: task.record.id.clone(),
+        named: named(task),
+        inputs,
     }
-    let status = match status(ctx, policy, plan, Some(task)) {
-        Ok(s) => s,
-        Err(f) => {
+}
+
+/// The receipts check of a task, judged on what was gathered: its summary
+/// and findings. Pure.
+pub fn judge(g: &Gathered) -> (String, Vec<Finding>) {
+    let id = &g.task_id;
+    let acceptance_checks = match &g.inputs {
+        Inputs::NoPlan => {
+            let Some(named) = &g.named else {
+                return ("no plan: the task depends on no check".into(), vec![]);
+            };
+            // The task names an issue or intent: the acceptance checks it
+            // depends on are in a plan that is not there (docs/receipts.md).
+            return (
+                "no plan: which checks the task depends on is unknown".into(),
+                vec![Finding::unknown(
+                    CHECK,
+                    "input_unreadable",
+                    format!(
+                        "task {id} names {named}, but there is no .gate/plan.yaml: which checks it depends on cannot be told"
+                    ),
+                    "restore .gate/plan.yaml (git checkout -- .gate/plan.yaml), then check again"
+                        .into(),
+                )],
+            );
+        }
+        Inputs::Unresolved(why) => {
+            return (
+                "the task's plan entry does not resolve".into(),
+                vec![Finding::unknown(
+                    CHECK,
+                    "input_unreadable",
+                    unresolved(id, why).message,
+                    UNRESOLVED_DECIDE.into(),
+                )],
+            );
+        }
+        Inputs::Unreadable(why) => {
             return (
                 "receipts unreadable".into(),
                 vec![Finding::unknown(
                     CHECK,
                     "input_unreadable",
-                    f.message,
+                    why.clone(),
                     "repair the repository, then check again".into(),
                 )],
             );
         }
+        Inputs::Read(acceptance_checks) => acceptance_checks,
     };
-    let findings = status
-        .acceptance_checks
+    let findings = acceptance_checks
         .iter()
         .filter_map(|a| {
-            let mut f = match (finding(a), believed) {
-                (Some(f), _) => f,
-                (None, Some(believed)) => believed.unverified_here(a)?,
-                (None, None) => return None,
+            let mut f = match finding(&a.status) {
+                Some(f) => f,
+                None => a.unverified.clone()?,
             };
-            if let State::Stale {
-                evidence,
-                why: receipts::Staleness::SourcesChanged,
-            } = &a.state
-                && let Some((head, path)) = first_changed_source(ctx, plan, &a.id, evidence)
-            {
+            if let Some((head, path)) = &a.first_changed {
                 f.message.push_str(&format!(
                     " (the first source changed since {}, where it ran: {})",
                     head.short(),
                     path.quoted()
                 ));
-                f.subject.path = Some(path);
+                f.subject.path = Some(path.clone());
             }
-            if let Some((_, path)) = status.by_paths.iter().find(|(id, _)| *id == a.id) {
+            if let Some(path) = &a.by_path {
                 f.message
                     .push_str(&required_by_path(path, "the task's work"));
             }
             Some(f)
         })
         .collect();
-    let n = status.acceptance_checks.len();
-    let passed = status
-        .acceptance_checks
+    let n = acceptance_checks.len();
+    let passed = acceptance_checks
         .iter()
-        .filter(|a| matches!(a.state, State::Passed { .. }))
+        .filter(|a| matches!(a.status.state, State::Passed { .. }))
         .count();
     let summary = if n == 0 {
-        format!("task {} depends on no check", task.record.id)
+        format!("task {id} depends on no check")
     } else {
         format!(
             "{passed} of {n} check{} passed and fresh",
@@ -330,24 +400,38 @@ pub fn check_with(
     (summary, findings)
 }
 
+/// The receipts check of a task against `plan`: gathered, then judged.
+pub fn check_with(
+    ctx: &Ctx,
+    policy: &Policy,
+    plan: Option<&Plan>,
+    task: &TaskState,
+    believed: Option<&Believed>,
+) -> (String, Vec<Finding>) {
+    match loaded(CHECK, task) {
+        Ok(task) => judge(&gather(ctx, policy, plan, task, believed)),
+        Err(f) => ("no task".into(), vec![*f]),
+    }
+}
+
 const UNRESOLVED_DECIDE: &str =
     "restore what the task names in .gate/plan.yaml, or start a task for what the plan names now";
 
-/// What a task names, for messages: `issue 17`, `intent export`.
-fn named(task: &Task) -> String {
+/// What a task names, for messages: `issue 17`, `intent export`; `None`
+/// when it names neither.
+fn named(task: &Task) -> Option<String> {
     match (&task.record.issue, &task.record.intent) {
-        (Some(issue), _) => format!("issue {issue}"),
-        (None, Some(intent)) => format!("intent {intent}"),
-        (None, None) => "nothing".into(),
+        (Some(issue), _) => Some(format!("issue {issue}")),
+        (None, Some(intent)) => Some(format!("intent {intent}")),
+        (None, None) => None,
     }
 }
 
 /// A task whose plan entry no longer resolves: unknown, never "depends on
 /// no check".
-fn unresolved(task: &Task, why: &str) -> Failure {
+fn unresolved(task_id: &str, why: &str) -> Failure {
     Failure::unknown(format!(
-        "task {}: {why}, so which checks it depends on cannot be told",
-        task.record.id
+        "task {task_id}: {why}, so which checks it depends on cannot be told"
     ))
     .hint(UNRESOLVED_DECIDE)
 }
@@ -976,7 +1060,7 @@ fn required(
                 format!(
                     "task {} names {}, but {} holds no .gate/plan.yaml: which checks it depends on cannot be told",
                     task.record.id,
-                    named(task),
+                    named(task).unwrap_or_else(|| "nothing".into()),
                     tip.short()
                 ),
                 "commit .gate/plan.yaml with the work, then check again".into(),
@@ -988,7 +1072,7 @@ fn required(
                 Box::new(Finding::unknown(
                     CHECK,
                     "input_unreadable",
-                    unresolved(task, &m).message,
+                    unresolved(&task.record.id, &m).message,
                     UNRESOLVED_DECIDE.into(),
                 ))
             })?,
@@ -1585,4 +1669,233 @@ fn signers_at(repo: &Repo, t: &Trusted, path: &str) -> Result<crate::signing::Si
         ));
     }
     Ok(crate::signing::Signers { named, bytes })
+}
+
+#[cfg(test)]
+mod tests {
+    //! The receipts check's judgement on plain data: every cause it makes
+    //! (docs/causes.md), with no repository and no process.
+
+    use super::*;
+    use crate::path::RepoPath;
+
+    fn acceptance(id: &str, state: State) -> AcceptanceFacts {
+        AcceptanceFacts {
+            status: AcceptanceCheckStatus {
+                id: id.into(),
+                state,
+                unreadable: vec![],
+                latest: None,
+            },
+            unverified: None,
+            first_changed: None,
+            by_path: None,
+        }
+    }
+
+    fn read(checks: Vec<AcceptanceFacts>) -> Gathered {
+        Gathered {
+            task_id: "T-1".into(),
+            named: Some("issue 17".into()),
+            inputs: Inputs::Read(checks),
+        }
+    }
+
+    /// The one finding of judging `state`: its cause, severity and text.
+    fn one(state: State) -> Finding {
+        let (_, findings) = judge(&read(vec![acceptance("tests", state)]));
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        findings.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn a_passed_check_is_no_finding_and_counts() {
+        let (summary, findings) = judge(&read(vec![
+            acceptance(
+                "tests",
+                State::Passed {
+                    evidence: "ev-1".into(),
+                },
+            ),
+            acceptance("lint", State::Missing),
+        ]));
+        assert_eq!(summary, "1 of 2 checks passed and fresh");
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].cause, "receipt_missing");
+    }
+
+    #[test]
+    fn each_state_that_is_not_passed_is_its_own_cause() {
+        let f = one(State::Missing);
+        assert_eq!(
+            (f.cause, f.severity),
+            ("receipt_missing", Severity::Blocker)
+        );
+        assert_eq!(f.decide, "run `gate verify tests`");
+        assert_eq!(f.subject.acceptance_id.as_deref(), Some("tests"));
+
+        let f = one(State::Failed {
+            evidence: "ev-2".into(),
+            exit_code: Some(3),
+        });
+        assert_eq!((f.cause, f.severity), ("receipt_failed", Severity::Blocker));
+        assert!(
+            f.message.contains("(ev-2) failed with exit 3"),
+            "{}",
+            f.message
+        );
+
+        let f = one(State::Stale {
+            evidence: "ev-3".into(),
+            why: receipts::Staleness::ContractChanged,
+        });
+        assert_eq!((f.cause, f.severity), ("receipt_stale", Severity::Blocker));
+        assert!(
+            f.message.ends_with("is stale: contract changed"),
+            "{}",
+            f.message
+        );
+
+        let f = one(State::Running { since_ns: 1 });
+        assert_eq!(
+            (f.cause, f.severity),
+            ("receipt_running", Severity::Blocker)
+        );
+        assert_eq!(f.decide, "wait for it to finish");
+    }
+
+    #[test]
+    fn each_unknown_state_is_unknown_with_its_cause() {
+        let unknown = |cause, path: Option<&str>| State::Unknown {
+            cause,
+            reason: "symlink".into(),
+            path: path.map(str::to_string),
+        };
+        let f = one(unknown(UnknownCause::UnknownCheck, None));
+        assert_eq!((f.cause, f.severity), ("unknown_check", Severity::Unknown));
+        let f = one(unknown(UnknownCause::InputUnreadable, None));
+        assert_eq!(
+            (f.cause, f.severity),
+            ("input_unreadable", Severity::Unknown)
+        );
+        assert!(
+            f.decide.starts_with("repair the repository"),
+            "{}",
+            f.decide
+        );
+        // A receipt file that cannot be read is named, with what to do.
+        let f = one(unknown(UnknownCause::InputUnreadable, Some("r.json")));
+        assert!(f.message.ends_with("(r.json)"), "{}", f.message);
+        assert!(f.decide.starts_with("repair or remove that receipt"));
+        let f = one(unknown(
+            UnknownCause::FingerprintUnavailable,
+            Some("a/link"),
+        ));
+        assert_eq!(
+            (f.cause, f.severity),
+            ("fingerprint_unavailable", Severity::Unknown)
+        );
+        assert!(f.message.ends_with("symlink (a/link)"), "{}", f.message);
+    }
+
+    #[test]
+    fn a_stale_check_names_the_first_source_changed_since_its_run() {
+        let mut stale = acceptance(
+            "tests",
+            State::Stale {
+                evidence: "ev-4".into(),
+                why: receipts::Staleness::SourcesChanged,
+            },
+        );
+        let head = Oid::from_hex("1234567890123456789012345678901234567890").unwrap();
+        stale.first_changed = Some((head, RepoPath::from("src/a.rs")));
+        let (_, findings) = judge(&read(vec![stale]));
+        let f = &findings[0];
+        assert_eq!(f.cause, "receipt_stale");
+        assert!(
+            f.message
+                .ends_with("(the first source changed since 123456789012, where it ran: src/a.rs)"),
+            "{}",
+            f.message
+        );
+        assert_eq!(f.subject.path, Some(RepoPath::from("src/a.rs")));
+    }
+
+    #[test]
+    fn a_check_required_by_the_work_says_so() {
+        let mut missing = acceptance("docs", State::Missing);
+        missing.by_path = Some(RepoPath::from("docs/a.md"));
+        let (_, findings) = judge(&read(vec![missing]));
+        assert!(
+            findings[0]
+                .message
+                .contains("(the task's work changes docs/a.md, one of its sources"),
+            "{}",
+            findings[0].message
+        );
+    }
+
+    /// A passed check whose receipt would not count where a push is judged
+    /// is reported with the finding the trust rules made; one that would,
+    /// or a failed one, is judged by its state alone.
+    #[test]
+    fn an_unverified_pass_is_reported_as_the_trust_rules_found_it() {
+        let unverified = Finding::blocker(CHECK, "receipt_unverified", "m".into(), "d".into());
+        let mut passed = acceptance(
+            "tests",
+            State::Passed {
+                evidence: "ev-5".into(),
+            },
+        );
+        passed.unverified = Some(unverified.clone());
+        let mut failed = acceptance(
+            "lint",
+            State::Failed {
+                evidence: "ev-6".into(),
+                exit_code: None,
+            },
+        );
+        failed.unverified = Some(unverified);
+        let (summary, findings) = judge(&read(vec![passed, failed]));
+        let causes: Vec<&str> = findings.iter().map(|f| f.cause).collect();
+        assert_eq!(causes, ["receipt_unverified", "receipt_failed"]);
+        assert_eq!(summary, "1 of 2 checks passed and fresh");
+    }
+
+    #[test]
+    fn inputs_that_cannot_be_read_are_unknown() {
+        let gathered = |named: Option<&str>, inputs| Gathered {
+            task_id: "T-1".into(),
+            named: named.map(str::to_string),
+            inputs,
+        };
+        // No plan and nothing named: nothing to depend on.
+        let (summary, findings) = judge(&gathered(None, Inputs::NoPlan));
+        assert_eq!(summary, "no plan: the task depends on no check");
+        assert!(findings.is_empty());
+        // No plan, and the task names an issue: which checks is unknown.
+        let (_, findings) = judge(&gathered(Some("issue 17"), Inputs::NoPlan));
+        assert_eq!(findings[0].cause, "input_unreadable");
+        assert_eq!(findings[0].severity, Severity::Unknown);
+        assert!(
+            findings[0]
+                .message
+                .contains("names issue 17, but there is no .gate/plan.yaml")
+        );
+        for inputs in [
+            Inputs::Unresolved("issue 17 is not in the plan".into()),
+            Inputs::Unreadable("the store is unreadable".into()),
+        ] {
+            let (_, findings) = judge(&gathered(Some("issue 17"), inputs));
+            assert_eq!(findings.len(), 1);
+            assert_eq!(
+                (findings[0].cause, findings[0].severity),
+                ("input_unreadable", Severity::Unknown)
+            );
+        }
+        // A task that depends on nothing passes, saying so.
+        let (summary, findings) = judge(&read(vec![]));
+        assert_eq!(summary, "task T-1 depends on no check");
+        assert!(findings.is_empty());
+    }
 }

@@ -187,7 +187,29 @@ pub fn changed_findings(
             )];
         }
     };
-    if same_rules(&proposed.policy, &trusted.policy) {
+    judge_change(
+        &trusted.policy,
+        &trusted.revision,
+        &proposed.policy,
+        tip,
+        check,
+        loosening,
+    )
+}
+
+/// `policy_changed`, judged: the policy at the tip (`proposed`) against
+/// the one that judges it (`trusted`, at `revision`). Nothing when they
+/// hold the same rules; `info` for a tightening; one finding weighing
+/// `loosening` per key loosened. Pure.
+pub fn judge_change(
+    trusted: &policy::Policy,
+    revision: &str,
+    proposed: &policy::Policy,
+    tip: Oid,
+    check: &'static str,
+    loosening: Severity,
+) -> Vec<Finding> {
+    if same_rules(proposed, trusted) {
         return Vec::new();
     }
     let subject = || Subject {
@@ -195,12 +217,12 @@ pub fn changed_findings(
         file: Some(POLICY_PATH.into()),
         ..Subject::default()
     };
-    let (_, loosened) = policy::stricter(&trusted.policy, &proposed.policy);
+    let (_, loosened) = policy::stricter(trusted, proposed);
     if loosened.is_empty() {
         let message = format!(
             "the tip {} changes .gate/policy.yaml, tightening only; it applies once it is on the base (judged by {})",
             tip.short(),
-            trusted.revision
+            revision
         );
         return vec![
             Finding::new(check, "policy_changed", Severity::Info, message, "—".into())
@@ -216,7 +238,7 @@ pub fn changed_findings(
                 tip.short(),
                 l.key,
                 l.proposed,
-                trusted.revision,
+                revision,
                 l.trusted,
                 l.trusted
             );
@@ -407,4 +429,87 @@ pub fn for_push(
     }
     let remote_policy = policy.expect("found is not empty");
     Ok((combine(remote_policy, &local), trusted))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The policy judgements on plain data: `policy_changed` and
+    //! `policy_loosened` (docs/causes.md), with no repository.
+
+    use super::*;
+
+    fn policy(edit: impl Fn(String) -> String) -> policy::Policy {
+        let text = edit(policy::DEFAULT_POLICY_YAML.to_string());
+        policy::parse(std::path::Path::new("policy.yaml"), &text).unwrap()
+    }
+
+    fn tip() -> Oid {
+        Oid::from_hex("abcdefabcdefabcdefabcdefabcdefabcdefabcd").unwrap()
+    }
+
+    #[test]
+    fn the_same_rules_are_no_change() {
+        let base = policy(|t| t);
+        // A comment is no rule.
+        let commented = policy(|t| format!("{t}\n# a comment\n"));
+        assert!(
+            judge_change(&base, "main", &commented, tip(), "scope", Severity::Blocker).is_empty()
+        );
+    }
+
+    #[test]
+    fn a_tightening_is_said_and_weighs_nothing() {
+        let base = policy(|t| t);
+        let stricter = policy(|t| t.replace("scope: advisory", "scope: required"));
+        let found = judge_change(&base, "main", &stricter, tip(), "scope", Severity::Blocker);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].cause, found[0].severity),
+            ("policy_changed", Severity::Info)
+        );
+        assert!(
+            found[0].message.contains("tightening only"),
+            "{}",
+            found[0].message
+        );
+    }
+
+    #[test]
+    fn each_loosened_key_weighs_what_the_door_says() {
+        let base = policy(|t| t.replace("scope: advisory", "scope: required"));
+        let looser = policy(|t| t.replace("scope: advisory", "scope: off"));
+        for weight in [Severity::Blocker, Severity::Warn] {
+            let found = judge_change(&base, "origin/main", &looser, tip(), "scope", weight);
+            assert_eq!(found.len(), 1, "{found:?}");
+            let f = &found[0];
+            assert_eq!((f.cause, f.severity), ("policy_changed", weight));
+            assert_eq!(f.subject.key.as_deref(), Some("scope"));
+            assert_eq!(f.subject.commit, Some(tip().to_hex()));
+            assert!(
+                f.message
+                    .contains("loosens scope: off where origin/main has required"),
+                "{}",
+                f.message
+            );
+        }
+    }
+
+    #[test]
+    fn an_uncommitted_loosening_is_a_warning_under_its_check() {
+        let base = policy(|t| t.replace("scope: advisory", "scope: required"));
+        let looser = policy(|t| t.replace("scope: advisory", "scope: off"));
+        let (_, loosened) = policy::stricter(&base, &looser);
+        let found = loosened_findings("the work tree", "HEAD", &loosened);
+        assert_eq!(found.len(), 1);
+        let f = &found[0];
+        assert_eq!(
+            (f.check, f.cause, f.severity),
+            ("scope", "policy_loosened", Severity::Warn)
+        );
+        assert_eq!(f.subject.key.as_deref(), Some("scope"));
+        assert!(
+            f.message
+                .starts_with("the work tree sets scope: off where HEAD has required")
+        );
+    }
 }
