@@ -11,6 +11,7 @@ use crate::git::{GitError, Repo};
 use crate::plan::LoadedPlan;
 use crate::policy::LoadedPolicy;
 use crate::task::{self as tasks, Task};
+use crate::text::FileText;
 use crate::verdict::{BriefDigest, PolicyOrigin, TaskRef};
 
 /// An open repository with a work tree, and the places gate uses in it.
@@ -284,13 +285,13 @@ pub fn policy_origin(p: &LoadedPolicy) -> PolicyOrigin {
 pub fn task_ref(task: &Task) -> TaskRef {
     let r = &task.record;
     TaskRef {
-        id: r.id.clone(),
-        issue: r.issue.clone(),
-        intent: r.intent.clone(),
+        id: FileText::from(&r.id),
+        issue: r.issue.clone().map(FileText::from),
+        intent: r.intent.clone().map(FileText::from),
         exemption: r
             .exemption
             .as_ref()
-            .map(|e| format!("{} ({})", e.class, e.because)),
+            .map(|e| FileText::from(format!("{} ({})", e.class, e.because))),
         brief: task.body.brief.as_ref().map(|b| digest(&b.text, task)),
     }
 }
@@ -305,8 +306,8 @@ fn digest(brief: &str, task: &Task) -> BriefDigest {
         .map(|l| {
             let l = l.trim_end();
             match l.char_indices().nth(100) {
-                Some((i, _)) => format!("{}…", &l[..i]),
-                None => l.to_string(),
+                Some((i, _)) => FileText::from(format!("{}…", &l[..i])),
+                None => FileText::from(l),
             }
         })
         .collect();
@@ -320,7 +321,7 @@ fn digest(brief: &str, task: &Task) -> BriefDigest {
         head,
         more: lines.len() > 3 || lines.iter().take(3).any(|l| l.chars().count() > 100),
         addenda: headings.len(),
-        latest: headings.last().cloned(),
+        latest: headings.last().cloned().map(FileText::from),
     }
 }
 

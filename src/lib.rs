@@ -48,6 +48,7 @@ pub mod scope;
 pub mod signing;
 pub mod started;
 pub mod task;
+pub mod text;
 pub mod ui;
 pub mod verdict;
 pub mod yaml;

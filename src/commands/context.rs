@@ -33,6 +33,7 @@ use crate::report::wire::context::{
     ScopeWire, UnknownWire,
 };
 use crate::task::Task;
+use crate::text::FileText;
 use crate::ui::{Answer, Shown};
 use crate::verdict::ExitCode;
 
@@ -132,7 +133,7 @@ fn gather(ctx: &Ctx, id: Option<&str>) -> ContextWire {
     let open: Vec<(usize, String)> = c
         .conflicts
         .iter()
-        .map(|q| (q.round, q.conflict.clone()))
+        .map(|q| (q.round, q.conflict.as_str().to_string()))
         .collect();
     for (round, conflict) in open {
         let command = format!(
@@ -157,14 +158,14 @@ fn gather(ctx: &Ctx, id: Option<&str>) -> ContextWire {
         for id in &intents {
             if let Some(intent) = plan.intent(id) {
                 c.intents.push(IntentWire {
-                    id: intent.id.clone(),
+                    id: FileText::from(intent.id.clone()),
                     status: match intent.status {
                         IntentStatus::Active => "active",
                         IntentStatus::Retired => "retired",
                     },
-                    statement: intent.statement.clone(),
-                    invariants: intent.invariants.clone(),
-                    non_goals: intent.non_goals.clone(),
+                    statement: FileText::from(intent.statement.clone()),
+                    invariants: FileText::all(intent.invariants.clone()),
+                    non_goals: FileText::all(intent.non_goals.clone()),
                 });
             }
             c.critiques.extend(critiques(plan, id));
@@ -177,16 +178,16 @@ fn gather(ctx: &Ctx, id: Option<&str>) -> ContextWire {
                 c.binding = Some(BindingStandingWire {
                     standing: j.standing.as_str(),
                     mode: policy.binding.as_str(),
-                    issues: j.issues.clone(),
-                    intents: j.intents.clone(),
-                    notes: j.notes.clone(),
+                    issues: FileText::all(j.issues.clone()),
+                    intents: FileText::all(j.intents.clone()),
+                    notes: FileText::all(j.notes.clone()),
                     refusals: j
                         .refusals
                         .iter()
                         .map(|r| ContextRefusalWire {
                             cause: r.cause,
-                            message: r.message.clone(),
-                            decide: r.decide.clone(),
+                            message: FileText::from(r.message.clone()),
+                            decide: FileText::from(r.decide.clone()),
                         })
                         .collect(),
                 });
@@ -245,30 +246,31 @@ fn external_part(ctx: &Ctx, c: &mut ContextWire, policy: Option<&Policy>, task: 
 fn task_parts(c: &mut ContextWire, task: &Task, policy: Option<&Policy>) {
     let r = &task.record;
     c.task = Some(ContextTaskWire {
-        id: r.id.clone(),
+        id: FileText::from(r.id.clone()),
         status: r.status.as_str(),
-        file: task.file.display().to_string(),
-        operator: r.operator.clone(),
-        created_at: r.created_at.clone(),
-        baseline: r.baseline.clone(),
-        issue: r.issue.clone(),
-        intent: r.intent.clone(),
+        file: FileText::from(task.file.display().to_string()),
+        operator: FileText::from(r.operator.clone()),
+        created_at: FileText::from(r.created_at.clone()),
+        baseline: FileText::from(r.baseline.clone()),
+        issue: r.issue.clone().map(FileText::from),
+        intent: r.intent.clone().map(FileText::from),
         exemption: r.exemption.as_ref().map(|e| ExemptionWire {
-            class: e.class.clone(),
-            because: e.because.clone(),
-            description: policy
+            class: FileText::from(e.class.clone()),
+            because: FileText::from(e.because.clone()),
+            description: (policy
                 .and_then(|p| p.exemption(&e.class))
-                .map(|class| class.description.clone()),
+                .map(|class| class.description.clone()))
+            .map(FileText::from),
         }),
     });
-    c.brief = task.body.brief.as_ref().map(|b| b.text.clone());
+    c.brief = (task.body.brief.as_ref().map(|b| b.text.clone())).map(FileText::from);
     if let Some(section) = &task.body.addenda {
         let (_, entries) = crate::brief::entries(&section.text, section.line);
         c.addenda = entries
             .iter()
             .map(|e| AddendumWire {
-                heading: e.heading.to_string(),
-                text: e.body.to_string(),
+                heading: FileText::from(e.heading.to_string()),
+                text: FileText::from(e.body.to_string()),
             })
             .collect();
         let qa = crate::brief::qa_entries(&section.text, section.line);
@@ -277,25 +279,25 @@ fn task_parts(c: &mut ContextWire, task: &Task, policy: Option<&Policy>) {
             .map(|q| ConflictWire {
                 round: q.round,
                 line: q.line,
-                stage: q.stage.trim().to_string(),
-                summary: q.summary.trim().to_string(),
-                conflict: q.conflict.trim().to_string(),
+                stage: FileText::from(q.stage.trim().to_string()),
+                summary: FileText::from(q.summary.trim().to_string()),
+                conflict: FileText::from(q.conflict.trim().to_string()),
             })
             .collect();
     }
     c.scope = Some(ScopeWire {
-        recorded: r.scope.clone(),
+        recorded: FileText::all(r.scope.clone()),
         added: task
             .scope_added
             .iter()
             .map(|a| AddedWire {
-                glob: a.glob.clone(),
-                because: a.because.clone(),
-                author: a.author.clone(),
-                time: a.time.clone(),
+                glob: FileText::from(a.glob.clone()),
+                because: FileText::from(a.because.clone()),
+                author: FileText::from(a.author.clone()),
+                time: FileText::from(a.time.clone()),
             })
             .collect(),
-        effective: task.scope(),
+        effective: FileText::all(task.scope()),
     });
 }
 
@@ -322,26 +324,26 @@ fn critiques(plan: &Plan, id: &str) -> Vec<ContextCritiqueWire> {
         .iter()
         .filter(|c| c.intent == id)
         .map(|c| ContextCritiqueWire {
-            intent: c.intent.clone(),
-            reviewed_at: c.reviewed_at.clone(),
-            reviewed_by: c.reviewed_by.clone(),
+            intent: FileText::from(c.intent.clone()),
+            reviewed_at: FileText::from(c.reviewed_at.clone()),
+            reviewed_by: c.reviewed_by.clone().map(FileText::from),
             findings: c
                 .findings
                 .iter()
                 .map(|f| CritiqueFindingWire {
-                    id: f.id.clone(),
+                    id: FileText::from(f.id.clone()),
                     blocking: f.blocking,
                     open: f.is_open(plan),
-                    text: f.text.clone(),
-                    resolution: f.resolution.clone(),
-                    planned_in: f.planned_in.clone(),
+                    text: FileText::from(f.text.clone()),
+                    resolution: f.resolution.clone().map(FileText::from),
+                    planned_in: f.planned_in.clone().map(FileText::from),
                 })
                 .collect(),
             open_blocking: c
                 .findings
                 .iter()
                 .filter(|f| f.blocking && f.is_open(plan))
-                .map(|f| f.id.clone())
+                .map(|f| FileText::from(&f.id))
                 .collect(),
         })
         .collect()
@@ -362,9 +364,9 @@ fn criteria(ctx: &Ctx, c: &mut ContextWire, policy: &Policy, plan: &Plan, task: 
     };
     for s in &receipts_status.served {
         c.criteria.push(CriterionWire {
-            intent: s.intent.clone(),
-            criterion: s.criterion.clone(),
-            text: s.text.clone(),
+            intent: FileText::from(s.intent.clone()),
+            criterion: FileText::from(s.criterion.clone()),
+            text: FileText::from(s.text.clone()),
             state: receipts::criterion_state(s, &receipts_status.acceptance_checks),
             evidence: s
                 .evidence
@@ -375,13 +377,14 @@ fn criteria(ctx: &Ctx, c: &mut ContextWire, policy: &Policy, plan: &Plan, task: 
                         .iter()
                         .find(|a| &a.id == id);
                     EvidenceWire {
-                        check: id.clone(),
+                        check: FileText::from(id.clone()),
                         state: status.map_or("unknown", |a| a.state.name()),
-                        why: status.and_then(|a| match &a.state {
+                        why: (status.and_then(|a| match &a.state {
                             State::Stale { why, .. } => Some(why.key().to_string()),
                             State::Unknown { reason, .. } => Some(reason.clone()),
                             _ => None,
-                        }),
+                        }))
+                        .map(FileText::from),
                     }
                 })
                 .collect(),
@@ -429,16 +432,16 @@ fn criteria(ctx: &Ctx, c: &mut ContextWire, policy: &Policy, plan: &Plan, task: 
 fn unknown(c: &mut ContextWire, part: &'static str, reason: String, decide: &str) {
     c.unknowns.push(UnknownWire {
         part,
-        reason,
-        decide: decide.to_string(),
+        reason: FileText::from(reason),
+        decide: FileText::from(decide.to_string()),
     });
 }
 
 fn next(c: &mut ContextWire, command: &str, why: &str) {
-    if !c.next.iter().any(|n| n.command == command) {
+    if !c.next.iter().any(|n| n.command == FileText::from(command)) {
         c.next.push(NextWire {
-            command: command.to_string(),
-            why: why.to_string(),
+            command: FileText::from(command.to_string()),
+            why: FileText::from(why.to_string()),
         });
     }
 }

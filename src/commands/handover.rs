@@ -17,11 +17,11 @@ use crate::cli::HandoverArgs;
 use crate::context::{Ctx, task_ref};
 use crate::error::Failure;
 use crate::report::human;
-use crate::report::text::shown_line;
 use crate::report::wire::PinsWire;
 use crate::report::wire::handover::{HANDOVER_SCHEMA, HandoverExemptionWire, HandoverWire};
 use crate::report::wire::resolve::{RESOLVE_SCHEMA, ResolveWire};
 use crate::task::{self as tasks, Task};
+use crate::text::FileText;
 use crate::ui::{Answer, Shown};
 use crate::verdict::ExitCode;
 
@@ -120,13 +120,15 @@ impl Shown for HandoverAnswer {
 fn named(task: &Task) -> String {
     let r = &task.record;
     let names: Vec<String> = [
-        r.issue.as_ref().map(|i| format!("issue {}", shown_line(i))),
+        r.issue
+            .as_ref()
+            .map(|i| format!("issue {}", FileText::new(i))),
         r.intent
             .as_ref()
-            .map(|i| format!("intent {}", shown_line(i))),
+            .map(|i| format!("intent {}", FileText::new(i))),
         r.exemption
             .as_ref()
-            .map(|e| format!("exemption {}", shown_line(&e.class))),
+            .map(|e| format!("exemption {}", FileText::new(&e.class))),
     ]
     .into_iter()
     .flatten()

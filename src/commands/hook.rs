@@ -20,9 +20,9 @@ use crate::git::{GitError, Head, Oid};
 use crate::policy::Mode;
 use crate::provenance::{self, Base, ChangedTasks, Options, RangeSpec, TaskSet};
 use crate::report::human::{self, Attached, CheckedOut, ReceiptsSent, Travelled};
-use crate::report::text::shown_line;
 use crate::started::started_dir;
 use crate::task::{self as tasks, TaskStatus};
+use crate::text::FileText;
 use crate::ui::{Answer, Ui};
 use crate::verdict::ExitCode;
 use crate::verdict::{Finding, Report};
@@ -1108,7 +1108,7 @@ fn post_checkout(
         }
     };
     // A branch name is shown, never obeyed (docs/concepts.md).
-    let where_ = shown_line(short_ref(&branch)).into_owned();
+    let where_ = FileText::new(short_ref(&branch)).to_string();
     if candidates.is_empty()
         && same_commit
         && let Ok(Some(c)) = &current

@@ -23,8 +23,8 @@ use std::fmt::Write as _;
 
 use super::limit::Counts;
 use super::sarif::unhex;
-use super::text::shown_line;
 use super::wire::report::{CheckWire, FindingWire, ReportWire};
+use crate::text::FileText;
 
 /// The annotations for `doc` (its findings possibly capped), the counts of
 /// all of them when capped, and the result line.
@@ -47,7 +47,7 @@ pub fn render(doc: &ReportWire, counts: &Counts) -> String {
         }
     }
     for note in doc.notes {
-        let _ = writeln!(s, "gate: note: {}", shown_line(note));
+        let _ = writeln!(s, "gate: note: {}", FileText::new(note));
     }
     if left.iter().any(|&n| n > 0) {
         let said: Vec<String> = [Level::Error, Level::Warning, Level::Notice]
@@ -75,7 +75,7 @@ pub fn render(doc: &ReportWire, counts: &Counts) -> String {
     let _ = writeln!(
         s,
         "gate: {} {} (exit {})",
-        shown_line(doc.verb),
+        FileText::new(doc.verb),
         doc.outcome,
         doc.exit_code
     );
@@ -144,22 +144,19 @@ fn annotation(c: &CheckWire, f: &FindingWire) -> String {
     let unknown = if f.unknown { " (unknown)" } else { "" };
     props.push(format!(
         "title={}",
-        property(&shown_line(&format!(
-            "gate {}: {}{unknown}",
-            f.check, f.cause
-        )))
+        property(&FileText::new(format!("gate {}: {}{unknown}", f.check, f.cause)).to_string())
     ));
     // Each part is one line, shown as the human report shows it; the
     // newlines between them are gate's, escaped for GitHub below.
-    let mut message = shown_line(f.message).into_owned();
+    let mut message = FileText::new(f.message).to_string();
     if let Some(commit) = f.commit {
-        let _ = write!(message, "\ncommit {}", shown_line(commit));
+        let _ = write!(message, "\ncommit {}", FileText::new(commit));
     }
     if let Some(task) = f.task {
-        let _ = write!(message, "\ntask {}", shown_line(task));
+        let _ = write!(message, "\ntask {}", FileText::new(task));
     }
     if !f.decide.is_empty() {
-        let _ = write!(message, "\ndecide: {}", shown_line(f.decide));
+        let _ = write!(message, "\ndecide: {}", FileText::new(f.decide));
     }
     format!("::{level} {}::{}\n", props.join(","), data(&message))
 }
@@ -170,8 +167,8 @@ fn annotation(c: &CheckWire, f: &FindingWire) -> String {
 /// nothing raw in the log).
 fn place(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
-        Ok(text) if matches!(shown_line(text), std::borrow::Cow::Borrowed(_)) => text.to_string(),
-        _ => shown_line(&crate::path::quote_bytes(bytes)).into_owned(),
+        Ok(text) if FileText::new(text).is_plain() => text.to_string(),
+        _ => FileText::new(crate::path::quote_bytes(bytes)).to_string(),
     }
 }
 

@@ -9,6 +9,7 @@ use super::wire::report::{
     BriefWire, CheckWire, FindingWire, FindingsWire, PolicyWire, REPORT_SCHEMA, ReportWire,
     SkippedWire, TaskWire,
 };
+use crate::text::FileText;
 use crate::verdict::{BriefDigest, CheckReport, Finding, Report, Severity, Skipped, TaskRef};
 
 /// Hex of raw bytes, for paths that are not UTF-8.
@@ -60,10 +61,10 @@ fn check(c: &CheckReport) -> CheckWire<'_> {
 
 pub fn task(t: &TaskRef) -> TaskWire<'_> {
     TaskWire {
-        id: &t.id,
-        issue: t.issue.as_deref(),
-        intent: t.intent.as_deref(),
-        exemption: t.exemption.as_deref(),
+        id: t.id.as_str(),
+        issue: t.issue.as_ref().map(FileText::as_str),
+        intent: t.intent.as_ref().map(FileText::as_str),
+        exemption: t.exemption.as_ref().map(FileText::as_str),
         brief: t.brief.as_ref().map(brief),
     }
 }
@@ -73,7 +74,7 @@ fn brief(b: &BriefDigest) -> BriefWire<'_> {
         head: &b.head,
         more: b.more,
         addenda: b.addenda,
-        latest: b.latest.as_deref(),
+        latest: b.latest.as_ref().map(FileText::as_str),
     }
 }
 

@@ -10,8 +10,8 @@
 use std::fmt::Write as _;
 
 use super::limit::{COMMITS_NAMED, Counts};
-use super::text::shown_line;
 use super::wire::report::{FindingWire, ReportWire};
+use crate::text::FileText;
 
 /// The summary of `doc` (its findings possibly capped), with `counts` of
 /// all its findings.
@@ -160,7 +160,7 @@ fn finding(f: &FindingWire) -> String {
 /// Text from a file or a commit, safe in a table cell or a list item: one
 /// line, and nothing Markdown or HTML would act on.
 pub fn text(raw: &str) -> String {
-    let line = shown_line(raw);
+    let line = FileText::new(raw).to_string();
     let mut out = String::with_capacity(line.len());
     for c in line.chars() {
         match c {

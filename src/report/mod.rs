@@ -15,7 +15,6 @@ pub mod limit;
 pub mod markdown;
 pub mod sarif;
 pub mod style;
-pub mod text;
 pub mod wire;
 
 /// A report as a verb's answer (`gate task validate`, `gate plan

@@ -14,6 +14,7 @@ pub use exit::ExitCode;
 
 use crate::path::RepoPath;
 use crate::policy::Mode;
+use crate::text::FileText;
 
 /// How much a finding weighs, and whether it says "could not decide".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -217,10 +218,10 @@ impl PolicyOrigin {
 /// The task a report is about, with a digest of its brief.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskRef {
-    pub id: String,
-    pub issue: Option<String>,
-    pub intent: Option<String>,
-    pub exemption: Option<String>,
+    pub id: FileText,
+    pub issue: Option<FileText>,
+    pub intent: Option<FileText>,
+    pub exemption: Option<FileText>,
     pub brief: Option<BriefDigest>,
 }
 
@@ -228,12 +229,12 @@ pub struct TaskRef {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BriefDigest {
     /// The first lines of the brief (at most three, each cut at 100 characters).
-    pub head: Vec<String>,
+    pub head: Vec<FileText>,
     /// Whether lines were left out.
     pub more: bool,
     pub addenda: usize,
     /// The heading of the latest addendum.
-    pub latest: Option<String>,
+    pub latest: Option<FileText>,
 }
 
 /// The result of `gate check` or a hook.

@@ -17,7 +17,7 @@ pub fn may_touch(
         None => s.push_str("no active task\n"),
     }
     for note in notes {
-        let _ = writeln!(s, "{} {}", style::dim(OUT, "note:"), shown_line(note));
+        let _ = writeln!(s, "{} {}", style::dim(OUT, "note:"), FileText::new(note));
     }
     s.push('\n');
     for t in touches {
@@ -29,14 +29,19 @@ pub fn may_touch(
         };
         match &t.pattern {
             Some(p) => {
-                let _ = writeln!(s, "  {word} {} · pattern {}", t.path, shown_line(p));
+                let _ = writeln!(s, "  {word} {} · pattern {}", t.path, FileText::new(p));
             }
             None => {
-                let _ = writeln!(s, "  {word} {}", shown_line(&t.reason));
+                let _ = writeln!(s, "  {word} {}", FileText::new(&t.reason));
             }
         }
         if let Some(d) = &t.decide {
-            let _ = writeln!(s, "      {} {}", style::hint(OUT, "decide:"), shown_line(d));
+            let _ = writeln!(
+                s,
+                "      {} {}",
+                style::hint(OUT, "decide:"),
+                FileText::new(d)
+            );
         }
     }
     let verdict = match code {
@@ -59,45 +64,45 @@ pub fn context(c: &crate::report::wire::context::ContextWire) -> String {
     if let Some(t) = &c.task {
         let mut named = Vec::new();
         if let Some(i) = &t.issue {
-            named.push(format!("issue {}", shown_line(i)));
+            named.push(format!("issue {}", i));
         }
         if let Some(i) = &t.intent {
-            named.push(format!("intent {}", shown_line(i)));
+            named.push(format!("intent {}", i));
         }
         if let Some(e) = &t.exemption {
-            named.push(format!("exempt: {}", shown_line(&e.class)));
+            named.push(format!("exempt: {}", &e.class));
         }
         let named: String = named.iter().map(|n| format!(" · {n}")).collect();
         let _ = writeln!(
             s,
             "task {} · {}{named}",
-            style::strong(OUT, shown_line(&t.id)),
+            style::strong(OUT, &t.id),
             t.status
         );
         let _ = writeln!(
             s,
             "  file {} · operator {} · baseline {} · created {}",
-            shown_line(&t.file),
-            shown_line(&t.operator),
-            crate::binding::short(&t.baseline),
-            shown_line(&t.created_at)
+            t.file,
+            t.operator,
+            crate::binding::short(t.baseline.as_str()),
+            t.created_at
         );
         if let Some(e) = &t.exemption {
             let _ = writeln!(
                 s,
                 "  exemption {}: {} · because: {}",
-                shown_line(&e.class),
+                e.class,
                 e.description
-                    .as_deref()
-                    .map_or("(not declared in the policy)".into(), shown_line),
-                shown_line(&e.because)
+                    .as_ref()
+                    .map_or("(not declared in the policy)".into(), FileText::to_string),
+                e.because
             );
         }
         s.push_str("\n## Brief (verbatim)\n\n");
         match &c.brief {
             Some(b) => {
-                s.push_str(&shown(b));
-                if !b.ends_with('\n') {
+                let _ = write!(s, "{}", b.block());
+                if !b.as_str().ends_with('\n') {
                     s.push('\n');
                 }
             }
@@ -108,8 +113,8 @@ pub fn context(c: &crate::report::wire::context::ContextWire) -> String {
             s.push_str("(none)\n");
         }
         for a in &c.addenda {
-            let _ = writeln!(s, "{}", shown_line(&a.heading));
-            s.push_str(&shown(&a.text));
+            let _ = writeln!(s, "{}", a.heading);
+            let _ = write!(s, "{}", a.text.block());
         }
         s.push('\n');
         for q in &c.conflicts {
@@ -118,9 +123,9 @@ pub fn context(c: &crate::report::wire::context::ContextWire) -> String {
                 "{} round {} ({}): the agent decided \"{}\", which conflicts with the operator's words ({}); only the operator's answer closes it",
                 style::refused(OUT, "conflict open:"),
                 q.round,
-                shown_line(&q.stage),
-                shown_line(&q.summary),
-                shown_line(&q.conflict)
+                &q.stage,
+                &q.summary,
+                &q.conflict
             );
         }
         if !c.conflicts.is_empty() {
@@ -137,14 +142,14 @@ pub fn context(c: &crate::report::wire::context::ContextWire) -> String {
             let _ = writeln!(
                 s,
                 "  {} {}",
-                shown_line(&e.path),
+                FileText::new(&e.path),
                 style::dim(
                     OUT,
                     format!(
                         "({} ×{}, last {})",
-                        shown_line(&e.tool),
+                        FileText::new(&e.tool),
                         e.count,
-                        shown_line(&e.last_at)
+                        FileText::new(&e.last_at)
                     )
                 )
             );
@@ -157,21 +162,16 @@ pub fn context(c: &crate::report::wire::context::ContextWire) -> String {
     if let Some(scope) = &c.scope {
         s.push_str("scope (as recorded, with the additions recorded by `gate task scope add`)\n");
         for glob in &scope.recorded {
-            let _ = writeln!(s, "  {}", shown_line(glob));
+            let _ = writeln!(s, "  {}", glob);
         }
         for a in &scope.added {
             let _ = writeln!(
                 s,
                 "  {} {}",
-                shown_line(&a.glob),
+                &a.glob,
                 style::dim(
                     OUT,
-                    format!(
-                        "(added {} by {}: {})",
-                        shown_line(&a.time),
-                        shown_line(&a.author),
-                        shown_line(&a.because)
-                    )
+                    format!("(added {} by {}: {})", &a.time, &a.author, &a.because)
                 )
             );
         }
@@ -180,15 +180,15 @@ pub fn context(c: &crate::report::wire::context::ContextWire) -> String {
         let _ = writeln!(
             s,
             "\nintent {} ({}): {}",
-            style::strong(OUT, shown_line(&i.id)),
+            style::strong(OUT, &i.id),
             i.status,
-            shown_line(&i.statement)
+            &i.statement
         );
         for (label, items) in [("invariants", &i.invariants), ("non-goals", &i.non_goals)] {
             if !items.is_empty() {
                 let _ = writeln!(s, "  {label}:");
                 for item in items {
-                    let _ = writeln!(s, "    - {}", shown_line(item));
+                    let _ = writeln!(s, "    - {}", item);
                 }
             }
         }
@@ -199,31 +199,31 @@ pub fn context(c: &crate::report::wire::context::ContextWire) -> String {
             let _ = writeln!(
                 s,
                 "  {}#{} {} {}",
-                shown_line(&cr.intent),
-                shown_line(&cr.criterion),
+                &cr.intent,
+                &cr.criterion,
                 criterion_word(cr.state),
-                shown_line(&cr.text)
+                &cr.text
             );
             for e in &cr.evidence {
                 let why = e
                     .why
-                    .as_deref()
-                    .map(|w| format!(" ({})", shown_line(w)))
+                    .as_ref()
+                    .map(|w| format!(" ({w})"))
                     .unwrap_or_default();
-                let _ = writeln!(s, "      {} {}{why}", shown_line(&e.check), e.state);
+                let _ = writeln!(s, "      {} {}{why}", e.check, e.state);
             }
         }
     }
     for cr in &c.critiques {
         let open = match cr.open_blocking.as_slice() {
             [] => "no blocking finding open".to_string(),
-            ids => format!("open and blocking: {}", shown_line(&ids.join(", "))),
+            ids => format!("open and blocking: {}", FileText::joined(ids, ", ")),
         };
         let _ = writeln!(
             s,
             "\ncritique of {} (reviewed {}): {} finding{} · {open}",
-            shown_line(&cr.intent),
-            shown_line(&cr.reviewed_at),
+            &cr.intent,
+            &cr.reviewed_at,
             cr.findings.len(),
             if cr.findings.len() == 1 { "" } else { "s" }
         );
@@ -234,14 +234,9 @@ pub fn context(c: &crate::report::wire::context::ContextWire) -> String {
                 (false, true) => "open".to_string(),
                 (false, false) => "resolved".to_string(),
             };
-            let _ = writeln!(
-                s,
-                "  {} ({kind}): {}",
-                shown_line(&f.id),
-                shown_line(&f.text)
-            );
+            let _ = writeln!(s, "  {} ({kind}): {}", &f.id, &f.text);
             if let Some(r) = &f.resolution {
-                let _ = writeln!(s, "      resolution: {}", shown_line(r));
+                let _ = writeln!(s, "      resolution: {}", r);
             }
         }
     }
@@ -252,7 +247,7 @@ pub fn context(c: &crate::report::wire::context::ContextWire) -> String {
         };
         let _ = writeln!(s, "\nbinding: {standing} (policy: binding {})", b.mode);
         for n in &b.notes {
-            let _ = writeln!(s, "  {} {}", style::dim(OUT, "note:"), shown_line(n));
+            let _ = writeln!(s, "  {} {}", style::dim(OUT, "note:"), n);
         }
         for r in &b.refusals {
             let _ = writeln!(
@@ -260,21 +255,16 @@ pub fn context(c: &crate::report::wire::context::ContextWire) -> String {
                 "  {} {} {}",
                 style::refused(OUT, "✗"),
                 style::strong(OUT, r.cause),
-                shown_line(&r.message)
+                &r.message
             );
-            let _ = writeln!(
-                s,
-                "      {} {}",
-                style::hint(OUT, "decide:"),
-                shown_line(&r.decide)
-            );
+            let _ = writeln!(s, "      {} {}", style::hint(OUT, "decide:"), &r.decide);
         }
     }
     if !c.next.is_empty() {
         s.push_str("\nnext\n");
         for n in &c.next {
-            let _ = writeln!(s, "  {}", style::strong(OUT, shown_line(&n.command)));
-            let _ = writeln!(s, "      {}", style::dim(OUT, shown_line(&n.why)));
+            let _ = writeln!(s, "  {}", style::strong(OUT, &n.command));
+            let _ = writeln!(s, "      {}", style::dim(OUT, &n.why));
         }
     }
     if !c.unknowns.is_empty() {
@@ -285,14 +275,9 @@ pub fn context(c: &crate::report::wire::context::ContextWire) -> String {
                 "  {} {}: {}",
                 style::unknown(OUT, "?"),
                 u.part,
-                shown_line(&u.reason)
+                &u.reason
             );
-            let _ = writeln!(
-                s,
-                "      {} {}",
-                style::hint(OUT, "decide:"),
-                shown_line(&u.decide)
-            );
+            let _ = writeln!(s, "      {} {}", style::hint(OUT, "decide:"), &u.decide);
         }
     }
     let verdict = match c.unknowns.is_empty() {
@@ -419,7 +404,7 @@ pub fn work_left_unknown(message: &str, hint: Option<&str>) -> String {
 pub fn external_denied(tool: &str, path: &str) -> String {
     format!(
         "gate: {tool} {} lands outside the repository, in no repository gate governs, and the policy denies such edits (agents.external_edits: deny). Write inside the repository (an ignored directory such as target/ or tmp/ keeps scratch files out of commits), or ask the operator to allow it.",
-        shown_line(path)
+        FileText::new(path)
     )
 }
 
@@ -428,7 +413,7 @@ pub fn external_denied(tool: &str, path: &str) -> String {
 pub fn external_reported(tool: &str, path: &str) -> String {
     format!(
         "gate: {tool} {} lands outside the repository; let through and recorded (agents.external_edits: report): `gate context` lists it.",
-        shown_line(path)
+        FileText::new(path)
     )
 }
 

@@ -13,7 +13,7 @@ pub fn render(report: &Report) -> String {
 /// `--max-findings` left some out (docs/ci.md#report-formats).
 pub fn render_capped(report: &Report, counts: Option<&Counts>) -> String {
     let mut s = String::new();
-    let policy = shown_line(&report.policy.describe(true)).into_owned();
+    let policy = FileText::new(&report.policy.describe(true)).to_string();
     let _ = writeln!(
         s,
         "{} {} · policy: {policy}",
@@ -24,7 +24,7 @@ pub fn render_capped(report: &Report, counts: Option<&Counts>) -> String {
         s.push_str(&task_lines(task));
     }
     for note in &report.notes {
-        let _ = writeln!(s, "{} {}", style::dim(OUT, "note:"), shown_line(note));
+        let _ = writeln!(s, "{} {}", style::dim(OUT, "note:"), FileText::new(note));
     }
     s.push('\n');
     // A finding repeated word for word by a later check (no task, an
@@ -88,7 +88,7 @@ pub fn render_compact(report: &Report) -> String {
         "{} {}: nothing blocks · policy: {}\n",
         style::strong(OUT, "gate"),
         report.verb,
-        shown_line(&report.policy.describe(false))
+        FileText::new(&report.policy.describe(false))
     );
     for check in &report.checks {
         let Some(first) = check.findings.first() else {
@@ -97,7 +97,7 @@ pub fn render_compact(report: &Report) -> String {
                 "  {} {} · {}",
                 check.check,
                 outcome_word(check.outcome),
-                shown_line(&check.summary)
+                FileText::new(&check.summary)
             );
             continue;
         };
@@ -111,13 +111,13 @@ pub fn render_compact(report: &Report) -> String {
             check.check,
             outcome_word(check.outcome),
             check.mode,
-            shown_line(&check.summary),
+            FileText::new(&check.summary),
             style::strong(OUT, first.cause),
-            shown_line(&first.message)
+            FileText::new(&first.message)
         );
     }
     for note in &report.notes {
-        let _ = writeln!(s, "  {} {}", style::dim(OUT, "note:"), shown_line(note));
+        let _ = writeln!(s, "  {} {}", style::dim(OUT, "note:"), FileText::new(note));
     }
     let _ = writeln!(
         s,
@@ -156,7 +156,7 @@ pub(super) fn check_block<'a>(
     let summary = if check.summary.is_empty() {
         String::new()
     } else {
-        format!(" · {}", shown_line(&check.summary))
+        format!(" · {}", FileText::new(&check.summary))
     };
     let _ = writeln!(
         s,
@@ -218,10 +218,10 @@ pub(super) fn finding_lines(f: &Finding, indent: &str) -> String {
     let mut s = String::new();
     let place = match (&f.subject.file, f.subject.line) {
         (Some(file), Some(line)) if !f.message.contains(file.as_str()) => {
-            format!(" ({}:{line})", shown_line(file))
+            format!(" ({}:{line})", FileText::new(file))
         }
         (Some(file), None) if !f.message.contains(file.as_str()) => {
-            format!(" ({})", shown_line(file))
+            format!(" ({})", FileText::new(file))
         }
         _ => String::new(),
     };
@@ -229,14 +229,14 @@ pub(super) fn finding_lines(f: &Finding, indent: &str) -> String {
         s,
         "{indent}{mark} {} {}{place}",
         style::strong(OUT, f.cause),
-        shown_line(&f.message)
+        FileText::new(&f.message)
     );
     if !f.decide.is_empty() {
         let _ = writeln!(
             s,
             "{indent}  {} {}",
             style::hint(OUT, "decide:"),
-            shown_line(&f.decide)
+            FileText::new(&f.decide)
         );
     }
     s
@@ -283,9 +283,9 @@ pub fn hook_report(report: &Report) -> String {
 /// A verb that could not do its work, on stderr: the error and its hint.
 /// Messages quote what files hold: shown, never obeyed.
 pub fn failure(f: &crate::error::Failure) -> String {
-    let mut text = format!("gate: error: {}\n", shown_lines(&f.message, "  "));
+    let mut text = format!("gate: error: {}\n", FileText::new(&f.message).lines("  "));
     if let Some(h) = &f.hint {
-        text.push_str(&format!("gate: hint: {}\n", shown_lines(h, "  ")));
+        text.push_str(&format!("gate: hint: {}\n", FileText::new(h).lines("  ")));
     }
     text
 }

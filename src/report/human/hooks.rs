@@ -8,7 +8,7 @@ use super::*;
 pub fn trailer_not_added(message: &str) -> String {
     format!(
         "gate: prepare-commit-msg: {}; the message is left as it was\n",
-        shown_line(message)
+        FileText::new(message)
     )
 }
 
@@ -16,7 +16,11 @@ pub fn trailer_not_added(message: &str) -> String {
 /// (reused by `git commit --amend`, `-c`, `-C`) names task `named` while
 /// `active` is the active task: the commit is `named`'s (docs/hooks.md).
 pub fn reused_trailer(key: &str, named: &str, active: &str) -> String {
-    let (key, named, active) = (shown_line(key), shown_line(named), shown_line(active));
+    let (key, named, active) = (
+        FileText::new(key),
+        FileText::new(named),
+        FileText::new(active),
+    );
     format!(
         "gate: this commit keeps `{key}: {named}` from the message it reuses, while {active} is the active task: it counts as task {named}'s, and the push judges its paths by {named}'s scope (pre-commit judged them by {active}'s). If it is {named}'s work, run `gate task switch {named}`; if it is {active}'s, change the trailer to `{key}: {active}` (in the editor, or with `git commit --amend` after).\n"
     )
@@ -71,7 +75,7 @@ pub fn checked_out(where_: &str, checked: &CheckedOut) -> String {
             not_recorded: Some(why),
         } => format!(
             "gate: active task {id} (follows HEAD onto the new branch {where_}; not recorded for it: {} — `gate task switch {id}` records it)\n",
-            shown_line(why)
+            FileText::new(why)
         ),
         CheckedOut::NoneStarted => {
             format!("gate: no active task (none was started on {where_})\n")
@@ -95,8 +99,8 @@ pub fn checked_out(where_: &str, checked: &CheckedOut) -> String {
 pub fn started_on_unknown(branch: &str, why: &str) -> String {
     format!(
         "gate: cannot tell which tasks were started on {} ({}); the active task is left as it was\n",
-        shown_line(branch),
-        shown_line(why)
+        FileText::new(branch),
+        FileText::new(why)
     )
 }
 
@@ -105,6 +109,6 @@ pub fn started_on_unknown(branch: &str, why: &str) -> String {
 pub fn new_branch_unknown(where_: &str, why: &str) -> String {
     format!(
         "gate: cannot tell whether {where_} is a new branch ({}); judging it as an existing one\n",
-        shown_line(why)
+        FileText::new(why)
     )
 }

@@ -17,10 +17,10 @@ pub fn doctor(hooks_dir: &Path, items: &[Item], code: ExitCode) -> String {
             "{:<8}{:<24} {}\n",
             i.status.word(),
             what,
-            shown_line(&i.detail)
+            FileText::new(&i.detail)
         ));
         if let Some(r) = &i.remedy {
-            text.push_str(&format!("{:<8}remedy: {}\n", "", shown_line(r)));
+            text.push_str(&format!("{:<8}remedy: {}\n", "", FileText::new(r)));
         }
     }
     let faults = items.iter().filter(|i| i.status == Status::Fault).count();

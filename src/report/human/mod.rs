@@ -10,13 +10,13 @@ use std::path::Path;
 
 use super::limit::{COMMITS_NAMED, Counts};
 use super::style::{self, Out};
-use super::text::{shown, shown_line, shown_lines};
 use super::wire::doctor::{Item, Status};
 use crate::checks::binding::Derived;
 use crate::checks::receipts::Status as ReceiptsStatus;
 use crate::policy::Mode;
 use crate::receipts::{State, UnknownCause};
 use crate::task::Task;
+use crate::text::FileText;
 use crate::verdict::{
     BriefDigest, CheckReport, ExitCode, Finding, Outcome, Report, Severity, TaskRef,
 };

@@ -53,7 +53,7 @@ pub fn verify_attached(id: &str, at: &str, signed: &Signed) -> String {
         }
     };
     let how = match signed {
-        Signed::By(how) => format!(", signed with {}", shown_line(how)),
+        Signed::By(how) => format!(", signed with {}", FileText::new(how)),
         Signed::Failed => ", unsigned: the signature could not be made (said above)".to_string(),
         Signed::NoKey(trust) => format!(
             ", unsigned: no user.signingKey is configured{}",
@@ -88,8 +88,8 @@ pub fn receipts_ride_along(remote: &str) -> String {
     format!(
         "gate: this push carries {} to {}: gate attaches and pushes no receipts beside it (`gate receipts push {}` merges and sends the latest)\n",
         crate::notes::NOTES_REF,
-        shown_line(remote),
-        shown_line(remote)
+        FileText::new(remote),
+        FileText::new(remote)
     )
 }
 
@@ -98,7 +98,7 @@ pub fn receipts_ride_along(remote: &str) -> String {
 pub fn init_signers_not_set(why: &str) -> String {
     format!(
         "gate: receipts.signers is not set: {}; list your key yourself (docs/receipts.md#signed-receipts)\n",
-        shown_line(why)
+        FileText::new(why)
     )
 }
 
@@ -106,7 +106,7 @@ pub fn init_signers_not_set(why: &str) -> String {
 pub fn verify_not_signed(id: &str, why: &str) -> String {
     format!(
         "{id}: receipt not signed: {}; a range counts an unsigned receipt only under `receipts.trust: any-pusher` (fix the signing key, or set gate.signReceipts false to stop trying)\n",
-        shown_line(why)
+        FileText::new(why)
     )
 }
 
@@ -155,9 +155,9 @@ pub fn status(task: Option<&TaskRef>, status: &ReceiptsStatus, code: ExitCode) -
                 };
                 format!(
                     "{}{}",
-                    shown_line(&reason),
+                    FileText::new(&reason),
                     path.as_ref()
-                        .map(|p| format!(" ({})", shown_line(p)))
+                        .map(|p| format!(" ({})", FileText::new(p)))
                         .unwrap_or_default()
                 )
             }
@@ -169,7 +169,7 @@ pub fn status(task: Option<&TaskRef>, status: &ReceiptsStatus, code: ExitCode) -
             state_word(&acceptance.state)
         );
         for bad in &acceptance.unreadable {
-            let _ = writeln!(s, "    ! unreadable receipt: {}", shown_line(bad));
+            let _ = writeln!(s, "    ! unreadable receipt: {}", FileText::new(bad));
         }
     }
     if !status.served.is_empty() {
@@ -187,7 +187,7 @@ pub fn status(task: Option<&TaskRef>, status: &ReceiptsStatus, code: ExitCode) -
                 sv.intent,
                 sv.criterion,
                 state,
-                shown_line(&sv.text)
+                FileText::new(&sv.text)
             );
         }
     }
@@ -226,7 +226,7 @@ pub fn receipts(w: &crate::report::wire::receipts::ReceiptsWire) -> String {
             .unwrap_or_default()
     };
     let (remote, local) = (short(&w.remote_notes), short(&w.local_notes));
-    let r = shown_line(&w.remote);
+    let r = FileText::new(&w.remote);
     let notes = crate::notes::NOTES_REF;
     let mut s = match (w.action, w.outcome) {
         ("fetch", "none_there") => {
@@ -312,7 +312,7 @@ pub fn receipts_sent(sent: &ReceiptsSent) -> String {
         }
         Attached::Failed(e) => said.push_str(&format!(
             "gate: receipts could not be attached to the pushed commits: {}\n",
-            shown_line(e)
+            FileText::new(e)
         )),
     }
     let remote = sent.remote;
@@ -322,17 +322,17 @@ pub fn receipts_sent(sent: &ReceiptsSent) -> String {
         )),
         Travelled::Nothing => {}
         Travelled::Sent => {
-            said.push_str(&format!("gate: {notes} pushed to {}\n", shown_line(remote)));
+            said.push_str(&format!("gate: {notes} pushed to {}\n", FileText::new(remote)));
         }
         Travelled::Failed(e) => said.push_str(&format!(
             "gate: receipts did not travel to {r}: {e}\ngate: CI will report each required check without a receipt as receipt_missing (\"no receipt travelled with the push\"); fix it, then run `gate receipts push {r}`\n",
-            r = shown_line(remote),
-            e = shown_line(e),
+            r = FileText::new(remote),
+            e = FileText::new(e),
         )),
         Travelled::Unreadable(e) => said.push_str(&format!(
             "gate: receipts did not travel to {}: {notes} cannot be read: {}\n",
-            shown_line(remote),
-            shown_line(e)
+            FileText::new(remote),
+            FileText::new(e)
         )),
     }
     said

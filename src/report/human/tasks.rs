@@ -9,7 +9,7 @@ pub fn brief_and_addenda(task: &crate::task::Task) -> String {
     let mut s = String::from("## Brief (verbatim)\n\n");
     match &task.body.brief {
         Some(b) => {
-            s.push_str(&shown(&b.text));
+            let _ = write!(s, "{}", FileText::new(&b.text).block());
             if !b.text.ends_with('\n') {
                 s.push('\n');
             }
@@ -18,7 +18,9 @@ pub fn brief_and_addenda(task: &crate::task::Task) -> String {
     }
     s.push_str("\n## Addenda\n");
     match &task.body.addenda {
-        Some(a) if !a.text.trim().is_empty() => s.push_str(&shown(&a.text)),
+        Some(a) if !a.text.trim().is_empty() => {
+            let _ = write!(s, "{}", FileText::new(&a.text).block());
+        }
         _ => s.push_str("\n(none)\n"),
     }
     s
@@ -29,24 +31,20 @@ pub fn task_lines(task: &TaskRef) -> String {
     let mut s = String::new();
     let mut named = Vec::new();
     if let Some(i) = &task.issue {
-        named.push(format!("issue {}", shown_line(i)));
+        named.push(format!("issue {}", i));
     }
     if let Some(i) = &task.intent {
-        named.push(format!("intent {}", shown_line(i)));
+        named.push(format!("intent {}", i));
     }
     if let Some(e) = &task.exemption {
-        named.push(format!("exempt: {}", shown_line(e)));
+        named.push(format!("exempt: {}", e));
     }
     let named = if named.is_empty() {
         String::new()
     } else {
         format!(" · {}", named.join(" · "))
     };
-    let _ = writeln!(
-        s,
-        "task {}{named}",
-        style::strong(OUT, shown_line(&task.id))
-    );
+    let _ = writeln!(s, "task {}{named}", style::strong(OUT, &task.id));
     if let Some(brief) = &task.brief {
         s.push_str(&brief_digest(brief));
     } else {
@@ -60,7 +58,7 @@ pub fn brief_digest(d: &BriefDigest) -> String {
     let mut s = String::new();
     for (i, line) in d.head.iter().enumerate() {
         let label = if i == 0 { "  brief: " } else { "         " };
-        let _ = writeln!(s, "{label}{}", style::hint(OUT, shown_line(line)));
+        let _ = writeln!(s, "{label}{}", style::hint(OUT, line));
     }
     if d.head.is_empty() {
         let _ = writeln!(s, "  brief: {}", style::warn(OUT, "(empty)"));
@@ -72,8 +70,8 @@ pub fn brief_digest(d: &BriefDigest) -> String {
     };
     let addenda = match (d.addenda, &d.latest) {
         (0, _) => "no addenda".to_string(),
-        (1, Some(l)) => format!("1 addendum: {}", shown_line(l)),
-        (n, Some(l)) => format!("{n} addenda, latest: {}", shown_line(l)),
+        (1, Some(l)) => format!("1 addendum: {}", l),
+        (n, Some(l)) => format!("{n} addenda, latest: {}", l),
         (n, None) => format!("{n} addenda"),
     };
     let _ = writeln!(
@@ -112,14 +110,14 @@ pub fn binding(d: &Derived) -> String {
         if named.is_empty() {
             "nothing".into()
         } else {
-            shown_line(&named.join(" · ")).into_owned()
+            FileText::new(&named.join(" · ")).to_string()
         }
     );
     if !j.issues.is_empty() {
-        let _ = writeln!(s, "  issues: {}", shown_line(&j.issues.join(", ")));
+        let _ = writeln!(s, "  issues: {}", FileText::new(&j.issues.join(", ")));
     }
     if !j.intents.is_empty() {
-        let _ = writeln!(s, "  intents: {}", shown_line(&j.intents.join(", ")));
+        let _ = writeln!(s, "  intents: {}", FileText::new(&j.intents.join(", ")));
     }
     for (sv, state) in d.served.iter().zip(&d.states) {
         let _ = writeln!(s, "  criterion {}#{}: {state}", sv.intent, sv.criterion);
@@ -129,7 +127,7 @@ pub fn binding(d: &Derived) -> String {
             s,
             "  {} {}",
             style::dim(Out::Stdout, "note:"),
-            shown_line(n)
+            FileText::new(n)
         );
     }
     for r in &j.refusals {
@@ -143,13 +141,13 @@ pub fn binding(d: &Derived) -> String {
             "  {} {}{on} {}",
             style::refused(Out::Stdout, "✗"),
             style::strong(Out::Stdout, r.cause),
-            shown_line(&r.message)
+            FileText::new(&r.message)
         );
         let _ = writeln!(
             s,
             "      {} {}",
             style::hint(Out::Stdout, "decide:"),
-            shown_line(&r.decide)
+            FileText::new(&r.decide)
         );
     }
     if !d.pins.plan_revision.is_empty() {
@@ -207,8 +205,8 @@ pub fn handover_refused(id: &str, refusals: &[crate::binding::Refusal]) -> Strin
             text,
             "  {}: {}\n    decide: {}",
             r.cause,
-            shown_line(&r.message),
-            shown_line(&r.decide)
+            FileText::new(&r.message),
+            FileText::new(&r.decide)
         );
     }
     text
@@ -255,15 +253,15 @@ pub fn started(started: &Started) -> String {
         file.display(),
         baseline.short()
     );
-    text.push_str(&format!("  scope: {}\n", shown_line(&scope.join(", "))));
+    text.push_str(&format!("  scope: {}\n", FileText::new(&scope.join(", "))));
     for n in notes.iter() {
-        text.push_str(&format!("  note: {}\n", shown_line(n)));
+        text.push_str(&format!("  note: {}\n", FileText::new(n)));
     }
     if let Some((plan, judgement)) = binding {
         text.push_str(&started_binding(plan, judgement));
     }
     for w in warnings.iter() {
-        text.push_str(&format!("  warning: {}\n", shown_lines(w, "    ")));
+        text.push_str(&format!("  warning: {}\n", FileText::new(w).lines("    ")));
     }
     text.push_str(&task_lines(task));
     text.push_str("it is now this worktree's active task; commit its file with the work\n");
@@ -282,17 +280,17 @@ pub(super) fn started_binding(plan: &crate::plan::Plan, j: &crate::binding::Judg
                 if let Some(intent) = plan.intent(id) {
                     s.push_str(&format!(
                         "  intent {}: {}\n",
-                        shown_line(id),
-                        shown_line(&intent.statement)
+                        FileText::new(id),
+                        FileText::new(&intent.statement)
                     ));
                 }
             }
             for sv in crate::binding::judged_criteria(plan, j) {
                 s.push_str(&format!(
                     "    serves {}#{}: {}\n",
-                    shown_line(&sv.intent),
-                    shown_line(&sv.criterion),
-                    shown_line(&sv.text)
+                    FileText::new(&sv.intent),
+                    FileText::new(&sv.criterion),
+                    FileText::new(&sv.text)
                 ));
             }
         }
@@ -302,13 +300,13 @@ pub(super) fn started_binding(plan: &crate::plan::Plan, j: &crate::binding::Judg
             let description = j
                 .exemption_description
                 .as_deref()
-                .map(|d| format!(": {}", shown_line(d)))
+                .map(|d| format!(": {}", FileText::new(d)))
                 .unwrap_or_default();
             let because = j.named.because.as_deref().unwrap_or_default();
             s.push_str(&format!(
                 " · {}{description} · because: {}\n",
-                shown_line(class),
-                shown_line(because)
+                FileText::new(class),
+                FileText::new(because)
             ));
         }
         crate::binding::Standing::Refused => s.push('\n'),
@@ -323,7 +321,7 @@ pub fn resolved(task: &TaskRef, answer: &str, message: &str) -> String {
     text.push_str(&format!(
         "handover {}: {answer}\n  {}\n",
         task.id,
-        shown_line(message)
+        FileText::new(message)
     ));
     text
 }
@@ -332,7 +330,7 @@ pub fn resolved(task: &TaskRef, answer: &str, message: &str) -> String {
 /// (C1 controls, bidi overrides) is shown, never obeyed.
 pub(super) fn yaml_str(s: Option<&str>) -> String {
     s.map_or("null".into(), |s| {
-        shown_line(&serde_json::to_string(s).expect("a string serialises")).into_owned()
+        FileText::new(&serde_json::to_string(s).expect("a string serialises")).to_string()
     })
 }
 
@@ -407,16 +405,16 @@ pub fn task_list(tasks: &[&Task], errors: &[String], active: Option<&str>) -> St
         let named = r
             .issue
             .as_ref()
-            .map(|i| format!("issue {}", shown_line(i)))
+            .map(|i| format!("issue {}", FileText::new(i)))
             .or_else(|| {
                 r.intent
                     .as_ref()
-                    .map(|i| format!("intent {}", shown_line(i)))
+                    .map(|i| format!("intent {}", FileText::new(i)))
             })
             .or_else(|| {
                 r.exemption
                     .as_ref()
-                    .map(|e| format!("exempt {}", shown_line(&e.class)))
+                    .map(|e| format!("exempt {}", FileText::new(&e.class)))
             })
             .unwrap_or_else(|| "nothing named".into());
         let first = t
@@ -432,21 +430,21 @@ pub fn task_list(tasks: &[&Task], errors: &[String], active: Option<&str>) -> St
             .unwrap_or_default();
         text.push_str(&format!(
             "{mark} {:<20} {:<9} {:<16} {}\n",
-            shown_line(&r.id),
+            FileText::new(&r.id),
             r.status.as_str(),
             named,
-            shown_line(first.trim())
+            FileText::new(first.trim())
         ));
     }
     for e in errors {
-        text.push_str(&format!("! {}\n", shown_line(e)));
+        text.push_str(&format!("! {}\n", FileText::new(e)));
     }
     if let Some(a) = active
         && !tasks.iter().any(|t| t.record.id == a)
     {
         text.push_str(&format!(
             "! the active task `{}` has no task file\n",
-            shown_line(a)
+            FileText::new(a)
         ));
     }
     text
@@ -467,34 +465,34 @@ pub fn task_shown(
     text.push_str(&format!(
         "  status {} · created {} by {} ({}) · baseline {}\n  scope: {}\n",
         r.status.as_str(),
-        shown_line(&r.created_at),
-        shown_line(&r.operator),
-        shown_line(&r.created_by),
-        shown_line(r.baseline.get(..12).unwrap_or(&r.baseline)),
-        shown_line(&r.scope.join(", "))
+        FileText::new(&r.created_at),
+        FileText::new(&r.operator),
+        FileText::new(&r.created_by),
+        FileText::new(r.baseline.get(..12).unwrap_or(&r.baseline)),
+        FileText::new(&r.scope.join(", "))
     ));
     for added in trusted {
         text.push_str(&format!(
             "  scope added: {} ({}, {}): {}\n",
-            shown_line(&added.glob),
-            shown_line(&added.author),
-            shown_line(&added.time),
-            shown_line(&added.because)
+            FileText::new(&added.glob),
+            FileText::new(&added.author),
+            FileText::new(&added.time),
+            FileText::new(&added.because)
         ));
     }
     for added in &task.scope_added {
         if !trusted.iter().any(|t| t.glob == added.glob) {
             text.push_str(&format!(
                 "  ! scope entry not recorded by `gate task scope add`, so not judged with: {}\n",
-                shown_line(&added.glob)
+                FileText::new(&added.glob)
             ));
         }
     }
     if let Some(e) = &r.exemption {
         text.push_str(&format!(
             "  exemption: {} because {}\n",
-            shown_line(&e.class),
-            shown_line(&e.because)
+            FileText::new(&e.class),
+            FileText::new(&e.because)
         ));
     }
     text.push('\n');
@@ -503,14 +501,14 @@ pub fn task_shown(
         && !n.text.trim().is_empty()
     {
         text.push_str("\n## Implementation notes\n");
-        text.push_str(&shown(&n.text));
+        let _ = write!(text, "{}", FileText::new(&n.text).block());
     }
     for p in &task.body.problems {
         text.push_str(&format!(
             "\n! {}:{}: {}\n",
             task.file.display(),
             p.line,
-            shown_line(&p.message)
+            FileText::new(&p.message)
         ));
     }
     text
@@ -526,14 +524,14 @@ pub struct SwitchedOn<'a> {
 /// The human rendering of `gate task switch`: the active task, the branch
 /// it is tied to (or why not), and the task.
 pub fn switched(id: &str, on: Option<&SwitchedOn>, task: &TaskRef) -> String {
-    let mut text = format!("active task: {}\n", shown_line(id));
+    let mut text = format!("active task: {}\n", FileText::new(id));
     if let Some(on) = on {
         match &on.tied {
-            Ok(()) => text.push_str(&format!("  on branch {}\n", shown_line(on.branch))),
+            Ok(()) => text.push_str(&format!("  on branch {}\n", FileText::new(on.branch))),
             Err(why) => text.push_str(&format!(
                 "  warning: not recorded for branch {} ({}): checking it out again will not re-activate the task\n",
-                shown_line(on.branch),
-                shown_line(why)
+                FileText::new(on.branch),
+                FileText::new(why)
             )),
         }
     }
@@ -579,7 +577,7 @@ pub fn task_changed(change: &TaskChange, commit: &crate::context::TaskCommit) ->
             if let Some(why) = not_recorded {
                 said.push_str(&format!(
                     "  warning: not recorded in this clone ({}): the doors count the addition once the task file is committed\n",
-                    shown_line(why)
+                    FileText::new(why)
                 ));
             }
             said

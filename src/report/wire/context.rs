@@ -5,6 +5,8 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use crate::text::FileText;
+
 pub const CONTEXT_SCHEMA: &str = "gate.context/1";
 
 #[derive(Serialize, JsonSchema)]
@@ -16,7 +18,7 @@ pub struct ContextWire {
     /// `null` when no task is active (then `unknowns` says so).
     pub task: Option<ContextTaskWire>,
     /// The brief, verbatim; `null` when none is recorded or there is no task.
-    pub brief: Option<String>,
+    pub brief: Option<FileText>,
     pub addenda: Vec<AddendumWire>,
     /// The agent's decisions that conflict with the operator's words and
     /// that no operator's answer has closed (docs/brief.md).
@@ -36,66 +38,66 @@ pub struct ContextWire {
 
 #[derive(Serialize, JsonSchema)]
 pub struct ContextTaskWire {
-    pub id: String,
+    pub id: FileText,
     pub status: &'static str,
-    pub file: String,
-    pub operator: String,
-    pub created_at: String,
-    pub baseline: String,
-    pub issue: Option<String>,
-    pub intent: Option<String>,
+    pub file: FileText,
+    pub operator: FileText,
+    pub created_at: FileText,
+    pub baseline: FileText,
+    pub issue: Option<FileText>,
+    pub intent: Option<FileText>,
     pub exemption: Option<ExemptionWire>,
 }
 
 #[derive(Serialize, JsonSchema)]
 pub struct ExemptionWire {
-    pub class: String,
-    pub because: String,
+    pub class: FileText,
+    pub because: FileText,
     /// The class's description as the policy declares it; `null` when the
     /// policy declares no such class (the binding refuses it).
-    pub description: Option<String>,
+    pub description: Option<FileText>,
 }
 
 #[derive(Serialize, JsonSchema)]
 pub struct AddendumWire {
     /// The entry's heading line, as written (`### 2026-… · amendment · Ada`).
-    pub heading: String,
+    pub heading: FileText,
     /// The entry's text after its heading, verbatim.
-    pub text: String,
+    pub text: FileText,
 }
 
 #[derive(Serialize, JsonSchema)]
 pub struct ScopeWire {
     /// The recorded `scope` (docs/trust.md: judged from the recorded version).
-    pub recorded: Vec<String>,
+    pub recorded: Vec<FileText>,
     /// The additions `gate task scope add` recorded.
     pub added: Vec<AddedWire>,
     /// Both, in order, without repeats: what the scope check judges with.
-    pub effective: Vec<String>,
+    pub effective: Vec<FileText>,
 }
 
 #[derive(Serialize, JsonSchema)]
 pub struct AddedWire {
-    pub glob: String,
-    pub because: String,
-    pub author: String,
-    pub time: String,
+    pub glob: FileText,
+    pub because: FileText,
+    pub author: FileText,
+    pub time: FileText,
 }
 
 #[derive(Serialize, JsonSchema)]
 pub struct IntentWire {
-    pub id: String,
+    pub id: FileText,
     pub status: &'static str,
-    pub statement: String,
-    pub invariants: Vec<String>,
-    pub non_goals: Vec<String>,
+    pub statement: FileText,
+    pub invariants: Vec<FileText>,
+    pub non_goals: Vec<FileText>,
 }
 
 #[derive(Serialize, JsonSchema)]
 pub struct CriterionWire {
-    pub intent: String,
-    pub criterion: String,
-    pub text: String,
+    pub intent: FileText,
+    pub criterion: FileText,
+    pub text: FileText,
     /// The worst state of its checks, or `unevidenced`.
     pub state: &'static str,
     pub evidence: Vec<EvidenceWire>,
@@ -103,33 +105,33 @@ pub struct CriterionWire {
 
 #[derive(Serialize, JsonSchema)]
 pub struct EvidenceWire {
-    pub check: String,
+    pub check: FileText,
     /// `passed`, `failed`, `stale`, `running`, `missing`, `unknown`.
     pub state: &'static str,
     /// For `stale`: why; for `unknown`: the reason.
-    pub why: Option<String>,
+    pub why: Option<FileText>,
 }
 
 #[derive(Serialize, JsonSchema)]
 pub struct ContextCritiqueWire {
-    pub intent: String,
-    pub reviewed_at: String,
+    pub intent: FileText,
+    pub reviewed_at: FileText,
     /// Who reviewed, when the critique records it.
-    pub reviewed_by: Option<String>,
+    pub reviewed_by: Option<FileText>,
     pub findings: Vec<CritiqueFindingWire>,
     /// The ids of the blocking findings that are still open.
-    pub open_blocking: Vec<String>,
+    pub open_blocking: Vec<FileText>,
 }
 
 #[derive(Serialize, JsonSchema)]
 pub struct CritiqueFindingWire {
-    pub id: String,
+    pub id: FileText,
     pub blocking: bool,
     pub open: bool,
-    pub text: String,
-    pub resolution: Option<String>,
+    pub text: FileText,
+    pub resolution: Option<FileText>,
     /// The issue it is planned in, when it records one.
-    pub planned_in: Option<String>,
+    pub planned_in: Option<FileText>,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -138,17 +140,17 @@ pub struct BindingStandingWire {
     pub standing: &'static str,
     /// The policy's `binding` mode: what a refusal costs.
     pub mode: &'static str,
-    pub issues: Vec<String>,
-    pub intents: Vec<String>,
-    pub notes: Vec<String>,
+    pub issues: Vec<FileText>,
+    pub intents: Vec<FileText>,
+    pub notes: Vec<FileText>,
     pub refusals: Vec<ContextRefusalWire>,
 }
 
 #[derive(Serialize, JsonSchema)]
 pub struct ContextRefusalWire {
     pub cause: &'static str,
-    pub message: String,
-    pub decide: String,
+    pub message: FileText,
+    pub decide: FileText,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -168,18 +170,18 @@ pub struct ConflictWire {
     pub round: usize,
     /// Its line in the task file.
     pub line: usize,
-    pub stage: String,
+    pub stage: FileText,
     /// What the agent decided (the entry's summary).
-    pub summary: String,
+    pub summary: FileText,
     /// What it contradicts, as recorded.
-    pub conflict: String,
+    pub conflict: FileText,
 }
 
 #[derive(Serialize, JsonSchema)]
 pub struct NextWire {
     /// A command to run, as typed.
-    pub command: String,
-    pub why: String,
+    pub command: FileText,
+    pub why: FileText,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -187,6 +189,6 @@ pub struct UnknownWire {
     /// The part that could not be read: `task`, `policy`, `plan`, `scope`,
     /// `criteria`, `binding`.
     pub part: &'static str,
-    pub reason: String,
-    pub decide: String,
+    pub reason: FileText,
+    pub decide: FileText,
 }

@@ -63,7 +63,7 @@ pub struct TaskWire<'a> {
 
 #[derive(Serialize, JsonSchema)]
 pub struct BriefWire<'a> {
-    pub head: &'a [String],
+    pub head: &'a [crate::text::FileText],
     pub more: bool,
     pub addenda: usize,
     pub latest: Option<&'a str>,
