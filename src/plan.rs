@@ -1745,6 +1745,40 @@ critiques:
     }
 
     #[test]
+    fn a_critique_without_a_revision_is_a_lint() {
+        let plan = parse_text(
+            "critiques:\n  - intent: I\n    reviewed_at: 2026-11-20\n  - intent: J\n    reviewed_at: 2026-11-20\n    intent_revision: ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff\n",
+        )
+        .unwrap();
+        let lints: Vec<_> = plan
+            .critique_lints()
+            .into_iter()
+            .map(|f| (f.cause, f.key))
+            .collect();
+        assert_eq!(
+            lints,
+            [(cause::CRITIQUE_NOT_STAMPED, "critiques[0]".to_string())]
+        );
+    }
+
+    #[test]
+    fn a_source_no_fingerprint_covers_is_a_fault() {
+        let plan = parse_text(
+            "checks:\n  - id: a\n    command: make\n    sources: [src, .gate/policy.yaml]\n",
+        )
+        .unwrap();
+        let faults: Vec<_> = plan
+            .source_faults()
+            .into_iter()
+            .map(|f| (f.cause, f.key))
+            .collect();
+        assert_eq!(
+            faults,
+            [(cause::SOURCE_UNDER_GATE, "checks[0].sources[1]".to_string())]
+        );
+    }
+
+    #[test]
     fn critique_dates_and_revisions_are_validated() {
         let critique = |reviewed: &str, revision: &str| {
             format!("critiques:\n  - intent: I\n    reviewed_at: {reviewed}\n{revision}")

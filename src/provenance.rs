@@ -132,19 +132,9 @@ pub fn with_exclusions(range: &str, not: &[String]) -> String {
 /// Resolve `A..B` (`A..` and `..B` mean HEAD on the empty side), followed
 /// by any `^REV` whose commits are left out too ([`with_exclusions`]).
 pub fn parse_range(repo: &Repo, spec: &str) -> Result<RangeSpec, Box<Finding>> {
-    let mut words = spec.split(' ');
-    let range = words.next().unwrap_or_default();
+    let (range, left_out) = range_words(spec)?;
     let mut others = Vec::new();
-    let mut left_out = Vec::new();
-    for word in words.filter(|w| !w.is_empty()) {
-        let Some(rev) = word.strip_prefix('^') else {
-            return Err(Box::new(unknown(
-                "range_invalid",
-                format!("`{spec}` is not a range A..B"),
-                "give the range as BASE..TIP",
-                Subject::default(),
-            )));
-        };
+    for &rev in &left_out {
         let id = repo.resolve_commit(rev).map_err(|e| {
             unknown(
                 "range_invalid",
@@ -154,7 +144,6 @@ pub fn parse_range(repo: &Repo, spec: &str) -> Result<RangeSpec, Box<Finding>> {
             )
         })?;
         others.push(id);
-        left_out.push(rev);
     }
     let mut range = parse_plain_range(repo, range)?;
     if let Base::Commit(base) = range.base
@@ -166,7 +155,30 @@ pub fn parse_range(repo: &Repo, spec: &str) -> Result<RangeSpec, Box<Finding>> {
     Ok(range)
 }
 
-fn parse_plain_range(repo: &Repo, spec: &str) -> Result<RangeSpec, Box<Finding>> {
+/// A range as [`parse_range`] reads it, by its words alone: the range
+/// (`A..B`) and the revisions after it whose commits are left out
+/// (`^REV`); any other word is `range_invalid`.
+fn range_words(spec: &str) -> Result<(&str, Vec<&str>), Box<Finding>> {
+    let mut words = spec.split(' ');
+    let range = words.next().unwrap_or_default();
+    let mut left_out = Vec::new();
+    for word in words.filter(|w| !w.is_empty()) {
+        let Some(rev) = word.strip_prefix('^') else {
+            return Err(Box::new(unknown(
+                "range_invalid",
+                format!("`{spec}` is not a range A..B"),
+                "give the range as BASE..TIP",
+                Subject::default(),
+            )));
+        };
+        left_out.push(rev);
+    }
+    Ok((range, left_out))
+}
+
+/// `A..B`'s two sides, an empty one `HEAD`; not `A..B`, or `A...B`, is
+/// `range_invalid`.
+fn range_sides(spec: &str) -> Result<(&str, &str), Box<Finding>> {
     let Some((a, b)) = spec.split_once("..") else {
         return Err(Box::new(unknown(
             "range_invalid",
@@ -185,6 +197,11 @@ fn parse_plain_range(repo: &Repo, spec: &str) -> Result<RangeSpec, Box<Finding>>
     }
     let a = if a.is_empty() { "HEAD" } else { a };
     let b = if b.is_empty() { "HEAD" } else { b };
+    Ok((a, b))
+}
+
+fn parse_plain_range(repo: &Repo, spec: &str) -> Result<RangeSpec, Box<Finding>> {
+    let (a, b) = range_sides(spec)?;
     let base = repo
         .resolve_commit(a)
         .map_err(|e| base_unavailable(repo, a, &e))?;
@@ -867,41 +884,8 @@ fn walk_range<'r>(
             let commits = walked.commits().to_vec();
             (walked, commits, ancestor)
         });
-    let (walked, commits) = match walked {
-        Ok((walked, commits, true)) => (walked, commits),
-        Ok((_, commits, false)) => {
-            let base = hidden[0];
-            // In a shallow clone the answer is only definite when the walk
-            // from the tip never reached the boundary.
-            if commits.iter().any(|id| shallow.contains(id)) {
-                return Err(ended(
-                    format!("{} not provable", range.label),
-                    unknown(
-                        "shallow_history",
-                        format!(
-                            "the clone is shallow: whether the baseline {} is an ancestor of {} lies beyond its boundary",
-                            base.short(),
-                            range.tip.short()
-                        ),
-                        SHALLOW_DECIDE,
-                        subject(Some(base)),
-                    ),
-                ));
-            }
-            return Err(ended(
-                format!("{} not a range", range.label),
-                finding(
-                    "baseline_not_ancestor",
-                    format!(
-                        "the baseline {} is not an ancestor of {}",
-                        base.short(),
-                        range.tip.short()
-                    ),
-                    "rebase the work onto its baseline, or check a range whose base the tip descends from",
-                    subject(Some(base)),
-                ),
-            ));
-        }
+    let (walked, commits, ancestor) = match walked {
+        Ok(walked) => walked,
         Err(e) => {
             // The message names the absent object; the base is not it.
             return Err(ended(
@@ -910,6 +894,61 @@ fn walk_range<'r>(
             ));
         }
     };
+    judge_shape(range, &commits, ancestor, shallow, opts)?;
+    Ok((walked, commits))
+}
+
+/// The range's shape, judged from what its walk found: `commits` (newest
+/// first), whether the base is an ancestor of the tip, the clone's shallow
+/// boundaries. A base the tip does not descend from is
+/// `baseline_not_ancestor` (`shallow_history` when the walk met the
+/// boundary first); an empty range is `empty_range` — a blocker, `info` in
+/// a push or for a task whose commits the remotes already hold — or, for
+/// a task's own range, `no_commits_yet`. Pure: the walk gathers, this
+/// judges.
+fn judge_shape(
+    range: &RangeSpec,
+    commits: &[Oid],
+    ancestor: bool,
+    shallow: &HashSet<Oid>,
+    opts: &Options,
+) -> Result<(), Box<Ended>> {
+    let ended = |summary: String, finding: Finding| Box::new(Ended { summary, finding });
+    let subject = |commit: Option<Oid>| commit_subject(range, commit);
+    // A new branch's range (`Base::Hidden`) has no base to descend from.
+    if let (false, Base::Commit(base) | Base::Within { base, .. }) = (ancestor, &range.base) {
+        let base = *base;
+        // In a shallow clone the answer is only definite when the walk
+        // from the tip never reached the boundary.
+        if commits.iter().any(|id| shallow.contains(id)) {
+            return Err(ended(
+                format!("{} not provable", range.label),
+                unknown(
+                    "shallow_history",
+                    format!(
+                        "the clone is shallow: whether the baseline {} is an ancestor of {} lies beyond its boundary",
+                        base.short(),
+                        range.tip.short()
+                    ),
+                    SHALLOW_DECIDE,
+                    subject(Some(base)),
+                ),
+            ));
+        }
+        return Err(ended(
+            format!("{} not a range", range.label),
+            finding(
+                "baseline_not_ancestor",
+                format!(
+                    "the baseline {} is not an ancestor of {}",
+                    base.short(),
+                    range.tip.short()
+                ),
+                "rebase the work onto its baseline, or check a range whose base the tip descends from",
+                subject(Some(base)),
+            ),
+        ));
+    }
     if commits.is_empty()
         && opts.task_range
         && let Base::Within { base, .. } = &range.base
@@ -974,7 +1013,7 @@ fn walk_range<'r>(
             ),
         ));
     }
-    Ok((walked, commits))
+    Ok(())
 }
 
 /// What the judgement of a range's commits gathers as it goes.
@@ -1983,5 +2022,224 @@ mod tests {
         let one = judge_pending(&rules, &tasks(), Some(("T-1", &held)), &touched, &pending);
         assert_eq!(one.attribution, Attribution::Task);
         assert_eq!(causes(&one), ["path_outside_scope"]);
+    }
+
+    // The range's own judgements: its words, its shape, the commits it
+    // does not diff, the scope additions it brings, what git could not
+    // give. Plain data in, findings out.
+
+    const BASE: &str = "3333333333333333333333333333333333333333";
+
+    fn ranged(base: Base) -> RangeSpec {
+        RangeSpec {
+            base,
+            tip: oid(TIP),
+            label: "B..T".into(),
+            ref_name: None,
+        }
+    }
+
+    /// What [`judge_shape`] ends with: (cause, severity), or `None`.
+    fn shape(
+        base: Base,
+        commits: &[Oid],
+        ancestor: bool,
+        shallow: &[Oid],
+        push: bool,
+        task_range: bool,
+    ) -> Option<(&'static str, Severity)> {
+        let opts = Options {
+            push,
+            task_range,
+            ..Options::default()
+        };
+        let shallow: HashSet<Oid> = shallow.iter().copied().collect();
+        judge_shape(&ranged(base), commits, ancestor, &shallow, &opts)
+            .err()
+            .map(|e| (e.finding.cause, e.finding.severity))
+    }
+
+    #[test]
+    fn a_base_the_tip_does_not_descend_from_is_refused_unless_the_clone_hides_it() {
+        let commits = [oid(COMMIT)];
+        assert_eq!(
+            shape(Base::Commit(oid(BASE)), &commits, false, &[], false, false),
+            Some(("baseline_not_ancestor", Severity::Blocker))
+        );
+        let within = || Base::Within {
+            base: oid(BASE),
+            others: vec![],
+        };
+        assert_eq!(
+            shape(within(), &commits, false, &[], false, true),
+            Some(("baseline_not_ancestor", Severity::Blocker))
+        );
+        // The walk met the shallow boundary before it could tell.
+        assert_eq!(
+            shape(
+                Base::Commit(oid(BASE)),
+                &commits,
+                false,
+                &commits,
+                false,
+                false
+            ),
+            Some(("shallow_history", Severity::Unknown))
+        );
+        assert_eq!(
+            shape(Base::Commit(oid(BASE)), &commits, true, &[], false, false),
+            None
+        );
+        // A new branch's range has no base to descend from.
+        assert_eq!(
+            shape(Base::Hidden(vec![]), &commits, false, &[], true, false),
+            None
+        );
+    }
+
+    #[test]
+    fn an_empty_range_is_said_as_where_it_is_checked_asks() {
+        let base = || Base::Commit(oid(BASE));
+        assert_eq!(
+            shape(base(), &[], true, &[], false, false),
+            Some(("empty_range", Severity::Blocker))
+        );
+        assert_eq!(
+            shape(base(), &[], true, &[], true, false),
+            Some(("empty_range", Severity::Info))
+        );
+        assert_eq!(
+            shape(base(), &[], true, &[], false, true),
+            Some(("no_commits_yet", Severity::Info))
+        );
+        // A task's range whose commits the remotes already hold.
+        let pushed = Base::Within {
+            base: oid(BASE),
+            others: vec![oid(TIP)],
+        };
+        assert_eq!(
+            shape(pushed, &[], true, &[], false, true),
+            Some(("empty_range", Severity::Info))
+        );
+        // A task started at the tip has no commits yet.
+        let at_tip = Base::Within {
+            base: oid(TIP),
+            others: vec![],
+        };
+        assert_eq!(
+            shape(at_tip, &[], true, &[], false, true),
+            Some(("no_commits_yet", Severity::Info))
+        );
+    }
+
+    #[test]
+    fn a_range_is_two_sides_and_left_out_revisions() {
+        let cause = |r: Result<(&str, &str), Box<Finding>>| r.err().map(|f| f.cause);
+        assert_eq!(range_sides("a..b").ok(), Some(("a", "b")));
+        assert_eq!(range_sides("..b").ok(), Some(("HEAD", "b")));
+        assert_eq!(range_sides("a..").ok(), Some(("a", "HEAD")));
+        assert_eq!(cause(range_sides("a")), Some("range_invalid"));
+        assert_eq!(cause(range_sides("a...b")), Some("range_invalid"));
+        let (range, not) = range_words("a..b ^c  ^d").expect("words");
+        assert_eq!((range, not), ("a..b", vec!["c", "d"]));
+        assert_eq!(
+            range_words("a..b c").err().map(|f| f.cause),
+            Some("range_invalid")
+        );
+    }
+
+    #[test]
+    fn commits_the_walk_does_not_diff_are_imported_or_unknown() {
+        let range = range();
+        let rules = rules(&range, Merges::Inspect, false);
+        let (imported, boundary, plain) = (oid(COMMIT), oid(BASE), oid(TIP));
+        let mut tally = Tally::default();
+        undiffed_findings(
+            &[plain, imported, boundary],
+            &HashSet::from([imported]),
+            &HashSet::from([boundary]),
+            "upstream/main",
+            &rules,
+            &mut tally,
+        );
+        let found: Vec<_> = tally
+            .out
+            .iter()
+            .map(|(at, f)| (*at, f.cause, f.severity, f.subject.commit.clone()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    1,
+                    "imported_commit",
+                    Severity::Info,
+                    Some(COMMIT.to_string())
+                ),
+                (
+                    2,
+                    "shallow_history",
+                    Severity::Unknown,
+                    Some(BASE.to_string())
+                ),
+            ]
+        );
+        assert_eq!(tally.walked_tasks.undiffed, [imported, boundary]);
+    }
+
+    #[test]
+    fn each_scope_addition_a_range_brings_is_said() {
+        let mut set = tasks();
+        if let Some(view) = set.tasks.get_mut("T-1") {
+            view.added.push(crate::brief::ScopeAddition {
+                time: "2026-12-01T10:00:00Z".into(),
+                author: "Ada".into(),
+                glob: "docs/**".into(),
+                because: "the guide".into(),
+            });
+        }
+        let touched = BTreeSet::from(["T-1".to_string(), "T-2".to_string()]);
+        let found = widened_findings(&set, &touched, &range());
+        let found: Vec<_> = found
+            .iter()
+            .map(|f| (f.cause, f.severity, f.subject.task.clone()))
+            .collect();
+        assert_eq!(
+            found,
+            [("scope_widened", Severity::Info, Some("T-1".to_string()))]
+        );
+    }
+
+    #[test]
+    fn what_git_could_not_give_is_unknown_by_what_would_decide_it() {
+        let cause = |e: GitError| git_unknown(&e, Subject::default()).cause;
+        assert_eq!(
+            cause(GitError::MissingObject { id: COMMIT.into() }),
+            "object_missing"
+        );
+        assert_eq!(
+            cause(GitError::MissingInDiff {
+                id: COMMIT.into(),
+                context: "diffing".into()
+            }),
+            "object_missing"
+        );
+        assert_eq!(
+            cause(GitError::ShallowBoundary {
+                commit: COMMIT.into(),
+                parent: BASE.into()
+            }),
+            "shallow_history"
+        );
+        assert_eq!(
+            cause(GitError::ShallowMergeBase {
+                commit: COMMIT.into()
+            }),
+            "shallow_history"
+        );
+        assert_eq!(
+            cause(GitError::UnknownRevision { spec: "x".into() }),
+            "input_unreadable"
+        );
     }
 }
