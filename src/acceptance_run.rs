@@ -28,7 +28,7 @@ pub struct Run<'a> {
     pub store: &'a Store,
     /// The declaration run: its command, and the contract the receipt names.
     pub acceptance: &'a AcceptanceCheck,
-    /// The receipt key of the work tree ([`crate::context::worktree_key`]).
+    /// The receipt key of the work tree ([`crate::ctx::worktree_key`]).
     pub worktree: String,
     /// The task it is made for: its id and its record's `created_at`.
     pub task: Option<(String, String)>,

@@ -229,7 +229,7 @@ const PER_CHECK_DIRS: &[&str] = &["receipts", "running", "logs"];
 /// directory belongs — is left to the read or write that meets it (gate
 /// creates what is absent; a file in a directory's place fails that one
 /// step, as before). Every verb that opens a work tree asks this before it
-/// touches its state (`crate::context::Ctx::open`).
+/// touches its state (`crate::ctx::Ctx::open`).
 pub fn check_state_dir(dir: &Path) -> Result<(), ReadError> {
     let Ok(base) = Dir::open(dir) else {
         return Ok(());

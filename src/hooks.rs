@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::fsutil;
 
 /// The hooks gate manages and their templates (POSIX sh, LF endings).

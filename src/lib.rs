@@ -21,7 +21,7 @@ pub mod checks;
 pub mod cli;
 pub mod clock;
 pub mod commands;
-pub mod context;
+pub mod ctx;
 pub mod digest;
 pub mod error;
 pub mod external_edits;

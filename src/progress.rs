@@ -2,7 +2,7 @@
 //! else nowhere (a meter on a pipe or in a log is noise). Data goes to
 //! stdout and is never shown here.
 //!
-//! The sink is injected: a verb's [`crate::context::Ctx`] holds the one it
+//! The sink is injected: a verb's [`crate::ctx::Ctx`] holds the one it
 //! runs with, and the long steps that show a meter — the provenance walk
 //! (`crate::provenance`) and the fingerprint's reads
 //! (`crate::fingerprint`) — take it as an input, each drawing its own

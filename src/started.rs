@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::error::Failure;
 use crate::task as tasks;
 

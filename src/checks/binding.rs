@@ -6,7 +6,7 @@
 use super::{TaskState, loaded};
 use crate::binding::{self, Judgement, Naming};
 use crate::cli::NamingArgs;
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::error::Failure;
 use crate::plan::Plan;
 use crate::policy::Policy;
@@ -88,7 +88,7 @@ fn evidence_states(
         None => crate::fingerprint::Touched::none(),
     };
     let store = Store::new(&ctx.repo.common_dir());
-    let worktree = crate::context::worktree_key(ctx);
+    let worktree = crate::ctx::worktree_key(ctx);
     // Receipts count for this task only, not an earlier one of the same id.
     // A task being started (no file yet) has no receipt at all: it is
     // created now.

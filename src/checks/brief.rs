@@ -15,7 +15,7 @@ use std::path::Path;
 use super::{Target, TaskState};
 use crate::brief::{self, Weight};
 use crate::clock::{Date, Timestamp};
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::git::{ChangeKind, Oid, Repo};
 use crate::load::{self, LoadError};
 use crate::path::RepoPath;

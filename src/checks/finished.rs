@@ -13,7 +13,7 @@
 
 use std::path::Path;
 
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::git::{Head, Oid};
 use crate::policy::Policy;
 use crate::task::{self as tasks, Task, TaskStatus};

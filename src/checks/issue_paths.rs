@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::error::Failure;
 
 /// Under `binding: required`: `glob` lies within the paths of the issues

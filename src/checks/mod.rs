@@ -25,7 +25,7 @@ pub mod scope;
 pub mod trusted;
 
 use crate::cli::CheckName;
-use crate::context::{Ctx, policy_origin, task_ref};
+use crate::ctx::{Ctx, policy_origin, task_ref};
 use crate::error::Failure;
 use crate::load::LoadError;
 use crate::policy::LoadedPolicy;

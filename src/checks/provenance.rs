@@ -8,7 +8,7 @@ use crate::checks::TaskState;
 use crate::checks::loaded;
 use crate::checks::trusted;
 use crate::checks::unreadable_task;
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::policy::LoadedPolicy;
 use crate::provenance;
 use crate::verdict::Finding;

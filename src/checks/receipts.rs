@@ -6,7 +6,7 @@
 use crate::checks::TaskState;
 use crate::checks::loaded;
 use crate::checks::range_rules::{self, Trusted};
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::error::Failure;
 use crate::fingerprint::Work;
 use crate::git::{Oid, Repo};
@@ -115,7 +115,7 @@ pub fn status(
         None => Vec::new(),
     };
     acceptance_ids.extend(by_paths.iter().map(|(id, _)| id.clone()));
-    let worktree = crate::context::worktree_key(ctx);
+    let worktree = crate::ctx::worktree_key(ctx);
     let rctx = Context {
         repo: &ctx.repo,
         store: &store,

@@ -15,7 +15,7 @@ use std::path::Path;
 pub use crate::task::local::{scope_log_path, start_record_path};
 
 use crate::brief::ScopeAddition;
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::fsutil;
 use crate::git::Oid;
 use crate::load;

@@ -5,7 +5,7 @@
 use crate::checks::Target;
 use crate::checks::TaskState;
 use crate::checks::loaded;
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::git::{Change, ChangeKind, Renames, WorktreeState};
 use crate::path::RepoPath;
 use crate::provenance;

@@ -11,7 +11,7 @@
 //! A revision that does not resolve, or a policy that cannot be read at it,
 //! is unknown — never the embedded default.
 
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::error::Failure;
 use crate::git::{Oid, Repo};
 use crate::path::RepoPath;

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 use crate::agent_hooks::{self, Finding, Host, PreToolUse, StopVerdict, ToolCall, Verdict};
 use crate::cli::{Agent, AgentEvent};
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::error::Failure;
 use crate::path::RepoPath;
 use crate::policy::Mode;
@@ -96,7 +96,7 @@ fn governed_ctx(dir: Option<&Path>, cwd: Option<&str>) -> Result<Option<Ctx>, Fa
         .map(Path::to_path_buf)
         .or_else(|| cwd.map(PathBuf::from));
     match Ctx::open(start.as_deref()) {
-        Ok(ctx) if crate::context::governed(&ctx) => Ok(Some(ctx)),
+        Ok(ctx) if crate::ctx::governed(&ctx) => Ok(Some(ctx)),
         Ok(_) => Ok(None),
         Err(f) => {
             let here = match start {

@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::binding::Standing;
 use crate::checks::binding::{Derived, derive, evidence_key, given_naming};
 use crate::cli::BindingArgs;
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::error::Failure;
 use crate::report::human;
 use crate::report::wire::PinsWire;

@@ -12,7 +12,7 @@ use crate::checks::receipts::RunHere;
 use crate::checks::trusted;
 use crate::checks::{Target, TaskState, build_trusting, header};
 use crate::cli::{CheckArgs, CheckName, ReportFormat};
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::error::Failure;
 use crate::git::Repo;
 use crate::policy::LoadedPolicy;
@@ -460,7 +460,7 @@ impl RunHere for Prover<'_> {
             root: ctx.root(),
             store: &store,
             acceptance,
-            worktree: crate::context::worktree_key(ctx),
+            worktree: crate::ctx::worktree_key(ctx),
             task: task.map(|(id, at)| (id.to_string(), at.to_string())),
             baseline: baseline.map(|b| b.to_hex()),
             head: ctx.head_hex().ok().flatten(),

@@ -20,7 +20,7 @@ use std::path::Path;
 use crate::checks::binding::{load_and_judge, naming_of};
 use crate::checks::{TaskState, task_state, trusted};
 use crate::cli::ContextArgs;
-use crate::context::{Ctx, commit_of, committed_as_is};
+use crate::ctx::{Ctx, commit_of, committed_as_is};
 use crate::error::Failure;
 use crate::plan::{IntentStatus, Plan};
 use crate::policy::Policy;

@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::cli::DoctorArgs;
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::error::Failure;
 use crate::fsutil;
 use crate::hooks::{self as install, CHAINED_SUFFIX, HOOKS, Manager, with_suffix};

@@ -14,7 +14,7 @@ use std::path::Path;
 use crate::binding::{Standing, short};
 use crate::checks::binding::{Derived, derive, evidence_key, naming_of};
 use crate::cli::HandoverArgs;
-use crate::context::{Ctx, task_ref};
+use crate::ctx::{Ctx, task_ref};
 use crate::error::Failure;
 use crate::report::human;
 use crate::report::wire::PinsWire;
@@ -51,8 +51,8 @@ pub fn run(dir: Option<&Path>, args: &HandoverArgs) -> Result<Answer, Failure> {
     let head = ctx.head_hex()?;
     // A task file the pins changed, or one with changes not committed
     // yet, is committed to travel: the next worker reads the committed one.
-    let changed = task.text != before || !crate::context::committed_as_is(&ctx, &task);
-    let commit = changed.then(|| crate::context::commit_of(&ctx, &task.record.id, "handover"));
+    let changed = task.text != before || !crate::ctx::committed_as_is(&ctx, &task);
+    let commit = changed.then(|| crate::ctx::commit_of(&ctx, &task.record.id, "handover"));
     // Under `off` a task that names nothing was never asked anything: no
     // warning for it.
     let asked_for = policy.binding != crate::policy::Mode::Off || naming_of(&task).asks();
@@ -84,7 +84,7 @@ struct HandoverAnswer {
     task: Task,
     head: Option<String>,
     derived: Derived,
-    commit: Option<crate::context::TaskCommit>,
+    commit: Option<crate::ctx::TaskCommit>,
 }
 
 impl Shown for HandoverAnswer {

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use crate::checks::{self, Target, TaskState};
 use crate::cli::HookCommand;
-use crate::context::{Ctx, task_ref};
+use crate::ctx::{Ctx, task_ref};
 use crate::error::Failure;
 use crate::git::{GitError, Head, Oid};
 use crate::policy::Mode;
@@ -34,7 +34,7 @@ pub fn run(dir: Option<&Path>, hook: &HookCommand, ui: &Ui) -> Result<Answer, Fa
     // The repository is opened once: these run on every commit and push.
     let opened = Ctx::open(dir);
     if let Ok(ctx) = &opened
-        && !crate::context::governed(ctx)
+        && !crate::ctx::governed(ctx)
         && !match hook {
             HookCommand::PrePush { remote, .. } => governed_remote(ctx, remote),
             _ => false,
@@ -789,7 +789,7 @@ fn uncommitted_task_files(ctx: &Ctx) -> Vec<Finding> {
         .into_iter()
         .map(|(path, new)| {
             let id = crate::provenance::task_of_path(&path).expect("kept for being a task file");
-            let commit = crate::context::commit_of(ctx, &id, "task file");
+            let commit = crate::ctx::commit_of(ctx, &id, "task file");
             let message = if new {
                 format!("{path} is not committed: the push sends no task {id}")
             } else {

@@ -15,7 +15,7 @@ use crate::agents_md::{
     AGENTS_BEGIN, AGENTS_END, AGENTS_PATH, Spliced, agents_block, splice_agents,
 };
 use crate::cli::InitArgs;
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::error::Failure;
 use crate::fsutil;
 use crate::report::human::{self, Written};

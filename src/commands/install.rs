@@ -18,7 +18,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{Agent, InstallArgs, UninstallArgs};
-use crate::context::Ctx;
+use crate::ctx::Ctx;
 use crate::error::Failure;
 use crate::fsutil::{self, FsError};
 use crate::hooks::CHAINED_SUFFIX;

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use crate::checks::{TaskState, scope::may_touch, task_state};
 use crate::cli::MayTouchArgs;
-use crate::context::{Ctx, task_ref};
+use crate::ctx::{Ctx, task_ref};
 use crate::error::Failure;
 use crate::path::RepoPath;
 use crate::report::wire::may_touch::{IssueCoverWire, MAY_TOUCH_SCHEMA, MayTouchWire, TouchWire};

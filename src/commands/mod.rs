@@ -1,4 +1,4 @@
-//! One module per verb. Each loads its inputs (`crate::context`), calls the
+//! One module per verb. Each loads its inputs (`crate::ctx`), calls the
 //! checks (`crate::checks`) or the cores, and returns an [`Answer`] — its
 //! exit code and what it has to say, as data — or a [`Failure`]; it writes
 //! nothing itself, and what it says while it runs goes through the

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use crate::checks::unreadable;
-use crate::context::today;
-use crate::context::{Ctx, policy_origin};
+use crate::ctx::today;
+use crate::ctx::{Ctx, policy_origin};
 use crate::error::Failure;
 use crate::ui::{Answer, Shown};
 use crate::verdict::ExitCode;

@@ -14,7 +14,7 @@ use crate::binding::{Judgement, Naming, Standing};
 use crate::checks::binding::{derive, load_and_judge};
 use crate::cli::StartArgs;
 use crate::clock::Timestamp;
-use crate::context::{Ctx, commit_of, task_ref};
+use crate::ctx::{Ctx, commit_of, task_ref};
 use crate::error::Failure;
 use crate::fsutil;
 use crate::git::Head;
@@ -283,7 +283,7 @@ struct StartAnswer {
     binding: Option<(Plan, Judgement)>,
     warnings: Vec<String>,
     task: crate::verdict::TaskRef,
-    commit: crate::context::TaskCommit,
+    commit: crate::ctx::TaskCommit,
 }
 
 impl Shown for StartAnswer {

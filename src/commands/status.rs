@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::checks::receipts::status;
 use crate::cli::StatusArgs;
-use crate::context::{Ctx, task_ref};
+use crate::ctx::{Ctx, task_ref};
 use crate::error::Failure;
 use crate::receipts::{self, AcceptanceCheckStatus, State};
 use crate::report::wire::status::{
@@ -87,7 +87,7 @@ pub fn run(dir: Option<&Path>, args: &StatusArgs) -> Result<Answer, Failure> {
         code,
         StatusAnswer {
             task: task.as_ref().map(task_ref),
-            worktree: crate::context::worktree_key(&ctx),
+            worktree: crate::ctx::worktree_key(&ctx),
             status,
             code,
         },

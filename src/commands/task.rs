@@ -11,8 +11,8 @@ use crate::cli::{
     AmendArgs, AskArgs, DecidedBy, NoteArgs, ScopeAddArgs, ScopeCommand, TaskCommand,
 };
 use crate::clock::Timestamp;
-use crate::context::{Ctx, task_ref};
-use crate::context::{commit_of, policy_origin, today};
+use crate::ctx::{Ctx, task_ref};
+use crate::ctx::{commit_of, policy_origin, today};
 use crate::error::Failure;
 use crate::git::Head;
 use crate::load::LoadError;
@@ -199,7 +199,7 @@ struct ChangeAnswer {
     id: String,
     change: String,
     status: &'static str,
-    commit: crate::context::TaskCommit,
+    commit: crate::ctx::TaskCommit,
     /// What was done, for people.
     said: String,
 }

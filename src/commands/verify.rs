@@ -14,8 +14,8 @@ use std::path::Path;
 use crate::acceptance_run::{self, OUTPUT_GRACE, Ran, Said, Sayings, Signing};
 
 use crate::cli::VerifyArgs;
-use crate::context::worktree_key;
-use crate::context::{Ctx, task_ref};
+use crate::ctx::worktree_key;
+use crate::ctx::{Ctx, task_ref};
 use crate::error::Failure;
 use crate::fingerprint::Fingerprint;
 use crate::notes;

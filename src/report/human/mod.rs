@@ -42,7 +42,7 @@ mod tests {
     //! The lines no integration test reaches, pinned to the bytes the verbs
     //! wrote before their rendering moved here.
     use super::*;
-    use crate::context::TaskCommit;
+    use crate::ctx::TaskCommit;
 
     #[test]
     fn post_checkout_lines_for_an_unreadable_pointer_and_an_unknown_branch() {

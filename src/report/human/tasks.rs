@@ -213,7 +213,7 @@ pub fn handover_refused(id: &str, refusals: &[crate::binding::Refusal]) -> Strin
 }
 
 /// The human line that says to commit a changed task file.
-pub fn commit_line(commit: &crate::context::TaskCommit) -> String {
+pub fn commit_line(commit: &crate::ctx::TaskCommit) -> String {
     format!(
         "the task file changed: commit {} with the work, or alone: {}\n",
         commit.path, commit.command
@@ -558,7 +558,7 @@ pub enum TaskChange<'a> {
 /// The human rendering of a change a task verb made (`gate task amend`,
 /// `ask`, `note`, `finish`, `abandon`, `scope add`): what changed, then the
 /// commit to make.
-pub fn task_changed(change: &TaskChange, commit: &crate::context::TaskCommit) -> String {
+pub fn task_changed(change: &TaskChange, commit: &crate::ctx::TaskCommit) -> String {
     let mut text = match change {
         TaskChange::Appended { what, file } => {
             format!("{what} appended to {}\n", file.display())

@@ -58,8 +58,8 @@ pub struct CommitWire {
     pub command: String,
 }
 
-impl From<crate::context::TaskCommit> for CommitWire {
-    fn from(c: crate::context::TaskCommit) -> CommitWire {
+impl From<crate::ctx::TaskCommit> for CommitWire {
+    fn from(c: crate::ctx::TaskCommit) -> CommitWire {
         CommitWire {
             path: c.path,
             command: c.command,
