@@ -750,6 +750,50 @@ mod tests {
         crate::plan::parse(std::path::Path::new("plan.yaml"), text).unwrap()
     }
 
+    /// `overlapping_issue_paths` (`gate plan validate`): open issues under
+    /// different intents whose globs meet, found through a sample path.
+    #[test]
+    fn open_issues_of_different_intents_whose_paths_meet_overlap() {
+        let intents = "intents:\n  - id: I-a\n    statement: A.\n    status: active\n  - id: I-b\n    statement: B.\n    status: active\n";
+        let issue = |id: &str, intent: &str, paths: &str, status: &str| {
+            format!(
+                "  - id: {id}\n    title: t\n    intent: {intent}\n    paths: {paths}\n    status: {status}\n"
+            )
+        };
+        let overlaps = |issues: &[String]| {
+            overlapping_issues(&plan(&format!("{intents}issues:\n{}", issues.concat())))
+        };
+        assert_eq!(
+            overlaps(&[
+                issue("a", "I-a", "[docs/**]", "open"),
+                issue("b", "I-b", "[\"**/*.md\"]", "open"),
+            ]),
+            [("a".to_string(), "b".to_string(), "docs/**".to_string())]
+        );
+        // Apart, under one intent, or closed: no overlap.
+        assert!(
+            overlaps(&[
+                issue("a", "I-a", "[docs/**]", "open"),
+                issue("b", "I-b", "[src/**]", "open")
+            ])
+            .is_empty()
+        );
+        assert!(
+            overlaps(&[
+                issue("a", "I-a", "[docs/**]", "open"),
+                issue("b", "I-a", "[docs/**]", "open")
+            ])
+            .is_empty()
+        );
+        assert!(
+            overlaps(&[
+                issue("a", "I-a", "[docs/**]", "open"),
+                issue("b", "I-b", "[docs/**]", "closed")
+            ])
+            .is_empty()
+        );
+    }
+
     const BASE: &str = r#"intents:
   - id: I-a
     statement: A.
