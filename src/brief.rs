@@ -453,24 +453,11 @@ pub fn compare(file: &std::path::Path, old: &str, new: &str) -> Vec<Fault> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::task::{self, Exemption, Pins, TASK_SCHEMA, TaskRecord, TaskStatus};
+    use crate::task::{self, TaskRecord};
     use std::path::Path;
 
     fn record() -> TaskRecord {
-        TaskRecord {
-            schema: TASK_SCHEMA.into(),
-            id: "T-1".into(),
-            status: TaskStatus::Active,
-            created_at: "2026-11-29T22:40:00Z".into(),
-            created_by: "gate start".into(),
-            operator: "Ada".into(),
-            baseline: "0123456789abcdef0123456789abcdef01234567".into(),
-            scope: vec!["src/**".into()],
-            issue: Some("42".into()),
-            intent: None,
-            exemption: None::<Exemption>,
-            pins: Pins::default(),
-        }
+        task::sample_record()
     }
 
     fn file(addenda: &str) -> String {

@@ -626,7 +626,7 @@ mod tests {
 
     use super::*;
     use crate::brief::{Decider, Qa, render_qa};
-    use crate::task::{self, Exemption, Pins, TASK_SCHEMA, TaskRecord, TaskStatus};
+    use crate::task;
 
     fn qa(round: usize, decided_by: Decider, conflict: &str, resolves: Option<usize>) -> String {
         render_qa(&Qa {
@@ -647,20 +647,7 @@ mod tests {
     }
 
     fn task(addenda: &str) -> Task {
-        let record = TaskRecord {
-            schema: TASK_SCHEMA.into(),
-            id: "T-1".into(),
-            status: TaskStatus::Active,
-            created_at: "2026-11-29T22:40:00Z".into(),
-            created_by: "gate start".into(),
-            operator: "Ada".into(),
-            baseline: "0123456789abcdef0123456789abcdef01234567".into(),
-            scope: vec!["src/**".into()],
-            issue: Some("42".into()),
-            intent: None,
-            exemption: None::<Exemption>,
-            pins: Pins::default(),
-        };
+        let record = crate::task::sample_record();
         let body = crate::task::format::render_new_body("Do it.\n")
             .replace("## Addenda\n\n", &format!("## Addenda\n\n{addenda}"));
         task::parse(

@@ -379,22 +379,14 @@ mod tests {
     //! (docs/causes.md), with no repository.
 
     use super::*;
-    use crate::task::{Exemption, Pins, TASK_SCHEMA, TaskRecord};
+    use crate::task::TaskRecord;
 
     fn finished(committed: bool, commits: usize) -> Finished {
         let record = TaskRecord {
-            schema: TASK_SCHEMA.into(),
             id: "T-7".into(),
             status: TaskStatus::Completed,
-            created_at: "2026-11-29T22:40:00Z".into(),
-            created_by: "gate start".into(),
-            operator: "Ada".into(),
-            baseline: "0123456789abcdef0123456789abcdef01234567".into(),
-            scope: vec!["src/**".into()],
             issue: Some("7".into()),
-            intent: None,
-            exemption: None::<Exemption>,
-            pins: Pins::default(),
+            ..crate::task::sample_record()
         };
         let body = crate::task::format::render_new_body("Do it.\n");
         let text = tasks::render(&record, &body);

@@ -728,6 +728,26 @@ pub mod active {
     }
 }
 
+/// A task record for unit tests: task T-1, active, Ada's, scope `src/**`,
+/// issue 42. Tests change the fields they judge.
+#[cfg(test)]
+pub(crate) fn sample_record() -> TaskRecord {
+    TaskRecord {
+        schema: TASK_SCHEMA.into(),
+        id: "T-1".into(),
+        status: TaskStatus::Active,
+        created_at: "2026-11-29T22:40:00Z".into(),
+        created_by: "gate start".into(),
+        operator: "Ada".into(),
+        baseline: "0123456789abcdef0123456789abcdef01234567".into(),
+        scope: vec!["src/**".into()],
+        issue: Some("42".into()),
+        intent: None,
+        exemption: None,
+        pins: Pins::default(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
