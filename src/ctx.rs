@@ -14,6 +14,9 @@ use crate::task::{self as tasks, Task};
 use crate::text::FileText;
 use crate::verdict::{BriefDigest, PolicyOrigin, TaskRef};
 
+/// What [`Ctx::remembered`] keeps: each value by its kind and key.
+type Remembered = std::collections::HashMap<(&'static str, String), Box<dyn std::any::Any>>;
+
 /// An open repository with a work tree, and the places gate uses in it.
 pub struct Ctx {
     pub repo: Repo,
@@ -36,6 +39,13 @@ pub struct Ctx {
     /// packed-refs). Only the checks read it here; what a run writes after
     /// running a command (`gate verify`'s receipt) reads HEAD again.
     head: std::cell::OnceCell<crate::git::Head>,
+    /// What a run reads of HEAD's files and this clone's state, once read
+    /// ([`Ctx::remembered`]): one pre-commit asked for task T's file at
+    /// HEAD five times and whether this clone's state is another task's
+    /// three times, each a tree lookup, a blob read and a parse. HEAD is
+    /// read once a run ([`Ctx::head`]), so what it commits does not change
+    /// under it. What could not be read is not kept: each ask reports it.
+    remembered: std::cell::RefCell<Remembered>,
     /// Where long steps show their meters: the run's one progress sink.
     pub progress: crate::progress::Sink,
 }
@@ -72,6 +82,7 @@ impl Ctx {
             plan: std::cell::OnceCell::new(),
             index: std::cell::OnceCell::new(),
             head: std::cell::OnceCell::new(),
+            remembered: Default::default(),
             progress: crate::progress::Sink::stderr(),
         })
     }
@@ -225,6 +236,29 @@ impl Ctx {
         }
         let loaded = crate::plan::load(&self.root)?;
         Ok(self.plan.get_or_init(|| loaded).as_ref())
+    }
+
+    /// What `read` gives for (`kind`, `key`) the first time it is asked
+    /// this run, the same after (see `remembered`). Only for what a run
+    /// does not change: HEAD's files, this clone's records read before
+    /// anything is written.
+    pub fn remembered<T: Clone + 'static>(
+        &self,
+        kind: &'static str,
+        key: &str,
+        read: impl FnOnce() -> Result<T, String>,
+    ) -> Result<T, String> {
+        let slot = (kind, key.to_string());
+        if let Some(kept) = self.remembered.borrow().get(&slot)
+            && let Some(value) = kept.downcast_ref::<T>()
+        {
+            return Ok(value.clone());
+        }
+        let value = read()?;
+        self.remembered
+            .borrow_mut()
+            .insert(slot, Box::new(value.clone()));
+        Ok(value)
     }
 
     /// The active task id of this worktree.

@@ -58,6 +58,10 @@ pub fn record_start(common_dir: &Path, id: &str, text: &str) -> Result<(), fsuti
 /// task records nothing (its fields cannot be read) and the next place is
 /// asked; a read that fails is an error (unknown), never "no record".
 pub fn recorded(ctx: &Ctx, id: &str) -> Result<Option<Recorded>, String> {
+    ctx.remembered("recorded version", id, || read_recorded(ctx, id))
+}
+
+fn read_recorded(ctx: &Ctx, id: &str) -> Result<Option<Recorded>, String> {
     let file = tasks::task_file(id);
     let path = RepoPath::from(file.to_string_lossy().as_ref());
     let head = ctx.head().map_err(|e| e.to_string())?.id();
@@ -215,6 +219,10 @@ pub fn trusted_additions(ctx: &Ctx, id: &str) -> Result<Vec<ScopeAddition>, Stri
 /// Task `id`'s file committed at HEAD, when there is one that parses. A
 /// read that fails is an error.
 fn at_head(ctx: &Ctx, id: &str) -> Result<Option<Task>, String> {
+    ctx.remembered("task at HEAD", id, || read_at_head(ctx, id))
+}
+
+fn read_at_head(ctx: &Ctx, id: &str) -> Result<Option<Task>, String> {
     let file = tasks::task_file(id);
     let path = RepoPath::from(file.to_string_lossy().as_ref());
     let head = ctx.head().map_err(|e| e.to_string())?.id();
@@ -238,6 +246,12 @@ fn at_head(ctx: &Ctx, id: &str) -> Result<Option<Task>, String> {
 /// start record or no committed file to compare. A read that fails is an
 /// error.
 pub fn local_state_of_another(ctx: &Ctx, id: &str) -> Result<Option<String>, String> {
+    ctx.remembered("local state of another", id, || {
+        read_local_state_of_another(ctx, id)
+    })
+}
+
+fn read_local_state_of_another(ctx: &Ctx, id: &str) -> Result<Option<String>, String> {
     let Some(committed) = at_head(ctx, id)? else {
         return Ok(None);
     };
