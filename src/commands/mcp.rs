@@ -7,13 +7,12 @@ use std::path::Path;
 
 use crate::error::Failure;
 use crate::ui::Answer;
-use crate::verdict::ExitCode;
 
 /// Serve until the client closes stdin.
 #[cfg(feature = "mcp")]
 pub fn run(dir: Option<&Path>, dispatch: crate::mcp::Dispatch) -> Result<Answer, Failure> {
     crate::mcp::serve(dir, dispatch)?;
-    Ok(Answer::quiet(ExitCode::Pass))
+    Ok(Answer::quiet(crate::verdict::ExitCode::Pass))
 }
 
 /// This gate was built without the `mcp` feature: say how to get one with it.
