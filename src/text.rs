@@ -22,7 +22,7 @@ use serde::Serialize;
 /// rendering. `Display` writes it as one line of output: every character a
 /// terminal acts on, newlines included, is written out ([`is_unsafe`]), so
 /// it cannot start a line of its own. `Serialize` writes the exact text.
-#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct FileText<S = String>(S);
 
@@ -58,10 +58,6 @@ impl<S: AsRef<str>> FileText<S> {
 }
 
 impl FileText {
-    pub fn into_string(self) -> String {
-        self.0
-    }
-
     /// `texts` as one line, `sep` between them.
     pub fn joined<'a>(texts: &'a [FileText], sep: &'a str) -> Joined<'a> {
         Joined(texts, sep)
