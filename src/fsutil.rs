@@ -111,6 +111,12 @@ impl Kind {
         what: "git's state files",
         max: 1 << 20,
     };
+    /// A commit-graph file, of which gate reads a few chunks (each bounded
+    /// by the file's own table and size, never the whole file).
+    pub const COMMIT_GRAPH: Kind = Kind {
+        what: "a commit-graph file",
+        max: 1 << 40,
+    };
 }
 
 /// Why a guarded read ([`read_within`], [`list_within`]) refused.

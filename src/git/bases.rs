@@ -35,8 +35,13 @@ const RESULT: u8 = 8;
 /// The commit waits in the queue.
 const ENQUEUED: u8 = 16;
 
+/// How much of a commit a search inflates first: its `tree`, `parent`,
+/// `author` and `committer` lines are some 250 bytes on git/git (the whole
+/// commit some 890); a longer head is read whole.
+const COMMIT_HEAD: usize = 384;
+
 /// The generation of a commit the commit-graph does not hold.
-const INFINITY: u32 = u32::MAX;
+const INFINITY: u64 = u64::MAX;
 
 /// A commit read from the object database.
 struct Loose {
@@ -52,6 +57,10 @@ pub(super) struct Bases<'r> {
     /// Commits are read from the packs as trees are, through one mapping.
     packs: &'r std::cell::RefCell<super::packs::Packs>,
     graph: Option<gix::commitgraph::Graph>,
+    /// The graph's corrected commit dates, read on the first search; `None`
+    /// inside when it has none: its topological levels are used
+    /// (src/git/corrected.rs).
+    corrected: Option<Option<super::corrected::CorrectedDates>>,
     /// How many commits the commit-graph holds: the first number of a
     /// loose commit.
     in_graph: u32,
@@ -69,7 +78,7 @@ pub(super) struct Bases<'r> {
 /// A queued commit: highest generation first, then newest, then first
 /// queued (git's `compare_commits_by_gen_then_commit_date` on its
 /// insertion-stable `prio_queue`).
-type Queued = (u32, i64, Reverse<u64>, u32);
+type Queued = (u64, i64, Reverse<u64>, u32);
 
 /// The commits waiting to be painted, with how many of them are not stale
 /// on each side (a commit both sides reach counts on both).
@@ -113,6 +122,7 @@ impl<'r> Bases<'r> {
             repo,
             packs,
             graph,
+            corrected: None,
             in_graph,
             shallow,
             numbers: Default::default(),
@@ -133,6 +143,7 @@ impl<'r> Bases<'r> {
         others: &[gix::ObjectId],
         context: &dyn Fn() -> String,
     ) -> Result<Vec<gix::ObjectId>, GitError> {
+        self.read_corrected_dates();
         let first = self.number(one, context)?;
         let mut twos = Vec::with_capacity(others.len());
         for &other in others {
@@ -173,6 +184,7 @@ impl<'r> Bases<'r> {
         if !self.shallow.is_empty() {
             return Ok(None);
         }
+        self.read_corrected_dates();
         let mut numbered = Vec::with_capacity(candidates.len());
         for &id in candidates {
             let n = self.number(id, context)?;
@@ -232,7 +244,7 @@ impl<'r> Bases<'r> {
         &mut self,
         one: u32,
         twos: &[u32],
-        min_generation: u32,
+        min_generation: u64,
         context: &dyn Fn() -> String,
     ) -> Result<Vec<u32>, GitError> {
         let mut queue = Queue {
@@ -290,10 +302,9 @@ impl<'r> Bases<'r> {
     /// The next commit to paint, or `None` when the walk is over (see
     /// [`paint`](Self::paint)). Its counts are dropped only after the test,
     /// so a last candidate is still painted.
-    fn dequeue(&mut self, queue: &mut Queue) -> Option<(u32, u32)> {
+    fn dequeue(&mut self, queue: &mut Queue) -> Option<(u64, u32)> {
         let (generation, _, _, n) = queue.heap.pop()?;
-        let graded = generation > 0 && generation < gix::commitgraph::GENERATION_NUMBER_MAX;
-        if queue.fresh == [0, 0] || (queue.fresh.contains(&0) && graded) {
+        if queue.fresh == [0, 0] || (queue.fresh.contains(&0) && self.graded(generation)) {
             return None;
         }
         let marks = self.mark(n);
@@ -382,19 +393,60 @@ impl<'r> Bases<'r> {
         &self.loose[(n - self.in_graph) as usize].1
     }
 
-    fn generation(&self, n: u32) -> u32 {
+    fn generation(&self, n: u32) -> u64 {
         self.key(n).0
     }
 
-    /// Commit `n`'s generation and committer date, read once.
-    fn key(&self, n: u32) -> (u32, i64) {
+    /// Commit `n`'s generation and committer date: its corrected commit
+    /// date where the graph has them, else its topological level; for a
+    /// commit the graph does not hold, [`INFINITY`].
+    fn key(&self, n: u32) -> (u64, i64) {
         match self.graph_commit(n) {
-            Some(c) => (
-                c.generation(),
-                i64::try_from(c.committer_timestamp()).unwrap_or(i64::MAX),
-            ),
+            Some(c) => {
+                let date = c.committer_timestamp();
+                let generation = match &self.corrected {
+                    Some(Some(dates)) => dates.at(n, date),
+                    _ => u64::from(c.generation()),
+                };
+                (generation, i64::try_from(date).unwrap_or(i64::MAX))
+            }
             None => (INFINITY, self.loose(n).time),
         }
+    }
+
+    /// Whether `generation` is a number the commit-graph computed (git's
+    /// "graded"): a search may stop on it. A commit the graph does not
+    /// hold has none; nor, in a graph of levels, one whose level is zero
+    /// (written before levels were) or past what a level can say.
+    fn graded(&self, generation: u64) -> bool {
+        match &self.corrected {
+            Some(Some(_)) => generation > 0 && generation != INFINITY,
+            _ => generation > 0 && generation < u64::from(gix::commitgraph::GENERATION_NUMBER_MAX),
+        }
+    }
+
+    /// What this reader's searches order by: `"corrected dates"`,
+    /// `"levels"`, or `"none"` without a commit-graph (for tests).
+    pub(super) fn generations(&mut self) -> &'static str {
+        self.read_corrected_dates();
+        match (&self.graph, &self.corrected) {
+            (None, _) => "none",
+            (Some(_), Some(Some(_))) => "corrected dates",
+            (Some(_), _) => "levels",
+        }
+    }
+
+    /// Read the graph's corrected commit dates, once, before the first
+    /// search: every search of this reader orders by the same numbers.
+    fn read_corrected_dates(&mut self) {
+        if self.corrected.is_some() {
+            return;
+        }
+        let dates = self.graph.as_ref().and_then(|graph| {
+            let info = self.repo.objects.store_ref().path().join("info");
+            super::corrected::CorrectedDates::load(&info, graph)
+        });
+        self.corrected = Some(dates);
     }
 
     fn time(&self, n: u32) -> i64 {
@@ -464,15 +516,15 @@ impl<'r> Bases<'r> {
     /// boundary has none.
     fn read(&mut self, id: gix::ObjectId, context: &dyn Fn() -> String) -> Result<Loose, GitError> {
         let objects = super::packs::Objects::new(self.repo, self.packs);
-        let kind = match gix::objs::Find::try_find(&objects, &id, &mut self.buf) {
-            Ok(Some(object)) => object.kind,
+        let read_error = |err: gix::Error| {
+            GitError::other(context(), format_args!("reading commit {id}: {err}"))
+        };
+        // The first lines are enough where they are whole (most commits:
+        // the message, some two thirds of a commit, is not inflated).
+        let (kind, whole) = match objects.find_head(&id, &mut self.buf, COMMIT_HEAD) {
+            Ok(Some(found)) => found,
             Ok(None) => return Err(GitError::MissingObject { id: id.to_string() }),
-            Err(err) => {
-                return Err(GitError::other(
-                    context(),
-                    format_args!("reading commit {id}: {err}"),
-                ));
-            }
+            Err(err) => return Err(read_error(err)),
         };
         if kind != gix::objs::Kind::Commit {
             return Err(GitError::other(
@@ -480,10 +532,20 @@ impl<'r> Bases<'r> {
                 format_args!("{id} is a {kind}, not a commit"),
             ));
         }
-        let (time, parents) =
-            super::walk::decode_dated_parents(&self.buf, id.kind()).map_err(|err| {
-                GitError::other(context(), format_args!("decoding commit {id}: {err}"))
-            })?;
+        let head = super::walk::head_dated_parents(&self.buf, id.kind());
+        let (time, parents) = match head {
+            Some(read) => read,
+            None => {
+                if !whole {
+                    gix::objs::Find::try_find(&objects, &id, &mut self.buf)
+                        .map_err(read_error)?
+                        .ok_or_else(|| GitError::MissingObject { id: id.to_string() })?;
+                }
+                super::walk::decode_dated_parents(&self.buf, id.kind()).map_err(|err| {
+                    GitError::other(context(), format_args!("decoding commit {id}: {err}"))
+                })?
+            }
+        };
         let parents = if self.shallow.contains(&id) {
             Box::default()
         } else {

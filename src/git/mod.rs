@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use crate::path::RepoPath;
 
 mod bases;
+mod corrected;
 mod diff;
 mod files;
 mod landing;
@@ -772,6 +773,14 @@ impl Repo {
             format!("finding the merge bases of {one} and {}", others.join(", "))
         })?;
         Ok(bases.into_iter().map(Oid).collect())
+    }
+
+    /// What the merge-base searches order commits by: `"corrected dates"`
+    /// (the commit-graph's generation numbers v2), `"levels"` (v1), or
+    /// `"none"` without a commit-graph. For tests.
+    #[doc(hidden)]
+    pub fn merge_base_generations(&self) -> &'static str {
+        self.bases().generations()
     }
 
     /// Whether the repository is a shallow clone.

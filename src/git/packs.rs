@@ -243,6 +243,65 @@ impl Packs {
     /// that names its base by id, or an entry is not as gate expects (gix
     /// then reads it, and says what is wrong with it).
     pub(super) fn find(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> Option<gix::objs::Kind> {
+        let (pack, entry) = self.locate(id)?;
+        let pack = &self.bundles.get()?[pack].pack;
+        resolve(
+            pack,
+            entry,
+            out,
+            &mut self.cache,
+            &mut self.inflate,
+            &mut self.chain,
+            &mut self.delta,
+            &mut self.base,
+        )
+    }
+
+    /// The first `len` bytes of object `id` into `out`, or all of it when
+    /// it is no longer, its kind, and whether `out` holds all of it; `None`
+    /// as [`find`](Self::find) says. Only an object stored whole in a pack
+    /// is cut short (the rest of it is never inflated: a commit's headers
+    /// without its message); a delta is resolved whole.
+    pub(super) fn find_head(
+        &mut self,
+        id: &gix::oid,
+        out: &mut Vec<u8>,
+        len: usize,
+    ) -> Option<(gix::objs::Kind, bool)> {
+        let (at, entry) = self.locate(id)?;
+        let pack = &self.bundles.get()?[at].pack;
+        if let Some(kind) = entry.header.as_kind()
+            && entry.decompressed_size > len as u64
+        {
+            let end = u64::try_from(pack.pack_end()).ok()?;
+            let input = pack.entry_slice(entry.data_offset..end)?;
+            out.clear();
+            out.resize(len, 0);
+            self.inflate.reset();
+            let (status, _, written) = self.inflate.prefix(input, out).ok()?;
+            // A stream that ends short of its stated size is gix's to
+            // read and report.
+            if status == gix::zlib::Status::StreamEnd || written != len {
+                return None;
+            }
+            return Some((kind, false));
+        }
+        let kind = resolve(
+            pack,
+            entry,
+            out,
+            &mut self.cache,
+            &mut self.inflate,
+            &mut self.chain,
+            &mut self.delta,
+            &mut self.base,
+        )?;
+        Some((kind, true))
+    }
+
+    /// Which pack holds object `id` (by its place in the bundles) and its
+    /// entry there: the pack that answered last is asked first.
+    fn locate(&mut self, id: &gix::oid) -> Option<(usize, data::Entry)> {
         let bundles = self
             .bundles
             .get_or_init(|| open_bundles(&self.dir, self.hash));
@@ -257,17 +316,7 @@ impl Packs {
             self.order.swap(0, at);
         }
         let pack = &bundles[self.order[0]].pack;
-        let entry = pack.entry(offset).ok()?;
-        resolve(
-            pack,
-            entry,
-            out,
-            &mut self.cache,
-            &mut self.inflate,
-            &mut self.chain,
-            &mut self.delta,
-            &mut self.base,
-        )
+        Some((self.order[0], pack.entry(offset).ok()?))
     }
 
     /// For object `id` in a pack: how many links its delta chain has below
@@ -519,6 +568,27 @@ impl gix::objs::Find for Objects<'_> {
             })),
             None => gix::objs::Find::try_find(self.repo, id, buffer),
         }
+    }
+}
+
+impl Objects<'_> {
+    /// The first `len` bytes of object `id` (all of it when no longer),
+    /// its kind, and whether `buffer` holds all of it: as
+    /// [`Packs::find_head`] reads it, else whole by gix.
+    pub(super) fn find_head(
+        &self,
+        id: &gix::oid,
+        buffer: &mut Vec<u8>,
+        len: usize,
+    ) -> gix::Result<Option<(gix::objs::Kind, bool)>> {
+        let found = match self.packs.try_borrow_mut() {
+            Ok(mut packs) if self.bulk || packs.is_open() => packs.find_head(id, buffer, len),
+            _ => None,
+        };
+        if found.is_some() {
+            return Ok(found);
+        }
+        Ok(gix::objs::Find::try_find(self.repo, id, buffer)?.map(|data| (data.kind, true)))
     }
 }
 

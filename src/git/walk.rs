@@ -417,9 +417,38 @@ pub(super) fn decode_dated_parents(
     Ok((commit.time, commit.parents))
 }
 
+/// Commit `data`'s committer date and parents from its first lines alone
+/// (`data` may be the start of the commit only: the merge-base searches
+/// inflate no more of a packed commit): the `tree`, `parent`, `author` and
+/// `committer` lines, each whole, as [`plain_commit`] reads them. This is
+/// what git's own `parse_commit_buffer` reads of a commit (the headers
+/// after the committer and the message are not looked at). `None` when the
+/// lines are not that plain or not all there, for the whole commit to be
+/// read by [`decode_dated_parents`].
+pub(super) fn head_dated_parents(
+    data: &[u8],
+    hash: gix::hash::Kind,
+) -> Option<(i64, Vec<gix::ObjectId>)> {
+    let (time, _, parents, _) = plain_head(data, hash)?;
+    Some((time, parents))
+}
+
 /// [`plain_commit`]'s reading, the message left in `data`.
 #[allow(clippy::type_complexity)]
 fn plain_parts(
+    data: &[u8],
+    hash: gix::hash::Kind,
+) -> Option<(i64, gix::ObjectId, Vec<gix::ObjectId>, &[u8])> {
+    let (time, tree, parents, mut rest) = plain_head(data, hash)?;
+    // The headers after the committer, up to the blank line.
+    while !line(&mut rest)?.is_empty() {}
+    Some((time, tree, parents, rest))
+}
+
+/// The `tree`, `parent`, `author` and `committer` lines [`plain_parts`]
+/// reads, and what follows them.
+#[allow(clippy::type_complexity)]
+fn plain_head(
     data: &[u8],
     hash: gix::hash::Kind,
 ) -> Option<(i64, gix::ObjectId, Vec<gix::ObjectId>, &[u8])> {
@@ -443,8 +472,6 @@ fn plain_parts(
     let time = gix::actor::SignatureRef::from_bytes(committer)
         .ok()?
         .seconds();
-    // The headers after the committer, up to the blank line.
-    while !line(&mut rest)?.is_empty() {}
     Some((time, tree, parents, rest))
 }
 
@@ -518,5 +545,29 @@ mod tests {
         assert!(plain_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
         let data = format!("{TREE}{COMMITTER}{AUTHOR}\nmessage\n");
         assert!(plain_commit(data.as_bytes(), gix::hash::Kind::Sha1).is_none());
+    }
+
+    #[test]
+    fn the_first_lines_of_a_commit_give_its_date_and_parents_as_the_whole_does() {
+        let sha1 = gix::hash::Kind::Sha1;
+        let whole = format!("{TREE}{PARENT}{OTHER}{AUTHOR}{COMMITTER}{SIGNATURE}\nMerge\n");
+        let (_, full) = both(&whole);
+        let head_len = TREE.len() + PARENT.len() + OTHER.len() + AUTHOR.len() + COMMITTER.len();
+        // Cut anywhere after the committer's line: the same answer.
+        for cut in head_len..=whole.len() {
+            let got = head_dated_parents(&whole.as_bytes()[..cut], sha1);
+            assert_eq!(got, Some((full.time, full.parents.clone())), "cut at {cut}");
+        }
+        // Cut before the committer's line ends: no answer, the whole is read.
+        for cut in 0..head_len {
+            assert_eq!(
+                head_dated_parents(&whole.as_bytes()[..cut], sha1),
+                None,
+                "cut at {cut}"
+            );
+        }
+        // Not plain: no answer either.
+        let swapped = format!("{TREE}{COMMITTER}{AUTHOR}\nmessage\n");
+        assert_eq!(head_dated_parents(swapped.as_bytes(), sha1), None);
     }
 }

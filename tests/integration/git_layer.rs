@@ -1241,11 +1241,55 @@ fn merge_bases_are_git_merge_base_all_under_skew_and_with_a_commit_graph() {
         );
         let commit = |mark: u64| repo.rev(&format!("c{mark}"));
         let mut several = 0;
-        for graph in [false, true] {
-            if graph {
-                repo.git(&["commit-graph", "write", "--reachable"]);
+        // No graph; a graph of topological levels (v1); one of corrected
+        // commit dates (v2, git's default: src/git/corrected.rs); a chain
+        // of two files with them, the newer written over a part of the
+        // history the older does not hold.
+        let graphs = ["none", "levels", "corrected dates", "chain"];
+        for graph in graphs {
+            let info = repo.path().join(".git/objects/info");
+            let _ = std::fs::remove_file(info.join("commit-graph"));
+            let _ = std::fs::remove_dir_all(info.join("commit-graphs"));
+            match graph {
+                "none" => {}
+                "levels" => {
+                    repo.git(&[
+                        "-c",
+                        "commitGraph.generationVersion=1",
+                        "commit-graph",
+                        "write",
+                        "--reachable",
+                    ]);
+                }
+                "corrected dates" => {
+                    repo.git(&["commit-graph", "write", "--reachable"]);
+                }
+                _ => {
+                    let half = commit(COUNT / 2);
+                    let older = format!("{half}\n");
+                    repo.git_stdin(
+                        &[
+                            "commit-graph",
+                            "write",
+                            "--split=no-merge",
+                            "--stdin-commits",
+                        ],
+                        &older,
+                    );
+                    repo.git(&["commit-graph", "write", "--reachable", "--split=no-merge"]);
+                    let chain =
+                        std::fs::read_to_string(info.join("commit-graphs/commit-graph-chain"))
+                            .expect("a chain");
+                    assert_eq!(chain.lines().count(), 2, "a chain of two files");
+                }
             }
             let gate = open(&repo);
+            let want = if graph == "chain" {
+                "corrected dates"
+            } else {
+                graph
+            };
+            assert_eq!(gate.merge_base_generations(), want, "ordered by");
             let mut rng = Rng::new(seed ^ 0x77);
             for round in 0..60 {
                 let one = commit(1 + rng.below(COUNT as usize) as u64);

@@ -173,6 +173,27 @@ impl TestRepo {
         self.run(&self.root, args, envs).stdout
     }
 
+    /// Run git with `input` on its stdin; panic with its stderr on
+    /// failure; stdout.
+    pub fn git_stdin(&self, args: &[&str], input: &str) -> String {
+        use std::io::Write;
+        let mut cmd = self.command(&self.root, args, &[]);
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd
+            .spawn()
+            .unwrap_or_else(|err| panic!("cannot run {cmd:?}: {err}"));
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write stdin");
+        let out = child.wait_with_output().expect("wait for git");
+        String::from_utf8_lossy(&check(&cmd, out).stdout).into_owned()
+    }
+
     /// Run git and report whether it exited 0 (for `merge-base --is-ancestor`).
     pub fn git_ok(&self, args: &[&str]) -> bool {
         let mut cmd = self.command(&self.root, args, &[]);
