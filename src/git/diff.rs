@@ -1002,69 +1002,70 @@ fn merge_dir(
     // the two trees hold alike; a topic merged into a busy branch differs
     // from its old base at every name the branch changed since, but the
     // merge differs from its first parent, and the topic from its base, at
-    // few.
-    let mut keys: Vec<(&[u8], bool)> = Vec::new();
-    let mut pair = |a: Option<usize>, b: Option<usize>| {
-        if a != b {
-            differing(tree(a), tree(b), hash, context, &mut keys)
-        } else {
-            Ok(())
-        }
-    };
-    pair(tree_of[0], tree_of[1])?;
+    // few. Each pair says what its two trees hold at the names it found.
+    let mut pairs: Vec<(usize, usize)> = vec![(0, 1)];
     for (k, range) in layout.bases.iter().enumerate() {
-        for base in range.clone() {
-            pair(tree_of[2 + k], tree_of[base])?;
+        pairs.extend(range.clone().map(|base| (2 + k, base)));
+    }
+    let mut found: Vec<Differs<'_>> = Vec::new();
+    for (at, &(a, b)) in pairs.iter().enumerate() {
+        if tree_of[a] != tree_of[b] {
+            differing(
+                tree(tree_of[a]),
+                tree(tree_of[b]),
+                hash,
+                context,
+                at,
+                &mut found,
+            )?;
         }
     }
-    keys.sort_unstable_by(|a, b| gix::objs::tree::name_order(a.0, a.1, b.0, b.1));
-    keys.dedup();
+    found.sort_by(|x, y| gix::objs::tree::name_order(x.name, x.is_tree, y.name, y.is_tree));
+    // What a tree holds at a name no pair of it reported is looked up, its
+    // cursor stepping on from the last name looked up there.
     let mut cursors: Vec<&[u8]> = bufs.iter().map(Vec::as_slice).collect();
-    let mut slot: Vec<Option<Entry>> = vec![None; cursors.len()];
+    let mut known: Vec<Option<Option<Entry>>> = vec![None; bufs.len()];
+    let mut reported = vec![false; pairs.len()];
     let mut leaves: Vec<Option<Entry>> = vec![None; roles.len()];
     let mut subs: Vec<Option<gix::ObjectId>> = vec![None; roles.len()];
-    let malformed = || GitError::other(context(), "decoding a tree: a malformed entry");
-    for (name, is_tree) in keys {
-        for (at, cursor) in cursors.iter_mut().enumerate() {
-            slot[at] = None;
-            // Step over the names before this one, reading only each name
-            // (the first byte decides most), then take the entry if it is
-            // this name's.
-            while let Some(len) = entry_len(cursor, hash) {
-                let nul = len - 1 - hash.len_in_bytes();
-                let Some(space) = cursor[..nul].iter().position(|&b| b == b' ') else {
-                    return Err(malformed());
-                };
-                let head = &cursor[space + 1..nul];
-                let before = match (head.first(), name.first()) {
-                    (Some(h), Some(n)) if h != n => h < n,
-                    _ => {
-                        let head_tree = gix::objs::tree::EntryMode::from_bytes(cursor)
-                            .is_some_and(|mode| mode.is_tree());
-                        gix::objs::tree::name_order(head, head_tree, name, is_tree)
-                            == std::cmp::Ordering::Less
-                    }
-                };
-                if !before {
-                    break;
-                }
-                *cursor = &cursor[len..];
-            }
-            if !cursor.is_empty() {
-                let head = decode_entry(cursor, hash).ok_or_else(malformed)?;
-                if head.name == name && head.mode.is_tree() == is_tree {
-                    *cursor = &cursor[head.len..];
-                    slot[at] = Some(Entry {
-                        mode: head.mode,
-                        id: head.id.to_owned(),
-                    });
+    let mut at = 0;
+    while at < found.len() {
+        let (name, is_tree) = (found[at].name, found[at].is_tree);
+        known.fill(None);
+        reported.fill(false);
+        while let Some(d) = found
+            .get(at)
+            .filter(|d| d.name == name && d.is_tree == is_tree)
+        {
+            let (a, b) = pairs[d.pair];
+            for (role, entry) in [(a, d.a), (b, d.b)] {
+                if let Some(t) = tree_of[role] {
+                    known[t] = Some(entry);
                 }
             }
+            reported[d.pair] = true;
+            at += 1;
         }
-        for (at, tree) in tree_of.iter().enumerate() {
-            let entry = tree.and_then(|t| slot[t]);
-            leaves[at] = Entry::leaf(entry);
-            subs[at] = Entry::subtree(entry);
+        // A merge of two parents whose second holds here what its bases
+        // hold: that side adds nothing to a clean merge, here or below (the
+        // first parent's side is taken), so its entries are not looked up
+        // and its subtrees not read; all of them count as absent, alike.
+        let quiet = layout.parents == 2 && !reported[1..].iter().any(|&r| r);
+        for (role, t) in tree_of.iter().enumerate() {
+            let entry = match *t {
+                _ if quiet && role >= 2 => None,
+                None => None,
+                Some(t) => match known[t] {
+                    Some(entry) => entry,
+                    None => {
+                        let entry = look_up(&mut cursors[t], name, is_tree, hash, context)?;
+                        known[t] = Some(entry);
+                        entry
+                    }
+                },
+            };
+            leaves[role] = Entry::leaf(entry);
+            subs[role] = Entry::subtree(entry);
         }
         let len = prefix.len();
         if !prefix.is_empty() {
@@ -1096,18 +1097,84 @@ fn merge_dir(
     Ok(())
 }
 
+/// A name at which the two trees of a pair of [`merge_dir`] hold different
+/// entries (or one holds none): what each holds there.
+struct Differs<'a> {
+    name: &'a [u8],
+    /// Whether the name is a directory's, as git orders names.
+    is_tree: bool,
+    /// Which pair.
+    pair: usize,
+    a: Option<Entry>,
+    b: Option<Entry>,
+}
+
+/// The entry tree `cursor` holds at `name` (a directory's when `is_tree`),
+/// `None` when it holds none; `cursor` is stepped past every name before
+/// it, reading only each name (the first byte decides most), and past the
+/// entry when it is found. Names are looked up in git's order.
+fn look_up(
+    cursor: &mut &[u8],
+    name: &[u8],
+    is_tree: bool,
+    hash: gix::hash::Kind,
+    context: &dyn Fn() -> String,
+) -> Result<Option<Entry>, GitError> {
+    let malformed = || GitError::other(context(), "decoding a tree: a malformed entry");
+    while let Some(len) = entry_len(cursor, hash) {
+        let nul = len - 1 - hash.len_in_bytes();
+        let Some(space) = cursor[..nul].iter().position(|&b| b == b' ') else {
+            return Err(malformed());
+        };
+        let head = &cursor[space + 1..nul];
+        let before = match (head.first(), name.first()) {
+            (Some(h), Some(n)) if h != n => h < n,
+            _ => {
+                let head_tree = gix::objs::tree::EntryMode::from_bytes(cursor)
+                    .is_some_and(|mode| mode.is_tree());
+                gix::objs::tree::name_order(head, head_tree, name, is_tree)
+                    == std::cmp::Ordering::Less
+            }
+        };
+        if !before {
+            break;
+        }
+        *cursor = &cursor[len..];
+    }
+    if cursor.is_empty() {
+        return Ok(None);
+    }
+    let head = decode_entry(cursor, hash).ok_or_else(malformed)?;
+    if head.name == name && head.mode.is_tree() == is_tree {
+        *cursor = &cursor[head.len..];
+        return Ok(Some(Entry {
+            mode: head.mode,
+            id: head.id.to_owned(),
+        }));
+    }
+    Ok(None)
+}
+
 /// The names (with whether each is a directory's, as git orders them) at
 /// which trees `a` and `b` hold different entries, or an entry on one side
-/// only, appended to `out` in git's order. Runs of entries both hold byte
-/// for byte are stepped over as [`compare_dir`] steps over them.
+/// only, appended to `out` in git's order with what each holds there, as
+/// pair `pair`. Runs of entries both hold byte for byte are stepped over
+/// as [`compare_dir`] steps over them.
 fn differing<'a>(
     mut a: &'a [u8],
     mut b: &'a [u8],
     hash: gix::hash::Kind,
     context: &dyn Fn() -> String,
-    out: &mut Vec<(&'a [u8], bool)>,
+    pair: usize,
+    out: &mut Vec<Differs<'a>>,
 ) -> Result<(), GitError> {
     let malformed = || GitError::other(context(), "decoding a tree: a malformed entry");
+    let entry = |e: &RawEntry<'_>| {
+        Some(Entry {
+            mode: e.mode,
+            id: e.id.to_owned(),
+        })
+    };
     loop {
         if !a.is_empty() && !b.is_empty() {
             let same = common_prefix(a, b);
@@ -1125,35 +1192,42 @@ fn differing<'a>(
                 decode_entry(t, hash).map(Some).ok_or_else(malformed)
             }
         };
-        match (head(a)?, head(b)?) {
+        let (name, is_tree, x, y) = match (head(a)?, head(b)?) {
             (None, None) => return Ok(()),
             (Some(x), None) => {
-                out.push((x.name, x.mode.is_tree()));
                 a = &a[x.len..];
+                (x.name, x.mode.is_tree(), entry(&x), None)
             }
             (None, Some(y)) => {
-                out.push((y.name, y.mode.is_tree()));
                 b = &b[y.len..];
+                (y.name, y.mode.is_tree(), None, entry(&y))
             }
             (Some(x), Some(y)) => {
                 let (xt, yt) = (x.mode.is_tree(), y.mode.is_tree());
                 match gix::objs::tree::name_order(x.name, xt, y.name, yt) {
                     std::cmp::Ordering::Less => {
-                        out.push((x.name, xt));
                         a = &a[x.len..];
+                        (x.name, xt, entry(&x), None)
                     }
                     std::cmp::Ordering::Greater => {
-                        out.push((y.name, yt));
                         b = &b[y.len..];
+                        (y.name, yt, None, entry(&y))
                     }
                     std::cmp::Ordering::Equal => {
-                        out.push((x.name, xt));
                         a = &a[x.len..];
                         b = &b[y.len..];
+                        (x.name, xt, entry(&x), entry(&y))
                     }
                 }
             }
-        }
+        };
+        out.push(Differs {
+            name,
+            is_tree,
+            pair,
+            a: x,
+            b: y,
+        });
     }
 }
 
