@@ -101,6 +101,20 @@ impl DeltaBaseCache {
         }
     }
 
+    /// The kind of the object held for the entry at `offset` of pack
+    /// `pack_id`, which becomes the most recently used.
+    fn kind_of(&mut self, pack_id: u32, offset: u64) -> Option<gix::objs::Kind> {
+        self.inner.get(&(pack_id, offset)).map(|entry| entry.kind)
+    }
+
+    /// The object held for the entry at `offset` of pack `pack_id`, read
+    /// where it is held.
+    fn held(&self, pack_id: u32, offset: u64) -> Option<&[u8]> {
+        self.inner
+            .peek(&(pack_id, offset))
+            .map(|entry| entry.data.as_slice())
+    }
+
     /// Whether the entry at `offset` of pack `pack_id` is held (without
     /// making it the most recently used).
     fn contains(&self, pack_id: u32, offset: u64) -> bool {
@@ -390,9 +404,12 @@ fn resolve(
     chain.clear();
     let mut cursor = entry;
     // Down the chain, each link's base strictly before it in the pack (so
-    // the walk ends), to the first link held or the base.
+    // the walk ends), to the first link held or the base. A link held is
+    // not copied out of the cache: the first delta is applied to it there.
+    let mut held = None;
     let kind = loop {
-        if let Some((kind, _)) = cache.get(pack.id, cursor.data_offset, base) {
+        if let Some(kind) = cache.kind_of(pack.id, cursor.data_offset) {
+            held = Some(cursor.data_offset);
             break kind;
         }
         match cursor.header {
@@ -416,15 +433,21 @@ fn resolve(
         }
     };
     if chain.is_empty() {
-        // The object asked for was held.
-        std::mem::swap(out, base);
+        // The object asked for: held (copied out), or just inflated.
+        match held {
+            Some(offset) => copy_into(out, cache.held(pack.id, offset)?)?,
+            None => std::mem::swap(out, base),
+        }
         return Some(kind);
     }
     // Up the chain: each delta applied to the result below it, into `out`,
     // which then becomes the base of the next.
-    for link in chain.drain(..).rev() {
+    for (at, link) in chain.drain(..).rev().enumerate() {
         let packed = inflate_entry(pack, &link, inflate, delta)?;
-        apply_delta(base, delta, out)?;
+        match held {
+            Some(offset) if at == 0 => apply_delta(cache.held(pack.id, offset)?, delta, out)?,
+            _ => apply_delta(base, delta, out)?,
+        }
         cache.put(pack.id, link.data_offset, out, kind, packed);
         std::mem::swap(out, base);
     }
