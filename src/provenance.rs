@@ -692,9 +692,27 @@ fn on_remote_refs(repo: &Repo, range: &RangeSpec, hidden: &[Oid], findings: &mut
         return;
     };
     // Each refused commit, with the first remote-tracking branch (by name)
-    // that holds it.
+    // that holds it. With the commit-graph's levels, a branch whose tip's
+    // level is below the lowest refused commit's holds none of them (a
+    // commit reaches only lower levels): it is not walked. A branch left
+    // behind long ago is otherwise walked down to where it forked (on
+    // moby/moby 0.3-0.6 s a branch, as long as git's own `rev-list`), and
+    // still is without a commit-graph.
+    let refused_ids: Vec<Oid> = refused.iter().copied().collect();
+    let tips: Vec<Oid> = tracking.iter().map(|(_, tip)| *tip).collect();
+    let lowest = repo
+        .levels(&refused_ids)
+        .into_iter()
+        .collect::<Option<Vec<u32>>>()
+        .and_then(|levels| levels.into_iter().min());
+    let tip_levels = repo.levels(&tips);
     let mut held: std::collections::HashMap<Oid, String> = std::collections::HashMap::new();
-    for (name, tip) in &tracking {
+    for ((name, tip), level) in tracking.iter().zip(tip_levels) {
+        if let (Some(lowest), Some(level)) = (lowest, level)
+            && level < lowest
+        {
+            continue;
+        }
         // A branch that holds the range's tip is the work's own (CI's
         // clone of the branch under judgement), not someone else's.
         if !matches!(repo.is_ancestor(range.tip, *tip), Ok(false)) {

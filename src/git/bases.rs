@@ -6,8 +6,10 @@
 //! has read: a commit is read once, however many merges sit above it.
 //! Commits are numbered: a commit the commit-graph holds by its position
 //! there (parents, generation and date come from the graph, no object is
-//! read), any other by a number after those, read from the object database
-//! once. The marks a search paints are kept in a flat array by number and
+//! read; the generation is the commit's corrected commit date where the
+//! graph holds those, as git orders by them, else its topological level:
+//! src/git/corrected.rs), any other by a number after those, read from
+//! the object database once (its first lines only, where they suffice). The marks a search paints are kept in a flat array by number and
 //! only the marks it set are cleared after it, so a search costs what it
 //! walks, not the size of everything read before (gix's `merge_base`
 //! clears the marks of its whole graph twice a search: on git/git, a fifth
@@ -423,6 +425,23 @@ impl<'r> Bases<'r> {
             Some(Some(_)) => generation > 0 && generation != INFINITY,
             _ => generation > 0 && generation < u64::from(gix::commitgraph::GENERATION_NUMBER_MAX),
         }
+    }
+
+    /// The commit-graph's topological levels of `ids`, each `None` where
+    /// the graph does not hold the commit or gives it no level. A commit
+    /// that reaches another has the higher level, so a level at most
+    /// another's proves a commit does not reach that one. Levels, not
+    /// corrected dates: those need the graph's commit list read and
+    /// compared first (src/git/corrected.rs), which a search pays once and
+    /// a single question should not.
+    pub(super) fn levels_of(&self, ids: &[gix::ObjectId]) -> Vec<Option<u32>> {
+        ids.iter()
+            .map(|id| {
+                let graph = self.graph.as_ref()?;
+                let level = graph.commit_at(graph.lookup(id)?).generation();
+                (level > 0 && level < gix::commitgraph::GENERATION_NUMBER_MAX).then_some(level)
+            })
+            .collect()
     }
 
     /// What this reader's searches order by: `"corrected dates"`,

@@ -741,6 +741,13 @@ impl Repo {
         if ancestor == descendant {
             return Ok(true);
         }
+        // A commit reaches only commits of lower generation: with the
+        // commit-graph's numbers, no search is needed to say no.
+        if let [Some(a), Some(d)] = self.levels(&[ancestor, descendant])[..]
+            && a >= d
+        {
+            return Ok(false);
+        }
         // When `ancestor` is reachable from `descendant`, it is their only
         // best common ancestor.
         if self.merge_base(ancestor, descendant)? == Some(ancestor) {
@@ -752,6 +759,18 @@ impl Repo {
         // wrong (tests/integration/git_layer.rs, the clock-skew walk). The
         // walk between them decides, exactly (`walk_from_base`).
         Ok(self.walk_from_base(descendant, ancestor)?.1)
+    }
+
+    /// The commit-graph's topological levels of `ids`, each `None` where
+    /// the graph does not hold the commit (or there is none, or the clone
+    /// is shallow): a commit reaches only commits of a lower level, so a
+    /// level at most another's proves it does not reach that one.
+    pub fn levels(&self, ids: &[Oid]) -> Vec<Option<u32>> {
+        if self.is_shallow() {
+            return vec![None; ids.len()];
+        }
+        let ids: Vec<gix::ObjectId> = ids.iter().map(|id| id.0).collect();
+        self.bases().levels_of(&ids)
     }
 
     /// A best common ancestor of `a` and `b` (`git merge-base a b`: the

@@ -709,6 +709,20 @@ fn a_refused_commit_a_remote_holds_says_whose_it_is_and_the_remedy_works() {
         "never 'add it to your scope' for someone else's commit: {check:?}"
     );
     assert!(check.said.contains("git rebase --onto"), "{check:?}");
+    // The same with a commit-graph, whose levels let gate pass over a
+    // branch that cannot hold a refused commit: Bob's branch, whose tip
+    // is the refused commit itself (the same level), is still named.
+    team.sh("ada", "git commit-graph write --reachable")
+        .expect_ok("a commit-graph");
+    let graphed = team.sh(
+        "ada",
+        r#"gate check --range "$(git merge-base origin/main HEAD)..HEAD" --only provenance"#,
+    );
+    assert_eq!(graphed.code, Some(1), "{graphed:?}");
+    assert!(
+        graphed.said.contains("is on origin/scratch already"),
+        "with a commit-graph too: {graphed:?}"
+    );
     // The remedy it names works, and CI agrees with the push after it.
     team.sh("ada", "git rebase -q --onto origin/main origin/scratch")
         .expect_ok("the remedy");
