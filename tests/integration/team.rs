@@ -695,10 +695,13 @@ fn a_refused_commit_a_remote_holds_says_whose_it_is_and_the_remedy_works() {
         "git fetch -q origin && git merge -q --no-edit origin/scratch",
     )
     .expect_ok("Ada merges it");
-    let check = team.sh(
-        "ada",
-        r#"gate check --range "$(git merge-base origin/main HEAD)..HEAD" --only provenance"#,
-    );
+    let check_range = || {
+        team.sh(
+            "ada",
+            r#"gate check --range "$(git merge-base origin/main HEAD)..HEAD" --only provenance"#,
+        )
+    };
+    let check = check_range();
     assert_eq!(check.code, Some(1), "{check:?}");
     assert!(
         check.said.contains("is on origin/scratch already"),
@@ -714,10 +717,7 @@ fn a_refused_commit_a_remote_holds_says_whose_it_is_and_the_remedy_works() {
     // is the refused commit itself (the same level), is still named.
     team.sh("ada", "git commit-graph write --reachable")
         .expect_ok("a commit-graph");
-    let graphed = team.sh(
-        "ada",
-        r#"gate check --range "$(git merge-base origin/main HEAD)..HEAD" --only provenance"#,
-    );
+    let graphed = check_range();
     assert_eq!(graphed.code, Some(1), "{graphed:?}");
     assert!(
         graphed.said.contains("is on origin/scratch already"),
@@ -726,10 +726,7 @@ fn a_refused_commit_a_remote_holds_says_whose_it_is_and_the_remedy_works() {
     // The remedy it names works, and CI agrees with the push after it.
     team.sh("ada", "git rebase -q --onto origin/main origin/scratch")
         .expect_ok("the remedy");
-    let check = team.sh(
-        "ada",
-        r#"gate check --range "$(git merge-base origin/main HEAD)..HEAD" --only provenance"#,
-    );
+    let check = check_range();
     assert!(check.passed(), "{check:?}");
     let push = team.sh("ada", "git push -q --force-with-lease origin HEAD");
     assert!(push.passed(), "{push:?}");
