@@ -444,6 +444,14 @@ impl<'r> Bases<'r> {
             .collect()
     }
 
+    /// This reader, its searches ordered by the commit-graph's levels
+    /// even where it holds corrected dates: for a single question, which
+    /// should not pay for reading and comparing the graph's commit list.
+    pub(super) fn levels_only(mut self) -> Self {
+        self.corrected = Some(None);
+        self
+    }
+
     /// What this reader's searches order by: `"corrected dates"`,
     /// `"levels"`, or `"none"` without a commit-graph (for tests).
     pub(super) fn generations(&mut self) -> &'static str {

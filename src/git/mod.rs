@@ -749,8 +749,14 @@ impl Repo {
             return Ok(false);
         }
         // When `ancestor` is reachable from `descendant`, it is their only
-        // best common ancestor.
-        if self.merge_base(ancestor, descendant)? == Some(ancestor) {
+        // best common ancestor. Searched by the graph's levels: a question
+        // asked once per ref (a push's hidden refs, each remote branch)
+        // does not read the graph's commit list for its corrected dates.
+        if self
+            .merge_bases_by(self.bases(), ancestor, &[descendant])?
+            .first()
+            == Some(&ancestor)
+        {
             return Ok(true);
         }
         // Another answer is not a no: without a commit-graph the search goes
@@ -786,8 +792,18 @@ impl Repo {
     /// as git searches (src/git/bases.rs), with the commit-graph's
     /// generation numbers where there is one.
     pub fn merge_bases_all(&self, one: Oid, others: &[Oid]) -> Result<Vec<Oid>, GitError> {
+        self.merge_bases_by(self.dated_bases(), one, others)
+    }
+
+    /// [`merge_bases_all`](Self::merge_bases_all) searched by `graph`.
+    fn merge_bases_by(
+        &self,
+        mut graph: bases::Bases<'_>,
+        one: Oid,
+        others: &[Oid],
+    ) -> Result<Vec<Oid>, GitError> {
         let others: Vec<gix::ObjectId> = others.iter().map(|o| o.0).collect();
-        let bases = self.bases().merge_bases(one.0, &others, &|| {
+        let bases = graph.merge_bases(one.0, &others, &|| {
             let others: Vec<String> = others.iter().map(|o| o.to_string()).collect();
             format!("finding the merge bases of {one} and {}", others.join(", "))
         })?;
@@ -799,7 +815,7 @@ impl Repo {
     /// `"none"` without a commit-graph. For tests.
     #[doc(hidden)]
     pub fn merge_base_generations(&self) -> &'static str {
-        self.bases().generations()
+        self.dated_bases().generations()
     }
 
     /// Whether the repository is a shallow clone.
@@ -911,7 +927,20 @@ impl Repo {
     /// A reader for merge-base searches, kept across the merges of a run.
     /// A shallow boundary that cannot be read is left out: its missing
     /// parents then fail the search instead of passing it.
+    ///
+    /// Ordered by the commit-graph's levels: reading its corrected dates
+    /// (src/git/corrected.rs) means reading and comparing its whole commit
+    /// list, some 10 ms on git/git, which a single question (a hook's
+    /// merge, a ref's ancestry, a short range) should not pay; the
+    /// searches of a long range's diff threads use them
+    /// ([`dated_bases`](Self::dated_bases)).
     fn bases(&self) -> bases::Bases<'_> {
+        self.dated_bases().levels_only()
+    }
+
+    /// A reader for many searches: ordered by the commit-graph's corrected
+    /// commit dates where it holds them, read on the first search.
+    fn dated_bases(&self) -> bases::Bases<'_> {
         bases::Bases::new(
             &self.repo,
             &self.packs,
@@ -2046,7 +2075,7 @@ impl Runs<'_> {
             workers.threads.push(std::thread::spawn(move || {
                 let repo = Repo::with_packs(clone, packs);
                 // One reader for every merge base this thread looks for.
-                let mut graph = repo.bases();
+                let mut graph = repo.dated_bases();
                 for run in job_rx {
                     if stop.load(std::sync::atomic::Ordering::Relaxed) {
                         break;
