@@ -9,7 +9,8 @@
 //! read; the generation is the commit's corrected commit date where the
 //! graph holds those, as git orders by them, else its topological level:
 //! src/git/corrected.rs), any other by a number after those, read from
-//! the object database once (its first lines only, where they suffice). The marks a search paints are kept in a flat array by number and
+//! the object database once (its first lines only, where they suffice).
+//! The marks a search paints are kept in a flat array by number and
 //! only the marks it set are cleared after it, so a search costs what it
 //! walks, not the size of everything read before (gix's `merge_base`
 //! clears the marks of its whole graph twice a search: on git/git, a fifth
