@@ -698,14 +698,17 @@ fn on_remote_refs(repo: &Repo, range: &RangeSpec, hidden: &[Oid], findings: &mut
     // behind long ago is otherwise walked down to where it forked (on
     // moby/moby 0.3-0.6 s a branch, as long as git's own `rev-list`), and
     // still is without a commit-graph.
-    let refused_ids: Vec<Oid> = refused.iter().copied().collect();
-    let tips: Vec<Oid> = tracking.iter().map(|(_, tip)| *tip).collect();
-    let lowest = repo
-        .levels(&refused_ids)
+    // One question for both (the commit-graph opened once): the tips'
+    // levels, then the refused commits'.
+    let ids: Vec<Oid> = (tracking.iter().map(|(_, tip)| *tip))
+        .chain(refused.iter().copied())
+        .collect();
+    let mut tip_levels = repo.levels(&ids);
+    let lowest = tip_levels
+        .split_off(tracking.len())
         .into_iter()
         .collect::<Option<Vec<u32>>>()
         .and_then(|levels| levels.into_iter().min());
-    let tip_levels = repo.levels(&tips);
     let mut held: std::collections::HashMap<Oid, String> = std::collections::HashMap::new();
     for ((name, tip), level) in tracking.iter().zip(tip_levels) {
         if let (Some(lowest), Some(level)) = (lowest, level)

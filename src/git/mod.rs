@@ -741,22 +741,21 @@ impl Repo {
         if ancestor == descendant {
             return Ok(true);
         }
-        // A commit reaches only commits of lower generation: with the
-        // commit-graph's numbers, no search is needed to say no.
-        if let [Some(a), Some(d)] = self.levels(&[ancestor, descendant])[..]
+        // One reader (the commit-graph opened once) for both questions,
+        // ordered by the graph's levels: a question asked once per ref (a
+        // push's hidden refs, each remote branch) does not read the graph's
+        // commit list for its corrected dates.
+        let graph = self.bases();
+        // A commit reaches only commits of a lower level: with the
+        // commit-graph's levels, no search is needed to say no.
+        if let [Some(a), Some(d)] = graph.levels_of(&[ancestor.0, descendant.0])[..]
             && a >= d
         {
             return Ok(false);
         }
         // When `ancestor` is reachable from `descendant`, it is their only
-        // best common ancestor. Searched by the graph's levels: a question
-        // asked once per ref (a push's hidden refs, each remote branch)
-        // does not read the graph's commit list for its corrected dates.
-        if self
-            .merge_bases_by(self.bases(), ancestor, &[descendant])?
-            .first()
-            == Some(&ancestor)
-        {
+        // best common ancestor.
+        if self.merge_bases_by(graph, ancestor, &[descendant])?.first() == Some(&ancestor) {
             return Ok(true);
         }
         // Another answer is not a no: without a commit-graph the search goes
@@ -772,9 +771,7 @@ impl Repo {
     /// is shallow): a commit reaches only commits of a lower level, so a
     /// level at most another's proves it does not reach that one.
     pub fn levels(&self, ids: &[Oid]) -> Vec<Option<u32>> {
-        if self.is_shallow() {
-            return vec![None; ids.len()];
-        }
+        // A shallow clone's reader has no graph (`Bases::new`).
         let ids: Vec<gix::ObjectId> = ids.iter().map(|id| id.0).collect();
         self.bases().levels_of(&ids)
     }
