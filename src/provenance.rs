@@ -14,7 +14,7 @@
 //! to the task given (`--task`, the active task); else to the one task whose
 //! file the range adds or changes. So a CI run needs no local state.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use crate::git::{Change, ChangeKind, GitError, MergeChanges, Oid, Renames, Repo, WalkedChanges};
@@ -507,8 +507,18 @@ struct Pending {
     index: usize,
     id: Oid,
     merge: bool,
-    changes: Vec<Change>,
+    /// `None` once let go ([`Tally::hold`]): read again if the one task
+    /// the range touches needs them ([`reread_pending`]).
+    changes: Option<Vec<Change>>,
 }
+
+/// How many changes the pending commits hold at most. Past it, every
+/// pending commit lets its changes go and stops holding them, so memory
+/// stays flat over a long range whose commits name no task (a whole
+/// history has hundreds of thousands of changes). They are needed only
+/// when exactly one task's file is in the range, and are then read again
+/// (one more walk of the range, diffing only those commits).
+const PENDING_HELD: usize = 20_000;
 
 /// Prove a range. Returns a one-line summary and the findings, grouped by
 /// commit in walk order (newest first).
@@ -631,7 +641,14 @@ pub fn check_walked(
     let fallback_held = fallback
         .as_deref()
         .map(|t| (t, held_by(repo, tasks, &hidden, opts.push, t)));
+    let again = Again {
+        repo,
+        tip: range.tip,
+        hidden: &hidden,
+        merges: merge_changes(policy),
+    };
     attribute_pending(
+        &again,
         &rules,
         tasks,
         fallback_held.as_ref().map(|(t, held)| (*t, held)),
@@ -874,10 +891,7 @@ fn walk_range<'r>(
     // what a clean merge of its parents gives (decision 0023) — path by
     // path: rename pairing would tie a path of the merge to one of a
     // parent. Refused merges need no diff at all.
-    let merge_changes = match policy.provenance.merges {
-        Merges::Inspect => MergeChanges::Own,
-        Merges::Refuse => MergeChanges::Skip,
-    };
+    let merge_changes = merge_changes(policy);
     // One walk gives the range and, for an explicit base, whether the base
     // is an ancestor of the tip; the diffs of its commits (not the imported
     // ones, not shallow boundaries) run while it goes on.
@@ -1052,6 +1066,43 @@ struct Tally {
     unattributed: Vec<Oid>,
     /// The task files the diffs saw, for the caller ([`ChangedTasks`]).
     walked_tasks: ChangedTasks,
+    /// How many changes `pending` holds.
+    held: usize,
+    /// Whether `pending` let its changes go (past [`PENDING_HELD`], or
+    /// once two tasks' files are in the range).
+    let_go: bool,
+}
+
+impl Tally {
+    /// Keep `p` until the range's task files are known, with its changes
+    /// while they may matter and fit: they matter only if exactly one
+    /// task's file is in the range, so none are held once two are, and
+    /// none past [`PENDING_HELD`] (they are then read again if needed).
+    fn hold(&mut self, mut p: Pending) {
+        self.held += p.changes.as_ref().map_or(0, Vec::len);
+        if !self.let_go && (self.touched_tasks.len() > 1 || self.held > PENDING_HELD) {
+            self.let_go = true;
+            for q in &mut self.pending {
+                q.changes = None;
+            }
+        }
+        if self.let_go {
+            p.changes = None;
+            self.held = 0;
+        }
+        self.pending.push(p);
+    }
+
+    /// Record a pending commit's judgement.
+    fn settle(&mut self, index: usize, id: Oid, judged: Judged) {
+        match judged.attribution {
+            Attribution::Task => self.attributed += 1,
+            Attribution::Unattributed => self.unattributed.push(id),
+            Attribution::Undecided | Attribution::Pending => {}
+        }
+        self.out
+            .extend(judged.findings.into_iter().map(|f| (index, f)));
+    }
 }
 
 /// The commits the walk does not diff: imported ones (`imported_commit`,
@@ -1185,11 +1236,11 @@ fn judge_walked(
             Attribution::Task => tally.attributed += 1,
             Attribution::Unattributed => tally.unattributed.push(id),
             Attribution::Undecided => {}
-            Attribution::Pending => tally.pending.push(Pending {
+            Attribution::Pending => tally.hold(Pending {
                 index,
                 id,
                 merge,
-                changes,
+                changes: Some(changes),
             }),
         }
     });
@@ -1255,6 +1306,15 @@ impl<'a> Rules<'a> {
 
     fn subject(&self, commit: Option<Oid>) -> Subject {
         commit_subject(self.range, commit)
+    }
+}
+
+/// What a range's merges are diffed for: their own changes where the
+/// policy inspects them, nothing where it refuses them.
+fn merge_changes(policy: &Policy) -> MergeChanges {
+    match policy.provenance.merges {
+        Merges::Inspect => MergeChanges::Own,
+        Merges::Refuse => MergeChanges::Skip,
     }
 }
 
@@ -1412,22 +1472,93 @@ fn judge_commit(
 /// adds or changes, with the commits its baseline holds — unless that
 /// baseline holds it ([`judge_pending`]).
 fn attribute_pending(
+    again: &Again,
     rules: &Rules,
     tasks: &TaskSet,
     fallback: Option<(&str, &HeldBy)>,
     tally: &mut Tally,
 ) {
+    // Commits that let their changes go and now need them, by id: their
+    // place in the range and whether each is a merge.
+    let mut reread: HashMap<Oid, (usize, bool)> = HashMap::new();
     for p in std::mem::take(&mut tally.pending) {
-        let judged = judge_pending(rules, tasks, fallback, &tally.touched_tasks, &p);
-        match judged.attribution {
-            Attribution::Task => tally.attributed += 1,
-            Attribution::Unattributed => tally.unattributed.push(p.id),
-            Attribution::Undecided | Attribution::Pending => {}
+        if p.changes.is_none()
+            && let Some((_, held)) = fallback
+            && matches!(held.precedes(p.id), Ok(false))
+        {
+            reread.insert(p.id, (p.index, p.merge));
+            continue;
         }
-        tally
-            .out
-            .extend(judged.findings.into_iter().map(|f| (p.index, f)));
+        let judged = judge_pending(rules, tasks, fallback, &tally.touched_tasks, &p);
+        tally.settle(p.index, p.id, judged);
     }
+    if reread.is_empty() {
+        return;
+    }
+    // Read again by the walk that read them: each judged as its changes
+    // arrive, none held.
+    let walked = again.repo.walk_changes(
+        &[again.tip],
+        again.hidden,
+        |id| reread.contains_key(&id),
+        Renames::Exact,
+        again.merges,
+    );
+    let walked = match walked {
+        Ok(walked) => walked,
+        Err(e) => {
+            for (id, (index, _)) in reread {
+                tally
+                    .out
+                    .push((index, git_unknown(&e, rules.subject(Some(id)))));
+            }
+            return;
+        }
+    };
+    walked.each(|_, id, result| {
+        let Some((index, merge)) = reread.remove(&id) else {
+            return;
+        };
+        match result {
+            Ok(c) => {
+                let p = Pending {
+                    index,
+                    id,
+                    merge,
+                    changes: Some(c.changes),
+                };
+                let judged = judge_pending(rules, tasks, fallback, &tally.touched_tasks, &p);
+                tally.settle(index, id, judged);
+            }
+            Err(e) => tally
+                .out
+                .push((index, git_unknown(&e, rules.subject(Some(id))))),
+        }
+    });
+    // The same walk hands on the same commits; one it did not is unknown.
+    for (id, (index, _)) in reread {
+        tally.out.push((
+            index,
+            unknown(
+                "input_unreadable",
+                format!(
+                    "{}'s changes could not be read again: the range's second walk did not reach it",
+                    id.short()
+                ),
+                "check again; if it persists, repair the repository (git fsck)",
+                rules.subject(Some(id)),
+            ),
+        ));
+    }
+}
+
+/// The range's walk once more, for the pending commits that let their
+/// changes go ([`Tally::hold`]).
+struct Again<'a> {
+    repo: &'a Repo,
+    tip: Oid,
+    hidden: &'a [Oid],
+    merges: MergeChanges,
 }
 
 /// One pending commit's judgement, pure: against the scope of `fallback`
@@ -1466,7 +1597,14 @@ fn judge_pending(
     };
     match held.precedes(p.id) {
         Ok(false) => Judged {
-            findings: scope_findings(tasks, task, p.id, p.merge, &p.changes, rules.range),
+            findings: scope_findings(
+                tasks,
+                task,
+                p.id,
+                p.merge,
+                p.changes.as_deref().unwrap_or_default(),
+                rules.range,
+            ),
             attribution: Attribution::Task,
         },
         Ok(true) => Judged {
@@ -2031,7 +2169,7 @@ mod tests {
             index: 0,
             id: oid(COMMIT),
             merge: false,
-            changes: vec![modified("docs/b.md")],
+            changes: Some(vec![modified("docs/b.md")]),
         };
         let none = judge_pending(&rules, &tasks(), None, &BTreeSet::new(), &pending);
         assert_eq!(none.attribution, Attribution::Unattributed);
@@ -2043,6 +2181,36 @@ mod tests {
         let one = judge_pending(&rules, &tasks(), Some(("T-1", &held)), &touched, &pending);
         assert_eq!(one.attribution, Attribution::Task);
         assert_eq!(causes(&one), ["path_outside_scope"]);
+    }
+
+    #[test]
+    fn pending_commits_hold_their_changes_while_they_may_matter_and_fit() {
+        let pending = |index: usize, changes: usize| Pending {
+            index,
+            id: oid(COMMIT),
+            merge: false,
+            changes: Some(vec![modified("docs/b.md"); changes]),
+        };
+        let held = |tally: &Tally| -> Vec<bool> {
+            tally.pending.iter().map(|p| p.changes.is_some()).collect()
+        };
+        // Up to PENDING_HELD changes are held; the one past it lets every
+        // pending commit's go, and later ones hold none.
+        let mut tally = Tally::default();
+        tally.hold(pending(0, PENDING_HELD - 1));
+        tally.hold(pending(1, 1));
+        assert_eq!(held(&tally), [true, true]);
+        tally.hold(pending(2, 1));
+        assert_eq!(held(&tally), [false, false, false]);
+        tally.hold(pending(3, 0));
+        assert_eq!(held(&tally), [false, false, false, false]);
+        // Two tasks' files in the range: no pending commit's changes can
+        // matter.
+        let mut tally = Tally::default();
+        tally.hold(pending(0, 3));
+        tally.touched_tasks = BTreeSet::from(["T-1".to_string(), "T-2".to_string()]);
+        tally.hold(pending(1, 3));
+        assert_eq!(held(&tally), [false, false]);
     }
 
     // The range's own judgements: its words, its shape, the commits it

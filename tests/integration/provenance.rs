@@ -1120,6 +1120,82 @@ fn a_fresh_clone_needs_no_local_state() {
     assert_eq!(unattributed, vec![ambiguous, no_trailer]);
 }
 
+/// Commits with no trailer wait for the range's task files with their
+/// changes, up to 20,000 changes held; past that they let them go and are
+/// read again once the one task the range touches is known. The verdict is
+/// the one the held changes give: a merge's own changes too.
+#[test]
+fn pending_commits_past_the_changes_held_are_read_again() {
+    let (repo, base) = task_repo("required", "inspect", &[]);
+    repo.write("docs/out.md", "out\n");
+    let outside = repo.commit_all("outside T-1's scope, no trailer");
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write("src/side.rs", "side\n");
+    repo.commit_all("side, no trailer");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["merge", "-q", "--no-ff", "--no-commit", "side"]);
+    repo.write("docs/evil.md", "slipped into the merge\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-edit"]);
+    let merge = repo.head();
+    // 20,001 paths in scope, staged without being written out.
+    let blob = repo
+        .git_stdin(&["hash-object", "-w", "--stdin"], "generated\n")
+        .trim()
+        .to_string();
+    let entries: String = (0..20_001)
+        .map(|n| format!("100644 {blob}\tsrc/gen/f{n:05}.rs\n"))
+        .collect();
+    repo.git_stdin(&["update-index", "--index-info"], &entries);
+    repo.git(&[
+        "commit",
+        "-q",
+        "-m",
+        "twenty thousand files in scope, no trailer",
+    ]);
+    // A bare clone: no task is active, so the range's one task file decides.
+    let bare = clone(&repo, "ci-bare", &["--bare"]);
+    let out = gate_in(
+        &repo,
+        &bare,
+        &[
+            "check",
+            "--range",
+            &format!("{base}..HEAD"),
+            "--only",
+            "provenance",
+            "--json",
+        ],
+    );
+    assert_exit(&out, 1);
+    let doc = json(&out);
+    let refused: Vec<(String, String, String)> = findings(&doc)
+        .iter()
+        .map(|f| {
+            (
+                f["cause"].as_str().unwrap().to_string(),
+                f["commit"].as_str().unwrap().to_string(),
+                f["path"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let refused_at = |commit: &str, path: &str| {
+        (
+            "path_outside_scope".to_string(),
+            commit.to_string(),
+            path.to_string(),
+        )
+    };
+    assert_eq!(
+        refused,
+        vec![
+            refused_at(&merge, "docs/evil.md"),
+            refused_at(&outside, "docs/out.md")
+        ],
+        "{doc:#}"
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Missing objects.
 
