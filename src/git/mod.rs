@@ -1563,6 +1563,22 @@ impl Repo {
         self.packs.borrow_mut().chain_held(&id.0)
     }
 
+    /// Keep at most `bytes` of the packs' pages resident before letting
+    /// them go (32 MiB unless told; decision 0032). Only before the first
+    /// read opens the packs. For tests, which need no 32 MiB pack to see
+    /// the pages let go.
+    #[doc(hidden)]
+    pub fn keep_pack_pages(&self, bytes: usize) {
+        self.packs.borrow_mut().keep_pages(bytes);
+    }
+
+    /// How many times the process let the packs' pages go since this
+    /// handle opened them. For tests.
+    #[doc(hidden)]
+    pub fn pack_pages_let_go(&self) -> usize {
+        self.packs.borrow().pages_let_go()
+    }
+
     /// This handle's objects, packs first ([`packs::Objects`]).
     fn objects(&self) -> packs::Objects<'_> {
         packs::Objects::new(&self.repo, &self.packs)

@@ -19,6 +19,7 @@
 use std::hash::{BuildHasherDefault, Hasher};
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use gix::odb::pack::{self, cache::DecodeEntry, data};
@@ -201,7 +202,9 @@ pub(super) struct Packs {
     /// one ([`Packs::sibling`]): one mapping of each pack for the process,
     /// as gix's store keeps (a mapping a thread would count its pages again
     /// in the resident memory, and fault them again).
-    bundles: Arc<OnceLock<Vec<pack::Bundle>>>,
+    bundles: Arc<OnceLock<Opened>>,
+    /// The packs' pages kept resident at most ([`Opened::touch`]).
+    kept: usize,
     /// The order this handle asks the packs in: the last that answered
     /// first (a history's objects are mostly in one pack).
     order: Vec<usize>,
@@ -221,6 +224,7 @@ impl Packs {
             dir: repo.objects.store_ref().path().join("pack"),
             hash: repo.object_hash(),
             bundles: Arc::default(),
+            kept: PAGES_KEPT,
             order: Vec::new(),
             cache: DeltaBaseCache::new(cache_bytes),
             inflate: gix::zlib::Inflate::default(),
@@ -242,6 +246,7 @@ impl Packs {
             dir: self.dir.clone(),
             hash: self.hash,
             bundles: Arc::clone(&self.bundles),
+            kept: self.kept,
             order: Vec::new(),
             cache: DeltaBaseCache::new(self.cache.inner.capacity()),
             inflate: gix::zlib::Inflate::default(),
@@ -273,7 +278,8 @@ impl Packs {
         len: usize,
     ) -> Option<(gix::objs::Kind, bool)> {
         let (at, entry) = self.locate(id)?;
-        let pack = &self.bundles.get()?[at].pack;
+        let opened = self.bundles.get()?;
+        let pack = &opened.bundles[at].pack;
         if let Some(kind) = entry.header.as_kind()
             && entry.decompressed_size > len as u64
         {
@@ -282,7 +288,8 @@ impl Packs {
             out.clear();
             out.resize(len, 0);
             self.inflate.reset();
-            let (status, _, written) = self.inflate.prefix(input, out).ok()?;
+            let (status, consumed, written) = self.inflate.prefix(input, out).ok()?;
+            opened.touch(at, entry.pack_offset(), entry.data_offset + consumed as u64);
             // A stream that ends short of its stated size is gix's to
             // read and report.
             if status == gix::zlib::Status::StreamEnd || written != len {
@@ -292,6 +299,7 @@ impl Packs {
         }
         let kind = resolve(
             pack,
+            &|from, to| opened.touch(at, from, to),
             entry,
             out,
             &mut self.cache,
@@ -306,9 +314,10 @@ impl Packs {
     /// Which pack holds object `id` (by its place in the bundles) and its
     /// entry there: the pack that answered last is asked first.
     fn locate(&mut self, id: &gix::oid) -> Option<(usize, data::Entry)> {
-        let bundles = self
+        let bundles = &self
             .bundles
-            .get_or_init(|| open_bundles(&self.dir, self.hash));
+            .get_or_init(|| Opened::new(open_bundles(&self.dir, self.hash), self.kept))
+            .bundles;
         if self.order.len() != bundles.len() {
             self.order = (0..bundles.len()).collect();
         }
@@ -323,12 +332,27 @@ impl Packs {
         Some((self.order[0], pack.entry(offset).ok()?))
     }
 
+    /// Keep at most `bytes` of the packs' pages resident, for the handles
+    /// that open them from here on (tests: the pages are let go on a small
+    /// pack too).
+    pub(super) fn keep_pages(&mut self, bytes: usize) {
+        self.kept = bytes;
+    }
+
+    /// How many times the packs' pages were let go since they were opened.
+    pub(super) fn pages_let_go(&self) -> usize {
+        self.bundles
+            .get()
+            .map_or(0, |opened| opened.let_go.load(Ordering::Relaxed))
+    }
+
     /// For object `id` in a pack: how many links its delta chain has below
     /// it, and how many of them the cache holds (tests see the chain kept).
     pub(super) fn chain_held(&mut self, id: &gix::oid) -> Option<(usize, usize)> {
-        let bundles = self
+        let bundles = &self
             .bundles
-            .get_or_init(|| open_bundles(&self.dir, self.hash));
+            .get_or_init(|| Opened::new(open_bundles(&self.dir, self.hash), self.kept))
+            .bundles;
         let bundle = bundles.iter().find(|b| b.index.lookup(id).is_some())?;
         let offset = bundle.index.pack_offset_at_index(bundle.index.lookup(id)?);
         let mut cursor = bundle.pack.entry(offset).ok()?;
@@ -340,6 +364,100 @@ impl Packs {
             held += usize::from(self.cache.contains(bundle.pack.id, cursor.data_offset));
         }
         Some((links, held))
+    }
+}
+
+/// How much of the packs' mappings reads may have made resident before
+/// their pages are let go ([`Opened::touch`]): twice what the last
+/// thousand commits of git/git read.
+const PAGES_KEPT: usize = 32 << 20;
+
+/// The unit pages are counted in: what one read's page fault can map at
+/// most (the kernel's fault-around, 64 KiB, maps the cached pages beside
+/// the one read).
+const BLOCK: u64 = 64 << 10;
+
+/// The packs, opened once for every handle of the process, and which
+/// blocks of each one's mapping reads touched since the process last let
+/// its pages go.
+///
+/// A pack is mapped whole, and a walk down a long history reads ever older
+/// parts of it: the pages it read stayed resident, so resident memory grew
+/// with the range (227 MiB of pack on git/git's whole history, 16 MiB on
+/// its last thousand commits). git bounds its mapped windows the same way
+/// (`core.packedGitLimit`). Past [`PAGES_KEPT`] of blocks touched, every
+/// pack's pages are let go (decision 0032): the kernel keeps them in its
+/// page cache, and a read maps them again from there.
+struct Opened {
+    bundles: Vec<pack::Bundle>,
+    /// One bit per [`BLOCK`] of each pack.
+    blocks: Vec<Vec<AtomicU64>>,
+    /// Blocks touched since the pages were last let go.
+    touched: AtomicUsize,
+    /// The pages kept resident at most.
+    kept: usize,
+    /// How many times the pages were let go.
+    let_go: AtomicUsize,
+}
+
+impl Opened {
+    fn new(bundles: Vec<pack::Bundle>, kept: usize) -> Opened {
+        let blocks = bundles
+            .iter()
+            .map(|b| {
+                let words = (b.pack.data_len() as u64).div_ceil(BLOCK).div_ceil(64);
+                (0..words).map(|_| AtomicU64::new(0)).collect()
+            })
+            .collect();
+        Opened {
+            bundles,
+            blocks,
+            touched: AtomicUsize::new(0),
+            kept,
+            let_go: AtomicUsize::new(0),
+        }
+    }
+
+    /// Bytes `from..to` of pack `at` were read; past [`PAGES_KEPT`] of
+    /// blocks read, every pack's pages are let go. Threads reading meanwhile
+    /// read the same bytes, mapped again.
+    fn touch(&self, at: usize, from: u64, to: u64) {
+        let Some(bits) = self.blocks.get(at) else {
+            return;
+        };
+        let mut new = 0;
+        for block in from / BLOCK..=to.saturating_sub(1).max(from) / BLOCK {
+            let (word, bit) = ((block / 64) as usize, 1u64 << (block % 64));
+            let Some(word) = bits.get(word) else {
+                break;
+            };
+            if word.load(Ordering::Relaxed) & bit == 0
+                && word.fetch_or(bit, Ordering::Relaxed) & bit == 0
+            {
+                new += 1;
+            }
+        }
+        if new == 0 {
+            return;
+        }
+        let touched = self.touched.fetch_add(new, Ordering::Relaxed) + new;
+        if touched * (BLOCK as usize) < self.kept {
+            return;
+        }
+        self.touched.store(0, Ordering::Relaxed);
+        self.let_go.fetch_add(1, Ordering::Relaxed);
+        for word in self.blocks.iter().flatten() {
+            word.store(0, Ordering::Relaxed);
+        }
+        for bundle in &self.bundles {
+            let pack = &bundle.pack;
+            if let Some(mapped) = pack.entry_slice(0..pack.data_len() as u64) {
+                // SAFETY: a `data::File` holds its pack as a `memmap2::Mmap`
+                // (gix-pack's `MMap`), which gix maps from the file
+                // read-only, and nothing writes a pack once written.
+                let _ = unsafe { crate::platform::let_go_of_mapped_pages(mapped) };
+            }
+        }
     }
 }
 
@@ -377,6 +495,7 @@ fn open_bundles(dir: &std::path::Path, hash: gix::hash::Kind) -> Vec<pack::Bundl
 #[allow(clippy::too_many_arguments)]
 fn resolve(
     pack: &data::File,
+    touch: &dyn Fn(u64, u64),
     entry: data::Entry,
     out: &mut Vec<u8>,
     cache: &mut DeltaBaseCache,
@@ -388,7 +507,7 @@ fn resolve(
     use data::entry::Header;
     if let Some(kind) = entry.header.as_kind() {
         // Not a delta: inflated where it is, as gix would.
-        inflate_entry(pack, &entry, inflate, out)?;
+        inflate_entry(pack, touch, &entry, inflate, out)?;
         return Some(kind);
     }
     chain.clear();
@@ -416,7 +535,7 @@ fn resolve(
             Header::RefDelta { .. } => return None,
             _ => {
                 let kind = cursor.header.as_kind()?;
-                let packed = inflate_entry(pack, &cursor, inflate, base)?;
+                let packed = inflate_entry(pack, touch, &cursor, inflate, base)?;
                 cache.put(pack.id, cursor.data_offset, base, kind, packed);
                 break kind;
             }
@@ -433,7 +552,7 @@ fn resolve(
     // Up the chain: each delta applied to the result below it, into `out`,
     // which then becomes the base of the next.
     for (at, link) in chain.drain(..).rev().enumerate() {
-        let packed = inflate_entry(pack, &link, inflate, delta)?;
+        let packed = inflate_entry(pack, touch, &link, inflate, delta)?;
         match held {
             Some(offset) if at == 0 => apply_delta(cache.held(pack.id, offset)?, delta, out)?,
             _ => apply_delta(base, delta, out)?,
@@ -446,9 +565,11 @@ fn resolve(
 }
 
 /// The data of `entry` inflated into `out` (the whole of it), and the
-/// bytes it took in the pack.
+/// bytes it took in the pack; `touch` is told which bytes of the pack were
+/// read, its header's too.
 fn inflate_entry(
     pack: &data::File,
+    touch: &dyn Fn(u64, u64),
     entry: &data::Entry,
     inflate: &mut gix::zlib::Inflate,
     out: &mut Vec<u8>,
@@ -457,7 +578,9 @@ fn inflate_entry(
     out.clear();
     out.try_reserve(size).ok()?;
     out.resize(size, 0);
-    pack.decompress_entry(entry, inflate, out).ok()
+    let packed = pack.decompress_entry(entry, inflate, out).ok()?;
+    touch(entry.pack_offset(), entry.data_offset + packed as u64);
+    Some(packed)
 }
 
 /// git's delta `instructions` applied to `base`, the result in `out`

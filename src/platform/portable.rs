@@ -358,6 +358,17 @@ impl Stat {
     }
 }
 
+/// The portable platform cannot ask the kernel to drop mapped pages: they
+/// stay resident until the mapping goes (docs/platforms.md).
+///
+/// # Safety
+///
+/// None needed here; the unix platform's contract is kept so callers are
+/// the same on both.
+pub unsafe fn let_go_of_mapped_pages(_: &[u8]) -> Option<()> {
+    None
+}
+
 /// `/proc`'s unit, where there is a `/proc` (Linux's usual 100).
 pub fn clock_ticks_per_second() -> u64 {
     100

@@ -294,6 +294,35 @@ fn from_raw(raw: &rustix::fs::Stat) -> Stat {
     }
 }
 
+/// Tell the kernel this process no longer needs the pages of `mapped`, a
+/// read-only mapping of a file (`madvise(MADV_DONTNEED)`): they leave its
+/// resident set, stay in the page cache, and are mapped again from the file
+/// when next read, with the same bytes. `None` when the call failed (the
+/// pages then simply stay).
+///
+/// # Safety
+///
+/// `mapped` must lie in a read-only mapping of a file that nothing writes
+/// (`PROT_READ`, shared or private): dropped pages of anonymous or written
+/// memory come back as zeros.
+pub unsafe fn let_go_of_mapped_pages(mapped: &[u8]) -> Option<()> {
+    let page = rustix::param::page_size();
+    let start = mapped.as_ptr() as usize;
+    // A mapping starts on a page: the page `mapped` starts in is its own.
+    let aligned = start - start % page;
+    let len = mapped.len() + (start - aligned);
+    // SAFETY: the caller promises a read-only file mapping; the range is
+    // the pages `mapped` lies in, all of them inside that mapping.
+    unsafe {
+        rustix::mm::madvise(
+            aligned as *mut std::ffi::c_void,
+            len,
+            rustix::mm::Advice::LinuxDontNeed,
+        )
+    }
+    .ok()
+}
+
 /// Clock ticks per second, the unit of `/proc/PID/stat`'s times.
 pub fn clock_ticks_per_second() -> u64 {
     rustix::param::clock_ticks_per_second().max(1)

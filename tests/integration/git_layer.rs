@@ -3097,3 +3097,77 @@ fn the_index_says_which_paths_are_executable_as_git_ls_files_does() {
         );
     }
 }
+
+/// The resident pages of this process's mapping of `pack`, in bytes
+/// (`/proc/self/smaps`), or `None` where there is no such file.
+fn resident_pages_of(pack: &std::path::Path) -> Option<u64> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+    let mut resident = 0;
+    let mut ours = false;
+    for line in smaps.lines() {
+        let mut fields = line.split_whitespace();
+        let first = fields.next().unwrap_or("");
+        if first.contains('-') && first.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+            ours = line.ends_with(pack.to_str().expect("UTF-8 path"));
+        } else if ours && first == "Rss:" {
+            resident += fields.next()?.parse::<u64>().ok()? * 1024;
+        }
+    }
+    Some(resident)
+}
+
+/// A long read of a pack lets the pages it made resident go once they
+/// pass what the handle keeps (decision 0032): every object still reads
+/// as git has it, and the pack's resident pages stay near the bound
+/// instead of growing to the pack's size.
+#[test]
+fn pack_pages_are_let_go_past_what_is_kept() {
+    let repo = TestRepo::new();
+    // 160 files of 48 KiB that do not compress: a pack of about 7.5 MiB.
+    let mut rng = crate::support::Rng::new(32);
+    for i in 0..160 {
+        let bytes: Vec<u8> = (0..6 * 1024)
+            .flat_map(|_| rng.next().to_le_bytes())
+            .collect();
+        repo.write(&format!("data/f{i:03}.bin"), bytes);
+    }
+    repo.commit_all("incompressible files");
+    repo.git(&["repack", "-adq"]);
+    let pack = std::fs::read_dir(repo.path().join(".git/objects/pack"))
+        .expect("pack directory")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.extension().is_some_and(|e| e == "pack"))
+        .expect("one pack");
+    let pack_len = std::fs::metadata(&pack).expect("pack").len();
+    assert!(pack_len > 7 << 20, "pack of {pack_len} bytes");
+
+    let handle = open(&repo);
+    let kept = 1 << 20;
+    handle.keep_pack_pages(kept);
+    let mut resident_after_reads = Vec::new();
+    for i in 0..160 {
+        let path = format!("data/f{i:03}.bin");
+        let id = repo.git(&["rev-parse", &format!("HEAD:{path}")]);
+        let (kind, bytes) = handle.read_object(oid(&id)).expect("the blob");
+        assert_eq!(kind, "blob");
+        let written = std::fs::read(repo.abs(path.as_bytes())).expect("the file");
+        assert!(bytes == written, "{path} as read from the pack");
+        if let Some(resident) = resident_pages_of(&pack) {
+            resident_after_reads.push(resident);
+        }
+    }
+    // 7.5 MiB read in 1 MiB of blocks: let go at least six times.
+    let let_go = handle.pack_pages_let_go();
+    assert!(let_go >= 6, "let go {let_go} times");
+    // What a block's fault maps may straddle the next block: at most
+    // twice the blocks kept, plus the read under way.
+    let most = resident_after_reads
+        .iter()
+        .copied()
+        .max()
+        .expect("/proc/self/smaps");
+    assert!(
+        most <= 2 * kept as u64 + (256 << 10),
+        "{most} bytes of a {pack_len}-byte pack resident, {kept} kept"
+    );
+}
