@@ -94,6 +94,15 @@ fn weighed(
     Finding::new(CHECK, cause, severity, message, decide.into()).with_subject(subject)
 }
 
+/// `unattributed_commit` with the rules' advice, shared by every such
+/// finding rather than copied (a whole history's range holds one a commit).
+fn unattributed(message: String, rules: &Rules, subject: Subject) -> Finding {
+    Finding {
+        decide: rules.unattributed_decide.clone(),
+        ..finding("unattributed_commit", message, "", subject)
+    }
+}
+
 fn unknown(cause: &'static str, message: String, decide: &str, subject: Subject) -> Finding {
     Finding::unknown(CHECK, cause, message, decide.into()).with_subject(subject)
 }
@@ -663,7 +672,12 @@ pub fn check_walked(
         walked_tasks,
         ..
     } = tally;
-    out.sort_by_key(|(i, _)| *i);
+    // Mostly in walk order already (a range whose commits all wait for
+    // their task is judged in it): a stable sort's scratch buffer, half the
+    // findings' size, is then not needed.
+    if !out.is_sorted_by_key(|(i, _)| *i) {
+        out.sort_by_key(|(i, _)| *i);
+    }
     // Collected in place (a range of 80,000 unattributed commits holds as
     // many findings, and a second list of them was a fifth of the peak).
     let judged: Vec<Finding> = out.into_iter().map(|(_, f)| f).collect();
@@ -764,7 +778,8 @@ fn on_remote_refs(repo: &Repo, range: &RangeSpec, hidden: &[Oid], findings: &mut
                     Some(_) => "",
                     None => " (in CI, pass `--not` that branch)",
                 }
-            );
+            )
+            .into();
         }
     }
 }
@@ -1278,7 +1293,7 @@ struct Rules<'a> {
     key: &'a str,
     /// What gets an unattributed commit through: in a push, also how to
     /// leave history that predates gate out of the range.
-    unattributed_decide: String,
+    unattributed_decide: std::sync::Arc<str>,
 }
 
 impl<'a> Rules<'a> {
@@ -1293,7 +1308,8 @@ impl<'a> Rules<'a> {
             format!(
                 "add a `{key}: <task id>` trailer to the commit, or name the task with --task ID"
             )
-        };
+        }
+        .into();
         Rules {
             range,
             merges: policy.provenance.merges,
@@ -1429,13 +1445,12 @@ fn judge_commit(
             match held.precedes(id) {
                 Ok(false) => task.to_string(),
                 Ok(true) => {
-                    findings.push(finding(
-                        "unattributed_commit",
+                    findings.push(unattributed(
                         format!(
                             "{} precedes task {task}'s baseline and has no `{key}:` trailer: it is no task's work",
                             id.short()
                         ),
-                        &rules.unattributed_decide,
+                        rules,
                         sub,
                     ));
                     return judged(findings, Attribution::Unattributed);
@@ -1586,12 +1601,7 @@ fn judge_pending(
             ),
         };
         return Judged {
-            findings: vec![finding(
-                "unattributed_commit",
-                message,
-                &rules.unattributed_decide,
-                sub,
-            )],
+            findings: vec![unattributed(message, rules, sub)],
             attribution: Attribution::Unattributed,
         };
     };
@@ -1608,13 +1618,12 @@ fn judge_pending(
             attribution: Attribution::Task,
         },
         Ok(true) => Judged {
-            findings: vec![finding(
-                "unattributed_commit",
+            findings: vec![unattributed(
                 format!(
                     "{} precedes the baseline of task {task} (the one task whose file the range adds or changes) and has no `{key}:` trailer: it is no task's work",
                     p.id.short()
                 ),
-                &rules.unattributed_decide,
+                rules,
                 sub,
             )],
             attribution: Attribution::Unattributed,
@@ -1802,7 +1811,7 @@ fn scope_findings(
     if found.is_empty() {
         return found;
     }
-    let decide = if merge {
+    let decide: std::sync::Arc<str> = if merge {
         format!(
             "add the path to task {task_id}'s scope (`gate task scope add PATH --because \"…\"`, then commit the task file), or redo the merge without this change (a merge may change only what its task may)"
         )
@@ -1810,10 +1819,11 @@ fn scope_findings(
         format!(
             "add the path to task {task_id}'s scope (`gate task scope add PATH --because \"…\"`, then commit the task file), or split the commit (git rebase -i) and give this change to a task whose scope covers it — start one for the issue that owns the path"
         )
-    };
+    }
+    .into();
     for f in &mut found {
         f.check = CHECK;
-        f.decide.clone_from(&decide);
+        f.decide = decide.clone();
         f.subject.ref_name = range.ref_name.clone();
         if merge {
             f.message.push_str(" (changed by the merge itself)");

@@ -1731,7 +1731,7 @@ mod tests {
             (f.cause, f.severity),
             ("receipt_missing", Severity::Blocker)
         );
-        assert_eq!(f.decide, "run `gate verify tests`");
+        assert_eq!(&*f.decide, "run `gate verify tests`");
         assert_eq!(f.subject.acceptance_id.as_deref(), Some("tests"));
 
         let f = one(State::Failed {
@@ -1761,7 +1761,7 @@ mod tests {
             (f.cause, f.severity),
             ("receipt_running", Severity::Blocker)
         );
-        assert_eq!(f.decide, "wait for it to finish");
+        assert_eq!(&*f.decide, "wait for it to finish");
     }
 
     #[test]

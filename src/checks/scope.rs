@@ -56,7 +56,8 @@ pub fn check(
                     f.decide = format!(
                         "HEAD's commit is task {other}'s, whose scope covers every staged path: when this is its work (`git commit --amend` of HEAD, say), switch to it first (`gate task switch {other}`), then commit again; otherwise {}",
                         f.decide
-                    );
+                    )
+                    .into();
                 }
             }
             return ("no task".into(), vec![*f]);
@@ -154,7 +155,8 @@ fn name_heads_task(ctx: &Ctx, active: &str, trailer: &str, findings: &mut [Findi
             f.decide = format!(
                 "HEAD's commit is task {other}'s, whose scope covers it: when this is {other}'s work (`git commit --amend` of HEAD, say), switch to that task first (`gate task switch {other}`), then commit again; otherwise {}",
                 f.decide
-            );
+            )
+            .into();
         }
     }
 }

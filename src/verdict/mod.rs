@@ -12,6 +12,8 @@ mod exit;
 
 pub use exit::ExitCode;
 
+use std::sync::Arc;
+
 use crate::path::RepoPath;
 use crate::policy::Mode;
 use crate::text::FileText;
@@ -86,8 +88,9 @@ pub struct Finding {
     pub cause: &'static str,
     pub severity: Severity,
     pub message: String,
-    /// What would change the answer.
-    pub decide: String,
+    /// What would change the answer: shared, not copied, where many
+    /// findings say the same (a whole history's unattributed commits).
+    pub decide: Arc<str>,
     pub subject: Subject,
 }
 
@@ -106,7 +109,7 @@ impl Finding {
             cause,
             severity,
             message,
-            decide,
+            decide: decide.into(),
             subject: Subject::default(),
         }
     }
