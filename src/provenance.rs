@@ -521,6 +521,10 @@ struct Pending {
     changes: Option<Vec<Change>>,
 }
 
+/// A range this long hands back the memory its diff threads freed once
+/// they end (`platform::return_freed_memory`).
+const LONG_RANGE: usize = 4096;
+
 /// How many changes the pending commits hold at most. Past it, every
 /// pending commit lets its changes go and stops holding them, so memory
 /// stays flat over a long range whose commits name no task (a whole
@@ -641,6 +645,11 @@ pub fn check_walked(
         &mut tally,
     );
     progress.done();
+    // The diff threads have ended: what their allocator arenas hold free
+    // goes back, before the findings of the commits still waiting are made.
+    if commits.len() >= LONG_RANGE {
+        crate::platform::return_freed_memory();
+    }
     // Commits with no trailer and no task given: the one task whose file the
     // range adds or changes, if there is exactly one.
     let fallback = match tally.touched_tasks.len() {

@@ -1388,6 +1388,12 @@ impl Repo {
                 },
             )?
         };
+        // The walk's own record of every commit it read is gone; on a long
+        // range that is tens of megabytes the diff threads' allocations
+        // would not reuse (each thread allocates in an arena of its own).
+        if commits.len() >= LONG_WALK {
+            crate::platform::return_freed_memory();
+        }
         let mut index = HashMap::with_capacity(commits.len());
         let mut kept = Vec::with_capacity(commits.len());
         for (id, parents) in commits.into_iter().zip(parents) {
@@ -2008,6 +2014,10 @@ fn walk_context(tips: &[Oid], hidden: &[Oid]) -> String {
     }
     range
 }
+
+/// A walk this long hands the memory it freed back when it ends
+/// ([`Repo::walk_changes`]).
+const LONG_WALK: usize = 4096;
 
 /// How many consecutive commits one thread diffs at a time.
 const RUN: usize = 128;

@@ -323,6 +323,20 @@ pub unsafe fn let_go_of_mapped_pages(mapped: &[u8]) -> Option<()> {
     .ok()
 }
 
+/// Hand the memory the allocator holds free back to the system: glibc's
+/// `malloc_trim`, which releases the free pages of every arena, the main
+/// one's and those of threads that have ended (a thread's arena keeps what
+/// it freed resident, and later allocations on another thread do not
+/// reuse it). Nothing where the C library is not glibc.
+pub fn return_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `malloc_trim` takes no pointer; it walks the allocator's
+    // own free lists under their locks.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Clock ticks per second, the unit of `/proc/PID/stat`'s times.
 pub fn clock_ticks_per_second() -> u64 {
     rustix::param::clock_ticks_per_second().max(1)
