@@ -24,6 +24,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
+use std::sync::{Arc, OnceLock};
 
 use super::GitError;
 
@@ -59,11 +60,14 @@ pub(super) struct Bases<'r> {
     repo: &'r gix::Repository,
     /// Commits are read from the packs as trees are, through one mapping.
     packs: &'r std::cell::RefCell<super::packs::Packs>,
-    graph: Option<gix::commitgraph::Graph>,
+    graph: Option<Arc<gix::commitgraph::Graph>>,
     /// The graph's corrected commit dates, read on the first search; `None`
     /// inside when it has none: its topological levels are used
     /// (src/git/corrected.rs).
-    corrected: Option<Option<super::corrected::CorrectedDates>>,
+    corrected: Option<Option<Arc<super::corrected::CorrectedDates>>>,
+    /// Where the corrected dates are read once for every reader that
+    /// shares this one's graph ([`GraphShare`]).
+    dates: Arc<OnceLock<Option<Arc<super::corrected::CorrectedDates>>>>,
     /// How many commits the commit-graph holds: the first number of a
     /// loose commit.
     in_graph: u32,
@@ -107,6 +111,26 @@ impl Queue {
     }
 }
 
+/// A commit-graph mapped once and its corrected dates read once, for
+/// readers on several threads (the diff threads of a long range): each
+/// reader opening its own mapped the graph again, its pages counted again
+/// in the resident memory (11 MiB on git/git), and read the dates again.
+#[derive(Clone, Default)]
+pub(super) struct GraphShare {
+    graph: Option<Arc<gix::commitgraph::Graph>>,
+    dates: Arc<OnceLock<Option<Arc<super::corrected::CorrectedDates>>>>,
+}
+
+impl GraphShare {
+    /// `repo`'s commit-graph, if it has one that reads.
+    pub(super) fn open(repo: &gix::Repository) -> GraphShare {
+        GraphShare {
+            graph: repo.commit_graph_if_enabled().ok().flatten().map(Arc::new),
+            dates: Arc::default(),
+        }
+    }
+}
+
 impl<'r> Bases<'r> {
     /// Searches over `repo`'s history; `shallow` the boundary commits of a
     /// shallow clone (empty in a full one).
@@ -115,17 +139,30 @@ impl<'r> Bases<'r> {
         packs: &'r std::cell::RefCell<super::packs::Packs>,
         shallow: HashSet<gix::ObjectId>,
     ) -> Self {
-        let graph = if shallow.is_empty() {
-            repo.commit_graph_if_enabled().ok().flatten()
+        let share = if shallow.is_empty() {
+            GraphShare::open(repo)
         } else {
-            None
+            GraphShare::default()
         };
+        Bases::sharing(repo, packs, shallow, share)
+    }
+
+    /// [`new`](Self::new), with the graph and dates of `share` (none in a
+    /// shallow clone, as `new` opens none there).
+    pub(super) fn sharing(
+        repo: &'r gix::Repository,
+        packs: &'r std::cell::RefCell<super::packs::Packs>,
+        shallow: HashSet<gix::ObjectId>,
+        share: GraphShare,
+    ) -> Self {
+        let graph = share.graph.filter(|_| shallow.is_empty());
         let in_graph = graph.as_ref().map_or(0, |g| g.num_commits());
         Bases {
             repo,
             packs,
             graph,
             corrected: None,
+            dates: share.dates,
             in_graph,
             shallow,
             numbers: Default::default(),
@@ -470,11 +507,13 @@ impl<'r> Bases<'r> {
         if self.corrected.is_some() {
             return;
         }
-        let dates = self.graph.as_ref().and_then(|graph| {
-            let info = self.repo.objects.store_ref().path().join("info");
-            super::corrected::CorrectedDates::load(&info, graph)
+        let dates = self.dates.get_or_init(|| {
+            self.graph.as_ref().and_then(|graph| {
+                let info = self.repo.objects.store_ref().path().join("info");
+                super::corrected::CorrectedDates::load(&info, graph).map(Arc::new)
+            })
         });
-        self.corrected = Some(dates);
+        self.corrected = Some(dates.clone());
     }
 
     fn time(&self, n: u32) -> i64 {

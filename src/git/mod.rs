@@ -945,6 +945,17 @@ impl Repo {
         )
     }
 
+    /// [`dated_bases`](Self::dated_bases) over the graph and dates of
+    /// `share`, mapped and read once for every reader sharing it.
+    fn dated_bases_sharing(&self, share: bases::GraphShare) -> bases::Bases<'_> {
+        bases::Bases::sharing(
+            &self.repo,
+            &self.packs,
+            self.shallow_set().unwrap_or_default(),
+            share,
+        )
+    }
+
     /// The changes of commit `id` against each of its parents, in parent
     /// order; a root commit yields one diff against the empty tree. Every
     /// file-level path, no filter.
@@ -2083,6 +2094,8 @@ impl Runs<'_> {
             stop: stop.clone(),
             threads: Vec::new(),
         };
+        // One mapping of the commit-graph for both threads' searches.
+        let share = bases::GraphShare::open(self.repo);
         for _ in 0..2 {
             let (job_tx, job_rx) = std::sync::mpsc::channel::<Vec<walk::Walked>>();
             // Results wait, at most RESULTS_AHEAD runs a thread, until they
@@ -2095,10 +2108,11 @@ impl Runs<'_> {
             let packs = self.packs.borrow().sibling();
             let (renames, merges, stop) = (self.renames, self.merges, stop.clone());
             let landing = self.landing.clone();
+            let share = share.clone();
             workers.threads.push(std::thread::spawn(move || {
                 let repo = Repo::with_packs(clone, packs);
                 // One reader for every merge base this thread looks for.
-                let mut graph = repo.dated_bases();
+                let mut graph = repo.dated_bases_sharing(share);
                 for run in job_rx {
                     if stop.load(std::sync::atomic::Ordering::Relaxed) {
                         break;
