@@ -368,9 +368,9 @@ impl Packs {
 }
 
 /// How much of the packs' mappings reads may have made resident before
-/// their pages are let go ([`Opened::touch`]): twice what the last
-/// thousand commits of git/git read.
-const PAGES_KEPT: usize = 32 << 20;
+/// their pages are let go ([`Opened::touch`]): about what the last
+/// thousand commits of git/git read (12-19 MiB).
+const PAGES_KEPT: usize = 16 << 20;
 
 /// The unit pages are counted in: what one read's page fault can map at
 /// most (the kernel's fault-around, 64 KiB, maps the cached pages beside
