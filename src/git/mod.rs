@@ -1581,8 +1581,8 @@ impl Repo {
     }
 
     /// Keep at most `bytes` of the packs' pages resident before letting
-    /// them go (32 MiB unless told; decision 0032). Only before the first
-    /// read opens the packs. For tests, which need no 32 MiB pack to see
+    /// them go (16 MiB unless told; decision 0032). Only before the first
+    /// read opens the packs. For tests, which need no 16 MiB pack to see
     /// the pages let go.
     #[doc(hidden)]
     pub fn keep_pack_pages(&self, bytes: usize) {

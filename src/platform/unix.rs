@@ -305,6 +305,7 @@ fn from_raw(raw: &rustix::fs::Stat) -> Stat {
 /// `mapped` must lie in a read-only mapping of a file that nothing writes
 /// (`PROT_READ`, shared or private): dropped pages of anonymous or written
 /// memory come back as zeros.
+#[cfg(any(target_os = "linux", target_os = "android"))]
 pub unsafe fn let_go_of_mapped_pages(mapped: &[u8]) -> Option<()> {
     let page = rustix::param::page_size();
     let start = mapped.as_ptr() as usize;
@@ -321,6 +322,19 @@ pub unsafe fn let_go_of_mapped_pages(mapped: &[u8]) -> Option<()> {
         )
     }
     .ok()
+}
+
+/// On the other unix systems `MADV_DONTNEED` is only a hint, and rustix
+/// offers Linux's meaning alone: the pages stay, as on the portable
+/// platform (`None`).
+///
+/// # Safety
+///
+/// Nothing is asked of the kernel; the contract is Linux's, so callers are
+/// the same everywhere.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+pub unsafe fn let_go_of_mapped_pages(_: &[u8]) -> Option<()> {
+    None
 }
 
 /// Hand the memory the allocator holds free back to the system: glibc's
