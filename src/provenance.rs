@@ -517,7 +517,7 @@ struct Pending {
     id: Oid,
     merge: bool,
     /// `None` once let go ([`Tally::hold`]): read again if the one task
-    /// the range touches needs them ([`reread_pending`]).
+    /// the range touches needs them ([`attribute_pending`]).
     changes: Option<Vec<Change>>,
 }
 
@@ -1103,16 +1103,17 @@ impl Tally {
     /// task's file is in the range, so none are held once two are, and
     /// none past [`PENDING_HELD`] (they are then read again if needed).
     fn hold(&mut self, mut p: Pending) {
-        self.held += p.changes.as_ref().map_or(0, Vec::len);
-        if !self.let_go && (self.touched_tasks.len() > 1 || self.held > PENDING_HELD) {
-            self.let_go = true;
-            for q in &mut self.pending {
-                q.changes = None;
+        if !self.let_go {
+            self.held += p.changes.as_ref().map_or(0, Vec::len);
+            if self.touched_tasks.len() > 1 || self.held > PENDING_HELD {
+                self.let_go = true;
+                for q in &mut self.pending {
+                    q.changes = None;
+                }
             }
         }
         if self.let_go {
             p.changes = None;
-            self.held = 0;
         }
         self.pending.push(p);
     }
@@ -1615,16 +1616,24 @@ fn judge_pending(
         };
     };
     match held.precedes(p.id) {
-        Ok(false) => Judged {
-            findings: scope_findings(
-                tasks,
-                task,
-                p.id,
-                p.merge,
-                p.changes.as_deref().unwrap_or_default(),
-                rules.range,
-            ),
-            attribution: Attribution::Task,
+        // Changes let go and not read again are not "no changes".
+        Ok(false) => match p.changes.as_deref() {
+            Some(changes) => Judged {
+                findings: scope_findings(tasks, task, p.id, p.merge, changes, rules.range),
+                attribution: Attribution::Task,
+            },
+            None => Judged {
+                findings: vec![unknown(
+                    "input_unreadable",
+                    format!(
+                        "{}'s changes were not read again to judge it against task {task}'s scope",
+                        p.id.short()
+                    ),
+                    "check again; if it persists, repair the repository (git fsck)",
+                    sub,
+                )],
+                attribution: Attribution::Undecided,
+            },
         },
         Ok(true) => Judged {
             findings: vec![unattributed(
@@ -2200,6 +2209,16 @@ mod tests {
         let one = judge_pending(&rules, &tasks(), Some(("T-1", &held)), &touched, &pending);
         assert_eq!(one.attribution, Attribution::Task);
         assert_eq!(causes(&one), ["path_outside_scope"]);
+
+        // Changes let go and not read again: unknown, never a pass.
+        let let_go = Pending {
+            changes: None,
+            ..pending
+        };
+        let unread = judge_pending(&rules, &tasks(), Some(("T-1", &held)), &touched, &let_go);
+        assert_eq!(unread.attribution, Attribution::Undecided);
+        assert_eq!(causes(&unread), ["input_unreadable"]);
+        assert_eq!(unread.findings[0].severity, Severity::Unknown);
     }
 
     #[test]
