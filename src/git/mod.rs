@@ -577,7 +577,13 @@ impl Repo {
     /// another handle's, so that each pack is mapped once).
     fn with_packs(repo: gix::Repository, packs: packs::Packs) -> Repo {
         let git_dir = canonical(repo.git_dir());
-        let common_dir = canonical(repo.common_dir());
+        // One resolution when they are the same directory (the main work
+        // tree): each costs a readlink per component, on every hook.
+        let common_dir = if repo.common_dir() == repo.git_dir() {
+            git_dir.clone()
+        } else {
+            canonical(repo.common_dir())
+        };
         let workdir = repo.workdir().map(canonical);
         let packs = RefCell::new(packs);
         Repo {
