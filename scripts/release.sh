@@ -44,6 +44,9 @@ if [ -z "$binary" ]; then
   target=$(rustc -vV | sed -n 's/^host: //p')
   flags=${RUSTFLAGS:-}
   case $target in
+    # The hooks' functions first in the text (decision 0033), where Rust
+    # links with its own lld.
+    x86_64-unknown-linux-gnu) flags="$flags -C target-feature=+crt-static -C relocation-model=static -C link-arg=-Wl,-T,$root/link/hot-text.ld" ;;
     *-linux-gnu) flags="$flags -C target-feature=+crt-static -C relocation-model=static" ;;
     # No Visual C++ runtime to install beside it.
     *-windows-msvc) flags="$flags -C target-feature=+crt-static" ;;

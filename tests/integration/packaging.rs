@@ -415,3 +415,78 @@ fn a_release_archive_installs_its_binary_after_checking_its_checksum() {
         "nothing left beside the installed gate"
     );
 }
+
+/// `link/hot-text.ld` (decision 0033), given to the linker as install.sh
+/// gives it, links a Rust program that runs, and lays out what it lists
+/// first: `main` (which every hook runs) comes before a function it does
+/// not list, where the linker alone puts them the other way round.
+#[test]
+fn the_hot_text_script_links_and_lays_what_it_lists_first() {
+    let test = crate::this_test!();
+    if !cfg!(all(
+        target_arch = "x86_64",
+        target_os = "linux",
+        target_env = "gnu"
+    )) {
+        support::skip(
+            test,
+            "the layout is for Linux x86_64 with glibc only (decision 0033)",
+            None,
+        );
+        return;
+    }
+    if let Some(missing) = ["rustc", "nm"].iter().find(|t| on_path(t).is_none()) {
+        support::skip(
+            test,
+            &format!("{missing} is not on PATH; install it (see .ci/run)"),
+            None,
+        );
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("link/hot-text.ld");
+    let text = std::fs::read_to_string(&script).unwrap();
+    assert!(text.contains("*(.text.main .text.unlikely.main)"), "{text}");
+    assert!(!text.contains("gate_test_unlisted"));
+    let scratch = tempfile::tempdir().unwrap();
+    let source = scratch.path().join("tiny.rs");
+    std::fs::write(
+        &source,
+        "#[inline(never)]\n\
+         #[unsafe(no_mangle)]\n\
+         pub extern \"C\" fn gate_test_unlisted(x: u64) -> u64 { x.wrapping_mul(31) }\n\
+         fn main() { println!(\"{}\", gate_test_unlisted(std::env::args().count() as u64)); }\n",
+    )
+    .unwrap();
+    // The address of `name` in the program built with `flags`, run first.
+    let address = |exe: &Path, name: &str| -> u64 {
+        let out = run(Command::new("nm").arg(exe));
+        let listing = String::from_utf8_lossy(&out.stdout).to_string();
+        let line = listing
+            .lines()
+            .find(|l| l.split_whitespace().nth(2) == Some(name))
+            .unwrap_or_else(|| panic!("{name} is not in {}", exe.display()));
+        u64::from_str_radix(line.split_whitespace().next().unwrap(), 16).unwrap()
+    };
+    let build = |name: &str, flags: &[String]| -> std::path::PathBuf {
+        let exe = scratch.path().join(name);
+        run(Command::new("rustc")
+            .args(["--edition", "2024", "-O"])
+            .args(flags)
+            .arg("-o")
+            .arg(&exe)
+            .arg(&source));
+        let said = run(&mut Command::new(&exe));
+        assert_eq!(String::from_utf8_lossy(&said.stdout), "31\n");
+        exe
+    };
+    let plain = build("plain", &[]);
+    assert!(
+        address(&plain, "gate_test_unlisted") < address(&plain, "main"),
+        "the linker alone no longer puts the unlisted function first: the test needs another"
+    );
+    let laid = build(
+        "laid",
+        &["-C".into(), format!("link-arg=-Wl,-T,{}", script.display())],
+    );
+    assert!(address(&laid, "main") < address(&laid, "gate_test_unlisted"));
+}

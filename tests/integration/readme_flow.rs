@@ -347,3 +347,98 @@ fn install_sh_says_what_it_installed_and_what_to_do_next() {
     assert!(help.contains("./install.sh --prefix DIR"), "{help}");
     assert!(!help.contains("set -eu"), "{help}");
 }
+
+/// Which builds `./install.sh` asks of cargo, by the RUSTFLAGS of each
+/// call, with a stand-in `rustc` saying `host` and `release` and a
+/// stand-in `cargo` that fails the calls whose flags contain `fail_on`.
+fn install_builds(host: &str, release: &str, fail_on: Option<&str>) -> (Output, Vec<String>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().canonicalize().unwrap();
+    let (tools, home, prefix) = (base.join("tools"), base.join("home"), base.join("prefix"));
+    std::fs::create_dir_all(&tools).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    let log = base.join("builds");
+    let stand_ins = [
+        (
+            "rustc",
+            format!(
+                "#!/bin/sh\nprintf 'rustc {release} (0 2026-01-01)\\nbinary: rustc\\nhost: {host}\\nrelease: {release}\\n'\n"
+            ),
+        ),
+        (
+            "cargo",
+            format!(
+                "#!/bin/sh\n\
+                 printf '%s\\n' \"$RUSTFLAGS\" >> '{log}'\n\
+                 case \"$RUSTFLAGS\" in *'{fail}'*) exit 101 ;; esac\n\
+                 root=\n\
+                 while [ $# -gt 0 ]; do case $1 in --root) root=$2; shift 2 ;; *) shift ;; esac; done\n\
+                 mkdir -p \"$root/bin\"\n\
+                 printf '#!/bin/sh\\necho \"gate 0.1.0\"\\n' > \"$root/bin/gate\"\n\
+                 chmod +x \"$root/bin/gate\"\n",
+                log = log.display(),
+                fail = fail_on.unwrap_or("\u{1}never\u{1}"),
+            ),
+        ),
+    ];
+    use std::os::unix::fs::PermissionsExt as _;
+    for (name, text) in stand_ins {
+        std::fs::write(tools.join(name), text).unwrap();
+        std::fs::set_permissions(tools.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let out = install_sh(&tools, &home, None, &["--prefix", prefix.to_str().unwrap()]);
+    let builds = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.trim().to_string())
+        .collect();
+    (out, builds)
+}
+
+/// On Linux x86_64, where Rust links with its own lld (1.90 on), the
+/// build lays the hooks' functions out first (`link/hot-text.ld`,
+/// decision 0033) in the static binary; where that build fails the next
+/// is static without it, then dynamic; elsewhere the layout is not tried.
+#[test]
+fn install_sh_lays_the_hooks_functions_first_where_rust_links_with_lld() {
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .canonicalize()
+        .unwrap();
+    let script = checkout.join("link/hot-text.ld");
+    assert!(script.is_file(), "{} is missing", script.display());
+    let hot = format!("-C link-arg=-Wl,-T,{}", script.display());
+    let fixed = "-C target-feature=+crt-static -C relocation-model=static";
+
+    let (out, builds) = install_builds("x86_64-unknown-linux-gnu", "1.95.0", None);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(builds, [format!("{fixed} {hot}")], "{}", show(&out));
+
+    // The layout's build fails: static without it; that fails too: dynamic.
+    let (out, builds) = install_builds("x86_64-unknown-linux-gnu", "1.95.0", Some("hot-text"));
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(builds, [format!("{fixed} {hot}"), fixed.to_string()]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("building without that layout"),
+        "{}",
+        show(&out)
+    );
+    let (out, builds) = install_builds("x86_64-unknown-linux-gnu", "1.95.0", Some("crt-static"));
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(
+        builds,
+        [format!("{fixed} {hot}"), fixed.to_string(), String::new()]
+    );
+
+    // Before 1.90 Rust links with the system's linker; other systems too.
+    for (host, release) in [
+        ("x86_64-unknown-linux-gnu", "1.89.0"),
+        ("aarch64-unknown-linux-gnu", "1.95.0"),
+    ] {
+        let (out, builds) = install_builds(host, release, None);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        assert_eq!(builds, [fixed.to_string()], "{host} {release}");
+    }
+    let (out, builds) = install_builds("x86_64-apple-darwin", "1.95.0", None);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(builds, [String::new()]);
+}
