@@ -470,7 +470,7 @@ fn the_hot_text_script_links_and_lays_what_it_lists_first() {
     let build = |name: &str, flags: &[String]| -> std::path::PathBuf {
         let exe = scratch.path().join(name);
         run(Command::new("rustc")
-            .args(["--edition", "2024", "-O"])
+            .args(["--edition", "2024", "-O", "-C", "codegen-units=1"])
             .args(flags)
             .arg("-o")
             .arg(&exe)
