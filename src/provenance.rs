@@ -585,6 +585,9 @@ pub fn check_walked(
     range: &RangeSpec,
     opts: &Options,
 ) -> (String, Vec<Finding>, Option<ChangedTasks>) {
+    // A long range frees large buffers as it goes; the allocator should not
+    // keep them resident for it (`platform::keep_allocator_thresholds`).
+    crate::platform::keep_allocator_thresholds();
     let mut findings = Vec::new();
     for why in &tasks.unreadable {
         findings.push(unknown(

@@ -372,6 +372,9 @@ pub unsafe fn let_go_of_mapped_pages(_: &[u8]) -> Option<()> {
 /// The portable platform leaves the allocator as it is.
 pub fn return_freed_memory() {}
 
+/// The portable platform leaves the allocator as it is.
+pub fn keep_allocator_thresholds() {}
+
 /// `/proc`'s unit, where there is a `/proc` (Linux's usual 100).
 pub fn clock_ticks_per_second() -> u64 {
     100
