@@ -1,7 +1,7 @@
 #!/bin/sh
 # Regenerate link/hot-text.ld: the functions gate's hooks run, laid out
 # first in gate's text on Linux x86_64 (decision 0033, docs/performance.md
-# "Hooks").
+# "Hooks on every commit").
 #
 #   scripts/hot-text.sh [DIR]        (default DIR: /tmp/gate-hot-text)
 #
