@@ -58,7 +58,7 @@ impl Landing {
 /// of its oldest commit, `None` when that commit is a root.
 pub(super) fn bottom(
     tip: gix::ObjectId,
-    parents: &[Vec<gix::ObjectId>],
+    parents: &[super::walk::Parents],
     index: &HashMap<gix::ObjectId, usize>,
 ) -> Option<Option<gix::ObjectId>> {
     let mut at = *index.get(&tip)?;
@@ -79,7 +79,7 @@ pub(super) fn bottom(
 /// hidden commits against [`bottom`].
 pub(super) fn landing(
     tip: gix::ObjectId,
-    parents: &[Vec<gix::ObjectId>],
+    parents: &[super::walk::Parents],
     index: &HashMap<gix::ObjectId, usize>,
 ) -> Option<Landing> {
     // The line, newest first.
@@ -200,7 +200,12 @@ mod tests {
     }
 
     /// A range from `(commit, parents)` pairs in walk order (newest first).
-    fn range(commits: &[(u8, &[u8])]) -> (Vec<Vec<gix::ObjectId>>, HashMap<gix::ObjectId, usize>) {
+    fn range(
+        commits: &[(u8, &[u8])],
+    ) -> (
+        Vec<super::super::walk::Parents>,
+        HashMap<gix::ObjectId, usize>,
+    ) {
         let parents = commits
             .iter()
             .map(|(_, ps)| ps.iter().map(|&p| id(p)).collect())

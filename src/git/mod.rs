@@ -901,7 +901,7 @@ impl Repo {
         if tips.is_empty() {
             return Ok(());
         }
-        let mut walked: Vec<(gix::ObjectId, Vec<gix::ObjectId>)> = Vec::new();
+        let mut walked: Vec<(gix::ObjectId, walk::Parents)> = Vec::new();
         let ended = walk::walk(
             &self.repo,
             &self.packs,
@@ -1421,7 +1421,7 @@ impl Repo {
             kept.push((id, parents));
         }
         let commits: Vec<Oid> = kept.iter().map(|(id, _)| *id).collect();
-        let parents: Vec<Vec<gix::ObjectId>> = kept.into_iter().map(|(_, p)| p).collect();
+        let parents: Vec<walk::Parents> = kept.into_iter().map(|(_, p)| p).collect();
         if let Some(putter) = &putter {
             // A range without a two-parent merge needs none (and spares
             // the hidden commits' ancestry checks).
@@ -1456,7 +1456,7 @@ impl Repo {
         &self,
         tip: gix::ObjectId,
         hidden: &[Oid],
-        parents: &[Vec<gix::ObjectId>],
+        parents: &[walk::Parents],
         index: &HashMap<gix::ObjectId, usize>,
     ) -> Option<landing::Landing> {
         let below = match landing::bottom(tip, parents, index)? {
@@ -2199,7 +2199,7 @@ pub type MergeBases = (Oid, Vec<Oid>);
 /// A walked range ([`Repo::walk_changes`]) whose diffs may still be running.
 pub struct WalkedChanges<'r> {
     commits: Vec<Oid>,
-    parents: Vec<Vec<gix::ObjectId>>,
+    parents: Vec<walk::Parents>,
     index: HashMap<gix::ObjectId, usize>,
     dropped: HashSet<gix::ObjectId>,
     pending: Pending,

@@ -25,16 +25,20 @@ use std::collections::{BinaryHeap, HashSet};
 
 use super::{GitError, Oid};
 
+/// A commit's parents, or their trees: inline up to two (all but octopus
+/// merges), as the walk keeps one per commit of the range.
+pub(super) type Parents = smallvec::SmallVec<[gix::ObjectId; 2]>;
+
 /// A commit as the walk hands it on: enough to diff it without reading it
 /// again.
 pub(super) struct Walked {
     pub id: gix::ObjectId,
     pub tree: gix::ObjectId,
     /// The parents as the commit names them (a shallow boundary's too).
-    pub parents: Vec<gix::ObjectId>,
+    pub parents: Parents,
     /// Each parent's tree, in parent order; empty for a shallow boundary,
     /// whose parents are not read.
-    pub parent_trees: Vec<gix::ObjectId>,
+    pub parent_trees: Parents,
     /// `None` when the walk read the commit from the commit-graph.
     pub message: Option<Vec<u8>>,
 }
@@ -62,7 +66,7 @@ struct Node {
 struct Data {
     time: i64,
     tree: gix::ObjectId,
-    parents: Vec<gix::ObjectId>,
+    parents: Parents,
     message: Option<Vec<u8>>,
 }
 
@@ -171,7 +175,7 @@ pub(super) fn walk(
             }
             continue;
         }
-        let mut parent_trees = Vec::with_capacity(parents.len());
+        let mut parent_trees = Parents::with_capacity(parents.len());
         for &parent in &parents {
             walk.read(parent, false)?;
             parent_trees.push(walk.data(parent).tree);
@@ -224,9 +228,9 @@ impl Walk<'_> {
     }
 
     /// The parents the walk follows: none for a shallow boundary.
-    fn walked_parents(&self, id: gix::ObjectId) -> Vec<gix::ObjectId> {
+    fn walked_parents(&self, id: gix::ObjectId) -> Parents {
         if self.shallow.contains(&id) {
-            return Vec::new();
+            return Parents::new();
         }
         self.data(id).parents.clone()
     }
@@ -282,7 +286,7 @@ impl Walk<'_> {
         let parents = commit
             .iter_parents()
             .map(|parent| parent.map(|pos| graph.id_at(pos).to_owned()))
-            .collect::<Result<Vec<_>, _>>()
+            .collect::<Result<Parents, _>>()
             .map_err(|err| {
                 GitError::other(
                     (self.context)(),
@@ -331,7 +335,7 @@ impl Walk<'_> {
         Ok(Data {
             time: commit.time,
             tree: commit.tree,
-            parents: commit.parents,
+            parents: Parents::from_vec(commit.parents),
             message: Some(commit.message),
         })
     }
