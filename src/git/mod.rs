@@ -1379,6 +1379,7 @@ impl Repo {
             waiting: Vec::new(),
             workers: None,
             sent: Vec::new(),
+            added: 0,
         };
         // Declared after `runs`, so dropped before it: a walk that fails
         // puts "no landing" before the threads are joined, and none
@@ -2069,10 +2070,22 @@ struct Runs<'r> {
     workers: Option<Workers>,
     /// The commits of each run sent, in order.
     sent: Vec<Vec<gix::ObjectId>>,
+    /// How many commits were added.
+    added: usize,
 }
 
 impl Runs<'_> {
-    fn add(&mut self, commit: walk::Walked) {
+    fn add(&mut self, mut commit: walk::Walked) {
+        // Read without a commit-graph, a commit comes with its message. Past
+        // the first LONG_WALK, the queue lets it go and the diff thread reads
+        // it again, as it does every message read from a graph: a range's
+        // queue can hold the whole range (the threads wait for the walk's
+        // end at a merge whose bases it gives), and git/git's messages are
+        // 42 MB.
+        self.added += 1;
+        if self.added > LONG_WALK {
+            commit.message = None;
+        }
         self.run.push(commit);
         if self.run.len() < RUN {
             return;
