@@ -2034,7 +2034,8 @@ fn walk_context(tips: &[Oid], hidden: &[Oid]) -> String {
 }
 
 /// A walk this long hands the memory it freed back when it ends
-/// ([`Repo::walk_changes`]).
+/// ([`Repo::walk_changes`]), and past this many commits its queue lets
+/// their messages go ([`Runs::add`]).
 const LONG_WALK: usize = 4096;
 
 /// How many consecutive commits one thread diffs at a time.

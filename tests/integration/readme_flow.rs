@@ -370,14 +370,16 @@ fn install_builds(host: &str, release: &str, fail_on: Option<&str>) -> (Output, 
             format!(
                 "#!/bin/sh\n\
                  printf '%s\\n' \"$RUSTFLAGS\" >> '{log}'\n\
-                 case \"$RUSTFLAGS\" in *'{fail}'*) exit 101 ;; esac\n\
+                 {fail}\
                  root=\n\
                  while [ $# -gt 0 ]; do case $1 in --root) root=$2; shift 2 ;; *) shift ;; esac; done\n\
                  mkdir -p \"$root/bin\"\n\
                  printf '#!/bin/sh\\necho \"gate 0.1.0\"\\n' > \"$root/bin/gate\"\n\
                  chmod +x \"$root/bin/gate\"\n",
                 log = log.display(),
-                fail = fail_on.unwrap_or("\u{1}never\u{1}"),
+                fail = fail_on.map_or(String::new(), |flag| format!(
+                    "case \"$RUSTFLAGS\" in *'{flag}'*) exit 101 ;; esac\n"
+                )),
             ),
         ),
     ];
