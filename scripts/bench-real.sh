@@ -23,6 +23,12 @@
 # --no-renames --name-only --format=%H B..HEAD`, which finds every merge's
 # bases and merges its parents again (content merges included, so it does
 # more than gate); the ratio to it is printed as its own column.
+# gate keeps the commits it read from the objects, and the merge bases it
+# searched without a commit-graph, in its commit cache
+# (<common-dir>/gate/cache/commits-*.cache, merge-bases-*.cache, decision
+# 0034), so every run after the first is warm; COLD=1 deletes both before
+# each gate run (a fresh clone's first check, as in CI), and the header
+# says which.
 # Needs git, python3 and GNU time.
 set -eu
 [ $# -ge 2 ] || { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
@@ -44,11 +50,18 @@ policy_commit=$(GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' GIT_COMMITTER_DATE='2026-
     GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com \
     git commit-tree -m "bench policy" "$root_tree")
 
+common=$(cd "$(git rev-parse --git-common-dir)" && pwd)
+cold=${COLD:-0}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 graph=no
 [ -f objects/info/commit-graph ] || [ -d objects/info/commit-graphs ] || [ -f .git/objects/info/commit-graph ] && graph=yes
 echo "repository: $repo ($(git rev-list --count HEAD) commits, commit-graph: $graph)"
+if [ "$cold" = 1 ]; then
+    echo "gate's commit cache: deleted before each gate run (cold)"
+else
+    echo "gate's commit cache: kept between runs (warm after the first)"
+fi
 echo "load at start: $(uptime | sed 's/.*load average/load average/')"
 remerge=${REMERGE:-0}
 printf '| range | commits (merges) | gate | wall gate/git | CPU gate/git | peak MiB gate / git | gate wall, CPU | git wall, CPU |'
@@ -68,6 +81,7 @@ for base in $bases; do
         : > "$tmp/gate"; : > "$tmp/git"; : > "$tmp/remerge"
         i=0
         while [ $i -lt "$runs" ]; do
+            [ "$cold" = 1 ] && rm -f "$common"/gate/cache/commits-*.cache "$common"/gate/cache/merge-bases-*.cache
             /usr/bin/time -f '%e %U %S %M' -o "$tmp/t" "$gate" check --range "$gate_range" --only provenance \
                 --policy-from "$policy_commit" --format json >/dev/null 2>&1 || true
             cat "$tmp/t" >> "$tmp/gate"

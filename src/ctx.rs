@@ -74,6 +74,7 @@ impl Ctx {
         for dir in dirs {
             crate::fsutil::check_state_dir(&dir).map_err(state_refused)?;
         }
+        repo.keep_commits_under(&crate::receipts::Store::new(&repo.common_dir()).cache_dir());
         Ok(Ctx {
             repo,
             root,

@@ -700,6 +700,9 @@ pub fn check_walked(
     }
     findings.extend(widened_findings(tasks, &touched_tasks, range));
     on_remote_refs(repo, range, &hidden, &mut findings);
+    // What the advice's walks read, kept for the next run's (the range's
+    // own were kept once its diffs were taken).
+    repo.keep_read_commits();
     let counts = Counts {
         commits: &commits,
         merges,

@@ -37,6 +37,13 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs, ui: &Ui) -> Result<Answer, Fail
                 if let Target::Range(spec) = &target
                     && let Some(repo) = bare_repo(dir)
                 {
+                    // gate's state there is checked as a work tree's is
+                    // before the commit cache is read or written in it.
+                    if crate::fsutil::check_state_dir(&repo.common_dir()).is_ok() {
+                        repo.keep_commits_under(
+                            &crate::receipts::Store::new(&repo.common_dir()).cache_dir(),
+                        );
+                    }
                     return build_bare(&repo, spec, args, &args.only);
                 }
                 return Err(failure);

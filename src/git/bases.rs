@@ -24,9 +24,10 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::GitError;
+use super::walk::Parents;
 
 /// The commit reaches the first tip.
 const PARENT1: u8 = 1;
@@ -50,7 +51,7 @@ const INFINITY: u64 = u64::MAX;
 /// A commit read from the object database.
 struct Loose {
     time: i64,
-    parents: Box<[gix::ObjectId]>,
+    parents: Parents,
     /// The parents' numbers, once they are asked for.
     numbered: Option<Box<[u32]>>,
 }
@@ -72,6 +73,9 @@ pub(super) struct Bases<'r> {
     /// loose commit.
     in_graph: u32,
     shallow: HashSet<gix::ObjectId>,
+    /// Commits read from the object database by any reader of this range
+    /// or by its walk ([`Heads`]); `None` for a reader on its own.
+    heads: Option<Arc<Heads>>,
     numbers: gix::hashtable::HashMap<gix::ObjectId, u32>,
     loose: Vec<(gix::ObjectId, Loose)>,
     /// The marks of the search under way, by number (grown on demand).
@@ -119,6 +123,7 @@ impl Queue {
 pub(super) struct GraphShare {
     graph: Option<Arc<gix::commitgraph::Graph>>,
     dates: Arc<OnceLock<Option<Arc<super::corrected::CorrectedDates>>>>,
+    heads: Option<Arc<Heads>>,
 }
 
 impl GraphShare {
@@ -127,8 +132,223 @@ impl GraphShare {
         GraphShare {
             graph: repo.commit_graph_if_enabled().ok().flatten().map(Arc::new),
             dates: Arc::default(),
+            heads: None,
         }
     }
+
+    /// This share, its readers also sharing the commits `heads` holds.
+    pub(super) fn with_heads(mut self, heads: Option<Arc<Heads>>) -> GraphShare {
+        self.heads = heads;
+        self
+    }
+}
+
+/// The date, tree and parents of every commit a range's readers and its
+/// walk read from the object database (none the commit-graph holds), as
+/// written (a shallow boundary's parents too: each reader drops those
+/// itself), and the commit cache those are kept in between runs
+/// (src/git/commits_cache.rs). Without a commit-graph, each diff thread's
+/// searches read most of the same history below the range, each commit
+/// inflated from the packs, and the walk has read the range and the hidden
+/// commits near it before them: on git/git's 1k range, 98,878 reads by the
+/// searches and 17,140 by the walk, for what one reading of each commit
+/// tells. Commits never change, so what one reader put here answers every
+/// other.
+#[derive(Default)]
+pub(super) struct Heads {
+    /// What this run read from the objects.
+    read: Mutex<gix::hashtable::HashMap<gix::ObjectId, Head>>,
+    /// The commit cache's file, `None` for a run that keeps none.
+    file: Option<(std::path::PathBuf, gix::hash::Kind)>,
+    /// The file as loaded, once this run has read [`LOAD_AFTER`] commits
+    /// from the objects.
+    table: OnceLock<Option<super::commits_cache::Table>>,
+    /// How many commits are read from the objects before the file is
+    /// loaded (tests: none).
+    load_after: usize,
+    /// How many of `read` the last write kept.
+    saved: std::sync::atomic::AtomicUsize,
+    /// The merge bases this run's date-ordered searches found, by pair
+    /// (src/git/commits_cache.rs, `BasesTable`).
+    answers: Mutex<gix::hashtable::HashMap<(gix::ObjectId, gix::ObjectId), Vec<gix::ObjectId>>>,
+    /// The merge-bases file as loaded at the first question.
+    answers_file: OnceLock<Option<super::commits_cache::BasesTable>>,
+    /// How many of `answers` the last write kept.
+    answers_saved: std::sync::atomic::AtomicUsize,
+}
+
+pub(super) use super::commits_cache::Head;
+
+/// How many commits a run reads from the objects before it loads the
+/// commit cache: loading and checking git/git's (6.65 MB) takes some 11 ms,
+/// which a short range (a push of a few commits, whose walk reads a
+/// handful below them) would pay for nothing; 256 commits read cost about
+/// 1.5 ms, and a search that needs the cache reads tens of thousands.
+const LOAD_AFTER: usize = 256;
+
+impl Heads {
+    /// A record kept in the commit cache `file` of `hash`'s ids between runs.
+    pub(super) fn kept_in(file: Option<std::path::PathBuf>, hash: gix::hash::Kind) -> Heads {
+        Heads {
+            file: file.map(|file| (file, hash)),
+            load_after: LOAD_AFTER,
+            ..Heads::default()
+        }
+    }
+
+    /// This record, loading its file at the first commit not read yet.
+    #[cfg(test)]
+    fn loading_at_once(mut self) -> Heads {
+        self.load_after = 0;
+        self
+    }
+
+    /// What was read of commit `id`, by this run or one before it.
+    pub(super) fn get(&self, id: &gix::ObjectId) -> Option<Head> {
+        {
+            let read = self
+                .read
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if let Some(head) = read.get(id) {
+                return Some(head.clone());
+            }
+            if self.table.get().is_none() && read.len() < self.load_after {
+                return None;
+            }
+        }
+        let table = self.table.get_or_init(|| {
+            let (file, hash) = self.file.as_ref()?;
+            super::commits_cache::load(file, *hash)
+        });
+        table.as_ref()?.get(id)
+    }
+
+    /// Keep commit `id`'s date, tree and parents (as written) for every
+    /// reader.
+    pub(super) fn put(
+        &self,
+        id: gix::ObjectId,
+        time: i64,
+        tree: gix::ObjectId,
+        parents: &[gix::ObjectId],
+    ) {
+        let mut read = self
+            .read
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        read.entry(id).or_insert_with(|| Head {
+            time,
+            tree,
+            parents: parents.iter().copied().collect(),
+        });
+    }
+
+    /// The merge bases of `one` and `other` a date-ordered search found,
+    /// in this run or one before it; `None` without a cache to keep them.
+    fn answer(&self, one: &gix::ObjectId, other: &gix::ObjectId) -> Option<Vec<gix::ObjectId>> {
+        let (file, hash) = self.file.as_ref()?;
+        {
+            let answers = self
+                .answers
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if let Some(bases) = answers.get(&(*one, *other)) {
+                return Some(bases.clone());
+            }
+        }
+        let table = self.answers_file.get_or_init(|| {
+            let file = super::commits_cache::bases_file_in(file.parent()?, hash.len_in_bytes())?;
+            super::commits_cache::load_bases(&file, *hash)
+        });
+        table.as_ref()?.get(one, other)
+    }
+
+    /// Keep what a date-ordered search found for `one` and `other`.
+    fn answered(&self, one: gix::ObjectId, other: gix::ObjectId, bases: &[gix::ObjectId]) {
+        if self.file.is_none() {
+            return;
+        }
+        let mut answers = self
+            .answers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        answers
+            .entry((one, other))
+            .or_insert_with(|| bases.to_vec());
+    }
+
+    /// How many commits this run read from the objects.
+    pub(super) fn read_from_objects(&self) -> usize {
+        self.read
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .len()
+    }
+
+    /// Write what this run read to the commit cache, when it read enough
+    /// the cache did not hold to be worth it
+    /// ([`WORTH_WRITING`](super::commits_cache::WORTH_WRITING)), and the
+    /// merge bases its date-ordered searches found beside it; whether it
+    /// wrote either.
+    pub(super) fn save(&self) -> bool {
+        let commits = self.save_commits();
+        let answers = self.save_answers();
+        commits || answers
+    }
+
+    /// The commits' part of [`save`](Self::save).
+    fn save_commits(&self) -> bool {
+        let Some((file, hash)) = &self.file else {
+            return false;
+        };
+        let Some(added) = new_since(&self.read, &self.saved, super::commits_cache::WORTH_WRITING)
+        else {
+            return false;
+        };
+        let loaded = self.table.get().and_then(Option::as_ref);
+        super::commits_cache::save(file, *hash, loaded, added)
+    }
+
+    /// Write this run's merge bases beside the commits, when enough are
+    /// new ([`BASES_WORTH_WRITING`](super::commits_cache::BASES_WORTH_WRITING)).
+    fn save_answers(&self) -> bool {
+        let Some((file, hash)) = &self.file else {
+            return false;
+        };
+        let Some(bases_file) = file
+            .parent()
+            .and_then(|dir| super::commits_cache::bases_file_in(dir, hash.len_in_bytes()))
+        else {
+            return false;
+        };
+        let Some(added) = new_since(
+            &self.answers,
+            &self.answers_saved,
+            super::commits_cache::BASES_WORTH_WRITING,
+        ) else {
+            return false;
+        };
+        let loaded = self.answers_file.get().and_then(Option::as_ref);
+        super::commits_cache::save_bases(&bases_file, *hash, loaded, added)
+    }
+}
+
+/// Everything `kept` holds, when it holds at least `worth` more than at the
+/// last write (`saved`, then moved on): what was read stays in memory for
+/// the rest of the run (the file as loaded does not hold it), and a later
+/// write is worth it only for as many more.
+fn new_since<K: Copy + Eq + std::hash::Hash, V: Clone>(
+    kept: &Mutex<gix::hashtable::HashMap<K, V>>,
+    saved: &std::sync::atomic::AtomicUsize,
+    worth: usize,
+) -> Option<Vec<(K, V)>> {
+    let kept = kept.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if kept.len() < saved.load(std::sync::atomic::Ordering::Relaxed) + worth {
+        return None;
+    }
+    saved.store(kept.len(), std::sync::atomic::Ordering::Relaxed);
+    Some(kept.iter().map(|(k, v)| (*k, v.clone())).collect())
 }
 
 impl<'r> Bases<'r> {
@@ -165,6 +385,7 @@ impl<'r> Bases<'r> {
             dates: share.dates,
             in_graph,
             shallow,
+            heads: share.heads,
             numbers: Default::default(),
             loose: Vec::new(),
             marks: Vec::new(),
@@ -184,6 +405,34 @@ impl<'r> Bases<'r> {
         context: &dyn Fn() -> String,
     ) -> Result<Vec<gix::ObjectId>, GitError> {
         self.read_corrected_dates();
+        // Ordered by date alone (no commit-graph) in a full clone, a
+        // search's answer is a function of the commits alone: one found
+        // before is kept (src/git/commits_cache.rs, `BasesTable`).
+        let memo = match (&self.heads, others) {
+            (Some(heads), [other]) if self.graph.is_none() && self.shallow.is_empty() => {
+                Some((heads.clone(), *other))
+            }
+            _ => None,
+        };
+        if let Some((heads, other)) = &memo
+            && let Some(bases) = heads.answer(&one, other)
+        {
+            return Ok(bases);
+        }
+        let bases = self.search(one, others, context)?;
+        if let Some((heads, other)) = memo {
+            heads.answered(one, other, &bases);
+        }
+        Ok(bases)
+    }
+
+    /// [`merge_bases`](Self::merge_bases), searched.
+    fn search(
+        &mut self,
+        one: gix::ObjectId,
+        others: &[gix::ObjectId],
+        context: &dyn Fn() -> String,
+    ) -> Result<Vec<gix::ObjectId>, GitError> {
         let first = self.number(one, context)?;
         let mut twos = Vec::with_capacity(others.len());
         for &other in others {
@@ -482,6 +731,12 @@ impl<'r> Bases<'r> {
             .collect()
     }
 
+    /// This reader, sharing the commits `heads` holds ([`Heads`]).
+    pub(super) fn with_heads(mut self, heads: Option<Arc<Heads>>) -> Self {
+        self.heads = heads;
+        self
+    }
+
     /// This reader, its searches ordered by the commit-graph's levels
     /// even where it holds corrected dates: for a single question, which
     /// should not pay for reading and comparing the graph's commit list.
@@ -538,7 +793,27 @@ impl<'r> Bases<'r> {
         if let Some(&n) = self.numbers.get(&id) {
             return Ok(n);
         }
-        let loose = self.read(id, context)?;
+        let (time, parents) = match self.heads.as_ref().and_then(|heads| heads.get(&id)) {
+            Some(head) => (head.time, head.parents),
+            None => {
+                let (time, tree, parents) = self.read(id, context)?;
+                if let Some(heads) = &self.heads {
+                    heads.put(id, time, tree, &parents);
+                }
+                (time, parents)
+            }
+        };
+        // A shallow clone's boundary has no parents here (git's grafts).
+        let parents = if self.shallow.contains(&id) {
+            Parents::new()
+        } else {
+            parents
+        };
+        let loose = Loose {
+            time,
+            parents,
+            numbered: None,
+        };
         let n = self.in_graph + u32::try_from(self.loose.len()).unwrap_or(u32::MAX);
         self.loose.push((id, loose));
         self.numbers.insert(id, n);
@@ -579,9 +854,13 @@ impl<'r> Bases<'r> {
         Ok(())
     }
 
-    /// Commit `id`'s date and parents from the object database; a shallow
-    /// boundary has none.
-    fn read(&mut self, id: gix::ObjectId, context: &dyn Fn() -> String) -> Result<Loose, GitError> {
+    /// Commit `id`'s date, tree and parents from the object database, as
+    /// written.
+    fn read(
+        &mut self,
+        id: gix::ObjectId,
+        context: &dyn Fn() -> String,
+    ) -> Result<(i64, gix::ObjectId, Parents), GitError> {
         let objects = super::packs::Objects::new(self.repo, self.packs);
         let read_error = |err: gix::Error| {
             GitError::other(context(), format_args!("reading commit {id}: {err}"))
@@ -600,7 +879,7 @@ impl<'r> Bases<'r> {
             ));
         }
         let head = super::walk::head_dated_parents(&self.buf, id.kind());
-        let (time, parents) = match head {
+        let (time, tree, parents) = match head {
             Some(read) => read,
             None => {
                 if !whole {
@@ -613,15 +892,181 @@ impl<'r> Bases<'r> {
                 })?
             }
         };
-        let parents = if self.shallow.contains(&id) {
-            Box::default()
-        } else {
-            parents.into_boxed_slice()
-        };
-        Ok(Loose {
-            time,
-            parents,
-            numbered: None,
-        })
+        Ok((time, tree, Parents::from_vec(parents)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: u8) -> gix::ObjectId {
+        gix::ObjectId::from_bytes_or_panic(&[n; 20])
+    }
+
+    /// Commit `n` at `time` with `parents`, its tree `n + 100`.
+    fn put(heads: &Heads, n: u8, time: i64, parents: &[u8]) {
+        let parents: Vec<gix::ObjectId> = parents.iter().map(|&p| id(p)).collect();
+        heads.put(id(n), time, id(n + 100), &parents);
+    }
+
+    #[test]
+    fn what_one_reader_put_answers_every_other_and_the_first_read_stays() {
+        let heads = Heads::default();
+        assert!(heads.get(&id(1)).is_none());
+        put(&heads, 1, 100, &[2, 3]);
+        // Commits never change: a second put of the same commit is the same
+        // read and keeps the first.
+        put(&heads, 1, 7, &[]);
+        let head = heads.get(&id(1)).expect("put");
+        assert_eq!((head.time, head.tree), (100, id(101)));
+        assert_eq!(head.parents.as_slice(), &[id(2), id(3)]);
+        assert_eq!(heads.read_from_objects(), 1);
+        // No file: nothing is saved.
+        assert!(!heads.save());
+    }
+
+    /// A reader sharing [`Heads`] takes a commit from there and reads no
+    /// object: the commits here are in no object database (the repository
+    /// is empty), so a search over them succeeds only from what was put,
+    /// and the same search by a reader on its own fails on the first one.
+    #[test]
+    fn a_search_takes_what_another_reader_read_and_reads_no_object() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let repo = gix::init_bare(dir.path()).expect("init");
+        let packs = std::cell::RefCell::new(super::super::packs::Packs::new(&repo, 1 << 20));
+        // 1 <- 2 <- 3, 2 <- 4: the merge base of 3 and 4 is 2.
+        let heads = Arc::new(Heads::default());
+        put(&heads, 1, 10, &[]);
+        put(&heads, 2, 20, &[1]);
+        put(&heads, 3, 30, &[2]);
+        put(&heads, 4, 40, &[2]);
+        let context = || "the test".to_owned();
+        let mut shared = Bases::new(&repo, &packs, HashSet::new()).with_heads(Some(heads.clone()));
+        assert_eq!(
+            shared
+                .merge_bases(id(3), &[id(4)], &context)
+                .expect("bases"),
+            vec![id(2)]
+        );
+        assert_eq!(
+            heads.read_from_objects(),
+            4,
+            "nothing read besides what was put"
+        );
+        let mut alone = Bases::new(&repo, &packs, HashSet::new());
+        assert!(matches!(
+            alone.merge_bases(id(3), &[id(4)], &context),
+            Err(GitError::MissingObject { .. })
+        ));
+        // A shallow boundary's parents are dropped by the reader, not by
+        // what is shared: 5 and 6 share 1, unless 5 is a boundary.
+        put(&heads, 5, 50, &[1]);
+        put(&heads, 6, 60, &[1]);
+        let mut full = Bases::new(&repo, &packs, HashSet::new()).with_heads(Some(heads.clone()));
+        assert_eq!(
+            full.merge_bases(id(5), &[id(6)], &context).expect("bases"),
+            vec![id(1)]
+        );
+        let shallow: HashSet<gix::ObjectId> = [id(5)].into_iter().collect();
+        let mut grafted = Bases::new(&repo, &packs, shallow).with_heads(Some(heads.clone()));
+        assert!(
+            grafted
+                .merge_bases(id(5), &[id(6)], &context)
+                .expect("bases")
+                .is_empty()
+        );
+        assert_eq!(heads.get(&id(5)).map(|h| h.parents.len()), Some(1));
+    }
+
+    /// What one run read is kept in the commit cache for the next: a new
+    /// record over the same file answers a search over commits no object
+    /// database holds. Below the bound nothing is written.
+    #[test]
+    fn the_next_run_searches_over_what_this_one_kept() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let repo = gix::init_bare(dir.path().join("repo")).expect("init");
+        let packs = std::cell::RefCell::new(super::super::packs::Packs::new(&repo, 1 << 20));
+        let file = dir.path().join("cache").join("commits-sha1.cache");
+        let sha1 = gix::hash::Kind::Sha1;
+        let few = Heads::kept_in(Some(file.clone()), sha1);
+        put(&few, 1, 10, &[]);
+        assert!(!few.save(), "one commit is not worth a write");
+        assert!(!file.exists());
+        // A chain of WORTH_WRITING commits over 1 .. 4 as above.
+        let heads = Heads::kept_in(Some(file.clone()), sha1);
+        put(&heads, 1, 10, &[]);
+        put(&heads, 2, 20, &[1]);
+        put(&heads, 3, 30, &[2]);
+        put(&heads, 4, 40, &[2]);
+        for n in 0..super::super::commits_cache::WORTH_WRITING as u32 {
+            let mut bytes = [0xee; 20];
+            bytes[..4].copy_from_slice(&n.to_be_bytes());
+            heads.put(
+                gix::ObjectId::from_bytes_or_panic(&bytes),
+                1,
+                id(0),
+                &[id(1)],
+            );
+        }
+        assert!(heads.save());
+        assert!(!heads.save(), "nothing new since: nothing written");
+        // A run that has read few commits does not load the file yet.
+        let short = Heads::kept_in(Some(file.clone()), sha1);
+        assert!(short.get(&id(3)).is_none());
+        let next = Arc::new(Heads::kept_in(Some(file), sha1).loading_at_once());
+        let context = || "the test".to_owned();
+        let mut bases = Bases::new(&repo, &packs, HashSet::new()).with_heads(Some(next.clone()));
+        assert_eq!(
+            bases.merge_bases(id(3), &[id(4)], &context).expect("bases"),
+            vec![id(2)]
+        );
+        assert_eq!(
+            next.read_from_objects(),
+            0,
+            "every commit came from the file"
+        );
+        assert_eq!(next.get(&id(3)).map(|h| h.tree), Some(id(103)));
+    }
+
+    /// Without a commit-graph, a search's answer is kept beside the
+    /// commits and answers the next run's question without a search: here
+    /// no commit is in any object database nor in the cache, so only the
+    /// kept answer can give the bases. With a shallow boundary (which
+    /// changes the answer) it is not used.
+    #[test]
+    fn a_date_ordered_search_is_answered_from_what_a_run_before_found() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let repo = gix::init_bare(dir.path().join("repo")).expect("init");
+        let packs = std::cell::RefCell::new(super::super::packs::Packs::new(&repo, 1 << 20));
+        let file = dir.path().join("cache").join("commits-sha1.cache");
+        let sha1 = gix::hash::Kind::Sha1;
+        let heads = Heads::kept_in(Some(file.clone()), sha1);
+        heads.answered(id(3), id(4), &[id(2)]);
+        assert!(!heads.save(), "one answer is not worth a write");
+        for n in 0..super::super::commits_cache::BASES_WORTH_WRITING as u8 {
+            heads.answered(id(200), id(n), &[]);
+        }
+        assert!(heads.save());
+        assert!(!heads.save(), "nothing new since: nothing written");
+        let next = Arc::new(Heads::kept_in(Some(file), sha1));
+        let context = || "the test".to_owned();
+        let mut bases = Bases::new(&repo, &packs, HashSet::new()).with_heads(Some(next.clone()));
+        assert_eq!(
+            bases.merge_bases(id(3), &[id(4)], &context).expect("kept"),
+            vec![id(2)]
+        );
+        // The other way round is another question: searched, and nothing
+        // is there to read.
+        assert!(matches!(
+            bases.merge_bases(id(4), &[id(3)], &context),
+            Err(GitError::MissingObject { .. })
+        ));
+        let shallow: HashSet<gix::ObjectId> = [id(9)].into_iter().collect();
+        let mut grafted = Bases::new(&repo, &packs, shallow).with_heads(Some(next));
+        assert!(matches!(
+            grafted.merge_bases(id(3), &[id(4)], &context),
+            Err(GitError::MissingObject { .. })
+        ));
     }
 }

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use crate::path::RepoPath;
 
 mod bases;
+mod commits_cache;
 mod corrected;
 mod diff;
 mod files;
@@ -368,6 +369,15 @@ pub struct Repo {
     trees: RefCell<HashMap<gix::ObjectId, gix::ObjectId>>,
     /// The packs this handle reads trees and blobs from (decision 0015).
     packs: RefCell<packs::Packs>,
+    /// The directory of the commit cache (src/git/commits_cache.rs), once
+    /// the caller names it; without one, a run keeps nothing.
+    commit_cache: std::cell::OnceCell<PathBuf>,
+    /// How many commits the last range's walk and searches read from the
+    /// objects (for tests of the commit cache).
+    commits_read: std::cell::Cell<usize>,
+    /// The record of the commits read from the objects, shared by every
+    /// walk and search of this handle once the commit cache is named.
+    heads: std::cell::OnceCell<std::sync::Arc<bases::Heads>>,
 }
 
 /// How many commit trees a handle remembers (flat memory over any range).
@@ -594,6 +604,58 @@ impl Repo {
             diff: RefCell::new(diff::DiffCache::default()),
             trees: RefCell::new(HashMap::new()),
             packs,
+            commit_cache: std::cell::OnceCell::new(),
+            commits_read: std::cell::Cell::new(0),
+            heads: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// How many commits the last range walked with its merges' own changes
+    /// ([`walk_changes`](Self::walk_changes), once its diffs are taken)
+    /// read from the object database rather than from the commit-graph,
+    /// the commit cache or another reader of the range. For tests.
+    #[doc(hidden)]
+    pub fn commits_read_last(&self) -> usize {
+        self.commits_read.get()
+    }
+
+    /// Keep the commits a range's walk and searches read from the objects
+    /// in the commit cache under `dir` (gate's cache directory), and read
+    /// them from there in later runs (src/git/commits_cache.rs, decision
+    /// 0034). Only the first directory named counts.
+    pub fn keep_commits_under(&self, dir: &Path) {
+        let _ = self.commit_cache.set(dir.to_path_buf());
+    }
+
+    /// The record of the commits this handle's walks and searches read,
+    /// kept in the commit cache when there is one: one record for them all.
+    fn heads(&self) -> std::sync::Arc<bases::Heads> {
+        self.heads
+            .get_or_init(|| {
+                let hash = self.repo.object_hash();
+                let file = self
+                    .commit_cache
+                    .get()
+                    .and_then(|dir| commits_cache::file_in(dir, hash.len_in_bytes()));
+                std::sync::Arc::new(bases::Heads::kept_in(file, hash))
+            })
+            .clone()
+    }
+
+    /// [`heads`](Self::heads) once the commit cache is named, for a walk or
+    /// a search that otherwise keeps nothing: without the cache, it reads
+    /// what it needs as before.
+    fn cached_heads(&self) -> Option<std::sync::Arc<bases::Heads>> {
+        self.commit_cache.get().map(|_| self.heads())
+    }
+
+    /// Keep what this handle's walks and searches read in the commit cache,
+    /// when it is worth a write (src/git/commits_cache.rs); a range's diffs
+    /// do so once taken ([`WalkedChanges::each`]). A failed write costs only
+    /// reading those commits again.
+    pub fn keep_read_commits(&self) {
+        if let Some(heads) = self.heads.get() {
+            heads.save();
         }
     }
 
@@ -750,8 +812,10 @@ impl Repo {
         // One reader (the commit-graph opened once) for both questions,
         // ordered by the graph's levels: a question asked once per ref (a
         // push's hidden refs, each remote branch) does not read the graph's
-        // commit list for its corrected dates.
-        let graph = self.bases();
+        // commit list for its corrected dates. Without a graph, commits
+        // the commit cache holds are taken from there (the two named here
+        // are in the objects: asked above).
+        let graph = self.bases().with_heads(self.cached_heads());
         // A commit reaches only commits of a lower level: with the
         // commit-graph's levels, no search is needed to say no.
         if let [Some(a), Some(d)] = graph.levels_of(&[ancestor.0, descendant.0])[..]
@@ -908,6 +972,7 @@ impl Repo {
             tips,
             hidden,
             self.shallow_set()?,
+            self.cached_heads().as_deref(),
             &|| walk_context(tips, hidden),
             |commit| walked.push((commit.id, commit.parents)),
         )?;
@@ -1369,12 +1434,16 @@ impl Repo {
         // must fail where the boundary hides a base.
         let shared = (merges == MergeChanges::Own && !self.is_shallow())
             .then(|| std::sync::Arc::new(landing::Shared::default()));
+        // The commits the walk reads from the objects, kept for the
+        // merges' searches (src/git/bases.rs, `Heads`).
+        let heads = (merges == MergeChanges::Own).then(|| self.heads());
         let mut runs = Runs {
             repo: &self.repo,
             packs: &self.packs,
             renames,
             merges,
             landing: shared.clone(),
+            heads: heads.clone(),
             run: Vec::new(),
             waiting: Vec::new(),
             workers: None,
@@ -1396,6 +1465,7 @@ impl Repo {
                 tips,
                 hidden,
                 self.shallow_set()?,
+                heads.as_deref(),
                 &|| walk_context(tips, hidden),
                 |commit| {
                     commits.push(Oid(commit.id));
@@ -1445,6 +1515,7 @@ impl Repo {
             renames,
             merges,
             landing: shared,
+            heads,
         })
     }
 
@@ -2065,6 +2136,8 @@ struct Runs<'r> {
     merges: MergeChanges,
     /// The landing the threads wait for at a merge.
     landing: Option<std::sync::Arc<landing::Shared>>,
+    /// The commits read from the objects, for every search.
+    heads: Option<std::sync::Arc<bases::Heads>>,
     run: Vec<walk::Walked>,
     /// Runs held until there are enough to start the threads.
     waiting: Vec<Vec<walk::Walked>>,
@@ -2114,8 +2187,9 @@ impl Runs<'_> {
             stop: stop.clone(),
             threads: Vec::new(),
         };
-        // One mapping of the commit-graph for both threads' searches.
-        let share = bases::GraphShare::open(self.repo);
+        // One mapping of the commit-graph for both threads' searches, and
+        // one record of the commits they and the walk read.
+        let share = bases::GraphShare::open(self.repo).with_heads(self.heads.clone());
         for _ in 0..2 {
             let (job_tx, job_rx) = std::sync::mpsc::channel::<Vec<walk::Walked>>();
             // Results wait, at most RESULTS_AHEAD runs a thread, until they
@@ -2178,7 +2252,7 @@ impl Runs<'_> {
                 if !last.is_empty() {
                     runs.push(last);
                 }
-                Pending::Here(runs)
+                Pending::Here(runs, self.heads)
             }
         }
     }
@@ -2186,8 +2260,8 @@ impl Runs<'_> {
 
 /// The diffs of a walk not taken yet.
 enum Pending {
-    /// Runs to diff on the calling thread.
-    Here(Vec<Vec<walk::Walked>>),
+    /// Runs to diff on the calling thread, with the commits the walk read.
+    Here(Vec<Vec<walk::Walked>>, Option<std::sync::Arc<bases::Heads>>),
     /// Runs sent to the threads, in turn.
     Threads {
         workers: Workers,
@@ -2221,6 +2295,9 @@ pub struct WalkedChanges<'r> {
     renames: Renames,
     merges: MergeChanges,
     landing: Option<std::sync::Arc<landing::Shared>>,
+    /// The commits read from the objects, kept in the commit cache once
+    /// every diff is taken.
+    heads: Option<std::sync::Arc<bases::Heads>>,
 }
 
 impl WalkedChanges<'_> {
@@ -2266,6 +2343,7 @@ impl WalkedChanges<'_> {
             renames,
             merges,
             landing,
+            heads,
             ..
         } = self;
         let mut hand = |results: RunResults| {
@@ -2277,8 +2355,8 @@ impl WalkedChanges<'_> {
             }
         };
         match pending {
-            Pending::Here(runs) => {
-                let mut graph = repo.bases();
+            Pending::Here(runs, heads) => {
+                let mut graph = repo.bases().with_heads(heads);
                 for run in runs {
                     hand(repo.diff_run(run, renames, merges, &mut graph, landing.as_deref()));
                 }
@@ -2302,6 +2380,12 @@ impl WalkedChanges<'_> {
                     }
                 }
             }
+        }
+        // What the walk and the searches read, kept for the next run (a
+        // failed write costs only reading it again).
+        if let Some(heads) = heads {
+            repo.commits_read.set(heads.read_from_objects());
+            heads.save();
         }
     }
 }

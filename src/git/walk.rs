@@ -91,18 +91,24 @@ struct Walk<'r> {
     queued_shown: usize,
     shallow: HashSet<gix::ObjectId>,
     graph: Option<gix::commitgraph::Graph>,
+    /// Where each commit read from the objects is kept for the range's
+    /// merge-base searches (src/git/bases.rs, `Heads`).
+    heads: Option<&'r super::bases::Heads>,
     buf: Vec<u8>,
     context: &'r dyn Fn() -> String,
 }
 
 /// Walk `tips` hiding `hidden`, handing each commit shown to `each` as it is
-/// taken off the queue.
+/// taken off the queue. Each commit read from the objects is put in
+/// `heads`, when given, for the range's merge-base searches.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn walk(
     repo: &gix::Repository,
     packs: &std::cell::RefCell<super::packs::Packs>,
     tips: &[Oid],
     hidden: &[Oid],
     shallow: HashSet<gix::ObjectId>,
+    heads: Option<&super::bases::Heads>,
     context: &dyn Fn() -> String,
     mut each: impl FnMut(Walked),
 ) -> Result<Ended, GitError> {
@@ -128,6 +134,7 @@ pub(super) fn walk(
         queued_shown: 0,
         shallow,
         graph,
+        heads,
         buf: Vec::new(),
         context,
     };
@@ -301,6 +308,24 @@ impl Walk<'_> {
         }))
     }
 
+    /// Commit `id` as this range's searches or the commit cache have it
+    /// (src/git/bases.rs, `Heads`), without its message: a commit shown is
+    /// read again by its diff thread, as one from the commit-graph is. A
+    /// named commit (a tip, a hidden one) is always read from the objects,
+    /// so that one that is not there is refused.
+    fn cached(&self, id: gix::ObjectId, named: bool) -> Option<Data> {
+        if named {
+            return None;
+        }
+        let head = self.heads?.get(&id)?;
+        Some(Data {
+            time: head.time,
+            tree: head.tree,
+            parents: head.parents,
+            message: None,
+        })
+    }
+
     /// Commit `id` read from the object database.
     fn object_commit(&mut self, id: gix::ObjectId, named: bool) -> Result<Data, GitError> {
         let objects = super::packs::Objects::new(self.repo, self.packs);
@@ -332,6 +357,9 @@ impl Walk<'_> {
                 format_args!("decoding commit {id}: {err}"),
             )
         })?;
+        if let Some(heads) = self.heads {
+            heads.put(id, commit.time, commit.tree, &commit.parents);
+        }
         Ok(Data {
             time: commit.time,
             tree: commit.tree,
@@ -348,7 +376,10 @@ impl Walk<'_> {
         }
         let data = match self.graph_commit(id)? {
             Some(data) => data,
-            None => self.object_commit(id, named)?,
+            None => match self.cached(id, named) {
+                Some(data) => data,
+                None => self.object_commit(id, named)?,
+            },
         };
         let parents_hidden = {
             let node = self.nodes.entry(id).or_insert(Node {
@@ -407,21 +438,21 @@ fn plain_commit(data: &[u8], hash: gix::hash::Kind) -> Option<Decoded> {
     })
 }
 
-/// Commit `data`'s committer date and parents, as [`decode_commit`] reads
-/// them, without copying its message (the merge-base searches read only
-/// these, from thousands of commits).
+/// Commit `data`'s committer date, tree and parents, as [`decode_commit`]
+/// reads them, without copying its message (the merge-base searches read
+/// only these, from thousands of commits).
 pub(super) fn decode_dated_parents(
     data: &[u8],
     hash: gix::hash::Kind,
-) -> Result<(i64, Vec<gix::ObjectId>), String> {
-    if let Some((time, _, parents, _)) = plain_parts(data, hash) {
-        return Ok((time, parents));
+) -> Result<(i64, gix::ObjectId, Vec<gix::ObjectId>), String> {
+    if let Some((time, tree, parents, _)) = plain_parts(data, hash) {
+        return Ok((time, tree, parents));
     }
     let commit = decode_commit(data, hash)?;
-    Ok((commit.time, commit.parents))
+    Ok((commit.time, commit.tree, commit.parents))
 }
 
-/// Commit `data`'s committer date and parents from its first lines alone
+/// Commit `data`'s committer date, tree and parents from its first lines alone
 /// (`data` may be the start of the commit only: the merge-base searches
 /// inflate no more of a packed commit): the `tree`, `parent`, `author` and
 /// `committer` lines, each whole, as [`plain_commit`] reads them. This is
@@ -432,9 +463,9 @@ pub(super) fn decode_dated_parents(
 pub(super) fn head_dated_parents(
     data: &[u8],
     hash: gix::hash::Kind,
-) -> Option<(i64, Vec<gix::ObjectId>)> {
-    let (time, _, parents, _) = plain_head(data, hash)?;
-    Some((time, parents))
+) -> Option<(i64, gix::ObjectId, Vec<gix::ObjectId>)> {
+    let (time, tree, parents, _) = plain_head(data, hash)?;
+    Some((time, tree, parents))
 }
 
 /// [`plain_commit`]'s reading, the message left in `data`.
@@ -560,7 +591,11 @@ mod tests {
         // Cut anywhere after the committer's line: the same answer.
         for cut in head_len..=whole.len() {
             let got = head_dated_parents(&whole.as_bytes()[..cut], sha1);
-            assert_eq!(got, Some((full.time, full.parents.clone())), "cut at {cut}");
+            assert_eq!(
+                got,
+                Some((full.time, full.tree, full.parents.clone())),
+                "cut at {cut}"
+            );
         }
         // Cut before the committer's line ends: no answer, the whole is read.
         for cut in 0..head_len {

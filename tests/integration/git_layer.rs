@@ -3171,3 +3171,99 @@ fn pack_pages_are_let_go_past_what_is_kept() {
         "{most} bytes of a {pack_len}-byte pack resident, {kept} kept"
     );
 }
+
+/// The commit cache (src/git/commits_cache.rs, decision 0034): what one
+/// range's walk and merge-base searches read from the objects, the next run
+/// takes from the cache — only its named tip and the few commits read before
+/// the cache is loaded are read again; the merge bases
+/// its searches found are kept beside — and both give
+/// the commits, diffs and merges' own changes a run without the cache gives,
+/// on a history with merges and skewed dates and no commit-graph.
+#[test]
+fn a_second_run_takes_its_commits_from_the_commit_cache_and_agrees() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    const COUNT: u64 = 1_600;
+    let (repo, _) = skewed_history(
+        COUNT,
+        0xcace,
+        Shape {
+            chain: 97,
+            merges: 25,
+            roots: 0,
+            dates: Dates::Skewed,
+        },
+    );
+    let tip = oid(&repo.rev(&format!("c{COUNT}")));
+    let cache = tempfile::tempdir().expect("temp dir");
+    let run = |keep: bool| -> (Vec<String>, usize) {
+        let gate = open(&repo);
+        if keep {
+            gate.keep_commits_under(cache.path());
+        }
+        let walked = gate
+            .walk_changes(
+                &[tip],
+                &[],
+                |_| true,
+                Renames::Off,
+                gate::git::MergeChanges::Own,
+            )
+            .expect("walk_changes");
+        let mut out = Vec::new();
+        walked.each(|index, id, result| {
+            let changes = result.unwrap_or_else(|e| panic!("{id:?}: {e}")).changes;
+            out.push(format!("{index} {id:?} {changes:?}"));
+        });
+        (out, gate.commits_read_last())
+    };
+    let (plain, read_plain) = run(false);
+    assert!(plain.len() > 1_000, "a range of {} commits", plain.len());
+    assert!(read_plain > 1_024, "read from the objects: {read_plain}");
+    let file = cache.path().join("commits-sha1.cache");
+    assert!(!file.exists());
+    let (first, read_first) = run(true);
+    assert_eq!(first, plain);
+    assert_eq!(read_first, read_plain);
+    assert!(file.exists(), "the commits read are kept");
+    assert!(
+        cache.path().join("merge-bases-sha1.cache").exists(),
+        "the merge bases searched are kept"
+    );
+    let (second, read_second) = run(true);
+    assert_eq!(second, plain);
+    // The tip, and the first 256 commits before the cache is loaded (a
+    // short range does not pay for loading it).
+    assert!(
+        read_second <= 1 + 256 && read_second * 4 < read_plain,
+        "read from the objects with the cache: {read_second} of {read_plain}"
+    );
+    // A cache that does not check is ignored, never trusted, and replaced.
+    let mut bytes = std::fs::read(&file).expect("read the cache");
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x55;
+    std::fs::write(&file, &bytes).expect("spoil the cache");
+    let (spoiled, read_spoiled) = run(true);
+    assert_eq!(spoiled, plain);
+    assert_eq!(read_spoiled, read_plain);
+    assert_ne!(std::fs::read(&file).expect("read the cache"), bytes);
+    assert_eq!(
+        run(true).1,
+        read_second,
+        "the rewritten cache answers again"
+    );
+    // A plain walk (the advice on remote branches walks so) and an
+    // ancestry question take from the cache too, and agree with git.
+    let gate = open(&repo);
+    gate.keep_commits_under(cache.path());
+    let git: Vec<Oid> = repo
+        .git(&["rev-list", &tip.to_hex()])
+        .lines()
+        .map(oid)
+        .collect();
+    assert_eq!(gate.walk(&[tip], &[]).expect("walk"), git);
+    let root = *git.last().expect("a root");
+    assert!(gate.is_ancestor(root, tip).expect("is_ancestor"));
+    assert!(!gate.is_ancestor(tip, root).expect("is_ancestor"));
+}

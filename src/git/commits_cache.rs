@@ -1,0 +1,722 @@
+//! The commit cache: by commit id, the committer date, tree and parents
+//! of each commit a range's walk and merge-base searches read from the
+//! object database, kept between runs (decision 0034). It is gate's own
+//! small commit-graph for a repository that has none: without one, the
+//! searches of a range with merges read most of the history below it, each
+//! commit inflated from the packs (git/git's 1k range: some 65,000 commits,
+//! half the check's CPU), and the next run would read them all again.
+//!
+//! A commit's id is git's hash of its bytes, so what an id maps to is a
+//! pure function of the id: an entry never goes stale, whatever branch,
+//! range or clone it was met in. One file per object format,
+//! `commits-sha1.cache` or `commits-sha256.cache` under the cache
+//! directory, whose header must name the same id length.
+//!
+//! Format (little-endian), checked whole on load; anything off — the
+//! magic, the version, the id length, the counts, the order, a parent
+//! list out of bounds, the length, the checksum — and the file is ignored,
+//! never trusted, and replaced by the next write:
+//!
+//! ```text
+//! "gate-commit-cache\n" u32 version=2
+//! u32 id length (20 or 32)
+//! u64 count (at most MAX_COMMITS), u64 parents (at most MAX_PARENTS)
+//! count records in strictly ascending id order:
+//!   [u8; id length] commit id, [u8; id length] tree id,
+//!   i64 committer date (seconds), u32 first parent's index, u32 parent count
+//! parents ids: [u8; id length] each, the records' lists one after another
+//! [u8; 32] SHA-256 of everything above
+//! ```
+//!
+//! Parents are as written in the commit: a shallow clone's boundary keeps
+//! them here, and each reader drops them itself, as it does for a commit
+//! read from the objects.
+//!
+//! Bounded: at most [`MAX_COMMITS`] commits and [`MAX_PARENTS`] parents
+//! (a file of at most 72 MB with SHA-256 ids, 48 MB with SHA-1), and a
+//! larger file is not read; a write that would hold more keeps the newest
+//! commits by date, which the walks and searches of recent ranges read.
+//!
+//! Written only when a run read at least [`WORTH_WRITING`] commits the
+//! file did not hold (a short push reads a few; rewriting megabytes for
+//! them would cost more than reading them again). Writes are
+//! read-merge-replace under an OS lock (`commits-<format>.lock` beside the
+//! file), atomic ([`crate::fsutil::write_atomic`]); a run that cannot take
+//! the lock within [`LOCK_WAIT`] skips its write, which only costs reading
+//! the commits again.
+//!
+//! What it does not protect: the cache is the local user's, as the blob
+//! cache is. A file someone rewrote with a valid checksum and false
+//! parents would mislead this clone's checks (never CI's, whose clone has
+//! its own); and a commit whose object was pruned is still answered from
+//! here. Named commits (a range's tip and base) are always read from the
+//! objects, so a missing tip or base is still refused.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+
+use super::walk::Parents;
+
+/// 2 since the tree moved before the date in a commit record (version 1
+/// files, written by main for a few commits, are ignored and replaced).
+const VERSION: u32 = 2;
+/// Most commits a file holds.
+pub(super) const MAX_COMMITS: usize = 500_000;
+/// Most parents a file holds.
+pub(super) const MAX_PARENTS: usize = 1_000_000;
+/// Most pairs the merge-bases file holds.
+pub(super) const MAX_PAIRS: usize = 250_000;
+/// Most bases the merge-bases file holds.
+const MAX_BASES: usize = 500_000;
+/// The largest id (SHA-256).
+const MAX_ID: usize = 32;
+/// How long a write waits for another run's write to end.
+const LOCK_WAIT: Duration = Duration::from_secs(2);
+/// Fewest commits read from the objects, not held by the file, that make a
+/// write worth its cost.
+pub(super) const WORTH_WRITING: usize = 1024;
+/// Fewest new answers worth a write of the merge-bases file (each is a
+/// search, often of thousands of commits).
+pub(super) const BASES_WORTH_WRITING: usize = 64;
+
+/// The shape both files share: a header (magic, version, id length, the
+/// number of records, the length of the list), then records in strictly
+/// ascending order of their key — a key of `key_ids` ids, a payload of
+/// `payload_ids` ids and `payload_bytes` bytes, the span (u32 first, u32
+/// count) of their ids in the list — then the list of ids, then the SHA-256
+/// of everything before it.
+struct Layout {
+    magic: &'static [u8],
+    what: &'static str,
+    key_ids: usize,
+    payload_ids: usize,
+    payload_bytes: usize,
+    max_records: usize,
+    max_list: usize,
+}
+
+impl Layout {
+    fn header(&self) -> usize {
+        self.magic.len() + 4 + 4 + 8 + 8
+    }
+
+    fn record_len(&self, id_len: usize) -> usize {
+        (self.key_ids + self.payload_ids) * id_len + self.payload_bytes + 8
+    }
+
+    /// The largest file of this layout: nothing larger is read.
+    fn max_file(&self) -> u64 {
+        (self.header() + self.max_records * self.record_len(MAX_ID) + self.max_list * MAX_ID + 32)
+            as u64
+    }
+}
+
+/// The commit cache: a commit's id; its date and tree; its parents.
+const COMMITS: Layout = Layout {
+    magic: b"gate-commit-cache\n",
+    what: "the commit cache",
+    key_ids: 1,
+    payload_ids: 1,
+    payload_bytes: 8,
+    max_records: MAX_COMMITS,
+    max_list: MAX_PARENTS,
+};
+
+/// The merge bases kept ([`BasesTable`]): the two commits asked about; the
+/// bases, newest first.
+const BASES: Layout = Layout {
+    magic: b"gate-merge-bases\n",
+    what: "the merge-bases cache",
+    key_ids: 2,
+    payload_ids: 0,
+    payload_bytes: 0,
+    max_records: MAX_PAIRS,
+    max_list: MAX_BASES,
+};
+
+/// A checked file of one [`Layout`], records decoded when asked for.
+struct Records {
+    layout: &'static Layout,
+    /// The file without its checksum.
+    body: Vec<u8>,
+    id_len: usize,
+    count: usize,
+    /// Where the list of ids starts in `body`.
+    list_at: usize,
+}
+
+impl Records {
+    fn record(&self, i: usize) -> &[u8] {
+        let len = self.layout.record_len(self.id_len);
+        let start = self.layout.header() + i * len;
+        &self.body[start..start + len]
+    }
+
+    fn key(&self, i: usize) -> &[u8] {
+        &self.record(i)[..self.layout.key_ids * self.id_len]
+    }
+
+    fn payload(&self, i: usize) -> &[u8] {
+        let r = self.record(i);
+        &r[self.layout.key_ids * self.id_len..r.len() - 8]
+    }
+
+    fn span(&self, i: usize) -> (usize, usize) {
+        let r = self.record(i);
+        let n = r.len() - 8;
+        let first = u32::from_le_bytes(r[n..n + 4].try_into().expect("4 bytes")) as usize;
+        let count = u32::from_le_bytes(r[n + 4..].try_into().expect("4 bytes")) as usize;
+        (first, count)
+    }
+
+    /// Record `i`'s ids in the list.
+    fn list(&self, i: usize) -> impl Iterator<Item = gix::ObjectId> + '_ {
+        let (first, count) = self.span(i);
+        (first..first + count).map(move |at| {
+            let at = self.list_at + at * self.id_len;
+            gix::ObjectId::from_bytes_or_panic(&self.body[at..at + self.id_len])
+        })
+    }
+
+    /// The record whose key is `key`, if there is one.
+    fn find(&self, key: &[u8]) -> Option<usize> {
+        let (mut low, mut high) = (0, self.count);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            match self.key(mid).cmp(key) {
+                std::cmp::Ordering::Less => low = mid + 1,
+                std::cmp::Ordering::Greater => high = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// The `n`th id of record `i`'s key or payload (keys first).
+    fn id_at(&self, i: usize, n: usize) -> gix::ObjectId {
+        let at = n * self.id_len;
+        gix::ObjectId::from_bytes_or_panic(&self.record(i)[at..at + self.id_len])
+    }
+}
+
+/// The file `file` of `layout` for ids of `hash`; `None` when absent,
+/// unreadable, larger than such a file can be, or not one to trust.
+fn load_records(layout: &'static Layout, file: &Path, hash: gix::hash::Kind) -> Option<Records> {
+    let (dir, name) = (file.parent()?, file.file_name()?);
+    let kind = crate::fsutil::Kind {
+        what: layout.what,
+        max: layout.max_file(),
+    };
+    let bytes = crate::fsutil::read_within(dir, Path::new(name), kind).ok()??;
+    parse_records(layout, bytes, hash)
+}
+
+/// The records in `bytes`, when they are a whole, sealed file of `layout`
+/// for `hash`'s ids within its bounds, in strictly ascending order of key,
+/// every span within the list.
+fn parse_records(
+    layout: &'static Layout,
+    mut bytes: Vec<u8>,
+    hash: gix::hash::Kind,
+) -> Option<Records> {
+    let id_len = hash.len_in_bytes();
+    let body_len = bytes.len().checked_sub(32)?;
+    if Sha256::digest(&bytes[..body_len]).as_slice() != &bytes[body_len..] {
+        return None;
+    }
+    bytes.truncate(body_len);
+    let body = bytes;
+    let field = |at: usize, len: usize| body.get(at..at + len);
+    if field(0, layout.magic.len())? != layout.magic {
+        return None;
+    }
+    let u32_at = |at: usize| Some(u32::from_le_bytes(field(at, 4)?.try_into().ok()?));
+    let u64_at = |at: usize| Some(u64::from_le_bytes(field(at, 8)?.try_into().ok()?));
+    let at = layout.magic.len();
+    if u32_at(at)? != VERSION || u32_at(at + 4)? as usize != id_len {
+        return None;
+    }
+    file_in(Path::new(""), id_len)?;
+    let count = usize::try_from(u64_at(at + 8)?).ok()?;
+    let list = usize::try_from(u64_at(at + 16)?).ok()?;
+    if count > layout.max_records || list > layout.max_list {
+        return None;
+    }
+    let list_at = layout.header() + count * layout.record_len(id_len);
+    if body.len() != list_at + list * id_len {
+        return None;
+    }
+    let records = Records {
+        layout,
+        body,
+        id_len,
+        count,
+        list_at,
+    };
+    for i in 0..count {
+        let (first, n) = records.span(i);
+        if (i > 0 && records.key(i - 1) >= records.key(i)) || first + n > list {
+            return None;
+        }
+    }
+    Some(records)
+}
+
+/// One record to write: its key and payload bytes, and its ids.
+struct Row {
+    key_and_payload: Vec<u8>,
+    list: Vec<gix::ObjectId>,
+}
+
+/// The sealed bytes of a file of `layout` holding `rows`, which are in
+/// strictly ascending order of key and within the bounds.
+fn encode_records(layout: &Layout, id_len: usize, rows: &[Row]) -> Vec<u8> {
+    let list: usize = rows.iter().map(|r| r.list.len()).sum();
+    let mut out = Vec::with_capacity(
+        layout.header() + rows.len() * layout.record_len(id_len) + list * id_len + 32,
+    );
+    out.extend_from_slice(layout.magic);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(id_len as u32).to_le_bytes());
+    out.extend_from_slice(&(rows.len() as u64).to_le_bytes());
+    out.extend_from_slice(&(list as u64).to_le_bytes());
+    let mut first = 0u32;
+    for row in rows {
+        out.extend_from_slice(&row.key_and_payload);
+        out.extend_from_slice(&first.to_le_bytes());
+        out.extend_from_slice(&(row.list.len() as u32).to_le_bytes());
+        first += row.list.len() as u32;
+    }
+    for row in rows {
+        for id in &row.list {
+            out.extend_from_slice(id.as_bytes());
+        }
+    }
+    let sum = Sha256::digest(&out);
+    out.extend_from_slice(&sum);
+    out
+}
+
+/// Under the lock beside `file`, write what `build` makes of the file as
+/// it is now (another run's writes since this one loaded included), read
+/// again under the lock; `false` when nothing was written (the lock not
+/// taken, a write failed). Failures cost time only.
+fn write_locked(
+    layout: &'static Layout,
+    file: &Path,
+    hash: gix::hash::Kind,
+    build: impl FnOnce(Option<Records>) -> Vec<u8>,
+) -> bool {
+    let Some(lock) = lock_file(file) else {
+        return false;
+    };
+    let Ok(_lock) = crate::fsutil::lock(&lock, LOCK_WAIT) else {
+        return false;
+    };
+    let bytes = build(load_records(layout, file, hash));
+    crate::fsutil::write_atomic(file, &bytes, None).is_ok()
+}
+
+/// The lock beside a cache file: `commits-sha1.lock` for
+/// `commits-sha1.cache`.
+fn lock_file(file: &Path) -> Option<PathBuf> {
+    let mut name = file.file_stem()?.to_os_string();
+    name.push(".lock");
+    Some(file.with_file_name(name))
+}
+
+/// What the cache says of one commit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Head {
+    pub time: i64,
+    pub tree: gix::ObjectId,
+    /// As written in the commit.
+    pub parents: Parents,
+}
+
+/// The cache file for ids of `id_len` bytes under `dir`; `None` for
+/// another length.
+pub(super) fn file_in(dir: &Path, id_len: usize) -> Option<PathBuf> {
+    let name = match id_len {
+        20 => "commits-sha1.cache",
+        32 => "commits-sha256.cache",
+        _ => return None,
+    };
+    Some(dir.join(name))
+}
+
+/// A checked commit cache.
+pub(super) struct Table(Records);
+
+impl Table {
+    /// How many commits the file holds.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.0.count
+    }
+
+    /// The record of commit `i` (in id order).
+    fn head(&self, i: usize) -> Head {
+        let payload = self.0.payload(i);
+        Head {
+            time: i64::from_le_bytes(payload[self.0.id_len..].try_into().expect("8 bytes")),
+            tree: self.0.id_at(i, 1),
+            parents: self.0.list(i).collect(),
+        }
+    }
+
+    /// What the file says of commit `id`, if it holds it.
+    pub(super) fn get(&self, id: &gix::oid) -> Option<Head> {
+        let i = self.0.find(id.as_bytes())?;
+        Some(self.head(i))
+    }
+
+    /// Every commit the file holds, in id order.
+    fn each(&self) -> impl Iterator<Item = (gix::ObjectId, Head)> + '_ {
+        (0..self.0.count).map(|i| (self.0.id_at(i, 0), self.head(i)))
+    }
+}
+
+/// The commit cache at `file` for ids of `hash`; `None` when absent,
+/// unreadable, larger than a cache can be, or not one to trust.
+pub(super) fn load(file: &Path, hash: gix::hash::Kind) -> Option<Table> {
+    load_records(&COMMITS, file, hash).map(Table)
+}
+
+/// [`load`]'s check of `bytes`.
+#[cfg(test)]
+fn parse(bytes: Vec<u8>, hash: gix::hash::Kind) -> Option<Table> {
+    parse_records(&COMMITS, bytes, hash).map(Table)
+}
+
+/// The bytes of a cache holding `heads` (any order, duplicates allowed):
+/// one record per id, at most [`MAX_COMMITS`] commits and
+/// [`MAX_PARENTS`] parents, the newest kept.
+fn encode(id_len: usize, mut heads: Vec<(gix::ObjectId, Head)>) -> Vec<u8> {
+    heads.sort_unstable_by_key(|a| a.0);
+    heads.dedup_by(|later, first| later.0 == first.0);
+    let parents: usize = heads.iter().map(|(_, h)| h.parents.len()).sum();
+    if heads.len() > MAX_COMMITS || parents > MAX_PARENTS {
+        heads.sort_unstable_by(|a, b| b.1.time.cmp(&a.1.time).then(a.0.cmp(&b.0)));
+        let mut kept_parents = 0;
+        let keep = heads
+            .iter()
+            .take(MAX_COMMITS)
+            .take_while(|(_, h)| {
+                kept_parents += h.parents.len();
+                kept_parents <= MAX_PARENTS
+            })
+            .count();
+        heads.truncate(keep);
+        heads.sort_unstable_by_key(|a| a.0);
+    }
+    let rows: Vec<Row> = heads
+        .into_iter()
+        .map(|(id, head)| Row {
+            key_and_payload: [
+                id.as_bytes(),
+                head.tree.as_bytes(),
+                &head.time.to_le_bytes(),
+            ]
+            .concat(),
+            list: head.parents.into_vec(),
+        })
+        .collect();
+    encode_records(&COMMITS, id_len, &rows)
+}
+
+/// Write `added` (commits this run read from the objects) to the cache at
+/// `file`, merged with what the file holds now (another run's writes since
+/// this one loaded included: a write keeps what the file held, so it holds
+/// what this run loaded unless the bound let it go), or with `loaded` when
+/// the file no longer reads; within the bounds. `false` when nothing was
+/// written.
+pub(super) fn save(
+    file: &Path,
+    hash: gix::hash::Kind,
+    loaded: Option<&Table>,
+    added: Vec<(gix::ObjectId, Head)>,
+) -> bool {
+    write_locked(&COMMITS, file, hash, |current| {
+        let mut heads = added;
+        if let Some(table) = current.map(Table).as_ref().or(loaded) {
+            heads.extend(table.each());
+        }
+        encode(hash.len_in_bytes(), heads)
+    })
+}
+
+/// The merge bases of two commits as the search without a commit-graph
+/// finds them, kept beside the commits (`merge-bases-sha1.cache`): that
+/// search is a pure function of the commits' dates and parents, which never
+/// change, so its answer never goes stale either. Only a search ordered by
+/// date alone (no commit-graph) in a full clone is kept or answered here:
+/// with a graph the search orders by its generations and can, under clock
+/// skew, answer otherwise; in a shallow clone the boundary changes the
+/// graph. The layout is the commit cache's (`"gate-merge-bases\n"`, the
+/// key the ordered pair of commits asked about, no payload, the bases
+/// newest first as the list), bounded at [`MAX_PAIRS`] pairs and 500,000
+/// bases.
+pub(super) struct BasesTable(Records);
+
+/// The pair a search answered, and its bases.
+pub(super) type Answer = ((gix::ObjectId, gix::ObjectId), Vec<gix::ObjectId>);
+
+/// The merge-bases file for ids of `id_len` bytes under `dir`.
+pub(super) fn bases_file_in(dir: &Path, id_len: usize) -> Option<PathBuf> {
+    let name = match id_len {
+        20 => "merge-bases-sha1.cache",
+        32 => "merge-bases-sha256.cache",
+        _ => return None,
+    };
+    Some(dir.join(name))
+}
+
+impl BasesTable {
+    /// The bases the file holds for `one` and `other`, if it does.
+    pub(super) fn get(&self, one: &gix::oid, other: &gix::oid) -> Option<Vec<gix::ObjectId>> {
+        let i = self.0.find(&[one.as_bytes(), other.as_bytes()].concat())?;
+        Some(self.0.list(i).collect())
+    }
+
+    fn each(&self) -> impl Iterator<Item = Answer> + '_ {
+        (0..self.0.count).map(|i| {
+            let pair = (self.0.id_at(i, 0), self.0.id_at(i, 1));
+            (pair, self.0.list(i).collect())
+        })
+    }
+}
+
+/// The merge-bases file at `file`; `None` when absent, unreadable, too
+/// large or not one to trust.
+pub(super) fn load_bases(file: &Path, hash: gix::hash::Kind) -> Option<BasesTable> {
+    load_records(&BASES, file, hash).map(BasesTable)
+}
+
+/// [`load_bases`]'s check of `bytes`.
+#[cfg(test)]
+fn parse_bases(bytes: Vec<u8>, hash: gix::hash::Kind) -> Option<BasesTable> {
+    parse_records(&BASES, bytes, hash).map(BasesTable)
+}
+
+/// The bytes of a merge-bases file holding `answers` (any order,
+/// duplicates allowed), one record per pair. Past the bounds the pairs
+/// kept are the lowest ids, which is as good as any for a cache that only
+/// saves a search.
+fn encode_bases(id_len: usize, mut answers: Vec<Answer>) -> Vec<u8> {
+    answers.sort_unstable_by_key(|a| a.0);
+    answers.dedup_by(|later, first| later.0 == first.0);
+    let mut kept_bases = 0;
+    let keep = answers
+        .iter()
+        .take(MAX_PAIRS)
+        .take_while(|(_, b)| {
+            kept_bases += b.len();
+            kept_bases <= MAX_BASES
+        })
+        .count();
+    answers.truncate(keep);
+    let rows: Vec<Row> = answers
+        .into_iter()
+        .map(|((one, other), bases)| Row {
+            key_and_payload: [one.as_bytes(), other.as_bytes()].concat(),
+            list: bases,
+        })
+        .collect();
+    encode_records(&BASES, id_len, &rows)
+}
+
+/// Write `added` answers to the merge-bases file at `file`, merged with
+/// what it holds now or `loaded`, as [`save`] writes commits.
+pub(super) fn save_bases(
+    file: &Path,
+    hash: gix::hash::Kind,
+    loaded: Option<&BasesTable>,
+    added: Vec<Answer>,
+) -> bool {
+    write_locked(&BASES, file, hash, |current| {
+        let mut answers = added;
+        if let Some(table) = current.map(BasesTable).as_ref().or(loaded) {
+            answers.extend(table.each());
+        }
+        encode_bases(hash.len_in_bytes(), answers)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHA1: gix::hash::Kind = gix::hash::Kind::Sha1;
+
+    fn id(n: u32) -> gix::ObjectId {
+        let mut bytes = [0u8; 20];
+        bytes[..4].copy_from_slice(&n.to_be_bytes());
+        bytes[19] = 1;
+        gix::ObjectId::from_bytes_or_panic(&bytes)
+    }
+
+    fn head(time: i64, parents: &[u32]) -> Head {
+        Head {
+            time,
+            tree: id(1_000_000 + time as u32),
+            parents: parents.iter().map(|&p| id(p)).collect(),
+        }
+    }
+
+    #[test]
+    fn what_is_saved_loads_whole_and_merges_with_what_the_file_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = file_in(dir.path(), 20).unwrap();
+        assert!(load(&file, SHA1).is_none());
+        assert!(save(
+            &file,
+            SHA1,
+            None,
+            vec![
+                (id(3), head(30, &[2])),
+                (id(1), head(10, &[])),
+                (id(2), head(20, &[1]))
+            ]
+        ));
+        let table = load(&file, SHA1).expect("a cache");
+        assert_eq!(table.len(), 3);
+        assert_eq!(table.get(&id(2)), Some(head(20, &[1])));
+        assert_eq!(table.get(&id(1)), Some(head(10, &[])));
+        assert_eq!(table.get(&id(9)), None);
+        // A second run adds a merge; the first run's commits stay.
+        assert!(save(
+            &file,
+            SHA1,
+            Some(&table),
+            vec![(id(4), head(40, &[3, 2]))]
+        ));
+        let table = load(&file, SHA1).expect("a cache");
+        assert_eq!(table.len(), 4);
+        assert_eq!(table.get(&id(4)), Some(head(40, &[3, 2])));
+        assert_eq!(table.get(&id(3)), Some(head(30, &[2])));
+        // A file that no longer reads: what this run loaded is kept.
+        let mut spoiled = std::fs::read(&file).unwrap();
+        spoiled[COMMITS.header()] ^= 1;
+        std::fs::write(&file, &spoiled).unwrap();
+        assert!(load(&file, SHA1).is_none());
+        assert!(save(
+            &file,
+            SHA1,
+            Some(&table),
+            vec![(id(5), head(50, &[4]))]
+        ));
+        let table = load(&file, SHA1).expect("a cache");
+        assert_eq!(table.len(), 5);
+        assert_eq!(table.get(&id(1)), Some(head(10, &[])));
+        // Another object format's ids go to another file (this build reads
+        // SHA-1 repositories only).
+        assert_ne!(file_in(dir.path(), 32), Some(file.clone()));
+        assert_eq!(file_in(dir.path(), 16), None);
+        // The lock stays beside the file; nothing else is left.
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["commits-sha1.cache", "commits-sha1.lock"]);
+    }
+
+    #[test]
+    fn a_file_that_is_not_whole_and_checked_is_never_trusted() {
+        let bytes = encode(20, vec![(id(1), head(10, &[])), (id(2), head(20, &[1]))]);
+        assert!(parse(bytes.clone(), SHA1).is_some());
+        // Any byte changed: the checksum no longer holds.
+        for at in [
+            0,
+            COMMITS.magic.len(),
+            COMMITS.header(),
+            bytes.len() - 40,
+            bytes.len() - 1,
+        ] {
+            let mut bad = bytes.clone();
+            bad[at] ^= 1;
+            assert!(parse(bad, SHA1).is_none(), "byte {at} changed");
+        }
+        // Cut short, or empty.
+        assert!(parse(bytes[..bytes.len() - 1].to_vec(), SHA1).is_none());
+        assert!(parse(Vec::new(), SHA1).is_none());
+        // Sealed, but out of order: refused.
+        let mut body = bytes[..bytes.len() - 32].to_vec();
+        let (a, b) = (COMMITS.header(), COMMITS.header() + 56);
+        let first: Vec<u8> = body[a..a + 56].to_vec();
+        let second: Vec<u8> = body[b..b + 56].to_vec();
+        body[a..a + 56].copy_from_slice(&second);
+        body[b..b + 56].copy_from_slice(&first);
+        let sum = Sha256::digest(&body);
+        body.extend_from_slice(&sum);
+        assert!(parse(body, SHA1).is_none());
+        // Sealed, but another version's (1 kept the date before the tree):
+        // refused.
+        let mut body = bytes[..bytes.len() - 32].to_vec();
+        let at = COMMITS.magic.len();
+        body[at..at + 4].copy_from_slice(&1u32.to_le_bytes());
+        let sum = Sha256::digest(&body);
+        body.extend_from_slice(&sum);
+        assert!(parse(body, SHA1).is_none());
+        // Sealed, but a parent list past the parents: refused.
+        let mut body = bytes[..bytes.len() - 32].to_vec();
+        let span = COMMITS.header() + 56 + 48;
+        body[span..span + 4].copy_from_slice(&7u32.to_le_bytes());
+        let sum = Sha256::digest(&body);
+        body.extend_from_slice(&sum);
+        assert!(parse(body, SHA1).is_none());
+    }
+
+    #[test]
+    fn past_the_bound_the_newest_commits_are_kept() {
+        let many: Vec<(gix::ObjectId, Head)> = (0..MAX_COMMITS as u32 + 3)
+            .map(|n| (id(n), head(i64::from(n), &[])))
+            .collect();
+        let table = parse(encode(20, many), SHA1).expect("a cache");
+        assert_eq!(table.len(), MAX_COMMITS);
+        assert!(table.get(&id(0)).is_none());
+        assert!(table.get(&id(2)).is_none());
+        assert!(table.get(&id(3)).is_some());
+        assert!(table.get(&id(MAX_COMMITS as u32 + 2)).is_some());
+    }
+
+    #[test]
+    fn merge_bases_are_kept_by_pair_and_a_spoiled_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = bases_file_in(dir.path(), 20).unwrap();
+        assert!(load_bases(&file, SHA1).is_none());
+        assert!(save_bases(
+            &file,
+            SHA1,
+            None,
+            vec![
+                ((id(5), id(6)), vec![id(2), id(1)]),
+                ((id(3), id(4)), vec![])
+            ]
+        ));
+        let table = load_bases(&file, SHA1).expect("a cache");
+        assert_eq!(table.get(&id(5), &id(6)), Some(vec![id(2), id(1)]));
+        assert_eq!(table.get(&id(3), &id(4)), Some(vec![]));
+        // The pair is ordered: the other way round is another question.
+        assert_eq!(table.get(&id(6), &id(5)), None);
+        assert!(save_bases(
+            &file,
+            SHA1,
+            Some(&table),
+            vec![((id(7), id(8)), vec![id(1)])]
+        ));
+        let table = load_bases(&file, SHA1).expect("a cache");
+        assert_eq!(table.get(&id(7), &id(8)), Some(vec![id(1)]));
+        assert_eq!(table.get(&id(5), &id(6)), Some(vec![id(2), id(1)]));
+        let bytes = std::fs::read(&file).unwrap();
+        for at in [0, BASES.header(), bytes.len() / 2, bytes.len() - 1] {
+            let mut bad = bytes.clone();
+            bad[at] ^= 1;
+            assert!(parse_bases(bad, SHA1).is_none(), "byte {at} changed");
+        }
+        assert!(parse_bases(bytes[..bytes.len() - 1].to_vec(), SHA1).is_none());
+    }
+}
