@@ -731,6 +731,17 @@ impl<'r> Bases<'r> {
             .collect()
     }
 
+    /// The tree of commit `id`, where the commit-graph or the commits this
+    /// range's readers read ([`Heads`]) hold it.
+    pub(super) fn tree_of(&self, id: gix::ObjectId) -> Option<gix::ObjectId> {
+        if let Some(graph) = &self.graph
+            && let Some(position) = graph.lookup(id)
+        {
+            return Some(graph.commit_at(position).root_tree_id().to_owned());
+        }
+        self.heads.as_ref()?.get(&id).map(|head| head.tree)
+    }
+
     /// This reader, sharing the commits `heads` holds ([`Heads`]).
     pub(super) fn with_heads(mut self, heads: Option<Arc<Heads>>) -> Self {
         self.heads = heads;

@@ -1328,7 +1328,7 @@ impl Repo {
     /// the merge-base searches read, from run to run.
     fn diff_run(
         &self,
-        run: Vec<walk::Walked>,
+        run: Vec<Queued>,
         renames: Renames,
         merges: MergeChanges,
         graph: &mut bases::Bases<'_>,
@@ -1337,16 +1337,48 @@ impl Repo {
         let mut results: RunResults = run
             .into_iter()
             .rev()
-            .map(|commit| {
-                let id = commit.id;
-                (
+            .map(|queued| match queued {
+                Queued::Whole(commit) => (
+                    commit.id,
+                    self.walked_changes(*commit, renames, merges, graph, landing),
+                ),
+                Queued::Again(id) => (
                     id,
-                    self.walked_changes(commit, renames, merges, graph, landing),
-                )
+                    self.walked_again(id, graph).and_then(|commit| {
+                        self.walked_changes(commit, renames, merges, graph, landing)
+                    }),
+                ),
             })
             .collect();
         results.reverse();
         results
+    }
+
+    /// Commit `id` as the walk handed it on, read again on a diff thread
+    /// ([`Queued::Again`]): its tree, parents and message from the commit
+    /// itself, each parent's tree from the commit-graph, the commits the
+    /// range's readers read ([`bases::Heads`]), a commit this thread
+    /// decoded, or the parent itself.
+    fn walked_again(
+        &self,
+        id: gix::ObjectId,
+        graph: &bases::Bases<'_>,
+    ) -> Result<walk::Walked, GitError> {
+        let (tree, parents, message) = self.decode_commit(Oid(id))?;
+        let parent_trees = parents
+            .iter()
+            .map(|&parent| match graph.tree_of(parent) {
+                Some(tree) => Ok(tree),
+                None => self.parent_tree(Oid(id), Oid(parent)),
+            })
+            .collect::<Result<walk::Parents, GitError>>()?;
+        Ok(walk::Walked {
+            id,
+            tree,
+            parents: parents.into_iter().collect(),
+            parent_trees,
+            message: Some(message),
+        })
     }
 
     fn walked_changes(
@@ -1482,17 +1514,22 @@ impl Repo {
         if commits.len() >= LONG_WALK {
             crate::platform::return_freed_memory();
         }
+        // The commits handed on that turned out hidden leave the range
+        // (rare: a date older than a hidden commit's); without any, the
+        // lists stay as they are, not copied.
+        let (commits, parents) = if ended.dropped.is_empty() {
+            (commits, parents)
+        } else {
+            commits
+                .into_iter()
+                .zip(parents)
+                .filter(|(id, _)| !ended.dropped.contains(&id.0))
+                .unzip()
+        };
         let mut index = HashMap::with_capacity(commits.len());
-        let mut kept = Vec::with_capacity(commits.len());
-        for (id, parents) in commits.into_iter().zip(parents) {
-            if ended.dropped.contains(&id.0) {
-                continue;
-            }
-            index.insert(id.0, kept.len());
-            kept.push((id, parents));
+        for (at, id) in commits.iter().enumerate() {
+            index.insert(id.0, at);
         }
-        let commits: Vec<Oid> = kept.iter().map(|(id, _)| *id).collect();
-        let parents: Vec<walk::Parents> = kept.into_iter().map(|(_, p)| p).collect();
         if let Some(putter) = &putter {
             // A range without a two-parent merge needs none (and spares
             // the hidden commits' ancestry checks).
@@ -1505,9 +1542,23 @@ impl Repo {
             putter.0.put(landing);
         }
         let pending = runs.finish();
+        // What `reaches` asks of the parents, kept instead of every
+        // commit's parents (4.6 MB on git/git's whole history).
+        let mut parented = vec![false; commits.len()];
+        let mut outside = HashSet::new();
+        for parent in parents.iter().flatten() {
+            match index.get(parent) {
+                Some(&at) => parented[at] = true,
+                None => {
+                    outside.insert(*parent);
+                }
+            }
+        }
+        drop(parents);
         Ok(WalkedChanges {
             commits,
-            parents,
+            parented,
+            outside,
             index,
             dropped: ended.dropped,
             pending,
@@ -2121,13 +2172,29 @@ type RunResults = Vec<(gix::ObjectId, Result<CommitChanges, GitError>)>;
 /// The diff threads: one queue of runs and one of results each; runs go to
 /// them in turn, so the results come back in walk order.
 struct Workers {
-    jobs: Vec<std::sync::mpsc::Sender<Vec<walk::Walked>>>,
+    jobs: Vec<std::sync::mpsc::Sender<Vec<Queued>>>,
     results: Vec<std::sync::mpsc::Receiver<RunResults>>,
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     threads: Vec<std::thread::JoinHandle<()>>,
 }
 
 /// The runs of a walk being cut and handed to the diff threads.
+/// A commit waiting for its diff: as the walk handed it on, or only its
+/// id, read again by the diff thread ([`Repo::walked_again`]).
+enum Queued {
+    Whole(Box<walk::Walked>),
+    Again(gix::ObjectId),
+}
+
+impl Queued {
+    fn id(&self) -> gix::ObjectId {
+        match self {
+            Queued::Whole(commit) => commit.id,
+            Queued::Again(id) => *id,
+        }
+    }
+}
+
 struct Runs<'r> {
     repo: &'r gix::Repository,
     /// The packs the diff threads read (each a sibling: mapped once).
@@ -2138,9 +2205,9 @@ struct Runs<'r> {
     landing: Option<std::sync::Arc<landing::Shared>>,
     /// The commits read from the objects, for every search.
     heads: Option<std::sync::Arc<bases::Heads>>,
-    run: Vec<walk::Walked>,
+    run: Vec<Queued>,
     /// Runs held until there are enough to start the threads.
-    waiting: Vec<Vec<walk::Walked>>,
+    waiting: Vec<Vec<Queued>>,
     workers: Option<Workers>,
     /// The commits of each run sent, in order.
     sent: Vec<Vec<gix::ObjectId>>,
@@ -2149,18 +2216,23 @@ struct Runs<'r> {
 }
 
 impl Runs<'_> {
-    fn add(&mut self, mut commit: walk::Walked) {
-        // Read without a commit-graph, a commit comes with its message. Past
-        // the first LONG_WALK, the queue lets it go and the diff thread reads
-        // it again, as it does every message read from a graph: a range's
-        // queue can hold the whole range (the threads wait for the walk's
-        // end at a merge whose bases it gives), and git/git's messages are
-        // 42 MB.
+    fn add(&mut self, commit: walk::Walked) {
+        // A range's queue can hold the whole range (the threads wait for
+        // the walk's end at a merge whose bases it gives). Past the first
+        // LONG_WALK, it keeps only the commit's id and the diff thread
+        // reads the commit again (it read the message again already: each
+        // commit read from a graph has none, and git/git's are 42 MB):
+        // 176 bytes a commit held were 13 MB of the whole git/git
+        // history's peak. A shallow boundary, whose parents are not read,
+        // is kept whole.
         self.added += 1;
-        if self.added > LONG_WALK {
-            commit.message = None;
-        }
-        self.run.push(commit);
+        let queued = if self.added > LONG_WALK && commit.parent_trees.len() == commit.parents.len()
+        {
+            Queued::Again(commit.id)
+        } else {
+            Queued::Whole(Box::new(commit))
+        };
+        self.run.push(queued);
         if self.run.len() < RUN {
             return;
         }
@@ -2191,7 +2263,7 @@ impl Runs<'_> {
         // one record of the commits they and the walk read.
         let share = bases::GraphShare::open(self.repo).with_heads(self.heads.clone());
         for _ in 0..2 {
-            let (job_tx, job_rx) = std::sync::mpsc::channel::<Vec<walk::Walked>>();
+            let (job_tx, job_rx) = std::sync::mpsc::channel::<Vec<Queued>>();
             // Results wait, at most RESULTS_AHEAD runs a thread, until they
             // are taken: past that the thread waits too, so memory stays
             // flat in the range's length (the walk's queue holds commits
@@ -2224,10 +2296,10 @@ impl Runs<'_> {
         workers
     }
 
-    fn send(&mut self, run: Vec<walk::Walked>) {
+    fn send(&mut self, run: Vec<Queued>) {
         let workers = self.workers.as_ref().expect("started");
         // A worker that stopped is reported when its results are taken.
-        self.sent.push(run.iter().map(|c| c.id).collect());
+        self.sent.push(run.iter().map(Queued::id).collect());
         let _ = workers.jobs[(self.sent.len() - 1) % 2].send(run);
     }
 
@@ -2261,7 +2333,7 @@ impl Runs<'_> {
 /// The diffs of a walk not taken yet.
 enum Pending {
     /// Runs to diff on the calling thread, with the commits the walk read.
-    Here(Vec<Vec<walk::Walked>>, Option<std::sync::Arc<bases::Heads>>),
+    Here(Vec<Vec<Queued>>, Option<std::sync::Arc<bases::Heads>>),
     /// Runs sent to the threads, in turn.
     Threads {
         workers: Workers,
@@ -2287,7 +2359,10 @@ pub type MergeBases = (Oid, Vec<Oid>);
 /// A walked range ([`Repo::walk_changes`]) whose diffs may still be running.
 pub struct WalkedChanges<'r> {
     commits: Vec<Oid>,
-    parents: Vec<walk::Parents>,
+    /// Whether each commit is a parent of another of the range.
+    parented: Vec<bool>,
+    /// The parents of the range's commits that are not in it.
+    outside: HashSet<gix::ObjectId>,
     index: HashMap<gix::ObjectId, usize>,
     dropped: HashSet<gix::ObjectId>,
     pending: Pending,
@@ -2329,7 +2404,10 @@ impl WalkedChanges<'_> {
     /// with `base` the hidden commit, whether it is an ancestor of the tip
     /// ([`Repo::walk_from_base`]).
     pub fn reaches(&self, base: Oid) -> bool {
-        self.parents.iter().any(|p| p.contains(&base.0))
+        match self.index.get(&base.0) {
+            Some(&at) => self.parented[at],
+            None => self.outside.contains(&base.0),
+        }
     }
 
     /// Each diffed commit's header and changes, handed to `each` in walk

@@ -3267,3 +3267,114 @@ fn a_second_run_takes_its_commits_from_the_commit_cache_and_agrees() {
     assert!(gate.is_ancestor(root, tip).expect("is_ancestor"));
     assert!(!gate.is_ancestor(tip, root).expect("is_ancestor"));
 }
+
+/// Past the first 4,096 commits a range's queue keeps only each commit's
+/// id, and the diff thread reads the commit again (src/git/mod.rs,
+/// `Queued::Again`: its tree, parents and message from the commit, each
+/// parent's tree from the commit-graph, the range's commits read, or the
+/// parent itself). Every commit of a long range is then what git says it
+/// is — its parents and its message byte for byte — and has the changes a
+/// short range (whose queue keeps every commit whole) gives the same
+/// commit: with and without a commit-graph, merges as combined diffs and
+/// as their own changes, on a history with merges and skewed dates.
+#[test]
+fn a_long_ranges_queue_reads_its_commits_again_as_the_walk_read_them() {
+    if !crate::support::long_test(this_test!()) || !isolate(this_test!()) {
+        return;
+    }
+    // About half the commits are the tip's: some 5,600.
+    const COUNT: u64 = 11_000;
+    let (repo, _) = skewed_history(
+        COUNT,
+        0xa9a17,
+        Shape {
+            chain: 97,
+            merges: 25,
+            roots: 0,
+            dates: Dates::Skewed,
+        },
+    );
+    let tip = oid(&repo.rev(&format!("c{COUNT}")));
+    // The oldest commits: in the long range, well past its first 4,096.
+    let early = oid(&repo.rev("c1200"));
+    // git's word on every commit: its parents, and its message as written.
+    let mut parents_git = std::collections::BTreeMap::new();
+    for line in repo.git(&["rev-list", "--parents", &tip.to_hex()]).lines() {
+        let mut ids = line.split(' ').map(oid);
+        let id = ids.next().expect("an id");
+        parents_git.insert(id, ids.collect::<Vec<Oid>>());
+    }
+    // Every object, read whole (no list on stdin: git's answer would
+    // fill the pipe before the list is written).
+    let batch = repo.git_bytes(&["cat-file", "--batch-all-objects", "--batch"]);
+    let mut messages_git = std::collections::BTreeMap::new();
+    let mut rest = &batch[..];
+    while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+        let header = String::from_utf8_lossy(&rest[..end]).into_owned();
+        let mut fields = header.split(' ');
+        let id = oid(fields.next().expect("id"));
+        let kind = fields.next().expect("type");
+        let size: usize = fields.next().expect("size").parse().expect("a size");
+        let body = &rest[end + 1..end + 1 + size];
+        if kind == "commit" {
+            let at = body
+                .windows(2)
+                .position(|w| w == b"\n\n")
+                .expect("a message");
+            messages_git.insert(id, body[at + 2..].to_vec());
+        }
+        rest = &rest[end + 1 + size + 1..];
+    }
+    assert!(parents_git.keys().all(|id| messages_git.contains_key(id)));
+    for graph in [false, true] {
+        if graph {
+            repo.git(&["commit-graph", "write", "--reachable"]);
+        }
+        for merges in [
+            gate::git::MergeChanges::Combined,
+            gate::git::MergeChanges::Own,
+        ] {
+            let run = |tip: Oid| {
+                let gate = open(&repo);
+                let walked = gate
+                    .walk_changes(&[tip], &[], |_| true, Renames::Off, merges)
+                    .expect("walk_changes");
+                let mut out = std::collections::BTreeMap::new();
+                walked.each(|_, id, result| {
+                    let result = result.unwrap_or_else(|e| panic!("{id:?}: {e}"));
+                    out.insert(id, result);
+                });
+                out
+            };
+            let long = run(tip);
+            assert_eq!(long.len(), parents_git.len(), "graph {graph}");
+            for (id, result) in &long {
+                assert_eq!(result.info.id, *id);
+                assert_eq!(
+                    Some(&result.info.parents),
+                    parents_git.get(id),
+                    "graph {graph}, {merges:?}: parents of {id:?}"
+                );
+                assert_eq!(
+                    Some(&result.info.message),
+                    messages_git.get(id),
+                    "graph {graph}, {merges:?}: message of {id:?}"
+                );
+            }
+            let short = run(early);
+            assert!(
+                short.len() > 500 && short.len() + 4_096 <= long.len(),
+                "{} commits of {}",
+                short.len(),
+                long.len()
+            );
+            for (id, result) in &short {
+                assert_eq!(
+                    format!("{:?}", long[id].changes),
+                    format!("{:?}", result.changes),
+                    "graph {graph}, {merges:?}: changes of {id:?}"
+                );
+            }
+        }
+    }
+}
