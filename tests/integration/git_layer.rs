@@ -3172,6 +3172,40 @@ fn pack_pages_are_let_go_past_what_is_kept() {
     );
 }
 
+/// A history of `count` commits with merges and skewed dates, no
+/// commit-graph, and its tip (about half the commits are the tip's).
+fn merged_skewed_history(count: u64, seed: u64) -> (TestRepo, Oid) {
+    let (repo, _) = skewed_history(
+        count,
+        seed,
+        Shape {
+            chain: 97,
+            merges: 25,
+            roots: 0,
+            dates: Dates::Skewed,
+        },
+    );
+    let tip = oid(&repo.rev(&format!("c{count}")));
+    (repo, tip)
+}
+
+/// Every commit `gate` walks from `tip` with its changes, in walk order
+/// with its index; a commit that cannot be read fails the test.
+fn walked_from(
+    gate: &Repo,
+    tip: Oid,
+    merges: gate::git::MergeChanges,
+) -> Vec<(usize, Oid, gate::git::CommitChanges)> {
+    let walked = gate
+        .walk_changes(&[tip], &[], |_| true, Renames::Off, merges)
+        .expect("walk_changes");
+    let mut out = Vec::new();
+    walked.each(|index, id, result| {
+        out.push((index, id, result.unwrap_or_else(|e| panic!("{id:?}: {e}"))));
+    });
+    out
+}
+
 /// The commit cache (src/git/commits_cache.rs, decision 0034): what one
 /// range's walk and merge-base searches read from the objects, the next run
 /// takes from the cache — only its named tip and the few commits read before
@@ -3184,38 +3218,17 @@ fn a_second_run_takes_its_commits_from_the_commit_cache_and_agrees() {
     if !isolate(this_test!()) {
         return;
     }
-    const COUNT: u64 = 1_600;
-    let (repo, _) = skewed_history(
-        COUNT,
-        0xcace,
-        Shape {
-            chain: 97,
-            merges: 25,
-            roots: 0,
-            dates: Dates::Skewed,
-        },
-    );
-    let tip = oid(&repo.rev(&format!("c{COUNT}")));
+    let (repo, tip) = merged_skewed_history(1_600, 0xcace);
     let cache = tempfile::tempdir().expect("temp dir");
     let run = |keep: bool| -> (Vec<String>, usize) {
         let gate = open(&repo);
         if keep {
             gate.keep_commits_under(cache.path());
         }
-        let walked = gate
-            .walk_changes(
-                &[tip],
-                &[],
-                |_| true,
-                Renames::Off,
-                gate::git::MergeChanges::Own,
-            )
-            .expect("walk_changes");
-        let mut out = Vec::new();
-        walked.each(|index, id, result| {
-            let changes = result.unwrap_or_else(|e| panic!("{id:?}: {e}")).changes;
-            out.push(format!("{index} {id:?} {changes:?}"));
-        });
+        let out = walked_from(&gate, tip, gate::git::MergeChanges::Own)
+            .into_iter()
+            .map(|(index, id, result)| format!("{index} {id:?} {:?}", result.changes))
+            .collect();
         (out, gate.commits_read_last())
     };
     let (plain, read_plain) = run(false);
@@ -3282,19 +3295,8 @@ fn a_long_ranges_queue_reads_its_commits_again_as_the_walk_read_them() {
     if !crate::support::long_test(this_test!()) || !isolate(this_test!()) {
         return;
     }
-    // About half the commits are the tip's: some 5,600.
-    const COUNT: u64 = 11_000;
-    let (repo, _) = skewed_history(
-        COUNT,
-        0xa9a17,
-        Shape {
-            chain: 97,
-            merges: 25,
-            roots: 0,
-            dates: Dates::Skewed,
-        },
-    );
-    let tip = oid(&repo.rev(&format!("c{COUNT}")));
+    // Some 5,000 commits the tip's.
+    let (repo, tip) = merged_skewed_history(11_000, 0xa9a17);
     // The oldest commits: in the long range, well past its first 4,096.
     let early = oid(&repo.rev("c1200"));
     // git's word on every commit: its parents, and its message as written.
@@ -3334,17 +3336,11 @@ fn a_long_ranges_queue_reads_its_commits_again_as_the_walk_read_them() {
             gate::git::MergeChanges::Combined,
             gate::git::MergeChanges::Own,
         ] {
-            let run = |tip: Oid| {
-                let gate = open(&repo);
-                let walked = gate
-                    .walk_changes(&[tip], &[], |_| true, Renames::Off, merges)
-                    .expect("walk_changes");
-                let mut out = std::collections::BTreeMap::new();
-                walked.each(|_, id, result| {
-                    let result = result.unwrap_or_else(|e| panic!("{id:?}: {e}"));
-                    out.insert(id, result);
-                });
-                out
+            let run = |tip: Oid| -> std::collections::BTreeMap<Oid, gate::git::CommitChanges> {
+                walked_from(&open(&repo), tip, merges)
+                    .into_iter()
+                    .map(|(_, id, result)| (id, result))
+                    .collect()
             };
             let long = run(tip);
             assert_eq!(long.len(), parents_git.len(), "graph {graph}");
