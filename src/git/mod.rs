@@ -2178,7 +2178,6 @@ struct Workers {
     threads: Vec<std::thread::JoinHandle<()>>,
 }
 
-/// The runs of a walk being cut and handed to the diff threads.
 /// A commit waiting for its diff: as the walk handed it on, or only its
 /// id, read again by the diff thread ([`Repo::walked_again`]).
 enum Queued {
@@ -2195,6 +2194,7 @@ impl Queued {
     }
 }
 
+/// The runs of a walk being cut and handed to the diff threads.
 struct Runs<'r> {
     repo: &'r gix::Repository,
     /// The packs the diff threads read (each a sibling: mapped once).
