@@ -914,7 +914,7 @@ fn walk_range<'r>(
     shallow: &HashSet<Oid>,
     upstream: &Upstream,
     opts: &Options,
-) -> Result<(WalkedChanges<'r>, Vec<Oid>), Box<Ended>> {
+) -> Result<(WalkedChanges<'r>, std::sync::Arc<[Oid]>), Box<Ended>> {
     let ended = |summary: String, finding: Finding| Box::new(Ended { summary, finding });
     let subject = |commit: Option<Oid>| commit_subject(range, commit);
     // A merge is judged by the paths it changed itself — where it is not
@@ -946,7 +946,7 @@ fn walk_range<'r>(
                 }
                 Base::Hidden(_) => true,
             };
-            let commits = walked.commits().to_vec();
+            let commits = walked.commits();
             (walked, commits, ancestor)
         });
     let (walked, commits, ancestor) = match walked {

@@ -1477,6 +1477,7 @@ impl Repo {
             landing: shared.clone(),
             heads: heads.clone(),
             run: Vec::new(),
+            run_at: Vec::new(),
             waiting: Vec::new(),
             workers: None,
             sent: Vec::new(),
@@ -1500,10 +1501,13 @@ impl Repo {
                 heads.as_deref(),
                 &|| walk_context(tips, hidden),
                 |commit| {
+                    // Its place in the walk: what its diff's result is
+                    // handed on with.
+                    let at = u32::try_from(commits.len()).unwrap_or(u32::MAX);
                     commits.push(Oid(commit.id));
                     parents.push(commit.parents.clone());
                     if diff(Oid(commit.id)) {
-                        runs.add(commit);
+                        runs.add(commit, at);
                     }
                 },
             )?
@@ -1515,17 +1519,32 @@ impl Repo {
             crate::platform::return_freed_memory();
         }
         // The commits handed on that turned out hidden leave the range
-        // (rare: a date older than a hidden commit's); without any, the
-        // lists stay as they are, not copied.
-        let (commits, parents) = if ended.dropped.is_empty() {
-            (commits, parents)
+        // (rare: a date older than a hidden commit's), and each place in
+        // the walk moves to its place in the range; without any, the lists
+        // stay as they are, not copied.
+        let (commits, parents, moved) = if ended.dropped.is_empty() {
+            (commits, parents, None)
         } else {
-            commits
+            let mut moved = Vec::with_capacity(commits.len());
+            let mut kept = 0u32;
+            for id in &commits {
+                if ended.dropped.contains(&id.0) {
+                    moved.push(u32::MAX);
+                } else {
+                    moved.push(kept);
+                    kept += 1;
+                }
+            }
+            let (commits, parents) = commits
                 .into_iter()
                 .zip(parents)
                 .filter(|(id, _)| !ended.dropped.contains(&id.0))
-                .unzip()
+                .unzip();
+            (commits, parents, Some(moved))
         };
+        // The range's commits by id, only while the landing and the
+        // parents' answers are read from it: the diffs' results come back
+        // with their places (4.3 MB on git/git's whole history).
         let mut index = HashMap::with_capacity(commits.len());
         for (at, id) in commits.iter().enumerate() {
             index.insert(id.0, at);
@@ -1555,11 +1574,12 @@ impl Repo {
             }
         }
         drop(parents);
+        drop(index);
         Ok(WalkedChanges {
-            commits,
+            commits: commits.into(),
             parented,
             outside,
-            index,
+            moved,
             dropped: ended.dropped,
             pending,
             repo: self,
@@ -2185,15 +2205,6 @@ enum Queued {
     Again(gix::ObjectId),
 }
 
-impl Queued {
-    fn id(&self) -> gix::ObjectId {
-        match self {
-            Queued::Whole(commit) => commit.id,
-            Queued::Again(id) => *id,
-        }
-    }
-}
-
 /// The runs of a walk being cut and handed to the diff threads.
 struct Runs<'r> {
     repo: &'r gix::Repository,
@@ -2206,17 +2217,21 @@ struct Runs<'r> {
     /// The commits read from the objects, for every search.
     heads: Option<std::sync::Arc<bases::Heads>>,
     run: Vec<Queued>,
-    /// Runs held until there are enough to start the threads.
-    waiting: Vec<Vec<Queued>>,
+    /// The place in the walk of each commit of `run`.
+    run_at: Vec<u32>,
+    /// Runs held until there are enough to start the threads, with their
+    /// commits' places.
+    waiting: Vec<(Vec<Queued>, Vec<u32>)>,
     workers: Option<Workers>,
-    /// The commits of each run sent, in order.
-    sent: Vec<Vec<gix::ObjectId>>,
+    /// The places of the commits of each run sent, in order: the results
+    /// come back in that order.
+    sent: Vec<Vec<u32>>,
     /// How many commits were added.
     added: usize,
 }
 
 impl Runs<'_> {
-    fn add(&mut self, commit: walk::Walked) {
+    fn add(&mut self, commit: walk::Walked, at: u32) {
         // A range's queue can hold the whole range (the threads wait for
         // the walk's end at a merge whose bases it gives). Past the first
         // LONG_WALK, it keeps only the commit's id and the diff thread
@@ -2233,22 +2248,24 @@ impl Runs<'_> {
             Queued::Whole(Box::new(commit))
         };
         self.run.push(queued);
+        self.run_at.push(at);
         if self.run.len() < RUN {
             return;
         }
         let run = std::mem::take(&mut self.run);
+        let run_at = std::mem::take(&mut self.run_at);
         if self.workers.is_none() {
-            self.waiting.push(run);
+            self.waiting.push((run, run_at));
             if self.waiting.len() < 2 {
                 return;
             }
             self.workers = Some(self.start());
-            for run in std::mem::take(&mut self.waiting) {
-                self.send(run);
+            for (run, run_at) in std::mem::take(&mut self.waiting) {
+                self.send(run, run_at);
             }
             return;
         }
-        self.send(run);
+        self.send(run, run_at);
     }
 
     fn start(&self) -> Workers {
@@ -2296,21 +2313,22 @@ impl Runs<'_> {
         workers
     }
 
-    fn send(&mut self, run: Vec<Queued>) {
+    fn send(&mut self, run: Vec<Queued>, run_at: Vec<u32>) {
         let workers = self.workers.as_ref().expect("started");
         // A worker that stopped is reported when its results are taken.
-        self.sent.push(run.iter().map(Queued::id).collect());
+        self.sent.push(run_at);
         let _ = workers.jobs[(self.sent.len() - 1) % 2].send(run);
     }
 
     /// Hand on the last run; what is left to take.
     fn finish(mut self) -> Pending {
         let last = std::mem::take(&mut self.run);
+        let last_at = std::mem::take(&mut self.run_at);
         match self.workers.take() {
             Some(mut workers) => {
                 if !last.is_empty() {
                     self.workers = Some(workers);
-                    self.send(last);
+                    self.send(last, last_at);
                     workers = self.workers.take().expect("started");
                 }
                 workers.jobs.clear();
@@ -2322,7 +2340,7 @@ impl Runs<'_> {
             None => {
                 let mut runs = self.waiting;
                 if !last.is_empty() {
-                    runs.push(last);
+                    runs.push((last, last_at));
                 }
                 Pending::Here(runs, self.heads)
             }
@@ -2332,13 +2350,18 @@ impl Runs<'_> {
 
 /// The diffs of a walk not taken yet.
 enum Pending {
-    /// Runs to diff on the calling thread, with the commits the walk read.
-    Here(Vec<Vec<Queued>>, Option<std::sync::Arc<bases::Heads>>),
+    /// Runs to diff on the calling thread, with their commits' places in
+    /// the walk, and the commits the walk read.
+    Here(
+        Vec<(Vec<Queued>, Vec<u32>)>,
+        Option<std::sync::Arc<bases::Heads>>,
+    ),
     /// Runs sent to the threads, in turn.
     Threads {
         workers: Workers,
-        /// The commits of each run sent, in order.
-        runs: Vec<Vec<gix::ObjectId>>,
+        /// The places in the walk of the commits of each run sent, in
+        /// order.
+        runs: Vec<Vec<u32>>,
     },
 }
 
@@ -2358,12 +2381,15 @@ pub type MergeBases = (Oid, Vec<Oid>);
 
 /// A walked range ([`Repo::walk_changes`]) whose diffs may still be running.
 pub struct WalkedChanges<'r> {
-    commits: Vec<Oid>,
+    /// Shared with the caller ([`commits`](Self::commits)), not copied.
+    commits: std::sync::Arc<[Oid]>,
     /// Whether each commit is a parent of another of the range.
     parented: Vec<bool>,
     /// The parents of the range's commits that are not in it.
     outside: HashSet<gix::ObjectId>,
-    index: HashMap<gix::ObjectId, usize>,
+    /// Each place in the walk's place in the range (`u32::MAX`: dropped),
+    /// when the walk dropped a commit; `None` when they are the same.
+    moved: Option<Vec<u32>>,
     dropped: HashSet<gix::ObjectId>,
     pending: Pending,
     repo: &'r Repo,
@@ -2387,7 +2413,7 @@ impl WalkedChanges<'_> {
         };
         let mut graph = self.repo.bases();
         let mut out = Vec::new();
-        for &id in &self.commits {
+        for &id in self.commits.iter() {
             if let Some(bases) = Repo::landed_bases(&landing, id, &mut graph)? {
                 out.push((id, bases.into_iter().map(Oid).collect()));
             }
@@ -2395,17 +2421,18 @@ impl WalkedChanges<'_> {
         Ok(Some(out))
     }
 
-    /// Every commit of the range, in walk order (newest first).
-    pub fn commits(&self) -> &[Oid] {
-        &self.commits
+    /// Every commit of the range, in walk order (newest first), shared.
+    pub fn commits(&self) -> std::sync::Arc<[Oid]> {
+        self.commits.clone()
     }
 
     /// Whether `base` is one of the tips or a parent of a walked commit:
     /// with `base` the hidden commit, whether it is an ancestor of the tip
-    /// ([`Repo::walk_from_base`]).
+    /// ([`Repo::walk_from_base`]). Asked once a range: found by a scan of
+    /// the range, which keeps no index of its commits.
     pub fn reaches(&self, base: Oid) -> bool {
-        match self.index.get(&base.0) {
-            Some(&at) => self.parented[at],
+        match self.commits.iter().position(|id| *id == base) {
+            Some(at) => self.parented[at],
             None => self.outside.contains(&base.0),
         }
     }
@@ -2414,7 +2441,8 @@ impl WalkedChanges<'_> {
     /// order with its index in [`commits`](Self::commits).
     pub fn each(self, mut each: impl FnMut(usize, Oid, Result<CommitChanges, GitError>)) {
         let WalkedChanges {
-            index,
+            commits,
+            moved,
             dropped,
             pending,
             repo,
@@ -2424,28 +2452,45 @@ impl WalkedChanges<'_> {
             heads,
             ..
         } = self;
-        let mut hand = |results: RunResults| {
-            for (id, result) in results {
+        // A place in the walk's place in the range; `None` for a commit
+        // dropped from it.
+        let place = |at: u32| match &moved {
+            None => Some(at as usize),
+            Some(moved) => moved
+                .get(at as usize)
+                .filter(|&&to| to != u32::MAX)
+                .map(|&to| to as usize),
+        };
+        // Each result in the order of its run's places.
+        let mut hand = |results: RunResults, places: Vec<u32>| {
+            debug_assert_eq!(results.len(), places.len());
+            for ((id, result), at) in results.into_iter().zip(places) {
                 if dropped.contains(&id) {
                     continue;
                 }
-                each(index[&id], Oid(id), result);
+                if let Some(index) = place(at) {
+                    each(index, Oid(id), result);
+                }
             }
         };
         match pending {
             Pending::Here(runs, heads) => {
                 let mut graph = repo.bases().with_heads(heads);
-                for run in runs {
-                    hand(repo.diff_run(run, renames, merges, &mut graph, landing.as_deref()));
+                for (run, places) in runs {
+                    let results =
+                        repo.diff_run(run, renames, merges, &mut graph, landing.as_deref());
+                    hand(results, places);
                 }
             }
             Pending::Threads { workers, runs } => {
-                for (n, ids) in runs.into_iter().enumerate() {
+                for (n, places) in runs.into_iter().enumerate() {
                     match workers.results[n % 2].recv() {
-                        Ok(results) => hand(results),
+                        Ok(results) => hand(results, places),
                         // The thread died: say so for each commit it owed.
-                        Err(_) => hand(
-                            ids.into_iter()
+                        Err(_) => {
+                            let results = places
+                                .iter()
+                                .filter_map(|&at| place(at).map(|index| commits[index].0))
                                 .map(|id| {
                                     let error = GitError::other(
                                         format!("reading commit {id}"),
@@ -2453,8 +2498,13 @@ impl WalkedChanges<'_> {
                                     );
                                     (id, Err(error))
                                 })
-                                .collect(),
-                        ),
+                                .collect::<RunResults>();
+                            let places = places
+                                .into_iter()
+                                .filter(|&at| place(at).is_some())
+                                .collect();
+                            hand(results, places);
+                        }
                     }
                 }
             }

@@ -1147,6 +1147,73 @@ fn skewed_history(count: u64, seed: u64, shape: Shape) -> (TestRepo, Rng) {
     (repo, rng)
 }
 
+/// A commit the walk hands on before a hidden commit reaches it (its date
+/// is newer than the hidden commit's, its child's) leaves the range: the
+/// diffs' results still land at the range's places, on this thread and on
+/// the diff threads, with none for the dropped commit.
+#[test]
+fn a_commit_dropped_late_leaves_every_result_at_its_place() {
+    for chain in [3u64, 300] {
+        let repo = TestRepo::new();
+        // X (3000) is the chain's root (4000 on) and, through Y (1500),
+        // an ancestor of the hidden H (2000). Hiding H marks only what is
+        // read (H): X, taken off the queue before H, is handed on, and
+        // hidden once Y is read. Z (2500), the chain's other root, is
+        // handed on after X and stays: its place moves up by one.
+        let mut stream = String::new();
+        let mut commit = |branch: &str, mark: u64, from: &[u64], date: u64| {
+            stream.push_str(&format!(
+                "commit refs/heads/{branch}\nmark :{mark}\ncommitter T <t@example.com> {date} +0000\ndata 2\nc\n"
+            ));
+            for (n, parent) in from.iter().enumerate() {
+                let verb = if n == 0 { "from" } else { "merge" };
+                stream.push_str(&format!("{verb} :{parent}\n"));
+            }
+            stream.push_str(&format!(
+                "M 100644 inline f\ndata {}\n{mark}\n\n",
+                mark.to_string().len()
+            ));
+        };
+        commit("base", 1, &[], 1000);
+        commit("base", 2, &[1], 3000);
+        commit("hidden", 3, &[2], 1500);
+        commit("hidden", 4, &[3], 2000);
+        commit("side", 5, &[], 2500);
+        commit("main", 6, &[2, 5], 4000);
+        for i in 1..chain {
+            commit("main", 6 + i, &[5 + i], 4000 + i);
+        }
+        repo.git_stdin(&["fast-import", "--quiet"], &stream);
+        let git: Vec<Oid> = repo
+            .git(&["rev-list", "main", "^hidden"])
+            .lines()
+            .map(oid)
+            .collect();
+        assert_eq!(git.len() as u64, chain + 1, "git's range: the chain and Z");
+        let gate = open(&repo);
+        let (tip, hidden) = (oid(&repo.rev("main")), oid(&repo.rev("hidden")));
+        let changes = gate
+            .walk_changes(
+                &[tip],
+                &[hidden],
+                |_| true,
+                Renames::Off,
+                gate::git::MergeChanges::Combined,
+            )
+            .expect("walk_changes");
+        assert_eq!(&changes.commits()[..], &git[..], "chain {chain}: the range");
+        let mut diffed = Vec::new();
+        changes.each(|index, id, result| {
+            let result = result.unwrap_or_else(|e| panic!("chain {chain}: {id:?}: {e}"));
+            assert_eq!(result.info.id, id);
+            assert_eq!(result.changes.len(), 1, "chain {chain}: {id:?} changes f");
+            diffed.push((index, id));
+        });
+        let want: Vec<(usize, Oid)> = git.iter().copied().enumerate().collect();
+        assert_eq!(diffed, want, "chain {chain}: each result at its place");
+    }
+}
+
 #[test]
 fn the_walk_is_git_rev_list_when_dates_tie_and_go_backwards() {
     if !isolate(this_test!()) {
@@ -1200,7 +1267,7 @@ fn the_walk_is_git_rev_list_when_dates_tie_and_go_backwards() {
                 )
                 .expect("walk_changes");
             assert_eq!(
-                changes.commits(),
+                &changes.commits()[..],
                 &git[..],
                 "graph {graph}, round {round}: walk_changes"
             );
