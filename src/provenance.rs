@@ -521,6 +521,27 @@ struct Pending {
     changes: Option<Vec<Change>>,
 }
 
+/// A [`Pending`] commit as the tally keeps it: its id is the range's at
+/// its index, its changes (while held) in [`Tally::held_changes`]. A whole
+/// history's commits wait (git/git: 80,000): 12 bytes each, where with
+/// the id, a `usize` index and the changes inline they took 56.
+struct Waiting {
+    index: u32,
+    /// Its changes' place in [`Tally::held_changes`]; [`NOT_HELD`] once
+    /// let go.
+    changes: u32,
+    merge: bool,
+}
+
+/// A waiting commit whose changes were let go.
+const NOT_HELD: u32 = u32::MAX;
+
+impl Waiting {
+    fn holds(&self) -> bool {
+        self.changes != NOT_HELD
+    }
+}
+
 /// A range this long hands back the memory its diff threads freed once
 /// they end (`platform::return_freed_memory`).
 const LONG_RANGE: usize = 4096;
@@ -628,6 +649,9 @@ pub fn check_walked(
         .as_deref()
         .map(|t| (t, held_by(repo, tasks, &hidden, opts.push, t)));
     let mut tally = Tally::default();
+    // At most every commit waits: room for all at once (unused room of a
+    // long range is never touched), not twice as many.
+    tally.pending.reserve_exact(commits.len());
     let upstream_name = policy.provenance.upstream.as_deref().unwrap_or("upstream");
     undiffed_findings(
         &commits,
@@ -664,6 +688,7 @@ pub fn check_walked(
         .map(|t| (t, held_by(repo, tasks, &hidden, opts.push, t)));
     let again = Again {
         repo,
+        commits: &commits,
         tip: range.tip,
         hidden: &hidden,
         merges: merge_changes(policy),
@@ -676,7 +701,7 @@ pub fn check_walked(
         &mut tally,
     );
     let Tally {
-        mut out,
+        out,
         touched_tasks,
         merges,
         attributed,
@@ -684,20 +709,11 @@ pub fn check_walked(
         walked_tasks,
         ..
     } = tally;
-    // Mostly in walk order already (a range whose commits all wait for
-    // their task is judged in it): a stable sort's scratch buffer, half the
-    // findings' size, is then not needed.
-    if !out.is_sorted_by_key(|(i, _)| *i) {
-        out.sort_by_key(|(i, _)| *i);
-    }
-    // Collected in place (a range of 80,000 unattributed commits holds as
-    // many findings, and a second list of them was a fifth of the peak).
-    let judged: Vec<Finding> = out.into_iter().map(|(_, f)| f).collect();
-    if findings.is_empty() {
-        findings = judged;
-    } else {
-        findings.extend(judged);
-    }
+    // The range's own findings (few) go first, into the commits' list:
+    // extending theirs would copy a whole history's findings.
+    let mut judged = Tally::into_sorted(out);
+    judged.splice(0..0, std::mem::take(&mut findings));
+    findings = judged;
     findings.extend(widened_findings(tasks, &touched_tasks, range));
     on_remote_refs(repo, range, &hidden, &mut findings);
     // What the advice's walks read, kept for the next run's (the range's
@@ -1084,11 +1100,11 @@ fn judge_shape(
 /// What the judgement of a range's commits gathers as it goes.
 #[derive(Default)]
 struct Tally {
-    /// Findings with the index of their commit, so the deferred ones land
-    /// in walk order too.
-    out: Vec<(usize, Finding)>,
+    /// Findings keyed by their commit's index and then the order they came
+    /// in ([`Tally::push`]), so the deferred ones land in walk order too.
+    out: Vec<(u64, Finding)>,
     /// The commits whose task the range's task files decide.
-    pending: Vec<Pending>,
+    pending: Vec<Waiting>,
     /// The tasks whose files the range adds or changes.
     touched_tasks: BTreeSet<String>,
     merges: usize,
@@ -1096,6 +1112,9 @@ struct Tally {
     unattributed: Vec<Oid>,
     /// The task files the diffs saw, for the caller ([`ChangedTasks`]).
     walked_tasks: ChangedTasks,
+    /// The changes the pending commits hold, each at its [`Waiting`]'s
+    /// place.
+    held_changes: Vec<Vec<Change>>,
     /// How many changes `pending` holds.
     held: usize,
     /// Whether `pending` let its changes go (past [`PENDING_HELD`], or
@@ -1104,24 +1123,67 @@ struct Tally {
 }
 
 impl Tally {
+    /// Add `finding`, about the commit at `index` of the range. Its key is
+    /// unique (the index, then how many came before), so an unstable sort
+    /// — in place, where a stable one takes a scratch buffer half the
+    /// findings' size — keeps the order they came in. Its message gives
+    /// back what formatting reserved beyond it (twice the text's literal
+    /// part): a whole history holds one finding a commit.
+    fn push(&mut self, index: usize, mut finding: Finding) {
+        finding.message.shrink_to_fit();
+        let key = (index as u64) << 32 | (self.out.len() as u64 & u64::from(u32::MAX));
+        self.out.push((key, finding));
+    }
+
+    fn extend(&mut self, index: usize, findings: Vec<Finding>) {
+        for finding in findings {
+            self.push(index, finding);
+        }
+    }
+
+    /// The findings in walk order: by commit, each commit's in the order
+    /// they came in.
+    fn into_sorted(out: Vec<(u64, Finding)>) -> Vec<Finding> {
+        let mut out = out;
+        // Mostly in walk order already (a range whose commits all wait for
+        // their task is judged in it): then not sorted at all.
+        if !out.is_sorted_by_key(|(key, _)| *key) {
+            out.sort_unstable_by_key(|(key, _)| *key);
+        }
+        // Collected in place (a range of 80,000 unattributed commits holds
+        // as many findings, and a second list of them was a fifth of the
+        // peak).
+        out.into_iter().map(|(_, f)| f).collect()
+    }
+
     /// Keep `p` until the range's task files are known, with its changes
     /// while they may matter and fit: they matter only if exactly one
     /// task's file is in the range, so none are held once two are, and
     /// none past [`PENDING_HELD`] (they are then read again if needed).
-    fn hold(&mut self, mut p: Pending) {
+    fn hold(&mut self, p: Pending) {
         if !self.let_go {
             self.held += p.changes.as_ref().map_or(0, Vec::len);
             if self.touched_tasks.len() > 1 || self.held > PENDING_HELD {
                 self.let_go = true;
+                self.held_changes = Vec::new();
                 for q in &mut self.pending {
-                    q.changes = None;
+                    q.changes = NOT_HELD;
                 }
             }
         }
-        if self.let_go {
-            p.changes = None;
-        }
-        self.pending.push(p);
+        let changes = match p.changes {
+            Some(changes) if !self.let_go => {
+                self.held_changes.push(changes);
+                u32::try_from(self.held_changes.len() - 1).unwrap_or(NOT_HELD)
+            }
+            _ => NOT_HELD,
+        };
+        self.pending.push(Waiting {
+            // The range's places fit (the walk counts them in `u32`).
+            index: p.index as u32,
+            changes,
+            merge: p.merge,
+        });
     }
 
     /// Record a pending commit's judgement.
@@ -1131,8 +1193,7 @@ impl Tally {
             Attribution::Unattributed => self.unattributed.push(id),
             Attribution::Undecided | Attribution::Pending => {}
         }
-        self.out
-            .extend(judged.findings.into_iter().map(|f| (index, f)));
+        self.extend(index, judged.findings);
     }
 }
 
@@ -1152,7 +1213,7 @@ fn undiffed_findings(
             tally.walked_tasks.undiffed.push(id);
         }
         if imported.contains(&id) {
-            tally.out.push((
+            tally.push(
                 index,
                 weighed(
                     Severity::Info,
@@ -1164,9 +1225,9 @@ fn undiffed_findings(
                     "",
                     sub,
                 ),
-            ));
+            );
         } else if shallow.contains(&id) {
-            tally.out.push((
+            tally.push(
                 index,
                 unknown(
                     "shallow_history",
@@ -1177,7 +1238,7 @@ fn undiffed_findings(
                     SHALLOW_DECIDE,
                     sub,
                 ),
-            ));
+            );
         }
     }
 }
@@ -1200,9 +1261,7 @@ fn judge_walked(
             Ok(c) => (c.info, c.changes),
             Err(e) => {
                 tally.walked_tasks.failed = true;
-                tally
-                    .out
-                    .push((index, git_unknown(&e, rules.subject(Some(id)))));
+                tally.push(index, git_unknown(&e, rules.subject(Some(id))));
                 return;
             }
         };
@@ -1236,7 +1295,7 @@ fn judge_walked(
             && let Some(parent) = info.parents.first()
             && closed_at(repo, *parent, named)
         {
-            tally.out.push((
+            tally.push(
                 index,
                 finding(
                     "unattributed_commit",
@@ -1247,7 +1306,7 @@ fn judge_walked(
                     "start a task for the work (`gate start`) and name it in the commit's trailer (git commit --amend, or git rebase -i to reword)",
                     rules.subject(Some(id)),
                 ),
-            ));
+            );
             tally.unattributed.push(id);
             return;
         }
@@ -1260,9 +1319,7 @@ fn judge_walked(
             &trailers,
             &changes,
         );
-        tally
-            .out
-            .extend(judged.findings.into_iter().map(|f| (index, f)));
+        tally.extend(index, judged.findings);
         match judged.attribution {
             Attribution::Task => tally.attributed += 1,
             Attribution::Unattributed => tally.unattributed.push(id),
@@ -1512,7 +1569,25 @@ fn attribute_pending(
     // Commits that let their changes go and now need them, by id: their
     // place in the range and whether each is a merge.
     let mut reread: HashMap<Oid, (usize, bool)> = HashMap::new();
-    for p in std::mem::take(&mut tally.pending) {
+    let pending = std::mem::take(&mut tally.pending);
+    let mut held_changes = std::mem::take(&mut tally.held_changes);
+    // Most waiting commits get one finding (a whole history's, each
+    // `unattributed_commit`): room for them at once, not twice what they
+    // take, as growing one at a time leaves.
+    tally.out.reserve_exact(pending.len());
+    for w in pending {
+        // Every index is the range's: the walk handed it on.
+        let index = w.index as usize;
+        let id = again.commits[index];
+        let changes = w
+            .holds()
+            .then(|| std::mem::take(&mut held_changes[w.changes as usize]));
+        let p = Pending {
+            index,
+            id,
+            merge: w.merge,
+            changes,
+        };
         if p.changes.is_none()
             && let Some((_, held)) = fallback
             && matches!(held.precedes(p.id), Ok(false))
@@ -1539,9 +1614,7 @@ fn attribute_pending(
         Ok(walked) => walked,
         Err(e) => {
             for (id, (index, _)) in reread {
-                tally
-                    .out
-                    .push((index, git_unknown(&e, rules.subject(Some(id)))));
+                tally.push(index, git_unknown(&e, rules.subject(Some(id))));
             }
             return;
         }
@@ -1561,14 +1634,12 @@ fn attribute_pending(
                 let judged = judge_pending(rules, tasks, fallback, &tally.touched_tasks, &p);
                 tally.settle(index, id, judged);
             }
-            Err(e) => tally
-                .out
-                .push((index, git_unknown(&e, rules.subject(Some(id))))),
+            Err(e) => tally.push(index, git_unknown(&e, rules.subject(Some(id)))),
         }
     });
     // The same walk hands on the same commits; one it did not is unknown.
     for (id, (index, _)) in reread {
-        tally.out.push((
+        tally.push(
             index,
             unknown(
                 "input_unreadable",
@@ -1579,14 +1650,15 @@ fn attribute_pending(
                 "check again; if it persists, repair the repository (git fsck)",
                 rules.subject(Some(id)),
             ),
-        ));
+        );
     }
 }
 
 /// The range's walk once more, for the pending commits that let their
-/// changes go ([`Tally::hold`]).
+/// changes go ([`Tally::hold`]), and the range's commits.
 struct Again<'a> {
     repo: &'a Repo,
+    commits: &'a [Oid],
     tip: Oid,
     hidden: &'a [Oid],
     merges: MergeChanges,
@@ -2228,6 +2300,47 @@ mod tests {
     }
 
     #[test]
+    fn findings_land_in_walk_order_each_commits_in_the_order_they_came() {
+        let mut tally = Tally::default();
+        // A message with room to spare, as `format!` leaves one.
+        let say = || {
+            let mut message = String::with_capacity(64);
+            message.push('m');
+            finding("unattributed_commit", message, "", Subject::default())
+        };
+        for (index, name) in [(5, "a"), (2, "b"), (5, "c"), (2, "d"), (0, "e")] {
+            let mut f = say();
+            f.decide = name.into();
+            tally.push(index, f);
+        }
+        // Each message gives back the room formatting reserved beyond it.
+        assert!(tally.out.iter().all(|(_, f)| f.message.capacity() == 1));
+        let order: Vec<String> = Tally::into_sorted(tally.out)
+            .iter()
+            .map(|f| f.decide.to_string())
+            .collect();
+        assert_eq!(order, ["e", "b", "d", "a", "c"]);
+        // Sorted already, they stay as they came.
+        let mut tally = Tally::default();
+        for (index, name) in [(0, "x"), (0, "y"), (3, "z")] {
+            let mut f = say();
+            f.decide = name.into();
+            tally.extend(index, vec![f]);
+        }
+        let order: Vec<String> = Tally::into_sorted(tally.out)
+            .iter()
+            .map(|f| f.decide.to_string())
+            .collect();
+        assert_eq!(order, ["x", "y", "z"]);
+    }
+
+    #[test]
+    fn a_waiting_commit_takes_twelve_bytes() {
+        // A whole history's commits wait in the tally (git/git: 80,000).
+        assert!(std::mem::size_of::<Waiting>() <= 12);
+    }
+
+    #[test]
     fn pending_commits_hold_their_changes_while_they_may_matter_and_fit() {
         let pending = |index: usize, changes: usize| Pending {
             index,
@@ -2235,9 +2348,8 @@ mod tests {
             merge: false,
             changes: Some(vec![modified("docs/b.md"); changes]),
         };
-        let held = |tally: &Tally| -> Vec<bool> {
-            tally.pending.iter().map(|p| p.changes.is_some()).collect()
-        };
+        let held =
+            |tally: &Tally| -> Vec<bool> { tally.pending.iter().map(Waiting::holds).collect() };
         // Up to PENDING_HELD changes are held; the one past it lets every
         // pending commit's go, and later ones hold none.
         let mut tally = Tally::default();
@@ -2398,7 +2510,7 @@ mod tests {
         let found: Vec<_> = tally
             .out
             .iter()
-            .map(|(at, f)| (*at, f.cause, f.severity, f.subject.commit.clone()))
+            .map(|(key, f)| (key >> 32, f.cause, f.severity, f.subject.commit.clone()))
             .collect();
         assert_eq!(
             found,
