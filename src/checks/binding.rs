@@ -178,7 +178,10 @@ pub fn findings(j: &Judgement) -> Vec<Finding> {
             Finding::blocker(binding::CHECK, r.cause, r.message.clone(), r.decide.clone())
                 .with_subject(Subject {
                     task: None,
-                    key: r.issue.as_ref().map(|i| format!("issue {i}")),
+                    at: Some(Box::new(crate::verdict::At {
+                        key: r.issue.as_ref().map(|i| format!("issue {i}")),
+                        ..crate::verdict::At::default()
+                    })),
                     ..Subject::default()
                 })
         })
@@ -352,7 +355,10 @@ pub fn range_check(
             };
             findings.push(
                 Finding::blocker(check, r.cause, message, decide).with_subject(Subject {
-                    key: r.issue.as_ref().map(|i| format!("issue {i}")),
+                    at: Some(Box::new(crate::verdict::At {
+                        key: r.issue.as_ref().map(|i| format!("issue {i}")),
+                        ..crate::verdict::At::default()
+                    })),
                     ..at(Some(id))
                 }),
             );
@@ -415,10 +421,7 @@ pub fn beyond_issue(
                     ),
                     "change an issue's paths on its own (a governance task) and have the plan's owners land it on the base: from there it judges (docs/trust.md)".into(),
                 )
-                .with_subject(Subject {
-                    file: Some(crate::plan::PLAN_PATH.into()),
-                    ..at()
-                }),
+                .with_subject(Subject { at: Some(Box::new(crate::verdict::At { file: Some(crate::plan::PLAN_PATH.into()), ..crate::verdict::At::default() })), ..at() }),
             );
         }
     }
@@ -554,7 +557,7 @@ mod tests {
             found[0].message
         );
         assert_eq!(
-            found[0].subject.file.as_deref(),
+            found[0].subject.at().file.as_deref(),
             Some(crate::plan::PLAN_PATH)
         );
     }

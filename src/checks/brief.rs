@@ -98,12 +98,7 @@ pub fn conflicts_open(task: &Task) -> Vec<Finding> {
                     q.round
                 ),
             )
-            .with_subject(Subject {
-                task: Some(id.clone()),
-                file: Some(task.file.display().to_string()),
-                line: Some(q.line),
-                ..Subject::default()
-            })
+            .with_subject(Subject { task: Some(id.clone()), at: Some(Box::new(crate::verdict::At { file: Some(task.file.display().to_string()), line: Some(q.line), ..crate::verdict::At::default() })), ..Subject::default() })
         })
         .collect()
 }
@@ -133,8 +128,11 @@ fn weigh(
             Finding::new(CHECK, f.cause, weight, f.message, decide(f.cause).into()).with_subject(
                 Subject {
                     task: id.clone(),
-                    file: Some(file.display().to_string()),
-                    line: f.line,
+                    at: Some(Box::new(crate::verdict::At {
+                        file: Some(file.display().to_string()),
+                        line: f.line,
+                        ..crate::verdict::At::default()
+                    })),
                     ..Subject::default()
                 },
             )
@@ -157,7 +155,10 @@ fn compare(
         task: Path::new(&file)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned()),
-        line,
+        at: Some(Box::new(crate::verdict::At {
+            line,
+            ..crate::verdict::At::default()
+        })),
         ..Subject::default()
     };
     let Some(old) = old else { return Vec::new() };
@@ -674,7 +675,7 @@ mod tests {
             f.message
         );
         assert!(f.decide.contains("--resolves 1"), "{}", f.decide);
-        assert!(f.subject.line.is_some());
+        assert!(f.subject.at().line.is_some());
         // The operator's answer naming round 1 closes it.
         let closed = task(&format!(
             "{}{}",

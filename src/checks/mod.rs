@@ -294,9 +294,12 @@ pub fn unreadable(check: &'static str, e: &LoadError) -> Finding {
         "fix the file, then run gate again".into(),
     )
     .with_subject(Subject {
-        file: Some(e.file().display().to_string()),
-        line: e.line(),
-        key,
+        at: Some(Box::new(crate::verdict::At {
+            file: Some(e.file().display().to_string()),
+            line: e.line(),
+            key,
+            ..crate::verdict::At::default()
+        })),
         ..Subject::default()
     })
 }

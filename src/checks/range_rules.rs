@@ -138,7 +138,10 @@ fn plan_at(
             )
             .with_subject(Subject {
                 commit: Some(commit.to_hex()),
-                file: Some(crate::plan::PLAN_PATH.into()),
+                at: Some(Box::new(crate::verdict::At {
+                    file: Some(crate::plan::PLAN_PATH.into()),
+                    ..crate::verdict::At::default()
+                })),
                 ..Subject::default()
             }),
         )

@@ -440,7 +440,10 @@ fn unresolved(task_id: &str, why: &str) -> Failure {
 fn finding(acceptance: &AcceptanceCheckStatus) -> Option<Finding> {
     let id = &acceptance.id;
     let subject = Subject {
-        acceptance_id: Some(id.clone()),
+        at: Some(Box::new(crate::verdict::At {
+            acceptance_id: Some(id.clone()),
+            ..crate::verdict::At::default()
+        })),
         ..Subject::default()
     };
     let verify = format!("run `gate verify {id}`");
@@ -725,12 +728,7 @@ pub fn range_check(
                     ),
                     PLAN_LOOSENED_DECIDE.into(),
                 )
-                .with_subject(at(Subject {
-                    task: Some(id.clone()),
-                    acceptance_id: Some(d.acceptance_id.clone()),
-                    file: Some(crate::plan::PLAN_PATH.into()),
-                    ..Subject::default()
-                })),
+                .with_subject(at(Subject { task: Some(id.clone()), at: Some(Box::new(crate::verdict::At { acceptance_id: Some(d.acceptance_id.clone()), file: Some(crate::plan::PLAN_PATH.into()), ..crate::verdict::At::default() })), ..Subject::default() })),
             );
         }
         let baseline = Oid::from_hex(&records.tip.record.baseline);
@@ -759,7 +757,10 @@ pub fn range_check(
             total += 1;
             let subject = at(Subject {
                 task: Some(id.clone()),
-                acceptance_id: Some(acceptance_id.clone()),
+                at: Some(Box::new(crate::verdict::At {
+                    acceptance_id: Some(acceptance_id.clone()),
+                    ..crate::verdict::At::default()
+                })),
                 ..Subject::default()
             });
             let (declared, loosened) = declaration(&plans, &acceptance_id);
@@ -896,10 +897,7 @@ fn without_task(
                     ),
                     "commit .gate/plan.yaml (`gate init` writes one), or name the work's task in the range's commits (a `Task: ID` trailer)".into(),
                 )
-                .with_subject(at(Subject {
-                    file: Some(crate::plan::PLAN_PATH.into()),
-                    ..Subject::default()
-                })),
+                .with_subject(at(Subject { at: Some(Box::new(crate::verdict::At { file: Some(crate::plan::PLAN_PATH.into()), ..crate::verdict::At::default() })), ..Subject::default() })),
             ],
         );
     }
@@ -927,11 +925,7 @@ fn without_task(
                     ),
                     PLAN_LOOSENED_DECIDE.into(),
                 )
-                .with_subject(at(Subject {
-                    acceptance_id: Some(acceptance.id.clone()),
-                    file: Some(crate::plan::PLAN_PATH.into()),
-                    ..Subject::default()
-                })),
+                .with_subject(at(Subject { at: Some(Box::new(crate::verdict::At { acceptance_id: Some(acceptance.id.clone()), file: Some(crate::plan::PLAN_PATH.into()), ..crate::verdict::At::default() })), ..Subject::default() })),
             );
         }
     }
@@ -981,7 +975,10 @@ fn without_task(
                 proofs.push((acceptance_id.clone(), proof));
             }
             Err(f) => findings.push(f.with_subject(at(Subject {
-                acceptance_id: Some(acceptance_id.clone()),
+                at: Some(Box::new(crate::verdict::At {
+                    acceptance_id: Some(acceptance_id.clone()),
+                    ..crate::verdict::At::default()
+                })),
                 ..Subject::default()
             }))),
         }
@@ -1010,12 +1007,7 @@ fn contract_loosened(tip: Oid, acceptance_id: &str, side: &str, what: &str) -> F
         ),
         PLAN_LOOSENED_DECIDE.into(),
     )
-    .with_subject(Subject {
-        commit: Some(tip.to_hex()),
-        acceptance_id: Some(acceptance_id.to_string()),
-        file: Some(crate::plan::PLAN_PATH.into()),
-        ..Subject::default()
-    })
+    .with_subject(Subject { commit: Some(tip.to_hex()), at: Some(Box::new(crate::verdict::At { acceptance_id: Some(acceptance_id.to_string()), file: Some(crate::plan::PLAN_PATH.into()), ..crate::verdict::At::default() })), ..Subject::default() })
 }
 
 const PLAN_LOOSENED_DECIDE: &str = "keep the requirement in .gate/plan.yaml and the task's record; to change it, change the plan on its own (a governance task) and have its owners merge it onto the base: from there it judges (docs/trust.md)";
@@ -1732,7 +1724,7 @@ mod tests {
             ("receipt_missing", Severity::Blocker)
         );
         assert_eq!(&*f.decide, "run `gate verify tests`");
-        assert_eq!(f.subject.acceptance_id.as_deref(), Some("tests"));
+        assert_eq!(f.subject.at().acceptance_id.as_deref(), Some("tests"));
 
         let f = one(State::Failed {
             evidence: "ev-2".into(),

@@ -401,7 +401,10 @@ fn rewritten_finding(
 ) -> Finding {
     Finding::blocker(check, "record_rewritten", message, decide).with_subject(Subject {
         task: Some(id.to_string()),
-        file: Some(file.display().to_string()),
+        at: Some(Box::new(crate::verdict::At {
+            file: Some(file.display().to_string()),
+            ..crate::verdict::At::default()
+        })),
         ..Subject::default()
     })
 }

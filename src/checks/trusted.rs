@@ -123,8 +123,11 @@ fn loosened_findings(place: &str, trusted_at: &str, loosened: &[Loosening]) -> V
                 decide.into(),
             )
             .with_subject(Subject {
-                file: Some(POLICY_PATH.into()),
-                key: Some(l.key.clone()),
+                at: Some(Box::new(crate::verdict::At {
+                    file: Some(POLICY_PATH.into()),
+                    key: Some(l.key.clone()),
+                    ..crate::verdict::At::default()
+                })),
                 ..Subject::default()
             })
         })
@@ -214,7 +217,10 @@ pub fn judge_change(
     }
     let subject = || Subject {
         commit: Some(tip.to_hex()),
-        file: Some(POLICY_PATH.into()),
+        at: Some(Box::new(crate::verdict::At {
+            file: Some(POLICY_PATH.into()),
+            ..crate::verdict::At::default()
+        })),
         ..Subject::default()
     };
     let (_, loosened) = policy::stricter(trusted, proposed);
@@ -244,7 +250,11 @@ pub fn judge_change(
             );
             Finding::new(check, "policy_changed", loosening, message, decide.into()).with_subject(
                 Subject {
-                    key: Some(l.key.clone()),
+                    // The policy file's place, with the key.
+                    at: Some(Box::new(crate::verdict::At {
+                        key: Some(l.key.clone()),
+                        ..subject().at().clone()
+                    })),
                     ..subject()
                 },
             )
@@ -483,7 +493,7 @@ mod tests {
             assert_eq!(found.len(), 1, "{found:?}");
             let f = &found[0];
             assert_eq!((f.cause, f.severity), ("policy_changed", weight));
-            assert_eq!(f.subject.key.as_deref(), Some("scope"));
+            assert_eq!(f.subject.at().key.as_deref(), Some("scope"));
             assert_eq!(f.subject.commit, Some(tip().to_hex()));
             assert!(
                 f.message
@@ -506,7 +516,7 @@ mod tests {
             (f.check, f.cause, f.severity),
             ("scope", "policy_loosened", Severity::Warn)
         );
-        assert_eq!(f.subject.key.as_deref(), Some("scope"));
+        assert_eq!(f.subject.at().key.as_deref(), Some("scope"));
         assert!(
             f.message
                 .starts_with("the work tree sets scope: off where HEAD has required")

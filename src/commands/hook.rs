@@ -799,11 +799,7 @@ fn uncommitted_task_files(ctx: &Ctx) -> Vec<Finding> {
             };
             let decide = format!("commit it ({}), then push again", commit.command);
             Finding::blocker(crate::brief::CHECK, "task_uncommitted", message, decide).with_subject(
-                Subject {
-                    task: Some(id),
-                    file: Some(path.lossy()),
-                    ..Subject::default()
-                },
+                Subject { task: Some(id), at: Some(Box::new(crate::verdict::At { file: Some(path.lossy()), ..crate::verdict::At::default() })), ..Subject::default() },
             )
         })
         .collect()

@@ -40,11 +40,11 @@ pub fn finding(f: &Finding) -> FindingWire<'_> {
             .map(|p| hex(p.as_bytes())),
         change: s.change,
         task: s.task.as_deref(),
-        check_id: s.acceptance_id.as_deref(),
+        check_id: s.at().acceptance_id.as_deref(),
         ref_name: s.ref_name.as_deref(),
-        file: s.file.as_deref(),
-        line: s.line,
-        key: s.key.as_deref(),
+        file: s.at().file.as_deref(),
+        line: s.at().line,
+        key: s.at().key.as_deref(),
     }
 }
 

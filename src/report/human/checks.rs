@@ -216,7 +216,7 @@ pub(super) fn mark(f: &Finding) -> String {
 pub(super) fn finding_lines(f: &Finding, indent: &str) -> String {
     let mark = mark(f);
     let mut s = String::new();
-    let place = match (&f.subject.file, f.subject.line) {
+    let place = match (&f.subject.at().file, f.subject.at().line) {
         (Some(file), Some(line)) if !f.message.contains(file.as_str()) => {
             format!(" ({}:{line})", FileText::new(file))
         }
