@@ -673,9 +673,11 @@ pub fn check_walked(
     );
     progress.done();
     // The diff threads have ended: what their allocator arenas hold free
-    // goes back, before the findings of the commits still waiting are made.
+    // goes back, and so do the pack's pages they read (up to 16 MiB),
+    // before the findings of the commits still waiting are made.
     if commits.len() >= LONG_RANGE {
         crate::platform::return_freed_memory();
+        repo.let_pack_pages_go();
     }
     // Commits with no trailer and no task given: the one task whose file the
     // range adds or changes, if there is exactly one.

@@ -1738,6 +1738,14 @@ impl Repo {
         self.packs.borrow_mut().keep_pages(bytes);
     }
 
+    /// Let the packs' pages go ([`packs`]'s mapping, decision 0032) once
+    /// the reads that needed them are over: a whole history's diffs leave
+    /// up to 16 MiB of pack resident, which the findings made after them
+    /// would stack on. A later read maps them again from the page cache.
+    pub fn let_pack_pages_go(&self) {
+        self.packs.borrow().let_pages_go();
+    }
+
     /// How many times the process let the packs' pages go since this
     /// handle opened them. For tests.
     #[doc(hidden)]

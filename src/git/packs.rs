@@ -339,6 +339,15 @@ impl Packs {
         self.kept = bytes;
     }
 
+    /// Let the packs' pages go now, if a read opened them: the reads that
+    /// needed them are over (a long range's diffs, before the findings
+    /// are made), and a later read maps them again from the page cache.
+    pub(super) fn let_pages_go(&self) {
+        if let Some(opened) = self.bundles.get() {
+            opened.let_go();
+        }
+    }
+
     /// How many times the packs' pages were let go since they were opened.
     pub(super) fn pages_let_go(&self) -> usize {
         self.bundles
@@ -444,6 +453,11 @@ impl Opened {
         if touched * (BLOCK as usize) < self.kept {
             return;
         }
+        self.let_go();
+    }
+
+    /// Let every pack's pages go, and count the blocks touched from none.
+    fn let_go(&self) {
         self.touched.store(0, Ordering::Relaxed);
         self.let_go.fetch_add(1, Ordering::Relaxed);
         for word in self.blocks.iter().flatten() {

@@ -3184,9 +3184,9 @@ fn resident_pages_of(pack: &std::path::Path) -> Option<u64> {
 }
 
 /// A long read of a pack lets the pages it made resident go once they
-/// pass what the handle keeps (decision 0032): every object still reads
-/// as git has it, and the pack's resident pages stay near the bound
-/// instead of growing to the pack's size.
+/// pass what the handle keeps (decision 0032), and when asked: every
+/// object still reads as git has it, and the pack's resident pages stay
+/// near the bound instead of growing to the pack's size.
 #[test]
 fn pack_pages_are_let_go_past_what_is_kept() {
     let repo = TestRepo::new();
@@ -3236,6 +3236,23 @@ fn pack_pages_are_let_go_past_what_is_kept() {
     assert!(
         most <= 2 * kept as u64 + (256 << 10),
         "{most} bytes of a {pack_len}-byte pack resident, {kept} kept"
+    );
+    // Let go when asked (a long range's diffs are over), whatever was
+    // read since; a read after that maps the pages again.
+    handle.let_pack_pages_go();
+    assert_eq!(handle.pack_pages_let_go(), let_go + 1, "let go when asked");
+    if let Some(resident) = resident_pages_of(&pack) {
+        assert!(
+            resident <= 64 << 10,
+            "{resident} bytes resident once let go"
+        );
+    }
+    let id = repo.git(&["rev-parse", "HEAD:data/f000.bin"]);
+    let (_, bytes) = handle.read_object(oid(&id)).expect("the blob, again");
+    let written = std::fs::read(repo.abs(b"data/f000.bin")).expect("the file");
+    assert!(
+        bytes == written,
+        "data/f000.bin read again after letting go"
     );
 }
 
