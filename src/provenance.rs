@@ -1145,8 +1145,7 @@ impl Tally {
 
     /// The findings in walk order: by commit, each commit's in the order
     /// they came in.
-    fn into_sorted(out: Vec<(u64, Finding)>) -> Vec<Finding> {
-        let mut out = out;
+    fn into_sorted(mut out: Vec<(u64, Finding)>) -> Vec<Finding> {
         // Mostly in walk order already (a range whose commits all wait for
         // their task is judged in it): then not sorted at all.
         if !out.is_sorted_by_key(|(key, _)| *key) {

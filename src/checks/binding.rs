@@ -12,7 +12,7 @@ use crate::plan::Plan;
 use crate::policy::Policy;
 use crate::receipts::{self, Served, Store};
 use crate::task::{Pins, Task};
-use crate::verdict::{Finding, Subject};
+use crate::verdict::{At, Finding, Subject};
 
 /// A judgement with its pins, as every door sees it.
 pub struct Derived {
@@ -178,10 +178,11 @@ pub fn findings(j: &Judgement) -> Vec<Finding> {
             Finding::blocker(binding::CHECK, r.cause, r.message.clone(), r.decide.clone())
                 .with_subject(Subject {
                     task: None,
-                    at: Some(Box::new(crate::verdict::At {
+                    at: At {
                         key: r.issue.as_ref().map(|i| format!("issue {i}")),
-                        ..crate::verdict::At::default()
-                    })),
+                        ..At::default()
+                    }
+                    .boxed(),
                     ..Subject::default()
                 })
         })
@@ -355,10 +356,11 @@ pub fn range_check(
             };
             findings.push(
                 Finding::blocker(check, r.cause, message, decide).with_subject(Subject {
-                    at: Some(Box::new(crate::verdict::At {
+                    at: At {
                         key: r.issue.as_ref().map(|i| format!("issue {i}")),
-                        ..crate::verdict::At::default()
-                    })),
+                        ..At::default()
+                    }
+                    .boxed(),
                     ..at(Some(id))
                 }),
             );
@@ -421,7 +423,7 @@ pub fn beyond_issue(
                     ),
                     "change an issue's paths on its own (a governance task) and have the plan's owners land it on the base: from there it judges (docs/trust.md)".into(),
                 )
-                .with_subject(Subject { at: Some(Box::new(crate::verdict::At { file: Some(crate::plan::PLAN_PATH.into()), ..crate::verdict::At::default() })), ..at() }),
+                .with_subject(Subject { at: At { file: Some(crate::plan::PLAN_PATH.into()), ..At::default() }.boxed(), ..at() }),
             );
         }
     }

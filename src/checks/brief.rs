@@ -21,7 +21,7 @@ use crate::load::{self, LoadError};
 use crate::path::RepoPath;
 use crate::policy::Policy;
 use crate::task::{TASKS_DIR, Task, TaskError};
-use crate::verdict::{Finding, Severity, Subject};
+use crate::verdict::{At, Finding, Severity, Subject};
 
 pub const CHECK: &str = brief::CHECK;
 
@@ -98,7 +98,7 @@ pub fn conflicts_open(task: &Task) -> Vec<Finding> {
                     q.round
                 ),
             )
-            .with_subject(Subject { task: Some(id.clone()), at: Some(Box::new(crate::verdict::At { file: Some(task.file.display().to_string()), line: Some(q.line), ..crate::verdict::At::default() })), ..Subject::default() })
+            .with_subject(Subject { task: Some(id.clone()), at: At { file: Some(task.file.display().to_string()), line: Some(q.line), ..At::default() }.boxed(), ..Subject::default() })
         })
         .collect()
 }
@@ -128,11 +128,12 @@ fn weigh(
             Finding::new(CHECK, f.cause, weight, f.message, decide(f.cause).into()).with_subject(
                 Subject {
                     task: id.clone(),
-                    at: Some(Box::new(crate::verdict::At {
+                    at: At {
                         file: Some(file.display().to_string()),
                         line: f.line,
-                        ..crate::verdict::At::default()
-                    })),
+                        ..At::default()
+                    }
+                    .boxed(),
                     ..Subject::default()
                 },
             )
@@ -155,10 +156,11 @@ fn compare(
         task: Path::new(&file)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned()),
-        at: Some(Box::new(crate::verdict::At {
+        at: At {
             line,
-            ..crate::verdict::At::default()
-        })),
+            ..At::default()
+        }
+        .boxed(),
         ..Subject::default()
     };
     let Some(old) = old else { return Vec::new() };

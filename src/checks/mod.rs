@@ -30,8 +30,7 @@ use crate::error::Failure;
 use crate::load::LoadError;
 use crate::policy::LoadedPolicy;
 use crate::task::Task;
-use crate::verdict::Subject;
-use crate::verdict::{Finding, Report};
+use crate::verdict::{At, Finding, Report, Subject};
 
 /// What a run looks at.
 #[derive(Debug, Clone)]
@@ -294,12 +293,13 @@ pub fn unreadable(check: &'static str, e: &LoadError) -> Finding {
         "fix the file, then run gate again".into(),
     )
     .with_subject(Subject {
-        at: Some(Box::new(crate::verdict::At {
+        at: At {
             file: Some(e.file().display().to_string()),
             line: e.line(),
             key,
-            ..crate::verdict::At::default()
-        })),
+            ..At::default()
+        }
+        .boxed(),
         ..Subject::default()
     })
 }

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use crate::git::{Oid, Repo};
 use crate::plan::Plan;
 use crate::task::Task;
-use crate::verdict::{Finding, Subject};
+use crate::verdict::{At, Finding, Subject};
 
 /// A revision whose rules the range cannot change, named for people
 /// (`the range's base (1a2b3c4d5e6f)`).
@@ -138,10 +138,11 @@ fn plan_at(
             )
             .with_subject(Subject {
                 commit: Some(commit.to_hex()),
-                at: Some(Box::new(crate::verdict::At {
+                at: At {
                     file: Some(crate::plan::PLAN_PATH.into()),
-                    ..crate::verdict::At::default()
-                })),
+                    ..At::default()
+                }
+                .boxed(),
                 ..Subject::default()
             }),
         )

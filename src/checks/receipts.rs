@@ -14,7 +14,7 @@ use crate::plan::{AcceptanceCheck, Plan};
 use crate::policy::Policy;
 use crate::receipts::{self, AcceptanceCheckStatus, Context, Served, State, Store, UnknownCause};
 use crate::task::Task;
-use crate::verdict::{Finding, Severity, Subject};
+use crate::verdict::{At, Finding, Severity, Subject};
 
 pub const CHECK: &str = "receipts";
 
@@ -440,10 +440,11 @@ fn unresolved(task_id: &str, why: &str) -> Failure {
 fn finding(acceptance: &AcceptanceCheckStatus) -> Option<Finding> {
     let id = &acceptance.id;
     let subject = Subject {
-        at: Some(Box::new(crate::verdict::At {
+        at: At {
             acceptance_id: Some(id.clone()),
-            ..crate::verdict::At::default()
-        })),
+            ..At::default()
+        }
+        .boxed(),
         ..Subject::default()
     };
     let verify = format!("run `gate verify {id}`");
@@ -728,7 +729,7 @@ pub fn range_check(
                     ),
                     PLAN_LOOSENED_DECIDE.into(),
                 )
-                .with_subject(at(Subject { task: Some(id.clone()), at: Some(Box::new(crate::verdict::At { acceptance_id: Some(d.acceptance_id.clone()), file: Some(crate::plan::PLAN_PATH.into()), ..crate::verdict::At::default() })), ..Subject::default() })),
+                .with_subject(at(Subject { task: Some(id.clone()), at: At { acceptance_id: Some(d.acceptance_id.clone()), file: Some(crate::plan::PLAN_PATH.into()), ..At::default() }.boxed(), ..Subject::default() })),
             );
         }
         let baseline = Oid::from_hex(&records.tip.record.baseline);
@@ -757,10 +758,11 @@ pub fn range_check(
             total += 1;
             let subject = at(Subject {
                 task: Some(id.clone()),
-                at: Some(Box::new(crate::verdict::At {
+                at: At {
                     acceptance_id: Some(acceptance_id.clone()),
-                    ..crate::verdict::At::default()
-                })),
+                    ..At::default()
+                }
+                .boxed(),
                 ..Subject::default()
             });
             let (declared, loosened) = declaration(&plans, &acceptance_id);
@@ -897,7 +899,7 @@ fn without_task(
                     ),
                     "commit .gate/plan.yaml (`gate init` writes one), or name the work's task in the range's commits (a `Task: ID` trailer)".into(),
                 )
-                .with_subject(at(Subject { at: Some(Box::new(crate::verdict::At { file: Some(crate::plan::PLAN_PATH.into()), ..crate::verdict::At::default() })), ..Subject::default() })),
+                .with_subject(at(Subject { at: At { file: Some(crate::plan::PLAN_PATH.into()), ..At::default() }.boxed(), ..Subject::default() })),
             ],
         );
     }
@@ -925,7 +927,7 @@ fn without_task(
                     ),
                     PLAN_LOOSENED_DECIDE.into(),
                 )
-                .with_subject(at(Subject { at: Some(Box::new(crate::verdict::At { acceptance_id: Some(acceptance.id.clone()), file: Some(crate::plan::PLAN_PATH.into()), ..crate::verdict::At::default() })), ..Subject::default() })),
+                .with_subject(at(Subject { at: At { acceptance_id: Some(acceptance.id.clone()), file: Some(crate::plan::PLAN_PATH.into()), ..At::default() }.boxed(), ..Subject::default() })),
             );
         }
     }
@@ -974,13 +976,16 @@ fn without_task(
                 proved += 1;
                 proofs.push((acceptance_id.clone(), proof));
             }
-            Err(f) => findings.push(f.with_subject(at(Subject {
-                at: Some(Box::new(crate::verdict::At {
-                    acceptance_id: Some(acceptance_id.clone()),
-                    ..crate::verdict::At::default()
+            Err(f) => findings.push(
+                f.with_subject(at(Subject {
+                    at: At {
+                        acceptance_id: Some(acceptance_id.clone()),
+                        ..At::default()
+                    }
+                    .boxed(),
+                    ..Subject::default()
                 })),
-                ..Subject::default()
-            }))),
+            ),
         }
     }
     let total = acceptance_ids.len();
@@ -1007,7 +1012,7 @@ fn contract_loosened(tip: Oid, acceptance_id: &str, side: &str, what: &str) -> F
         ),
         PLAN_LOOSENED_DECIDE.into(),
     )
-    .with_subject(Subject { commit: Some(tip.to_hex()), at: Some(Box::new(crate::verdict::At { acceptance_id: Some(acceptance_id.to_string()), file: Some(crate::plan::PLAN_PATH.into()), ..crate::verdict::At::default() })), ..Subject::default() })
+    .with_subject(Subject { commit: Some(tip.to_hex()), at: At { acceptance_id: Some(acceptance_id.to_string()), file: Some(crate::plan::PLAN_PATH.into()), ..At::default() }.boxed(), ..Subject::default() })
 }
 
 const PLAN_LOOSENED_DECIDE: &str = "keep the requirement in .gate/plan.yaml and the task's record; to change it, change the plan on its own (a governance task) and have its owners merge it onto the base: from there it judges (docs/trust.md)";

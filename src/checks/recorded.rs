@@ -21,7 +21,7 @@ use crate::git::Oid;
 use crate::load;
 use crate::path::RepoPath;
 use crate::task::{self as tasks, Task, TaskRecord};
-use crate::verdict::{Finding, Subject};
+use crate::verdict::{At, Finding, Subject};
 
 /// Where a recorded version was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -401,10 +401,11 @@ fn rewritten_finding(
 ) -> Finding {
     Finding::blocker(check, "record_rewritten", message, decide).with_subject(Subject {
         task: Some(id.to_string()),
-        at: Some(Box::new(crate::verdict::At {
+        at: At {
             file: Some(file.display().to_string()),
-            ..crate::verdict::At::default()
-        })),
+            ..At::default()
+        }
+        .boxed(),
         ..Subject::default()
     })
 }

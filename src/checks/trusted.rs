@@ -16,7 +16,7 @@ use crate::error::Failure;
 use crate::git::{Oid, Repo};
 use crate::path::RepoPath;
 use crate::policy::{self, LoadedPolicy, Loosening, POLICY_PATH, Policy, PolicySource};
-use crate::verdict::{Finding, Severity, Subject};
+use crate::verdict::{At, Finding, Severity, Subject};
 
 /// The policy a door judges the work tree's change with, and the
 /// `policy_loosened` findings of the uncommitted versions it did not obey.
@@ -123,11 +123,12 @@ fn loosened_findings(place: &str, trusted_at: &str, loosened: &[Loosening]) -> V
                 decide.into(),
             )
             .with_subject(Subject {
-                at: Some(Box::new(crate::verdict::At {
+                at: At {
                     file: Some(POLICY_PATH.into()),
                     key: Some(l.key.clone()),
-                    ..crate::verdict::At::default()
-                })),
+                    ..At::default()
+                }
+                .boxed(),
                 ..Subject::default()
             })
         })
@@ -217,10 +218,11 @@ pub fn judge_change(
     }
     let subject = || Subject {
         commit: Some(tip.to_hex()),
-        at: Some(Box::new(crate::verdict::At {
+        at: At {
             file: Some(POLICY_PATH.into()),
-            ..crate::verdict::At::default()
-        })),
+            ..At::default()
+        }
+        .boxed(),
         ..Subject::default()
     };
     let (_, loosened) = policy::stricter(trusted, proposed);
@@ -251,10 +253,11 @@ pub fn judge_change(
             Finding::new(check, "policy_changed", loosening, message, decide.into()).with_subject(
                 Subject {
                     // The policy file's place, with the key.
-                    at: Some(Box::new(crate::verdict::At {
+                    at: At {
                         key: Some(l.key.clone()),
                         ..subject().at().clone()
-                    })),
+                    }
+                    .boxed(),
                     ..subject()
                 },
             )

@@ -25,7 +25,7 @@ use crate::task::{self as tasks, TaskStatus};
 use crate::text::FileText;
 use crate::ui::{Answer, Ui};
 use crate::verdict::ExitCode;
-use crate::verdict::{Finding, Report};
+use crate::verdict::{At, Finding, Report};
 
 pub fn run(dir: Option<&Path>, hook: &HookCommand, ui: &Ui) -> Result<Answer, Failure> {
     // A repository without gate's files is not gate's business: a hooks
@@ -799,7 +799,7 @@ fn uncommitted_task_files(ctx: &Ctx) -> Vec<Finding> {
             };
             let decide = format!("commit it ({}), then push again", commit.command);
             Finding::blocker(crate::brief::CHECK, "task_uncommitted", message, decide).with_subject(
-                Subject { task: Some(id), at: Some(Box::new(crate::verdict::At { file: Some(path.lossy()), ..crate::verdict::At::default() })), ..Subject::default() },
+                Subject { task: Some(id), at: At { file: Some(path.lossy()), ..At::default() }.boxed(), ..Subject::default() },
             )
         })
         .collect()

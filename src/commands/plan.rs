@@ -16,7 +16,7 @@ use crate::cli::{CritiqueArgs, PlanCommand};
 use crate::policy::Mode;
 use crate::report::wire::critique::{CRITIQUE_SCHEMA, CritiqueWire};
 use crate::report::{ReportAnswer, human};
-use crate::verdict::{CheckReport, Finding, Report, Severity, Subject};
+use crate::verdict::{At, CheckReport, Finding, Report, Severity, Subject};
 
 pub const CHECK: &str = "plan";
 
@@ -337,7 +337,7 @@ fn validate(dir: Option<&Path>) -> Result<Answer, Failure> {
                         _ => "fix the reference in .gate/plan.yaml",
                     };
                     Finding::blocker(CHECK, f.cause, f.message, decide.into())
-                    .with_subject(Subject { at: Some(Box::new(crate::verdict::At { file: Some(file.clone()), line: f.line, key: Some(f.key), ..crate::verdict::At::default() })), ..Subject::default() })
+                    .with_subject(Subject { at: At { file: Some(file.clone()), line: f.line, key: Some(f.key), ..At::default() }.boxed(), ..Subject::default() })
                 })
                 .collect();
             // Sources no fingerprint covers: the receipt would not notice.
@@ -349,7 +349,7 @@ fn validate(dir: Option<&Path>) -> Result<Answer, Failure> {
                         fault.message,
                         "remove it from the check's sources (the contract digest already covers the check's declaration); a file the check depends on belongs outside .gate/, listed from there".into(),
                     )
-                    .with_subject(Subject { at: Some(Box::new(crate::verdict::At { file: Some(file.clone()), line: fault.line, key: Some(fault.key), ..crate::verdict::At::default() })), ..Subject::default() }),
+                    .with_subject(Subject { at: At { file: Some(file.clone()), line: fault.line, key: Some(fault.key), ..At::default() }.boxed(), ..Subject::default() }),
                 );
             }
             // Commands whose receipts could not be reproduced: warnings.
@@ -363,7 +363,7 @@ fn validate(dir: Option<&Path>) -> Result<Answer, Failure> {
                         lint.message,
                         "review the intent again and record the critique `gate plan critique INTENT --write --replace` prints (it stamps the intent_revision)".into(),
                     )
-                    .with_subject(Subject { at: Some(Box::new(crate::verdict::At { file: Some(file.clone()), line: lint.line, key: Some(lint.key), ..crate::verdict::At::default() })), ..Subject::default() }),
+                    .with_subject(Subject { at: At { file: Some(file.clone()), line: lint.line, key: Some(lint.key), ..At::default() }.boxed(), ..Subject::default() }),
                 );
             }
             // The remote names are this clone's as well as the usual two.
@@ -390,12 +390,13 @@ fn validate(dir: Option<&Path>) -> Result<Answer, Failure> {
                         decide.into(),
                     )
                     .with_subject(Subject {
-                        at: Some(Box::new(crate::verdict::At {
+                        at: At {
                             file: Some(file.clone()),
                             line: lint.line,
                             key: Some(lint.key),
-                            ..crate::verdict::At::default()
-                        })),
+                            ..At::default()
+                        }
+                        .boxed(),
                         ..Subject::default()
                     }),
                 );
@@ -404,7 +405,7 @@ fn validate(dir: Option<&Path>) -> Result<Answer, Failure> {
             for r in crate::binding::plan_faults(p) {
                 findings.push(
                     Finding::blocker(CHECK, r.cause, r.message, r.decide).with_subject(Subject {
-                        at: Some(Box::new(crate::verdict::At {
+                        at: At {
                             file: Some(file.clone()),
                             line: r
                                 .key
@@ -412,8 +413,9 @@ fn validate(dir: Option<&Path>) -> Result<Answer, Failure> {
                                 .and_then(|k| crate::yaml::locate(&loaded.text, k))
                                 .map(|(line, _)| line),
                             key: r.key,
-                            ..crate::verdict::At::default()
-                        })),
+                            ..At::default()
+                        }
+                        .boxed(),
                         ..Subject::default()
                     }),
                 );
@@ -427,10 +429,10 @@ fn validate(dir: Option<&Path>) -> Result<Answer, Failure> {
                             .iter()
                             .position(|i| i.id == b)
                             .map(|n| format!("issues[{n}].paths"));
-                        Subject { at: Some(Box::new(crate::verdict::At { file: Some(file.clone()), line: key
+                        Subject { at: At { file: Some(file.clone()), line: key
                                 .as_deref()
                                 .and_then(|k| crate::yaml::locate(&loaded.text, k))
-                                .map(|(line, _)| line), key, ..crate::verdict::At::default() })), ..Subject::default() }
+                                .map(|(line, _)| line), key, ..At::default() }.boxed(), ..Subject::default() }
                     }));
             }
             // The revision a new critique should record, per intent.

@@ -96,6 +96,13 @@ const NOWHERE: &At = &At {
     key: None,
 };
 
+impl At {
+    /// This place, as a [`Subject`] holds it.
+    pub fn boxed(self) -> Option<Box<At>> {
+        Some(Box::new(self))
+    }
+}
+
 impl Subject {
     /// Its acceptance check and place in a file; all `None` when unset.
     pub fn at(&self) -> &At {
