@@ -250,15 +250,16 @@ pub fn judge_change(
                 l.trusted,
                 l.trusted
             );
+            // The policy file's place, with the key.
+            let base = subject();
+            let at = At {
+                key: Some(l.key.clone()),
+                ..base.at().clone()
+            };
             Finding::new(check, "policy_changed", loosening, message, decide.into()).with_subject(
                 Subject {
-                    // The policy file's place, with the key.
-                    at: At {
-                        key: Some(l.key.clone()),
-                        ..subject().at().clone()
-                    }
-                    .boxed(),
-                    ..subject()
+                    at: at.boxed(),
+                    ..base
                 },
             )
         })

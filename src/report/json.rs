@@ -19,6 +19,7 @@ pub fn hex(bytes: &[u8]) -> String {
 
 pub fn finding(f: &Finding) -> FindingWire<'_> {
     let s = &f.subject;
+    let at = s.at();
     // An unknown is a blocker that could not decide (docs/json.md).
     let (severity, unknown) = match f.severity {
         Severity::Unknown => (Severity::Blocker.as_str(), true),
@@ -40,11 +41,11 @@ pub fn finding(f: &Finding) -> FindingWire<'_> {
             .map(|p| hex(p.as_bytes())),
         change: s.change,
         task: s.task.as_deref(),
-        check_id: s.at().acceptance_id.as_deref(),
+        check_id: at.acceptance_id.as_deref(),
         ref_name: s.ref_name.as_deref(),
-        file: s.at().file.as_deref(),
-        line: s.at().line,
-        key: s.at().key.as_deref(),
+        file: at.file.as_deref(),
+        line: at.line,
+        key: at.key.as_deref(),
     }
 }
 
