@@ -16,6 +16,8 @@
 #   ripgrep/  a clone of the corpus's ripgrep.bundle (real history), when
 #             there is one (a fresh clone of gate has none: skipped, said so)
 #   tree/     20,000 files of 1-7 KiB (79 MB) with a plan check over them
+#   commit-wide/ 32,000 files in 2,000 sibling directories under src/, gate
+#             adopted, for the hooks and a whole commit on a big tree
 #   commit-*/ small repositories for the pre-commit overhead: gate's hook with
 #             an active task, a plain `sh` hook running `true` (the floor),
 #             and, with --managers, lefthook 2.2.2, husky 9.1.7, pre-commit 4.7.0
@@ -24,7 +26,8 @@
 #   - a `git commit` of one staged file: --no-verify, sh floor, gate, managers
 #   - the hooks alone: `gate hook pre-commit` and `prepare-commit-msg`
 #     beside `git diff --cached --name-only` on the same staged edit, and
-#     the page faults of each
+#     the page faults of each; the same on commit-wide/, and a whole
+#     `git commit` there with no hooks, two no-op sh hooks and gate's
 #   - `gate check --range` against the same work by git, one thread:
 #     `git log --raw --no-renames -c` (every path of every commit, merges as
 #     combined diffs), and `git log -M -m --name-status` as a second row;
@@ -204,15 +207,47 @@ make_commit_repo() { # $1 = name
     git -C "$r" commit -q -m init
     echo "$r"
 }
+# gate adopted in repository $1: an active task, gate's hooks installed.
+adopt_gate() {
+    mkdir -p "$1/.gate"
+    # Both checks a pre-commit runs under the default policy: scope and the brief.
+    policy required off off required > "$1/.gate/policy.yaml"
+    git -C "$1" add -A && git -C "$1" commit -q -m policy
+    printf 'bench\n' | (cd "$1" && "$gate" start --operator Bench --scope 'src/**' --id T-bench --brief - >/dev/null)
+    git -C "$1" add -A && git -C "$1" commit -q --no-verify -m task
+    (cd "$1" && "$gate" install >/dev/null)
+}
+# A big project's tree (issue 29's hook goal): 32,000 files in 2,000
+# directories that are all children of src/, so one directory holds
+# thousands of subdirectories (src/d0/f0.txt among them, as `stage` wants).
+make_wide_repo() {
+    r=$dir/commit-wide
+    rm -rf "$r"; mkdir -p "$r"
+    git -C "$r" init -q -b main
+    python3 - "$r" <<'PY'
+import os, sys
+for d in range(2000):
+    os.makedirs(os.path.join(sys.argv[1], "src", f"d{d}"))
+    for f in range(16):
+        with open(os.path.join(sys.argv[1], "src", f"d{d}", f"f{f}.txt"), "w") as out:
+            out.write(f"file {d} {f}\n" * 20)
+PY
+    git -C "$r" add -A
+    git -C "$r" commit -q -m init
+    adopt_gate "$r"
+    echo "$r"
+}
 echo "== preparing the commit repositories"
 r=$(make_commit_repo gate)
-mkdir -p "$r/.gate"
-# Both checks a pre-commit runs under the default policy: scope and the brief.
-policy required off off required > "$r/.gate/policy.yaml"
-git -C "$r" add -A && git -C "$r" commit -q -m policy
-printf 'bench\n' | (cd "$r" && "$gate" start --operator Bench --scope 'src/**' --id T-bench --brief - >/dev/null)
-git -C "$r" add -A && git -C "$r" commit -q --no-verify -m task
-(cd "$r" && "$gate" install >/dev/null)
+adopt_gate "$r"
+make_wide_repo >/dev/null
+# Hooks directories for the wide tree's commits: none, and two no-op
+# `sh` hooks (git's own cost of running the two hooks gate installs).
+mkdir -p "$dir/hooks-none" "$dir/hooks-sh"
+for h in pre-commit prepare-commit-msg; do
+    printf '#!/bin/sh\ntrue\n' > "$dir/hooks-sh/$h"
+    chmod +x "$dir/hooks-sh/$h"
+done
 r=$(make_commit_repo sh)
 printf '#!/bin/sh\ntrue\n' > "$r/.git/hooks/pre-commit"
 chmod +x "$r/.git/hooks/pre-commit"
@@ -274,6 +309,22 @@ faults() { # $@: the command
     "gate hook pre-commit" "$(faults "$gate" hook pre-commit)" \
     "gate hook prepare-commit-msg" "$(faults "$gate" hook prepare-commit-msg .git/BENCH_MSG)") > "$out/hook-faults.tsv"
 git -C "$r" commit -q --no-verify -m x
+
+# The same on the wide tree, and a whole `git commit` there with no hooks,
+# two no-op hooks and gate's (the goal: gate's hooks add at most 10 %).
+echo "== the hooks on 32,000 files in 2,000 sibling directories"
+r=$dir/commit-wide
+printf 'x\n' >> "$r/src/d0/f0.txt" && git -C "$r" add src/d0/f0.txt
+printf 'a message\n' > "$r/.git/BENCH_MSG"
+(cd "$r" && hyperfine -N --style basic --warmup 10 --runs "$((runs * 10))" --export-json "$out/hooks-wide.json" \
+    -n "git diff --cached --name-only" "git diff --cached --name-only" \
+    -n "gate hook pre-commit" "$gate hook pre-commit" \
+    -n "gate hook prepare-commit-msg" "$gate hook prepare-commit-msg .git/BENCH_MSG" >/dev/null)
+git -C "$r" commit -q --no-verify -m x
+hyperfine --style basic --warmup 3 --runs "$((runs * 2))" --export-json "$out/commit-wide.json" \
+    --prepare "$(stage "$r")" -n "no hooks" "git -C $r -c core.hooksPath=$dir/hooks-none commit -q -m x" \
+    --prepare "$(stage "$r")" -n "two sh hooks running true" "git -C $r -c core.hooksPath=$dir/hooks-sh commit -q -m x" \
+    --prepare "$(stage "$r")" -n "gate's hooks" "git -C $r commit -q -m x" >/dev/null
 
 # Provenance against git doing the same work on one thread: every path of
 # every commit, a merge's own paths as its combined diff (-c). Without a
@@ -380,6 +431,18 @@ hook_faults = dict(line.rstrip("\n").split("\t") for line in open(os.path.join(o
 lines += ["| the hooks alone (one staged edit) | median | / `git diff --cached --name-only` | page faults |", "|---|---|---|---|"]
 for name, ms in hooks:
     lines.append(f"| {name} | {ms:.2f} ms | **{ms / git_index:.2f}** | {hook_faults.get(name, '?')} |")
+lines.append("")
+wide = medians("hooks-wide.json")
+git_index = dict(wide)["git diff --cached --name-only"]
+lines += ["| the hooks alone, 32,000 files in 2,000 sibling directories | median | / `git diff --cached --name-only` |", "|---|---|---|"]
+for name, ms in wide:
+    lines.append(f"| {name} | {ms:.2f} ms | **{ms / git_index:.2f}** |")
+lines.append("")
+commit_wide = medians("commit-wide.json")
+none = dict(commit_wide)["no hooks"]
+lines += ["| a `git commit` of one staged file there | median | over no hooks |", "|---|---|---|"]
+for name, ms in commit_wide:
+    lines.append(f"| {name} | {ms:.1f} ms | **{(ms / none - 1) * 100:+.0f} %** |")
 lines.append("")
 def timed(name):
     """command -> (median wall ms, mean CPU ms: user + sys)"""
