@@ -6,7 +6,7 @@
 //! status), and rename tracking is always set explicitly (gix otherwise
 //! follows `diff.renames`, which defaults to on).
 
-use super::packs::Objects;
+use super::packs::{Objects, Shared};
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
@@ -31,13 +31,8 @@ pub(super) struct DiffCache {
     /// The files the last plain diff added, and deleted: id and change.
     added: Vec<(gix::ObjectId, usize)>,
     deleted: Vec<(gix::ObjectId, usize)>,
-    old_buf: Vec<u8>,
-    new_buf: Vec<u8>,
-    /// The tree of the last commit diffed, and buffers for the next one's
-    /// and its parent's.
+    /// The tree of the last commit diffed.
     last: LastTree,
-    root_buf: Vec<u8>,
-    parent_buf: Vec<u8>,
 }
 
 /// The tree of the last commit diffed, kept for the next one: a commit's
@@ -51,14 +46,16 @@ pub(super) struct DiffCache {
 #[derive(Default)]
 struct LastTree {
     /// `None` when no tree is kept.
-    id: Option<gix::ObjectId>,
-    buf: Vec<u8>,
+    tree: Option<(gix::ObjectId, Shared)>,
 }
 
 impl LastTree {
     /// Tree `id`, if it is the one kept.
-    fn get(&self, id: &gix::oid) -> Option<&[u8]> {
-        (self.id.as_deref() == Some(id)).then_some(&self.buf[..])
+    fn get(&self, id: &gix::oid) -> Option<Shared> {
+        match &self.tree {
+            Some((kept, tree)) if kept.as_ref() == id => Some(Shared::clone(tree)),
+            _ => None,
+        }
     }
 }
 
@@ -104,40 +101,22 @@ impl DiffCache {
         renames: Renames,
         context: impl Fn() -> String,
     ) -> Result<Vec<Change>, GitError> {
-        let mut new_buf = std::mem::take(&mut self.root_buf);
-        let mut old_buf = std::mem::take(&mut self.parent_buf);
-        let last = std::mem::take(&mut self.last);
-        let outcome = (|| {
-            let root = |id: gix::ObjectId| move || GitError::MissingObject { id: id.to_string() };
-            let new_tree = read_tree(repo, new, &mut new_buf, &context, root(new))?;
-            let old_tree = match old {
-                None => &[][..],
-                Some(id) => match last.get(&id) {
-                    Some(tree) => tree,
-                    None => read_tree(repo, id, &mut old_buf, &context, root(id))?,
-                },
-            };
-            let changes = self.tree_changes(repo, old_tree, new_tree, renames, &context)?;
-            Ok((changes, new_tree.len()))
-        })();
-        self.parent_buf = old_buf;
-        // The tree read is kept for the next commit, when it is the whole
-        // buffer it was read into (gix reads an object into the buffer it is
-        // given); the buffer of the one it replaces reads the next commit's.
-        match &outcome {
-            Ok((_, len)) if *len == new_buf.len() => {
-                self.root_buf = last.buf;
-                self.last = LastTree {
-                    id: Some(new),
-                    buf: new_buf,
-                };
-            }
-            _ => {
-                self.root_buf = new_buf;
-                self.last = last;
-            }
-        }
-        outcome.map(|(changes, _)| changes)
+        let root = |id: gix::ObjectId| move || GitError::MissingObject { id: id.to_string() };
+        let new_tree = read_tree(repo, new, &context, root(new))?;
+        let old_tree = match old {
+            None => None,
+            Some(id) => Some(match self.last.get(&id) {
+                Some(tree) => tree,
+                None => read_tree(repo, id, &context, root(id))?,
+            }),
+        };
+        let old_bytes = old_tree.as_deref().map_or(&[][..], Vec::as_slice);
+        let changes = self.tree_changes(repo, old_bytes, &new_tree, renames, &context)?;
+        // The tree read is kept for the next commit.
+        self.last = LastTree {
+            tree: Some((new, new_tree)),
+        };
+        Ok(changes)
     }
 
     /// Pair the exact renames of the last [`plain_changes`](Self::plain_changes)
@@ -284,54 +263,51 @@ impl DiffCache {
             deleted: &mut self.deleted,
         };
         compare_dir(old, new, &[], hash, &mut out, context)?;
-        let (mut old_buf, mut new_buf) = (
-            std::mem::take(&mut self.old_buf),
-            std::mem::take(&mut self.new_buf),
-        );
-        let outcome = (|| {
-            while let Some((old_id, new_id, prefix)) = out.pending.pop_front() {
-                let old = read_subtree(repo, old_id, &mut old_buf, context)?;
-                let new = read_subtree(repo, new_id, &mut new_buf, context)?;
-                compare_dir(old, new, &prefix, hash, &mut out, context)?;
-            }
-            Ok(())
-        })();
-        (self.old_buf, self.new_buf) = (old_buf, new_buf);
-        outcome
+        while let Some((old_id, new_id, prefix)) = out.pending.pop_front() {
+            let old = read_subtree(repo, old_id, context)?;
+            let new = read_subtree(repo, new_id, context)?;
+            compare_dir(bytes(&old), bytes(&new), &prefix, hash, &mut out, context)?;
+        }
+        Ok(())
     }
 }
 
-/// A subtree being compared, read into `buf`: empty when the side has none.
-fn read_subtree<'b>(
+/// A subtree being compared: `None` when the side has none.
+fn read_subtree(
     repo: &Objects<'_>,
     id: Option<gix::ObjectId>,
-    buf: &'b mut Vec<u8>,
     context: &dyn Fn() -> String,
-) -> Result<&'b [u8], GitError> {
+) -> Result<Option<Shared>, GitError> {
     let Some(id) = id else {
-        return Ok(&[]);
+        return Ok(None);
     };
-    read_tree(repo, id, buf, context, || GitError::MissingInDiff {
+    read_tree(repo, id, context, || GitError::MissingInDiff {
         id: id.to_string(),
         context: context(),
     })
+    .map(Some)
 }
 
-/// Tree `id`, read into `buf`; `missing` is the error when it is absent (a
-/// commit's own tree is a missing object, as a missing commit is; a subtree
-/// is missing from the diff that needed it).
-fn read_tree<'b>(
+/// The bytes of a tree [`read_subtree`] read: none where there is none.
+fn bytes(tree: &Option<Shared>) -> &[u8] {
+    tree.as_deref().map_or(&[][..], Vec::as_slice)
+}
+
+/// Tree `id`, as the delta-base cache holds it where it does (never
+/// copied); `missing` is the error when it is absent (a commit's own tree
+/// is a missing object, as a missing commit is; a subtree is missing from
+/// the diff that needed it).
+fn read_tree(
     repo: &Objects<'_>,
     id: gix::ObjectId,
-    buf: &'b mut Vec<u8>,
     context: &dyn Fn() -> String,
     missing: impl FnOnce() -> GitError,
-) -> Result<&'b [u8], GitError> {
-    match gix::objs::Find::try_find(repo, &id, buf) {
-        Ok(Some(object)) if object.kind == gix::objs::Kind::Tree => Ok(object.data),
-        Ok(Some(object)) => Err(GitError::other(
+) -> Result<Shared, GitError> {
+    match repo.find_shared(&id) {
+        Ok(Some((gix::objs::Kind::Tree, tree))) => Ok(tree),
+        Ok(Some((kind, _))) => Err(GitError::other(
             context(),
-            format_args!("object {id} is a {}, not a tree", object.kind),
+            format_args!("object {id} is a {kind}, not a tree"),
         )),
         Ok(None) => Err(missing()),
         Err(err) => Err(GitError::other(
@@ -766,13 +742,11 @@ fn combined_dir(
     changes: &mut Vec<Change>,
     context: &dyn Fn() -> String,
 ) -> Result<(), GitError> {
-    let mut bufs: Vec<Vec<u8>> = Vec::with_capacity(1 + parents.len());
+    let mut bufs: Vec<Option<Shared>> = Vec::with_capacity(1 + parents.len());
     for &id in std::iter::once(&tree).chain(parents) {
-        let mut buf = Vec::new();
-        read_subtree(repo, id, &mut buf, context)?;
-        bufs.push(buf);
+        bufs.push(read_subtree(repo, id, context)?);
     }
-    let mut trees: Vec<&[u8]> = bufs.iter().map(Vec::as_slice).collect();
+    let mut trees: Vec<&[u8]> = bufs.iter().map(bytes).collect();
     let mut subs: Vec<Option<gix::ObjectId>> = Vec::with_capacity(parents.len());
     walk_aligned(&mut trees, repo.object_hash(), context, |name, slot| {
         let (ours, theirs) = (slot[0], &slot[1..]);
@@ -973,7 +947,7 @@ fn merge_dir(
 ) -> Result<(), GitError> {
     // Each distinct tree read once; each role points at its tree.
     let mut ids: Vec<gix::ObjectId> = Vec::new();
-    let mut bufs: Vec<Vec<u8>> = Vec::new();
+    let mut bufs: Vec<Option<Shared>> = Vec::new();
     let mut tree_of: Vec<Option<usize>> = Vec::with_capacity(roles.len());
     for role in roles {
         tree_of.push(match role {
@@ -981,10 +955,8 @@ fn merge_dir(
             Some(id) => Some(match ids.iter().position(|seen| seen == id) {
                 Some(at) => at,
                 None => {
-                    let mut buf = Vec::new();
-                    read_subtree(repo, Some(*id), &mut buf, context)?;
+                    bufs.push(read_subtree(repo, Some(*id), context)?);
                     ids.push(*id);
-                    bufs.push(buf);
                     ids.len() - 1
                 }
             }),
@@ -992,7 +964,7 @@ fn merge_dir(
     }
     let hash = repo.object_hash();
     let empty: &[u8] = &[];
-    let tree = |at: Option<usize>| at.map_or(empty, |t| bufs[t].as_slice());
+    let tree = |at: Option<usize>| at.map_or(empty, |t| bytes(&bufs[t]));
     // The names where a clean merge can differ from the merge itself: where
     // the merge differs from its first parent, or a later parent from one
     // of its bases. Anywhere else the merge, the first parent and the clean
@@ -1023,7 +995,7 @@ fn merge_dir(
     found.sort_by(|x, y| gix::objs::tree::name_order(x.name, x.is_tree, y.name, y.is_tree));
     // What a tree holds at a name no pair of it reported is looked up, its
     // cursor stepping on from the last name looked up there.
-    let mut cursors: Vec<&[u8]> = bufs.iter().map(Vec::as_slice).collect();
+    let mut cursors: Vec<&[u8]> = bufs.iter().map(bytes).collect();
     let mut known: Vec<Option<Option<Entry>>> = vec![None; bufs.len()];
     let mut reported = vec![false; pairs.len()];
     let mut leaves: Vec<Option<Entry>> = vec![None; roles.len()];
