@@ -142,18 +142,26 @@ impl DeltaBaseCache {
         self.inner.peek(&(pack_id, offset)).is_some()
     }
 
-    /// An empty buffer for an object of `len` bytes: one an evicted entry
-    /// gave back when it is at most twice that (a buffer much larger than
-    /// the object would hold memory its weight does not count for long),
-    /// else a new one.
-    fn buffer(&mut self, len: usize) -> Vec<u8> {
-        match self.free_list.pop() {
-            Some(mut buffer) if buffer.capacity() <= 2 * len.max(64) => {
-                buffer.clear();
-                buffer
-            }
-            _ => Vec::new(),
+    /// An empty buffer with room for an object of `len` bytes: one an
+    /// evicted entry gave back when it holds `len` to twice that (a buffer
+    /// much larger than the object would hold memory its weight does not
+    /// count for long; a smaller one would be grown, and growing copies
+    /// all it held), else a new one; `None` when the memory cannot be had.
+    /// When none fits, the oldest kept goes, so that the list follows the
+    /// sizes being read.
+    fn buffer(&mut self, len: usize) -> Option<Vec<u8>> {
+        let fits = |b: &Vec<u8>| b.capacity() >= len && b.capacity() <= 2 * len.max(64);
+        if let Some(at) = self.free_list.iter().rposition(fits) {
+            let mut buffer = self.free_list.swap_remove(at);
+            buffer.clear();
+            return Some(buffer);
         }
+        if self.free_list.len() == FREE_LIST_MAX {
+            self.free_list.remove(0);
+        }
+        let mut buffer = Vec::new();
+        buffer.try_reserve_exact(len).ok()?;
+        Some(buffer)
     }
 
     /// Keep a buffer no one else holds for [`buffer`](Self::buffer).
@@ -219,8 +227,9 @@ impl DecodeEntry for DeltaBaseCache {
         kind: gix::objs::Kind,
         compressed_size: usize,
     ) {
-        let mut buffer = self.buffer(data.len());
-        if copy_into(&mut buffer, data).is_some() {
+        if let Some(mut buffer) = self.buffer(data.len())
+            && copy_into(&mut buffer, data).is_some()
+        {
             let data = Shared::new(buffer);
             DeltaBaseCache::put(self, pack_id, offset, data, kind, compressed_size);
         }
@@ -618,7 +627,7 @@ fn resolve(
             _ => {
                 let kind = cursor.header.as_kind()?;
                 let size = usize::try_from(cursor.decompressed_size).ok()?;
-                let mut out = cache.buffer(size);
+                let mut out = cache.buffer(size)?;
                 let packed = inflate_entry(pack, touch, &cursor, inflate, &mut out)?;
                 let base = Shared::new(out);
                 cache.put(
@@ -636,7 +645,7 @@ fn resolve(
     // buffer of its own, which is then held and the base of the next.
     for link in chain.drain(..).rev() {
         let packed = inflate_entry(pack, touch, &link, inflate, delta)?;
-        let mut out = cache.buffer(result_size(delta)?);
+        let mut out = cache.buffer(result_size(delta)?)?;
         apply_delta(&base, delta, &mut out)?;
         base = Shared::new(out);
         cache.put(
@@ -923,6 +932,24 @@ mod tests {
     }
 
     #[test]
+    fn a_recycled_buffer_smaller_than_the_object_is_not_grown() {
+        let mut cache = DeltaBaseCache::new(1500);
+        cache.put(7, 1, Shared::new(vec![1; 1000]), gix::objs::Kind::Tree, 1);
+        cache.put(7, 2, Shared::new(vec![2; 1000]), gix::objs::Kind::Tree, 1);
+        assert_eq!(cache.free_list.len(), 1, "the first one's buffer is kept");
+        // Growing it would copy what it held: a new one is made instead.
+        let big = cache.buffer(1500).expect("memory");
+        assert!(big.capacity() >= 1500);
+        assert_eq!(cache.free_list.len(), 1);
+        // One it fits takes it.
+        let small = cache.buffer(900).expect("memory");
+        assert!(small.capacity() >= 1000 && small.is_empty());
+        assert!(cache.free_list.is_empty());
+        // A size no memory can hold is refused, not an abort.
+        assert!(cache.buffer(usize::MAX).is_none());
+    }
+
+    #[test]
     fn a_key_put_again_replaces_what_it_held() {
         let mut cache = DeltaBaseCache::new(1024);
         DecodeEntry::put(&mut cache, 7, 5, b"old", gix::objs::Kind::Tree, 11);
@@ -961,8 +988,9 @@ mod tests {
         // One no reader holds is kept for the next object.
         cache.put(7, 3, Shared::new(vec![3; 1000]), gix::objs::Kind::Tree, 1);
         assert_eq!(cache.free_list.len(), 1);
-        let buffer = cache.buffer(1000);
+        let buffer = cache.buffer(1000).expect("memory");
         assert!(buffer.is_empty() && buffer.capacity() >= 1000);
+        assert!(cache.free_list.is_empty(), "the kept buffer was taken");
         assert_eq!(*cache.get(7, 3).expect("held").1, vec![3; 1000]);
     }
 
