@@ -83,6 +83,9 @@ pub(super) struct Bases<'r> {
     /// The numbers whose marks the search set, to clear after it.
     marked: Vec<u32>,
     queued: u64,
+    /// Whether the last search queued a commit without a generation the
+    /// commit-graph computed: its answer is not kept as a graph's.
+    ungraded: bool,
     buf: Vec<u8>,
 }
 
@@ -168,14 +171,25 @@ pub(super) struct Heads {
     load_after: usize,
     /// How many of `read` the last write kept.
     saved: std::sync::atomic::AtomicUsize,
-    /// The merge bases this run's date-ordered searches found, by pair
-    /// (src/git/commits_cache.rs, `BasesTable`).
-    answers: Mutex<gix::hashtable::HashMap<(gix::ObjectId, gix::ObjectId), Vec<gix::ObjectId>>>,
-    /// The merge-bases file as loaded at the first question.
-    answers_file: OnceLock<Option<super::commits_cache::BasesTable>>,
-    /// How many of `answers` the last write kept.
-    answers_saved: std::sync::atomic::AtomicUsize,
+    /// The merge bases this run's searches found without a commit-graph,
+    /// and with one ([`Ordered`]).
+    dated: Answers,
+    graded: Answers,
 }
+
+/// The merge bases one kind of search found, by pair
+/// (src/git/commits_cache.rs, `BasesTable`).
+#[derive(Default)]
+struct Answers {
+    /// This run's.
+    kept: Mutex<gix::hashtable::HashMap<(gix::ObjectId, gix::ObjectId), Vec<gix::ObjectId>>>,
+    /// The file as loaded at the first question.
+    file: OnceLock<Option<super::commits_cache::BasesTable>>,
+    /// How many of `kept` the last write kept.
+    saved: std::sync::atomic::AtomicUsize,
+}
+
+use super::commits_cache::Ordered;
 
 pub(super) use super::commits_cache::Head;
 
@@ -244,38 +258,59 @@ impl Heads {
         });
     }
 
-    /// The merge bases of `one` and `other` a date-ordered search found,
-    /// in this run or one before it; `None` without a cache to keep them.
-    fn answer(&self, one: &gix::ObjectId, other: &gix::ObjectId) -> Option<Vec<gix::ObjectId>> {
+    /// The answers `order`'s searches found.
+    fn answers(&self, order: Ordered) -> &Answers {
+        match order {
+            Ordered::Dates => &self.dated,
+            Ordered::Generations => &self.graded,
+        }
+    }
+
+    /// The merge bases of `one` and `other` a search ordered as `order`
+    /// found, in this run or one before it; `None` without a cache to keep
+    /// them.
+    fn answer(
+        &self,
+        order: Ordered,
+        one: &gix::ObjectId,
+        other: &gix::ObjectId,
+    ) -> Option<Vec<gix::ObjectId>> {
         let (file, hash) = self.file.as_ref()?;
+        let answers = self.answers(order);
         {
-            let answers = self
-                .answers
+            let kept = answers
+                .kept
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
-            if let Some(bases) = answers.get(&(*one, *other)) {
+            if let Some(bases) = kept.get(&(*one, *other)) {
                 return Some(bases.clone());
             }
         }
-        let table = self.answers_file.get_or_init(|| {
-            let file = super::commits_cache::bases_file_in(file.parent()?, hash.len_in_bytes())?;
-            super::commits_cache::load_bases(&file, *hash)
+        let table = answers.file.get_or_init(|| {
+            let file =
+                super::commits_cache::bases_file_in(file.parent()?, hash.len_in_bytes(), order)?;
+            super::commits_cache::load_bases(&file, *hash, order)
         });
         table.as_ref()?.get(one, other)
     }
 
-    /// Keep what a date-ordered search found for `one` and `other`.
-    fn answered(&self, one: gix::ObjectId, other: gix::ObjectId, bases: &[gix::ObjectId]) {
+    /// Keep what a search ordered as `order` found for `one` and `other`.
+    fn answered(
+        &self,
+        order: Ordered,
+        one: gix::ObjectId,
+        other: gix::ObjectId,
+        bases: &[gix::ObjectId],
+    ) {
         if self.file.is_none() {
             return;
         }
-        let mut answers = self
-            .answers
+        let mut kept = self
+            .answers(order)
+            .kept
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        answers
-            .entry((one, other))
-            .or_insert_with(|| bases.to_vec());
+        kept.entry((one, other)).or_insert_with(|| bases.to_vec());
     }
 
     /// How many commits this run read from the objects.
@@ -310,27 +345,37 @@ impl Heads {
         super::commits_cache::save(file, *hash, loaded, added)
     }
 
-    /// Write this run's merge bases beside the commits, when enough are
-    /// new ([`BASES_WORTH_WRITING`](super::commits_cache::BASES_WORTH_WRITING)).
+    /// Write this run's merge bases beside the commits, each search's in
+    /// its own file, when enough are new
+    /// ([`BASES_WORTH_WRITING`](super::commits_cache::BASES_WORTH_WRITING)).
     fn save_answers(&self) -> bool {
+        let mut wrote = false;
+        for order in [Ordered::Dates, Ordered::Generations] {
+            wrote |= self.save_answers_of(order);
+        }
+        wrote
+    }
+
+    fn save_answers_of(&self, order: Ordered) -> bool {
         let Some((file, hash)) = &self.file else {
             return false;
         };
         let Some(bases_file) = file
             .parent()
-            .and_then(|dir| super::commits_cache::bases_file_in(dir, hash.len_in_bytes()))
+            .and_then(|dir| super::commits_cache::bases_file_in(dir, hash.len_in_bytes(), order))
         else {
             return false;
         };
+        let answers = self.answers(order);
         let Some(added) = new_since(
-            &self.answers,
-            &self.answers_saved,
+            &answers.kept,
+            &answers.saved,
             super::commits_cache::BASES_WORTH_WRITING,
         ) else {
             return false;
         };
-        let loaded = self.answers_file.get().and_then(Option::as_ref);
-        super::commits_cache::save_bases(&bases_file, *hash, loaded, added)
+        let loaded = answers.file.get().and_then(Option::as_ref);
+        super::commits_cache::save_bases(&bases_file, *hash, order, loaded, added)
     }
 }
 
@@ -391,6 +436,7 @@ impl<'r> Bases<'r> {
             marks: Vec::new(),
             marked: Vec::new(),
             queued: 0,
+            ungraded: false,
             buf: Vec::new(),
         }
     }
@@ -405,25 +451,50 @@ impl<'r> Bases<'r> {
         context: &dyn Fn() -> String,
     ) -> Result<Vec<gix::ObjectId>, GitError> {
         self.read_corrected_dates();
-        // Ordered by date alone (no commit-graph) in a full clone, a
+        // Ordered by date alone (no commit-graph) in a full clone, or by
+        // the graph's generations between two commits it grades, a
         // search's answer is a function of the commits alone: one found
-        // before is kept (src/git/commits_cache.rs, `BasesTable`).
+        // before is kept, each kind apart (src/git/commits_cache.rs,
+        // `Ordered`).
         let memo = match (&self.heads, others) {
-            (Some(heads), [other]) if self.graph.is_none() && self.shallow.is_empty() => {
-                Some((heads.clone(), *other))
-            }
+            (Some(heads), [other]) if self.shallow.is_empty() => self
+                .kept_as(&one, other)
+                .map(|order| (heads.clone(), *other, order)),
             _ => None,
         };
-        if let Some((heads, other)) = &memo
-            && let Some(bases) = heads.answer(&one, other)
+        if let Some((heads, other, order)) = &memo
+            && let Some(bases) = heads.answer(*order, &one, other)
         {
             return Ok(bases);
         }
+        self.ungraded = false;
         let bases = self.search(one, others, context)?;
-        if let Some((heads, other)) = memo {
-            heads.answered(one, other, &bases);
+        // A graph's search that met a commit without a computed generation
+        // (a layer written before generations were) ordered part of its walk
+        // by date: its answer is not kept.
+        if let Some((heads, other, order)) = memo
+            && (order == Ordered::Dates || !self.ungraded)
+        {
+            heads.answered(order, one, other, &bases);
         }
         Ok(bases)
+    }
+
+    /// How the answer for `one` and `other` is kept: by date without a
+    /// commit-graph; by generation where the graph holds both with
+    /// generations it computed (so it holds all below them, graded too);
+    /// not at all where the graph holds one and not the other, whose
+    /// search mixes the two orders.
+    fn kept_as(&self, one: &gix::ObjectId, other: &gix::ObjectId) -> Option<Ordered> {
+        let Some(graph) = &self.graph else {
+            return Some(Ordered::Dates);
+        };
+        let graded = |id: &gix::ObjectId| {
+            graph
+                .lookup(id)
+                .is_some_and(|at| self.graded(self.generation(at.0)))
+        };
+        (graded(one) && graded(other)).then_some(Ordered::Generations)
     }
 
     /// [`merge_bases`](Self::merge_bases), searched.
@@ -581,6 +652,7 @@ impl<'r> Bases<'r> {
         } else {
             self.queued += 1;
             let (generation, time) = self.key(n);
+            self.ungraded |= !self.graded(generation);
             queue.heap.push((generation, time, Reverse(self.queued), n));
             self.set(n, ENQUEUED);
         }
@@ -1053,10 +1125,10 @@ mod tests {
         let file = dir.path().join("cache").join("commits-sha1.cache");
         let sha1 = gix::hash::Kind::Sha1;
         let heads = Heads::kept_in(Some(file.clone()), sha1);
-        heads.answered(id(3), id(4), &[id(2)]);
+        heads.answered(Ordered::Dates, id(3), id(4), &[id(2)]);
         assert!(!heads.save(), "one answer is not worth a write");
         for n in 0..super::super::commits_cache::BASES_WORTH_WRITING as u8 {
-            heads.answered(id(200), id(n), &[]);
+            heads.answered(Ordered::Dates, id(200), id(n), &[]);
         }
         assert!(heads.save());
         assert!(!heads.save(), "nothing new since: nothing written");

@@ -136,6 +136,41 @@ const BASES: Layout = Layout {
     max_list: MAX_BASES,
 };
 
+/// The merge bases kept from searches ordered by a commit-graph's
+/// generations: [`BASES`]'s layout under another magic, in a file of its
+/// own ([`Ordered::Generations`]).
+const GRAPH_BASES: Layout = Layout {
+    magic: b"gate-graph-bases\n",
+    what: "the commit-graph's merge-bases cache",
+    ..BASES
+};
+
+/// Which search found the merge bases a file keeps. Each is kept apart:
+/// under clock skew the two can answer one question differently, and each
+/// door must answer as its own search would.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Ordered {
+    /// Without a commit-graph, by committer date alone, in a full clone
+    /// (`merge-bases-*.cache`): a function of the commits' dates and
+    /// parents.
+    Dates,
+    /// With a commit-graph, between two commits it holds with generations
+    /// it computed (`graph-bases-*.cache`): every commit such a search
+    /// visits is below them, in the graph, and visited in an order no
+    /// parent comes before its child in, so its answer is the merge bases
+    /// themselves, a function of the parents alone.
+    Generations,
+}
+
+impl Ordered {
+    fn layout(self) -> &'static Layout {
+        match self {
+            Ordered::Dates => &BASES,
+            Ordered::Generations => &GRAPH_BASES,
+        }
+    }
+}
+
 /// A checked file of one [`Layout`], records decoded when asked for.
 struct Records {
     layout: &'static Layout,
@@ -448,27 +483,29 @@ pub(super) fn save(
     })
 }
 
-/// The merge bases of two commits as the search without a commit-graph
-/// finds them, kept beside the commits (`merge-bases-sha1.cache`): that
-/// search is a pure function of the commits' dates and parents, which never
-/// change, so its answer never goes stale either. Only a search ordered by
-/// date alone (no commit-graph) in a full clone is kept or answered here:
-/// with a graph the search orders by its generations and can, under clock
-/// skew, answer otherwise; in a shallow clone the boundary changes the
-/// graph. The layout is the commit cache's (`"gate-merge-bases\n"`, the
-/// key the ordered pair of commits asked about, no payload, the bases
-/// newest first as the list), bounded at [`MAX_PAIRS`] pairs and 500,000
-/// bases.
+/// The merge bases of two commits as one kind of search finds them
+/// ([`Ordered`]), kept beside the commits: by date in a full clone without
+/// a commit-graph (`merge-bases-sha1.cache`), a function of the commits'
+/// dates and parents; by a commit-graph's generations between two commits
+/// it grades (`graph-bases-sha1.cache`), the merge bases themselves.
+/// Neither goes stale; each kind reads only its own file (under clock skew
+/// the two can differ); in a shallow clone the boundary changes the graph
+/// and nothing is kept or answered. The layout is the commit cache's (a
+/// magic of its own per kind, the key the ordered pair of commits asked
+/// about, no payload, the bases newest first as the list), bounded at
+/// [`MAX_PAIRS`] pairs and 500,000 bases.
 pub(super) struct BasesTable(Records);
 
 /// The pair a search answered, and its bases.
 pub(super) type Answer = ((gix::ObjectId, gix::ObjectId), Vec<gix::ObjectId>);
 
-/// The merge-bases file for ids of `id_len` bytes under `dir`.
-pub(super) fn bases_file_in(dir: &Path, id_len: usize) -> Option<PathBuf> {
-    let name = match id_len {
-        20 => "merge-bases-sha1.cache",
-        32 => "merge-bases-sha256.cache",
+/// The file of `order`'s merge bases for ids of `id_len` bytes under `dir`.
+pub(super) fn bases_file_in(dir: &Path, id_len: usize, order: Ordered) -> Option<PathBuf> {
+    let name = match (order, id_len) {
+        (Ordered::Dates, 20) => "merge-bases-sha1.cache",
+        (Ordered::Dates, 32) => "merge-bases-sha256.cache",
+        (Ordered::Generations, 20) => "graph-bases-sha1.cache",
+        (Ordered::Generations, 32) => "graph-bases-sha256.cache",
         _ => return None,
     };
     Some(dir.join(name))
@@ -491,21 +528,21 @@ impl BasesTable {
 
 /// The merge-bases file at `file`; `None` when absent, unreadable, too
 /// large or not one to trust.
-pub(super) fn load_bases(file: &Path, hash: gix::hash::Kind) -> Option<BasesTable> {
-    load_records(&BASES, file, hash).map(BasesTable)
+pub(super) fn load_bases(file: &Path, hash: gix::hash::Kind, order: Ordered) -> Option<BasesTable> {
+    load_records(order.layout(), file, hash).map(BasesTable)
 }
 
 /// [`load_bases`]'s check of `bytes`.
 #[cfg(test)]
-fn parse_bases(bytes: Vec<u8>, hash: gix::hash::Kind) -> Option<BasesTable> {
-    parse_records(&BASES, bytes, hash).map(BasesTable)
+fn parse_bases(bytes: Vec<u8>, hash: gix::hash::Kind, order: Ordered) -> Option<BasesTable> {
+    parse_records(order.layout(), bytes, hash).map(BasesTable)
 }
 
 /// The bytes of a merge-bases file holding `answers` (any order,
 /// duplicates allowed), one record per pair. Past the bounds the pairs
 /// kept are the lowest ids, which is as good as any for a cache that only
 /// saves a search.
-fn encode_bases(id_len: usize, mut answers: Vec<Answer>) -> Vec<u8> {
+fn encode_bases(id_len: usize, order: Ordered, mut answers: Vec<Answer>) -> Vec<u8> {
     answers.sort_unstable_by_key(|a| a.0);
     answers.dedup_by(|later, first| later.0 == first.0);
     let mut kept_bases = 0;
@@ -525,7 +562,7 @@ fn encode_bases(id_len: usize, mut answers: Vec<Answer>) -> Vec<u8> {
             list: bases,
         })
         .collect();
-    encode_records(&BASES, id_len, &rows)
+    encode_records(order.layout(), id_len, &rows)
 }
 
 /// Write `added` answers to the merge-bases file at `file`, merged with
@@ -533,15 +570,16 @@ fn encode_bases(id_len: usize, mut answers: Vec<Answer>) -> Vec<u8> {
 pub(super) fn save_bases(
     file: &Path,
     hash: gix::hash::Kind,
+    order: Ordered,
     loaded: Option<&BasesTable>,
     added: Vec<Answer>,
 ) -> bool {
-    write_locked(&BASES, file, hash, |current| {
+    write_locked(order.layout(), file, hash, |current| {
         let mut answers = added;
         if let Some(table) = current.map(BasesTable).as_ref().or(loaded) {
             answers.extend(table.each());
         }
-        encode_bases(hash.len_in_bytes(), answers)
+        encode_bases(hash.len_in_bytes(), order, answers)
     })
 }
 
@@ -686,18 +724,19 @@ mod tests {
     #[test]
     fn merge_bases_are_kept_by_pair_and_a_spoiled_file_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let file = bases_file_in(dir.path(), 20).unwrap();
-        assert!(load_bases(&file, SHA1).is_none());
+        let file = bases_file_in(dir.path(), 20, Ordered::Dates).unwrap();
+        assert!(load_bases(&file, SHA1, Ordered::Dates).is_none());
         assert!(save_bases(
             &file,
             SHA1,
+            Ordered::Dates,
             None,
             vec![
                 ((id(5), id(6)), vec![id(2), id(1)]),
                 ((id(3), id(4)), vec![])
             ]
         ));
-        let table = load_bases(&file, SHA1).expect("a cache");
+        let table = load_bases(&file, SHA1, Ordered::Dates).expect("a cache");
         assert_eq!(table.get(&id(5), &id(6)), Some(vec![id(2), id(1)]));
         assert_eq!(table.get(&id(3), &id(4)), Some(vec![]));
         // The pair is ordered: the other way round is another question.
@@ -705,18 +744,39 @@ mod tests {
         assert!(save_bases(
             &file,
             SHA1,
+            Ordered::Dates,
             Some(&table),
             vec![((id(7), id(8)), vec![id(1)])]
         ));
-        let table = load_bases(&file, SHA1).expect("a cache");
+        let table = load_bases(&file, SHA1, Ordered::Dates).expect("a cache");
         assert_eq!(table.get(&id(7), &id(8)), Some(vec![id(1)]));
         assert_eq!(table.get(&id(5), &id(6)), Some(vec![id(2), id(1)]));
         let bytes = std::fs::read(&file).unwrap();
         for at in [0, BASES.header(), bytes.len() / 2, bytes.len() - 1] {
             let mut bad = bytes.clone();
             bad[at] ^= 1;
-            assert!(parse_bases(bad, SHA1).is_none(), "byte {at} changed");
+            assert!(
+                parse_bases(bad, SHA1, Ordered::Dates).is_none(),
+                "byte {at} changed"
+            );
         }
-        assert!(parse_bases(bytes[..bytes.len() - 1].to_vec(), SHA1).is_none());
+        assert!(parse_bases(bytes[..bytes.len() - 1].to_vec(), SHA1, Ordered::Dates).is_none());
+        // A file of one search's answers is never read as the other's.
+        assert!(parse_bases(bytes.clone(), SHA1, Ordered::Generations).is_none());
+        let graph_file = bases_file_in(dir.path(), 20, Ordered::Generations).unwrap();
+        assert_ne!(graph_file, file);
+        assert!(load_bases(&graph_file, SHA1, Ordered::Generations).is_none());
+        assert!(save_bases(
+            &graph_file,
+            SHA1,
+            Ordered::Generations,
+            None,
+            vec![((id(5), id(6)), vec![id(3)])]
+        ));
+        let graded = load_bases(&graph_file, SHA1, Ordered::Generations).expect("a cache");
+        assert_eq!(graded.get(&id(5), &id(6)), Some(vec![id(3)]));
+        assert!(load_bases(&graph_file, SHA1, Ordered::Dates).is_none());
+        let dated = load_bases(&file, SHA1, Ordered::Dates).expect("a cache");
+        assert_eq!(dated.get(&id(5), &id(6)), Some(vec![id(2), id(1)]));
     }
 }

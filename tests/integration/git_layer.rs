@@ -3365,6 +3365,58 @@ fn a_second_run_takes_its_commits_from_the_commit_cache_and_agrees() {
     assert!(!gate.is_ancestor(tip, root).expect("is_ancestor"));
 }
 
+/// With a commit-graph, the merge bases searched between two commits it
+/// holds with generations it computed are kept too, apart from the
+/// date-ordered ones (`graph-bases-sha1.cache`, src/git/commits_cache.rs,
+/// `Ordered`): the next run takes every answer from there (it finds
+/// nothing new to write) and gives the walk's merges the own changes a
+/// run without the cache gives. Without the graph, the searches are by
+/// date again, kept in their own file, and the graph's is neither used
+/// nor written.
+#[test]
+fn a_graph_ordered_search_is_kept_apart_and_answers_the_next_run() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let (repo, tip) = merged_skewed_history(1_600, 0x9a4f);
+    repo.git(&["commit-graph", "write", "--reachable"]);
+    let cache = tempfile::tempdir().expect("temp dir");
+    let run = |keep: bool| -> Vec<String> {
+        let gate = open(&repo);
+        if keep {
+            gate.keep_commits_under(cache.path());
+        }
+        walked_from(&gate, tip, gate::git::MergeChanges::Own)
+            .into_iter()
+            .map(|(index, id, result)| format!("{index} {id:?} {:?}", result.changes))
+            .collect()
+    };
+    let written = |file: &std::path::Path| {
+        std::fs::metadata(file)
+            .and_then(|m| m.modified())
+            .unwrap_or_else(|err| panic!("{}: {err}", file.display()))
+    };
+    let graded = cache.path().join("graph-bases-sha1.cache");
+    let dated = cache.path().join("merge-bases-sha1.cache");
+    let plain = run(false);
+    assert!(plain.len() > 500, "a range of {} commits", plain.len());
+    assert_eq!(run(true), plain);
+    assert!(graded.exists(), "the graph's answers are kept");
+    assert!(!dated.exists(), "no search was by date");
+    let first = written(&graded);
+    assert_eq!(run(true), plain, "answered from the kept bases");
+    assert_eq!(written(&graded), first, "every answer was the file's");
+    // Without the graph the searches are by date: their answers can differ
+    // under skew, so they are compared with a run of their own.
+    let info = repo.path().join(".git/objects/info");
+    std::fs::remove_file(info.join("commit-graph")).expect("remove the graph");
+    let plain_dated = run(false);
+    assert_eq!(run(true), plain_dated);
+    assert!(dated.exists(), "the date-ordered answers are kept");
+    assert_eq!(written(&graded), first, "the graph's file is left alone");
+    assert_eq!(run(true), plain_dated);
+}
+
 /// Past the first 4,096 commits a range's queue keeps only each commit's
 /// id, and the diff thread reads the commit again (src/git/mod.rs,
 /// `Queued::Again`: its tree, parents and message from the commit, each
