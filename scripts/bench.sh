@@ -289,14 +289,19 @@ hyperfine --style basic --warmup 3 --runs "$runs" --export-json "$out/commit.jso
 # The hooks alone, beside git's own look at the index (issue 29): one
 # staged edit in the gate repository, the trailer already in the message
 # after the first run, twenty times the runs (each takes milliseconds).
+# time_hooks REPO WARMUP RUNS JSON: one edit staged in REPO, both hooks
+# beside `git diff --cached --name-only` on it, taking turns.
+time_hooks() {
+    printf 'x\n' >> "$1/src/d0/f0.txt" && git -C "$1" add src/d0/f0.txt
+    printf 'a message\n' > "$1/.git/BENCH_MSG"
+    (cd "$1" && hyperfine -N --style basic --warmup "$2" --runs "$3" --export-json "$4" \
+        -n "git diff --cached --name-only" "git diff --cached --name-only" \
+        -n "gate hook pre-commit" "$gate hook pre-commit" \
+        -n "gate hook prepare-commit-msg" "$gate hook prepare-commit-msg .git/BENCH_MSG" >/dev/null)
+}
 echo "== the hooks alone, beside git diff --cached"
 r=$dir/commit-gate
-printf 'x\n' >> "$r/src/d0/f0.txt" && git -C "$r" add src/d0/f0.txt
-printf 'a message\n' > "$r/.git/BENCH_MSG"
-(cd "$r" && hyperfine -N --style basic --warmup 20 --runs "$((runs * 20))" --export-json "$out/hooks.json" \
-    -n "git diff --cached --name-only" "git diff --cached --name-only" \
-    -n "gate hook pre-commit" "$gate hook pre-commit" \
-    -n "gate hook prepare-commit-msg" "$gate hook prepare-commit-msg .git/BENCH_MSG" >/dev/null)
+time_hooks "$r" 20 "$((runs * 20))" "$out/hooks.json"
 # Their page faults (GNU time's minor faults, the median of five runs): on
 # x86_64 most of a hook's are on gate's own code, which the hooks'
 # functions laid out first cut (decision 0033); a stale link/hot-text.ld
@@ -314,12 +319,7 @@ git -C "$r" commit -q --no-verify -m x
 # two no-op hooks and gate's (the goal: gate's hooks add at most 10 %).
 echo "== the hooks on 32,000 files in 2,000 sibling directories"
 r=$dir/commit-wide
-printf 'x\n' >> "$r/src/d0/f0.txt" && git -C "$r" add src/d0/f0.txt
-printf 'a message\n' > "$r/.git/BENCH_MSG"
-(cd "$r" && hyperfine -N --style basic --warmup 10 --runs "$((runs * 10))" --export-json "$out/hooks-wide.json" \
-    -n "git diff --cached --name-only" "git diff --cached --name-only" \
-    -n "gate hook pre-commit" "$gate hook pre-commit" \
-    -n "gate hook prepare-commit-msg" "$gate hook prepare-commit-msg .git/BENCH_MSG" >/dev/null)
+time_hooks "$r" 10 "$((runs * 10))" "$out/hooks-wide.json"
 git -C "$r" commit -q --no-verify -m x
 hyperfine --style basic --warmup 3 --runs "$((runs * 2))" --export-json "$out/commit-wide.json" \
     --prepare "$(stage "$r")" -n "no hooks" "git -C $r -c core.hooksPath=$dir/hooks-none commit -q -m x" \
@@ -432,18 +432,17 @@ lines += ["| the hooks alone (one staged edit) | median | / `git diff --cached -
 for name, ms in hooks:
     lines.append(f"| {name} | {ms:.2f} ms | **{ms / git_index:.2f}** | {hook_faults.get(name, '?')} |")
 lines.append("")
-wide = medians("hooks-wide.json")
-git_index = dict(wide)["git diff --cached --name-only"]
-lines += ["| the hooks alone, 32,000 files in 2,000 sibling directories | median | / `git diff --cached --name-only` |", "|---|---|---|"]
-for name, ms in wide:
-    lines.append(f"| {name} | {ms:.2f} ms | **{ms / git_index:.2f}** |")
-lines.append("")
-commit_wide = medians("commit-wide.json")
-none = dict(commit_wide)["no hooks"]
-lines += ["| a `git commit` of one staged file there | median | over no hooks |", "|---|---|---|"]
-for name, ms in commit_wide:
-    lines.append(f"| {name} | {ms:.1f} ms | **{(ms / none - 1) * 100:+.0f} %** |")
-lines.append("")
+def against(name, baseline, head, cell):
+    """A table of `name`'s medians, each beside the `baseline` command's."""
+    rows = medians(name)
+    base = dict(rows)[baseline]
+    lines.extend([head, "|---|---|---|"] + [cell(command, ms, base) for command, ms in rows] + [""])
+against("hooks-wide.json", "git diff --cached --name-only",
+        "| the hooks alone, 32,000 files in 2,000 sibling directories | median | / `git diff --cached --name-only` |",
+        lambda name, ms, base: f"| {name} | {ms:.2f} ms | **{ms / base:.2f}** |")
+against("commit-wide.json", "no hooks",
+        "| a `git commit` of one staged file there | median | over no hooks |",
+        lambda name, ms, base: f"| {name} | {ms:.1f} ms | **{(ms / base - 1) * 100:+.0f} %** |")
 def timed(name):
     """command -> (median wall ms, mean CPU ms: user + sys)"""
     with open(os.path.join(out, name)) as f:
