@@ -183,11 +183,21 @@ pub(super) struct Heads {
 struct Answers {
     /// This run's.
     kept: Mutex<gix::hashtable::HashMap<(gix::ObjectId, gix::ObjectId), Vec<gix::ObjectId>>>,
-    /// The file as loaded at the first question.
+    /// The file as loaded ([`GRAPH_FILE_AFTER`]).
     file: OnceLock<Option<super::commits_cache::BasesTable>>,
     /// How many of `kept` the last write kept.
     saved: std::sync::atomic::AtomicUsize,
+    /// How many questions were asked before the file was loaded.
+    asked: std::sync::atomic::AtomicUsize,
 }
+
+/// How many questions a run asks a commit-graph's searches before it
+/// loads their kept answers. With generations a search stops early and
+/// costs less than loading the file would (git/git's: 388 KB, read and
+/// checked whole) for the few a push asks; a long range asks thousands.
+/// A date-ordered search paints down to the roots, so its file is loaded
+/// at the first question.
+const GRAPH_FILE_AFTER: usize = 64;
 
 use super::commits_cache::Ordered;
 
@@ -286,10 +296,27 @@ impl Heads {
                 return Some(bases.clone());
             }
         }
+        if order == Ordered::Generations
+            && answers.file.get().is_none()
+            && answers
+                .asked
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                < GRAPH_FILE_AFTER
+        {
+            return None;
+        }
         let table = answers.file.get_or_init(|| {
             let file =
                 super::commits_cache::bases_file_in(file.parent()?, hash.len_in_bytes(), order)?;
-            super::commits_cache::load_bases(&file, *hash, order)
+            let table = super::commits_cache::load_bases(&file, *hash, order)?;
+            // What this run searched before the file was loaded and the
+            // file holds is not new: no write for it.
+            answers
+                .kept
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .retain(|(one, other), _| table.get(one, other).is_none());
+            Some(table)
         });
         table.as_ref()?.get(one, other)
     }
