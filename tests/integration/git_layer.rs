@@ -845,8 +845,10 @@ fn combined_changes_skip_only_subtrees_a_parent_has_at_the_same_path() {
 /// results (vendor/gix-pack, decision 0015). Every object of a pack with
 /// deep chains (`git gc --aggressive`), read through one handle in an order
 /// that enters chains in the middle and then again from what the first pass
-/// cached, hashes to its id (`git hash-object` as oracle): with gate's cache,
-/// and with a cache small enough to evict all the time.
+/// cached, hashes to its id (`git hash-object` as oracle), and every
+/// commit's changes, its trees read shared with the cache, are `git
+/// diff-tree`'s: with gate's cache, and with a cache small enough to evict
+/// all the time.
 #[test]
 fn every_object_of_a_deep_chained_pack_hashes_to_its_id() {
     let repo = TestRepo::new();
@@ -957,6 +959,21 @@ fn every_object_of_a_deep_chained_pack_hashes_to_its_id() {
                     );
                 }
             }
+        }
+        // Every commit's changes, newest first: the diff reads each tree
+        // as the cache holds it, shared, not copied (src/git/packs.rs,
+        // `Shared`); with a 3 KiB cache an entry is evicted while the
+        // diff still holds it, and must stay whole for it.
+        for (commit, parents) in all_commits(&repo) {
+            let diffs = gate
+                .changes(oid(&commit), Renames::Off)
+                .unwrap_or_else(|err| panic!("changes({commit}): {err}"));
+            let parent = parents.first().map(String::as_str);
+            assert_rows(
+                &format!("commit {commit}, cache limit {limit:?}"),
+                &git_diff(&repo, parent, &commit, "--no-renames"),
+                &gate_rows(&diffs[0].changes),
+            );
         }
     }
 }
