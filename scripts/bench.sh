@@ -235,12 +235,11 @@ PY
     git -C "$r" add -A
     git -C "$r" commit -q -m init
     adopt_gate "$r"
-    echo "$r"
 }
 echo "== preparing the commit repositories"
 r=$(make_commit_repo gate)
 adopt_gate "$r"
-make_wide_repo >/dev/null
+make_wide_repo
 # Hooks directories for the wide tree's commits: none, and two no-op
 # `sh` hooks (git's own cost of running the two hooks gate installs).
 mkdir -p "$dir/hooks-none" "$dir/hooks-sh"

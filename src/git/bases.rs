@@ -310,12 +310,15 @@ impl Heads {
                 super::commits_cache::bases_file_in(file.parent()?, hash.len_in_bytes(), order)?;
             let table = super::commits_cache::load_bases(&file, *hash, order)?;
             // What this run searched before the file was loaded and the
-            // file holds is not new: no write for it.
+            // file holds is not new: no write for it. What is left, the
+            // file does not hold, whatever an earlier write of this run
+            // counted as saved.
             answers
                 .kept
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
                 .retain(|(one, other), _| table.get(one, other).is_none());
+            answers.saved.store(0, std::sync::atomic::Ordering::Relaxed);
             Some(table)
         });
         table.as_ref()?.get(one, other)
@@ -1178,5 +1181,49 @@ mod tests {
             grafted.merge_bases(id(3), &[id(4)], &context),
             Err(GitError::MissingObject { .. })
         ));
+    }
+
+    /// A graph's answers are loaded only past the run's
+    /// [`GRAPH_FILE_AFTER`]th question; what the run kept before that and
+    /// the file holds is not new, and what it finds after still reaches
+    /// the file, even when the run wrote once before loading it.
+    #[test]
+    fn a_graphs_answers_load_late_and_new_ones_are_still_written() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("cache").join("commits-sha1.cache");
+        let sha1 = gix::hash::Kind::Sha1;
+        let worth = super::super::commits_cache::BASES_WORTH_WRITING as u8;
+        let heads = Heads::kept_in(Some(file), sha1);
+        for n in 0..worth {
+            heads.answered(Ordered::Generations, id(200), id(n), &[id(1)]);
+        }
+        assert!(heads.save(), "written before the file is loaded");
+        // The kept answers are this run's own; the file is not read for
+        // the first questions.
+        assert_eq!(
+            heads.answer(Ordered::Generations, &id(200), &id(0)),
+            Some(vec![id(1)])
+        );
+        for _ in 0..GRAPH_FILE_AFTER {
+            assert_eq!(heads.answer(Ordered::Generations, &id(201), &id(0)), None);
+        }
+        assert!(heads.graded.file.get().is_none(), "not loaded yet");
+        // The next question loads it: everything kept is in the file.
+        assert_eq!(heads.answer(Ordered::Generations, &id(201), &id(0)), None);
+        assert!(heads.graded.file.get().is_some_and(Option::is_some));
+        assert!(heads.graded.kept.lock().expect("lock").is_empty());
+        assert_eq!(
+            heads.answer(Ordered::Generations, &id(200), &id(1)),
+            Some(vec![id(1)]),
+            "answered from the file"
+        );
+        assert!(!heads.save(), "nothing new");
+        for n in 0..worth {
+            heads.answered(Ordered::Generations, id(202), id(n), &[id(2)]);
+        }
+        assert!(heads.save(), "new answers are written");
+        // The date-ordered file was never written.
+        assert!(heads.dated.kept.lock().expect("lock").is_empty());
+        assert!(heads.answer(Ordered::Dates, &id(200), &id(0)).is_none());
     }
 }

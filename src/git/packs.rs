@@ -114,19 +114,9 @@ impl DeltaBaseCache {
     }
 
     /// The object held for the entry at `offset` of pack `pack_id`, which
-    /// becomes the most recently used, and its kind.
-    fn get(&mut self, pack_id: u32, offset: u64) -> Option<(gix::objs::Kind, Shared)> {
-        self.inner
-            .get(&(pack_id, offset))
-            .map(|entry| (entry.kind, Shared::clone(&entry.data)))
-    }
-
-    /// [`get`](Self::get), with the bytes the entry took in the pack.
-    fn get_packed(
-        &mut self,
-        pack_id: u32,
-        offset: u64,
-    ) -> Option<(gix::objs::Kind, usize, Shared)> {
+    /// becomes the most recently used: its kind, the bytes it took in the
+    /// pack, and its bytes.
+    fn get(&mut self, pack_id: u32, offset: u64) -> Option<(gix::objs::Kind, usize, Shared)> {
         self.inner.get(&(pack_id, offset)).map(|entry| {
             (
                 entry.kind,
@@ -241,7 +231,7 @@ impl DecodeEntry for DeltaBaseCache {
         offset: u64,
         out: &mut Vec<u8>,
     ) -> Option<(gix::objs::Kind, usize)> {
-        let (kind, packed, data) = self.get_packed(pack_id, offset)?;
+        let (kind, packed, data) = DeltaBaseCache::get(self, pack_id, offset)?;
         copy_into(out, &data)?;
         Some((kind, packed))
     }
@@ -609,8 +599,8 @@ fn resolve(
     // Down the chain, each link's base strictly before it in the pack (so
     // the walk ends), to the first link held or the base.
     let (kind, mut base) = loop {
-        if let Some(held) = cache.get(pack.id, cursor.data_offset) {
-            break held;
+        if let Some((kind, _, held)) = cache.get(pack.id, cursor.data_offset) {
+            break (kind, held);
         }
         match cursor.header {
             Header::OfsDelta { base_distance } => {
@@ -963,13 +953,10 @@ mod tests {
         let mut cache = DeltaBaseCache::new(4096);
         let tree = Shared::new(b"tree bytes".to_vec());
         cache.put(7, 1, Shared::clone(&tree), gix::objs::Kind::Tree, 11);
-        let (kind, got) = cache.get(7, 1).expect("held");
+        let (kind, packed, got) = cache.get(7, 1).expect("held");
         assert_eq!(kind, gix::objs::Kind::Tree);
         assert!(Shared::ptr_eq(&tree, &got), "the same buffer, not a copy");
-        assert_eq!(
-            cache.get_packed(7, 1).map(|(_, packed, _)| packed),
-            Some(11)
-        );
+        assert_eq!(packed, 11);
     }
 
     #[test]
@@ -991,7 +978,7 @@ mod tests {
         let buffer = cache.buffer(1000).expect("memory");
         assert!(buffer.is_empty() && buffer.capacity() >= 1000);
         assert!(cache.free_list.is_empty(), "the kept buffer was taken");
-        assert_eq!(*cache.get(7, 3).expect("held").1, vec![3; 1000]);
+        assert_eq!(*cache.get(7, 3).expect("held").2, vec![3; 1000]);
     }
 
     /// A delta as git writes one: the base's size, the result's, then
