@@ -758,10 +758,11 @@ fn on_remote_refs(repo: &Repo, range: &RangeSpec, hidden: &[Oid], findings: &mut
     // Each refused commit, with the first remote-tracking branch (by name)
     // that holds it. With the commit-graph's levels, a branch whose tip's
     // level is below the lowest refused commit's holds none of them (a
-    // commit reaches only lower levels): it is not walked. A branch left
-    // behind long ago is otherwise walked down to where it forked (on
-    // moby/moby 0.3-0.6 s a branch, as long as git's own `rev-list`), and
-    // still is without a commit-graph.
+    // commit reaches only lower levels): it is not walked. The others are
+    // walked down to where they forked, all in one walk: without a
+    // commit-graph a branch left behind long ago takes its walk down the
+    // range's hidden side to its own date (on moby/moby 0.2-0.4 s a
+    // branch, as long as git's own `rev-list`), which one walk pays once.
     // One question for both (the commit-graph opened once): the tips'
     // levels, then the refused commits'.
     let ids: Vec<Oid> = (tracking.iter().map(|(_, tip)| *tip))
@@ -773,23 +774,45 @@ fn on_remote_refs(repo: &Repo, range: &RangeSpec, hidden: &[Oid], findings: &mut
         .into_iter()
         .collect::<Option<Vec<u32>>>()
         .and_then(|levels| levels.into_iter().min());
+    let walked: Vec<&(String, Oid)> = tracking
+        .iter()
+        .zip(tip_levels)
+        .filter(
+            |(_, level)| !matches!((lowest, level), (Some(lowest), Some(level)) if *level < lowest),
+        )
+        .map(|(branch, _)| branch)
+        .collect();
+    // The branches left are walked together, once (`Repo::reached_from`);
+    // where that walk fails (a branch whose commits are not all there),
+    // each is walked alone and one that fails is passed over.
+    let tips: Vec<Oid> = walked.iter().map(|(_, tip)| *tip).collect();
+    let answers = repo
+        .reached_from(&tips, hidden, range.tip, &refused)
+        .unwrap_or_else(|_| {
+            tips.iter()
+                .map(
+                    |&tip| match (repo.is_ancestor(range.tip, tip), repo.walk(&[tip], hidden)) {
+                        (Ok(false), Ok(commits)) => (
+                            false,
+                            commits
+                                .into_iter()
+                                .filter(|c| refused.contains(c))
+                                .collect(),
+                        ),
+                        _ => (true, Vec::new()),
+                    },
+                )
+                .collect()
+        });
     let mut held: std::collections::HashMap<Oid, String> = std::collections::HashMap::new();
-    for ((name, tip), level) in tracking.iter().zip(tip_levels) {
-        if let (Some(lowest), Some(level)) = (lowest, level)
-            && level < lowest
-        {
-            continue;
-        }
+    for ((name, _), (holds_tip, reached)) in walked.into_iter().zip(answers) {
         // A branch that holds the range's tip is the work's own (CI's
         // clone of the branch under judgement), not someone else's.
-        if !matches!(repo.is_ancestor(range.tip, *tip), Ok(false)) {
+        if holds_tip {
             continue;
         }
-        let Ok(commits) = repo.walk(&[*tip], hidden) else {
-            continue;
-        };
         let short = name.strip_prefix("refs/remotes/").unwrap_or(name);
-        for c in commits.into_iter().filter(|c| refused.contains(c)) {
+        for c in reached {
             held.entry(c).or_insert_with(|| short.to_string());
         }
     }

@@ -954,6 +954,68 @@ impl Repo {
         Ok((out, reached))
     }
 
+    /// For each of `tips`, in order: whether it reaches `tip`, and which of
+    /// `wanted` it reaches, among the commits of one walk of them all
+    /// hiding `hidden` ([`walk`](Self::walk)). Each tip's answer is what its
+    /// own walk would give: a commit a tip reaches and `hidden` does not is
+    /// reached through commits `hidden` does not reach either (an ancestor
+    /// of one of them would be reachable from `hidden`), all of which the
+    /// one walk shows; under clock skew, like `git rev-list`, a walk may
+    /// also show a few that `hidden` reaches.
+    ///
+    /// One walk instead of a walk per tip (and a search for `tip` in
+    /// each): the walks of branches left behind long ago each go down the
+    /// hidden side's history to their own date, on moby/moby without a
+    /// commit-graph 0.2–0.4 s a branch.
+    pub fn reached_from(
+        &self,
+        tips: &[Oid],
+        hidden: &[Oid],
+        tip: Oid,
+        wanted: &HashSet<Oid>,
+    ) -> Result<Vec<(bool, Vec<Oid>)>, GitError> {
+        let mut index: HashMap<gix::ObjectId, u32> = HashMap::new();
+        let mut walked: Vec<(Oid, walk::Parents)> = Vec::new();
+        self.walk_each(tips, hidden, |id, parents| {
+            index.insert(id.0, walked.len() as u32);
+            walked.push((id, parents.iter().copied().collect()));
+        })?;
+        // Each walked commit's walked parents.
+        let parents: Vec<Vec<u32>> = walked
+            .iter()
+            .map(|(_, ps)| ps.iter().filter_map(|p| index.get(p).copied()).collect())
+            .collect();
+        let place = |id: Oid| index.get(&id.0).copied();
+        let mut out = Vec::with_capacity(tips.len());
+        // Sixty-four tips at a time, a bit each, painted down the parents:
+        // a commit's bits are the tips that reach it.
+        for (chunk, group) in tips.chunks(64).enumerate() {
+            let mut bits = vec![0u64; walked.len()];
+            let mut pending: Vec<(u32, u64)> = group
+                .iter()
+                .enumerate()
+                .filter_map(|(k, t)| place(*t).map(|at| (at, 1u64 << k)))
+                .collect();
+            while let Some((at, add)) = pending.pop() {
+                let new = add & !bits[at as usize];
+                if new == 0 {
+                    continue;
+                }
+                bits[at as usize] |= new;
+                pending.extend(parents[at as usize].iter().map(|&p| (p, new)));
+            }
+            for k in 0..group.len() {
+                let bit = 1u64 << k;
+                let reaches = |id: Oid| place(id).is_some_and(|at| bits[at as usize] & bit != 0);
+                let mut found: Vec<Oid> = wanted.iter().copied().filter(|w| reaches(*w)).collect();
+                found.sort();
+                out.push((reaches(tip), found));
+            }
+            debug_assert_eq!(out.len(), chunk * 64 + group.len());
+        }
+        Ok(out)
+    }
+
     /// [`walk`](Self::walk), handing each commit of the walk and its
     /// parents to `each`, in walk order (walk.rs).
     fn walk_each(

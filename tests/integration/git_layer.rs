@@ -1073,6 +1073,77 @@ fn walk_and_ancestry_match_git_rev_list_and_merge_base() {
     );
 }
 
+/// `Repo::reached_from` (the remote-tracking branches that hold a refused
+/// commit, in one walk) answers for each branch what git answers for it
+/// alone: whether it holds the range's tip (`git merge-base
+/// --is-ancestor`) and which of the wanted commits its own `git rev-list
+/// BRANCH ^HIDDEN` lists. Seventy branches, past one word of bits.
+#[test]
+fn commits_reached_from_many_tips_in_one_walk_are_each_tips_rev_list() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = generated_history(0x4eac_4ed0);
+    let gate = open(&repo);
+    let commits: Vec<String> = all_commits(&repo).into_iter().map(|(c, _)| c).collect();
+    let mut rng = Rng::new(0x5eed);
+    let mut held = 0;
+    let mut holding_tip = 0;
+    for round in 0..4 {
+        let hidden: Vec<String> = (0..round % 3).map(|_| rng.pick(&commits).clone()).collect();
+        // The range's tip: a commit the hidden ones do not reach.
+        let tip = loop {
+            let tip = rng.pick(&commits).clone();
+            if !hidden
+                .iter()
+                .any(|h| repo.git_ok(&["merge-base", "--is-ancestor", &tip, h]))
+            {
+                break tip;
+            }
+        };
+        let branches: Vec<String> = (0..70).map(|_| rng.pick(&commits).clone()).collect();
+        let wanted: std::collections::HashSet<Oid> =
+            (0..40).map(|_| oid(rng.pick(&commits).as_str())).collect();
+        let answers = gate
+            .reached_from(
+                &branches.iter().map(|b| oid(b)).collect::<Vec<_>>(),
+                &hidden.iter().map(|h| oid(h)).collect::<Vec<_>>(),
+                oid(&tip),
+                &wanted,
+            )
+            .expect("reached_from");
+        assert_eq!(answers.len(), branches.len());
+        for (branch, (holds_tip, reached)) in branches.iter().zip(&answers) {
+            let git_holds = repo.git_ok(&["merge-base", "--is-ancestor", &tip, branch]);
+            assert_eq!(*holds_tip, git_holds, "round {round}: {branch} holds {tip}");
+            let mut args = vec!["rev-list".to_owned(), branch.clone()];
+            args.extend(hidden.iter().map(|h| format!("^{h}")));
+            args.push("--".to_owned());
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let mut expected: Vec<Oid> = repo
+                .git(&args)
+                .lines()
+                .map(oid)
+                .filter(|c| wanted.contains(c))
+                .collect();
+            expected.sort();
+            assert_eq!(reached, &expected, "round {round}: {args:?}");
+            held += reached.len();
+            holding_tip += usize::from(*holds_tip);
+        }
+    }
+    assert!(held > 100, "too few wanted commits reached: {held}");
+    assert!(
+        holding_tip > 10,
+        "too few branches holding the tip: {holding_tip}"
+    );
+    assert!(
+        gate.reached_from(&[], &[], oid(&commits[0]), &Default::default())
+            .expect("no tips")
+            .is_empty()
+    );
+}
+
 /// The graph and dates of a [`skewed_history`].
 #[derive(Clone, Copy)]
 struct Shape {
