@@ -790,18 +790,20 @@ fn on_remote_refs(repo: &Repo, range: &RangeSpec, hidden: &[Oid], findings: &mut
         .reached_from(&tips, hidden, range.tip, &refused)
         .unwrap_or_else(|_| {
             tips.iter()
-                .map(
-                    |&tip| match (repo.is_ancestor(range.tip, tip), repo.walk(&[tip], hidden)) {
-                        (Ok(false), Ok(commits)) => (
+                .map(|&tip| match repo.is_ancestor(range.tip, tip) {
+                    Ok(false) => match repo.walk(&[tip], hidden) {
+                        Ok(commits) => (
                             false,
                             commits
                                 .into_iter()
                                 .filter(|c| refused.contains(c))
                                 .collect(),
                         ),
-                        _ => (true, Vec::new()),
+                        Err(_) => (false, Vec::new()),
                     },
-                )
+                    // It holds the tip, or that cannot be told: passed over.
+                    _ => (true, Vec::new()),
+                })
                 .collect()
         });
     let mut held: std::collections::HashMap<Oid, String> = std::collections::HashMap::new();

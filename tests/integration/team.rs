@@ -712,6 +712,25 @@ fn a_refused_commit_a_remote_holds_says_whose_it_is_and_the_remedy_works() {
         "never 'add it to your scope' for someone else's commit: {check:?}"
     );
     assert!(check.said.contains("git rebase --onto"), "{check:?}");
+    // A remote-tracking branch whose commit names a parent that is not
+    // there fails the one walk of all the branches: each is then asked
+    // alone, the broken one is passed over, Bob's is still named.
+    team.sh(
+        "ada",
+        "c=$(printf 'tree %s\nparent %s\nauthor A <a@example.com> 0 +0000\ncommitter A <a@example.com> 0 +0000\n\nbroken\n' \
+             \"$(git rev-parse 'HEAD^{tree}')\" 1111111111111111111111111111111111111111 \
+           | git hash-object -t commit -w --stdin) && git update-ref refs/remotes/origin/broken \"$c\"",
+    )
+    .expect_ok("a broken remote-tracking branch");
+    let broken = check_range();
+    assert_eq!(broken.code, Some(1), "{broken:?}");
+    assert!(
+        broken.said.contains("is on origin/scratch already")
+            && !broken.said.contains("origin/broken"),
+        "a broken branch costs only its own answer: {broken:?}"
+    );
+    team.sh("ada", "git update-ref -d refs/remotes/origin/broken")
+        .expect_ok("the broken branch deleted");
     // The same with a commit-graph, whose levels let gate pass over a
     // branch that cannot hold a refused commit: Bob's branch, whose tip
     // is the refused commit itself (the same level), is still named.
