@@ -774,6 +774,8 @@ fn on_remote_refs(repo: &Repo, range: &RangeSpec, hidden: &[Oid], findings: &mut
         .into_iter()
         .collect::<Option<Vec<u32>>>()
         .and_then(|levels| levels.into_iter().min());
+    // A branch at the range's tip holds it (CI's clone of the branch under
+    // judgement): not walked, as its walk would be the whole range again.
     let walked: Vec<&(String, Oid)> = tracking
         .iter()
         .zip(tip_levels)
@@ -781,6 +783,7 @@ fn on_remote_refs(repo: &Repo, range: &RangeSpec, hidden: &[Oid], findings: &mut
             |(_, level)| !matches!((lowest, level), (Some(lowest), Some(level)) if *level < lowest),
         )
         .map(|(branch, _)| branch)
+        .filter(|(_, tip)| *tip != range.tip)
         .collect();
     // The branches left are walked together, once (`Repo::reached_from`);
     // where that walk fails (a branch whose commits are not all there),
