@@ -785,42 +785,38 @@ fn on_remote_refs(repo: &Repo, range: &RangeSpec, hidden: &[Oid], findings: &mut
         .map(|(branch, _)| branch)
         .filter(|(_, tip)| *tip != range.tip)
         .collect();
-    // The branches left are walked together, once (`Repo::reached_from`);
-    // where that walk fails (a branch whose commits are not all there),
-    // each is walked alone and one that fails is passed over.
+    // The branches left are walked together, once
+    // (`Repo::first_reached_from`); where that walk fails (a branch whose
+    // commits are not all there), each is walked alone and one that fails
+    // is passed over.
     let tips: Vec<Oid> = walked.iter().map(|(_, tip)| *tip).collect();
-    let answers = repo
-        .reached_from(&tips, hidden, range.tip, &refused)
+    let first = repo
+        .first_reached_from(&tips, hidden, range.tip, &refused)
         .unwrap_or_else(|_| {
-            tips.iter()
-                .map(|&tip| match repo.is_ancestor(range.tip, tip) {
-                    Ok(false) => match repo.walk(&[tip], hidden) {
-                        Ok(commits) => (
-                            false,
-                            commits
-                                .into_iter()
-                                .filter(|c| refused.contains(c))
-                                .collect(),
-                        ),
-                        Err(_) => (false, Vec::new()),
-                    },
-                    // It holds the tip, or that cannot be told: passed over.
-                    _ => (true, Vec::new()),
-                })
-                .collect()
+            let mut first = std::collections::HashMap::new();
+            for (at, &tip) in tips.iter().enumerate() {
+                // A branch that holds the range's tip, or where that cannot
+                // be told, is passed over.
+                if !matches!(repo.is_ancestor(range.tip, tip), Ok(false)) {
+                    continue;
+                }
+                for c in repo.walk(&[tip], hidden).unwrap_or_default() {
+                    if refused.contains(&c) {
+                        first.entry(c).or_insert(at);
+                    }
+                }
+            }
+            first
         });
-    let mut held: std::collections::HashMap<Oid, String> = std::collections::HashMap::new();
-    for ((name, _), (holds_tip, reached)) in walked.into_iter().zip(answers) {
-        // A branch that holds the range's tip is the work's own (CI's
-        // clone of the branch under judgement), not someone else's.
-        if holds_tip {
-            continue;
-        }
-        let short = name.strip_prefix("refs/remotes/").unwrap_or(name);
-        for c in reached {
-            held.entry(c).or_insert_with(|| short.to_string());
-        }
-    }
+    // A branch that holds the range's tip is the work's own (CI's clone of
+    // the branch under judgement), not someone else's: it names nothing.
+    let held: std::collections::HashMap<Oid, &str> = first
+        .into_iter()
+        .map(|(c, at)| {
+            let name = &walked[at].0;
+            (c, name.strip_prefix("refs/remotes/").unwrap_or(name))
+        })
+        .collect();
     for f in findings.iter_mut() {
         let Some(commit) = f.subject.commit.as_deref().and_then(Oid::from_hex) else {
             continue;

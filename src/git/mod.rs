@@ -954,66 +954,78 @@ impl Repo {
         Ok((out, reached))
     }
 
-    /// For each of `tips`, in order: whether it reaches `tip`, and which of
-    /// `wanted` it reaches, among the commits of one walk of them all
-    /// hiding `hidden` ([`walk`](Self::walk)). Each tip's answer is what its
-    /// own walk would give: a commit a tip reaches and `hidden` does not is
-    /// reached through commits `hidden` does not reach either (an ancestor
-    /// of one of them would be reachable from `hidden`), all of which the
-    /// one walk shows; under clock skew, like `git rev-list`, a walk may
-    /// also show a few that `hidden` reaches.
+    /// Of each of `wanted`, the first of `tips` (its place there) that
+    /// reaches it and does not reach `tip`, among the commits of one walk of
+    /// them all hiding `hidden` ([`walk`](Self::walk)); a wanted commit no
+    /// such tip reaches is not named. Each tip's reach is what its own walk
+    /// would give: a commit a tip reaches and `hidden` does not is reached
+    /// through commits `hidden` does not reach either (an ancestor of one
+    /// of them would be reachable from `hidden`), all of which the one walk
+    /// shows; under clock skew, like `git rev-list`, a walk may also show a
+    /// few that `hidden` reaches.
     ///
     /// One walk instead of a walk per tip (and a search for `tip` in
     /// each): the walks of branches left behind long ago each go down the
     /// hidden side's history to their own date, on moby/moby without a
-    /// commit-graph 0.2–0.4 s a branch.
-    pub fn reached_from(
+    /// commit-graph 0.2–0.4 s a branch. Only the first tip is kept for a
+    /// commit, not every tip's list: with hundreds of branches holding a
+    /// whole refused history those lists were hundreds of megabytes.
+    pub fn first_reached_from(
         &self,
         tips: &[Oid],
         hidden: &[Oid],
         tip: Oid,
         wanted: &HashSet<Oid>,
-    ) -> Result<Vec<(bool, Vec<Oid>)>, GitError> {
+    ) -> Result<HashMap<Oid, usize>, GitError> {
         let mut index: HashMap<gix::ObjectId, u32> = HashMap::new();
-        let mut walked: Vec<(Oid, walk::Parents)> = Vec::new();
+        let mut walked: Vec<walk::Parents> = Vec::new();
         self.walk_each(tips, hidden, |id, parents| {
             index.insert(id.0, walked.len() as u32);
-            walked.push((id, parents.iter().copied().collect()));
+            walked.push(parents.iter().copied().collect());
         })?;
-        // Each walked commit's walked parents.
+        // Each walked commit's walked parents (a parent is walked after it).
         let parents: Vec<Vec<u32>> = walked
             .iter()
-            .map(|(_, ps)| ps.iter().filter_map(|p| index.get(p).copied()).collect())
+            .map(|ps| ps.iter().filter_map(|p| index.get(p).copied()).collect())
             .collect();
-        let place = |id: Oid| index.get(&id.0).copied();
-        let mut out = Vec::with_capacity(tips.len());
-        // Sixty-four tips at a time, a bit each, painted down the parents:
-        // a commit's bits are the tips that reach it.
+        let place = |id: Oid| index.get(&id.0).map(|&at| at as usize);
+        // Wanted commits the walk shows: no tip reaches the others.
+        let mut left: Vec<(Oid, usize)> = wanted
+            .iter()
+            .filter_map(|&w| place(w).map(|at| (w, at)))
+            .collect();
+        let mut first = HashMap::new();
+        // Sixty-four tips at a time, in order, a bit each, painted down the
+        // parents: a commit's bits are the tips that reach it.
         for (chunk, group) in tips.chunks(64).enumerate() {
+            if left.is_empty() {
+                break;
+            }
             let mut bits = vec![0u64; walked.len()];
-            let mut pending: Vec<(u32, u64)> = group
+            let mut pending: Vec<(usize, u64)> = group
                 .iter()
                 .enumerate()
                 .filter_map(|(k, t)| place(*t).map(|at| (at, 1u64 << k)))
                 .collect();
             while let Some((at, add)) = pending.pop() {
-                let new = add & !bits[at as usize];
+                let new = add & !bits[at];
                 if new == 0 {
                     continue;
                 }
-                bits[at as usize] |= new;
-                pending.extend(parents[at as usize].iter().map(|&p| (p, new)));
+                bits[at] |= new;
+                pending.extend(parents[at].iter().map(|&p| (p as usize, new)));
             }
-            for k in 0..group.len() {
-                let bit = 1u64 << k;
-                let reaches = |id: Oid| place(id).is_some_and(|at| bits[at as usize] & bit != 0);
-                let mut found: Vec<Oid> = wanted.iter().copied().filter(|w| reaches(*w)).collect();
-                found.sort();
-                out.push((reaches(tip), found));
-            }
-            debug_assert_eq!(out.len(), chunk * 64 + group.len());
+            let holding_tip = place(tip).map_or(0, |at| bits[at]);
+            left.retain(|&(w, at)| {
+                let by = bits[at] & !holding_tip;
+                if by == 0 {
+                    return true;
+                }
+                first.insert(w, chunk * 64 + by.trailing_zeros() as usize);
+                false
+            });
         }
-        Ok(out)
+        Ok(first)
     }
 
     /// [`walk`](Self::walk), handing each commit of the walk and its
