@@ -617,6 +617,85 @@ impl<'r> Bases<'r> {
         Ok(Some(kept.into_iter().map(|n| self.id(n)).collect()))
     }
 
+    /// Of `unsettled`, candidates for merge bases below a range that no
+    /// candidate reaches through it (src/git/landing.rs, `Several`), those
+    /// no other candidate reaches: one walk down from `frontier` (where the
+    /// range's candidates leave it) and the unsettled ones' parents, newest
+    /// first, each commit once. It stops once every one is reached, or,
+    /// when no other candidate is a base (`alone`), once one is left: one
+    /// of them is a base. Exact in any order, dates only choose what is
+    /// read first. `None` once it has walked `budget` commits with neither:
+    /// the caller then searches.
+    pub(super) fn settle(
+        &mut self,
+        unsettled: &[gix::ObjectId],
+        frontier: &[gix::ObjectId],
+        alone: bool,
+        budget: usize,
+        context: &dyn Fn() -> String,
+    ) -> Result<Option<Vec<gix::ObjectId>>, GitError> {
+        let walked = (|| {
+            let mut targets = Vec::with_capacity(unsettled.len());
+            for &id in unsettled {
+                targets.push(self.number(id, context)?);
+            }
+            let mut left = targets.len();
+            let mut queue: BinaryHeap<(i64, u32)> = BinaryHeap::new();
+            let mut parents = Vec::new();
+            // Mark `n` reached and queue it, once.
+            fn reach(
+                this: &mut Bases<'_>,
+                n: u32,
+                targets: &[u32],
+                left: &mut usize,
+                queue: &mut BinaryHeap<(i64, u32)>,
+            ) {
+                if this.mark(n) & STALE == 0 {
+                    this.set(n, STALE);
+                    if targets.contains(&n) {
+                        *left -= 1;
+                    }
+                    queue.push((this.time(n), n));
+                }
+            }
+            for &id in frontier {
+                let n = self.number(id, context)?;
+                reach(self, n, &targets, &mut left, &mut queue);
+            }
+            for &t in &targets {
+                parents.clear();
+                self.parents(t, &mut parents, context)?;
+                for &p in &parents {
+                    reach(self, p, &targets, &mut left, &mut queue);
+                }
+            }
+            let mut walked = 0;
+            while left > 0 && !(alone && left == 1) {
+                let Some((_, n)) = queue.pop() else {
+                    break;
+                };
+                if walked == budget {
+                    return Ok(None);
+                }
+                walked += 1;
+                parents.clear();
+                self.parents(n, &mut parents, context)?;
+                for &p in &parents {
+                    reach(self, p, &targets, &mut left, &mut queue);
+                }
+            }
+            Ok(Some(
+                targets
+                    .iter()
+                    .filter(|&&n| self.mark(n) & STALE == 0)
+                    .map(|&n| self.id(n))
+                    .collect(),
+            ))
+        })();
+        self.clear();
+        walked
+    }
+
     /// git's `paint_down_to_common`: the common ancestors of `one` and
     /// `twos` reached before any older one, newest first, marks left set
     /// for the caller to read and clear. Stops below `min_generation`.
@@ -1090,6 +1169,42 @@ mod tests {
                 .is_empty()
         );
         assert_eq!(heads.get(&id(5)).map(|h| h.parents.len()), Some(1));
+    }
+
+    /// Candidates below a range are settled by a walk that stops once one
+    /// is left alone, once every one is reached, or at its budget.
+    #[test]
+    fn candidates_below_a_range_are_settled_by_one_walk() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let repo = gix::init_bare(dir.path()).expect("init");
+        let packs = std::cell::RefCell::new(super::super::packs::Packs::new(&repo, 1 << 20));
+        // A chain 1 <- 2 <- ... <- 10, and 20 on 1.
+        let heads = Arc::new(Heads::default());
+        put(&heads, 1, 10, &[]);
+        for n in 2..=10 {
+            put(&heads, n, i64::from(n) * 10, &[n - 1]);
+        }
+        put(&heads, 20, 25, &[1]);
+        let context = || "the test".to_owned();
+        let mut bases = Bases::new(&repo, &packs, HashSet::new()).with_heads(Some(heads.clone()));
+        let mut settle = |unsettled: &[u8], frontier: &[u8], alone: bool, budget: usize| {
+            let ids = |ns: &[u8]| ns.iter().map(|&n| id(n)).collect::<Vec<_>>();
+            bases
+                .settle(&ids(unsettled), &ids(frontier), alone, budget, &context)
+                .expect("settled")
+                .map(|found| found.iter().map(|i| i.as_bytes()[0]).collect::<Vec<u8>>())
+        };
+        // 9 reaches 4 in four steps: 9 is left alone.
+        assert_eq!(settle(&[9, 4], &[], true, 4), Some(vec![9]));
+        assert_eq!(settle(&[9, 4], &[], true, 3), None, "past the budget");
+        // With another base known, 4 must be reached: from 5, in one.
+        assert_eq!(settle(&[4], &[5], false, 1), Some(vec![]));
+        // 10 and 20 reach neither: both, once their history is walked.
+        assert_eq!(settle(&[10, 20], &[], true, 100), Some(vec![10, 20]));
+        // From the frontier 20, 2 is never reached.
+        assert_eq!(settle(&[2], &[20], false, 100), Some(vec![2]));
+        // Each walk cleared its marks: the first answer again.
+        assert_eq!(settle(&[9, 4], &[], true, 4), Some(vec![9]));
     }
 
     /// What one run read is kept in the commit cache for the next: a new

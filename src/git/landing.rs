@@ -22,9 +22,19 @@
 //! or the base would not be a base). Where there is one, it is the merge
 //! base; where there are several, some may sit below others (a topic that
 //! merged the line, a subtree whose contributors forked from old commits),
-//! and the bases are those no other reaches (`Bases::reduce`, one walk down
-//! to the lowest of them), or, without generation numbers, the merge is
-//! searched as before.
+//! and the bases are those no other reaches.
+//!
+//! Which candidate reaches which is mostly told by the range itself
+//! ([`Several`]): a path from one commit of the range to another stays in
+//! it, and a line commit `mj` reaches every commit of landing `j` or lower,
+//! the bottom and so every commit outside the range. So a walk from the
+//! candidates' parents goes only through commits off the line (a topic's
+//! own), stops at each line commit it meets, and settles every candidate in
+//! the range; and every candidate outside it, unless no candidate reaches
+//! the bottom and the bottom is not one of them (a subtree's contributors
+//! forking from its old commits, as gitk's do). Those are left to a walk
+//! below the range from where the range's candidates leave it
+//! (`Bases::settle`), or with generation numbers to `Bases::reduce`.
 //!
 //! A commit outside the range counts as landing before `m1`, in the
 //! ancestry of the line's bottom `m1`'s first parent: true when every
@@ -42,6 +52,7 @@ use std::sync::{Arc, Condvar, Mutex};
 #[derive(Debug, Default)]
 pub(super) struct Landing {
     candidates: HashMap<gix::ObjectId, Box<[gix::ObjectId]>>,
+    several: HashMap<gix::ObjectId, Several>,
 }
 
 impl Landing {
@@ -52,6 +63,28 @@ impl Landing {
     pub(super) fn candidates(&self, id: &gix::oid) -> Option<&[gix::ObjectId]> {
         self.candidates.get(id).map(|c| &c[..])
     }
+
+    /// Of line merge `id`'s several candidates, what the range settles:
+    /// `None` where there are fewer than two.
+    pub(super) fn several(&self, id: &gix::oid) -> Option<&Several> {
+        self.several.get(id)
+    }
+}
+
+/// A line merge's several candidates, as far as the range tells which
+/// reaches which (see the module's comment).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Several {
+    /// Candidates no other one reaches: merge bases.
+    pub(super) bases: Box<[gix::ObjectId]>,
+    /// Candidates outside the range no candidate reaches through it, below
+    /// a bottom no candidate reaches: each is a base unless another
+    /// candidate reaches it below the range.
+    pub(super) unsettled: Box<[gix::ObjectId]>,
+    /// The commits outside the range that the candidates in it reach
+    /// through it: with the unsettled candidates' parents, where a walk
+    /// below the range that settles them starts.
+    pub(super) frontier: Box<[gix::ObjectId]>,
 }
 
 /// The bottom of the tip's first-parent line in the range: the first parent
@@ -76,9 +109,11 @@ pub(super) fn bottom(
 /// The landing of the range whose commits are `parents` (each walked
 /// commit's parents, `index` its place there) on `tip`'s first-parent line:
 /// `None` when `tip` is not in the range. The caller has checked the
-/// hidden commits against [`bottom`].
+/// hidden commits against `bottom` ([`bottom`]'s answer): each is it or
+/// one of its ancestors.
 pub(super) fn landing(
     tip: gix::ObjectId,
+    bottom: Option<gix::ObjectId>,
     parents: &[super::walk::Parents],
     index: &HashMap<gix::ObjectId, usize>,
 ) -> Option<Landing> {
@@ -95,7 +130,17 @@ pub(super) fn landing(
     }
     let mut landed = vec![NONE; parents.len()];
     let mut candidates = HashMap::new();
+    let mut several = HashMap::new();
     let mut stack = Vec::new();
+    let mut settling = Settling {
+        bottom,
+        line_at: vec![0; parents.len()],
+        seen: vec![0; parents.len()],
+        stack: Vec::new(),
+    };
+    for (k, &at) in line.iter().rev().enumerate() {
+        settling.line_at[at] = k as u32 + 1;
+    }
     for (k, &at) in line.iter().rev().enumerate() {
         // Landing 0 is outside the range; the line starts at 1.
         let k = k as u32 + 1;
@@ -143,10 +188,111 @@ pub(super) fn landing(
         if parents[at].len() == 2
             && let Some(id) = ids[at]
         {
+            if found.len() > 1 {
+                several.insert(id, settling.settle(k, &found, parents, index, &landed));
+            }
             candidates.insert(id, found.into_boxed_slice());
         }
     }
-    Some(Landing { candidates })
+    Some(Landing {
+        candidates,
+        several,
+    })
+}
+
+/// What settling a line merge's several candidates needs of the range.
+struct Settling {
+    /// The line's bottom: every commit outside the range is it or below it.
+    bottom: Option<gix::ObjectId>,
+    /// Each line commit's place on the line (1 for the oldest), 0 off it.
+    line_at: Vec<u32>,
+    /// The line merge whose walk last met each commit (its place).
+    seen: Vec<u32>,
+    stack: Vec<usize>,
+}
+
+impl Settling {
+    /// Of line merge `k`'s `candidates` (common ancestors of its parents,
+    /// each of landing below `k` or outside the range), which no other
+    /// reaches, as far as the range tells: one walk from the candidates'
+    /// parents through the commits off the line, stopping at each line
+    /// commit (which reaches all of lower landing and the bottom) and at
+    /// the range's edge.
+    fn settle(
+        &mut self,
+        k: u32,
+        candidates: &[gix::ObjectId],
+        parents: &[super::walk::Parents],
+        index: &HashMap<gix::ObjectId, usize>,
+        landed: &[u32],
+    ) -> Several {
+        // The highest line commit the walk met (0: none), whether it met
+        // the bottom, and the commits outside the range it met.
+        let mut line_met = 0;
+        let mut bottom_met = false;
+        let mut frontier: Vec<gix::ObjectId> = Vec::new();
+        let mut meet = |id: &gix::ObjectId, this: &mut Self| match index.get(id) {
+            Some(&i) => {
+                if this.seen[i] != k {
+                    this.seen[i] = k;
+                    match this.line_at[i] {
+                        0 => this.stack.push(i),
+                        j => {
+                            line_met = line_met.max(j);
+                            bottom_met = true;
+                        }
+                    }
+                }
+            }
+            None => {
+                bottom_met |= this.bottom == Some(*id);
+                if !frontier.contains(id) {
+                    frontier.push(*id);
+                }
+            }
+        };
+        for c in candidates {
+            if let Some(&i) = index.get(c) {
+                for p in &parents[i] {
+                    meet(p, self);
+                }
+            }
+        }
+        while let Some(i) = self.stack.pop() {
+            for p in &parents[i] {
+                meet(p, self);
+            }
+        }
+        let outside = candidates.iter().filter(|c| !index.contains_key(*c));
+        // A candidate in the range is reached only through the range: met
+        // off the line, or of landing up to the highest line commit met.
+        let mut bases: Vec<gix::ObjectId> = candidates
+            .iter()
+            .filter(|c| index.contains_key(*c))
+            .filter(|c| {
+                let i = index[*c];
+                self.seen[i] != k && landed[i] > line_met
+            })
+            .copied()
+            .collect();
+        let mut unsettled = Vec::new();
+        if bottom_met {
+            // Every commit outside the range is reached.
+        } else if let Some(bottom) = self.bottom.filter(|b| candidates.contains(b)) {
+            // The bottom, unreached, stands above every other outside.
+            bases.push(bottom);
+        } else {
+            unsettled.extend(outside.filter(|c| !frontier.contains(c)).copied());
+        }
+        if unsettled.is_empty() {
+            frontier.clear();
+        }
+        Several {
+            bases: bases.into_boxed_slice(),
+            unsettled: unsettled.into_boxed_slice(),
+            frontier: frontier.into_boxed_slice(),
+        }
+    }
 }
 
 /// A [`Landing`] handed from the walk to the diff threads, which start
@@ -199,6 +345,15 @@ mod tests {
         gix::ObjectId::from_bytes_or_panic(&[n; 20])
     }
 
+    /// The landing with the line's bottom as the range gives it.
+    fn land(
+        tip: gix::ObjectId,
+        parents: &[super::super::walk::Parents],
+        index: &HashMap<gix::ObjectId, usize>,
+    ) -> Option<Landing> {
+        landing(tip, bottom(tip, parents, index).flatten(), parents, index)
+    }
+
     /// A range from `(commit, parents)` pairs in walk order (newest first).
     fn range(
         commits: &[(u8, &[u8])],
@@ -223,7 +378,7 @@ mod tests {
         // 1 (outside) - 2 - 3 - 6 (merge of 5)
         //                \- 4 - 5
         let (parents, index) = range(&[(6, &[3, 5]), (5, &[4]), (4, &[2]), (3, &[2]), (2, &[1])]);
-        let landing = landing(id(6), &parents, &index).expect("tip in range");
+        let landing = land(id(6), &parents, &index).expect("tip in range");
         assert_eq!(landing.candidates(&id(6)), Some(&[id(2)][..]));
     }
 
@@ -231,7 +386,7 @@ mod tests {
     fn a_topic_forked_below_the_range_stands_on_a_commit_outside_it() {
         // 1 (outside) - 2 - 4 (merge of 3); 3's parent is 1.
         let (parents, index) = range(&[(4, &[2, 3]), (3, &[1]), (2, &[1])]);
-        let landing = landing(id(4), &parents, &index).expect("tip in range");
+        let landing = land(id(4), &parents, &index).expect("tip in range");
         assert_eq!(landing.candidates(&id(4)), Some(&[id(1)][..]));
         assert_eq!(bottom(id(4), &parents, &index), Some(Some(id(1))));
     }
@@ -240,7 +395,7 @@ mod tests {
     fn a_second_parent_the_line_already_reaches_is_the_base() {
         // 2 - 3 - 4 (merge of 2, already below 3)
         let (parents, index) = range(&[(4, &[3, 2]), (3, &[2]), (2, &[1])]);
-        let landing = landing(id(4), &parents, &index).expect("tip in range");
+        let landing = land(id(4), &parents, &index).expect("tip in range");
         assert_eq!(landing.candidates(&id(4)), Some(&[id(2)][..]));
     }
 
@@ -257,7 +412,7 @@ mod tests {
             (10, &[]),
             (2, &[1]),
         ]);
-        let landing = landing(id(7), &parents, &index).expect("tip in range");
+        let landing = land(id(7), &parents, &index).expect("tip in range");
         assert_eq!(
             landing.candidates(&id(3)),
             Some(&[][..]),
@@ -278,19 +433,109 @@ mod tests {
             (3, &[2]),
             (2, &[1]),
         ]);
-        let landing = landing(id(8), &parents, &index).expect("tip in range");
+        let landing = land(id(8), &parents, &index).expect("tip in range");
         let mut found = landing.candidates(&id(8)).expect("a line merge").to_vec();
         found.sort();
         assert_eq!(found, vec![id(2), id(3)], "2 sits below 3: reduced later");
         assert_eq!(landing.candidates(&id(6)), None, "off the line");
     }
 
+    fn several(landing: &Landing, merge: u8) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+        let several = landing.several(&id(merge)).expect("several candidates");
+        let numbers = |ids: &[gix::ObjectId]| {
+            let mut n: Vec<u8> = ids.iter().map(|i| i.as_bytes()[0]).collect();
+            n.sort();
+            n
+        };
+        (
+            numbers(&several.bases),
+            numbers(&several.unsettled),
+            numbers(&several.frontier),
+        )
+    }
+
+    #[test]
+    fn a_line_commit_among_the_candidates_settles_all_below_it() {
+        // Line 2 - 3 - 4 - 8; topic 5 (on 2) - 6 (merges 3) - 7; 8 merges 7.
+        // 3 reaches 2 and the bottom 1.
+        let (parents, index) = range(&[
+            (8, &[4, 7]),
+            (7, &[6]),
+            (6, &[5, 3]),
+            (5, &[2]),
+            (4, &[3]),
+            (3, &[2]),
+            (2, &[1]),
+        ]);
+        let landing = land(id(8), &parents, &index).expect("tip in range");
+        assert_eq!(several(&landing, 8), (vec![3], vec![], vec![]));
+    }
+
+    #[test]
+    fn topics_that_reach_no_candidate_are_all_bases() {
+        // Line 2 - 3 - 4 - 9. Topic 5 (on 2) and topic 6 (on 3) are merged
+        // into 7 and 8, which cross-merge them (a criss-cross off the
+        // line): 9 merges 8, which stands on 5 and 6 (of lower
+        // landing: 4 merged 7, which holds them).
+        let (parents, index) = range(&[
+            (9, &[4, 8]),
+            (8, &[6, 5]),
+            (4, &[3, 7]),
+            (7, &[5, 6]),
+            (6, &[3]),
+            (5, &[2]),
+            (3, &[2]),
+            (2, &[1]),
+        ]);
+        let landing = land(id(9), &parents, &index).expect("tip in range");
+        // 5 and 6 landed at 4 with 7; neither reaches the other. The walk
+        // meets line commits 2 and 3: the bottom is reached.
+        assert_eq!(several(&landing, 9), (vec![5, 6], vec![], vec![]));
+    }
+
+    #[test]
+    fn outside_candidates_are_settled_by_the_bottom_or_left_with_a_frontier() {
+        // The bottom 1 stands on 11 and 10, a history of its own outside
+        // the range (11 on 10). Line 2 (on 1) - 3 - 4 - 5.
+        // 3 merges 20 (on 10).
+        // 4 merges 21 (on 20 and 11): candidates 20 (in the range, off the
+        //   line, reaching 10 only) and 11 (outside): 11 is unsettled, and
+        //   the walk below starts from 10.
+        // 5 merges 22 (on 1 and 11): 1, the bottom, is a base and 11 below
+        //   it is not.
+        let (parents, index) = range(&[
+            (5, &[4, 22]),
+            (22, &[1, 11]),
+            (4, &[3, 21]),
+            (21, &[20, 11]),
+            (3, &[2, 20]),
+            (20, &[10]),
+            (2, &[1]),
+        ]);
+        let landing = land(id(5), &parents, &index).expect("tip in range");
+        assert_eq!(several(&landing, 4), (vec![20], vec![11], vec![10]));
+        assert_eq!(several(&landing, 5), (vec![1], vec![], vec![]));
+        // 23 (on 11 and 10) merged with 24 (on 2 and 10): candidates 2, 10
+        // and 11; the walk from 2 meets the bottom, so every outside
+        // candidate is reached.
+        let (parents, index) = range(&[
+            (6, &[2, 25]),
+            (25, &[23, 24]),
+            (24, &[2, 10]),
+            (23, &[11, 10]),
+            (2, &[1]),
+        ]);
+        let landing = land(id(6), &parents, &index).expect("tip in range");
+        assert_eq!(landing.candidates(&id(6)).map(<[_]>::len), Some(3));
+        assert_eq!(several(&landing, 6), (vec![2], vec![], vec![]));
+    }
+
     #[test]
     fn an_octopus_is_left_to_the_search_and_a_tip_outside_has_no_landing() {
         let (parents, index) = range(&[(5, &[2, 3, 4]), (4, &[1]), (3, &[1]), (2, &[1])]);
-        let landing = landing(id(5), &parents, &index).expect("tip in range");
+        let landing = land(id(5), &parents, &index).expect("tip in range");
         assert_eq!(landing.candidates(&id(5)), None);
-        assert!(super::landing(id(9), &parents, &index).is_none());
+        assert!(land(id(9), &parents, &index).is_none());
         assert_eq!(bottom(id(9), &parents, &index), None);
     }
 
@@ -298,7 +543,7 @@ mod tests {
     fn a_line_down_to_a_root_has_no_bottom() {
         let (parents, index) = range(&[(3, &[2]), (2, &[])]);
         assert_eq!(bottom(id(3), &parents, &index), Some(None));
-        let landing = landing(id(3), &parents, &index).expect("tip in range");
+        let landing = land(id(3), &parents, &index).expect("tip in range");
         assert!(landing.candidates.is_empty(), "no merge");
     }
 

@@ -383,6 +383,12 @@ pub struct Repo {
 /// How many commit trees a handle remembers (flat memory over any range).
 const KNOWN_TREES: usize = 1024;
 
+/// How many commits below a range a line merge's walk for candidates the
+/// range leaves unsettled may read before the merge is searched instead
+/// (src/git/landing.rs): where no candidate reaches another, that walk
+/// reads all their history, which the search may not.
+const SETTLE_BUDGET: usize = 16_384;
+
 /// How much memory the object cache may use: tree diffs over long histories
 /// read the same trees again and again (see GIX-NOTES, pitfall 5). Measured
 /// on a 10,000-commit history: 4 MiB is as fast as 64 MiB for consecutive
@@ -1283,20 +1289,42 @@ impl Repo {
 
     /// The merge bases of line merge `id` from the walk's landing
     /// (src/git/landing.rs): its one candidate, or of several those no
-    /// other reaches; `None` where the landing does not tell (off the
-    /// line, an octopus, several candidates without generation numbers).
+    /// other reaches, as the range settles them, else with the
+    /// commit-graph's generations, else by a walk below the range;
+    /// `None` where the landing does not tell (off the line, an octopus,
+    /// that walk longer than [`SETTLE_BUDGET`]).
     fn landed_bases(
         landing: &landing::Landing,
         id: Oid,
         graph: &mut bases::Bases<'_>,
     ) -> Result<Option<Vec<gix::ObjectId>>, GitError> {
-        match landing.candidates(&id.0) {
-            None => Ok(None),
-            Some(one @ [] | one @ [_]) => Ok(Some(one.to_vec())),
-            Some(several) => graph.reduce(several, &|| {
-                format!("finding the merge bases of merge {id}'s parents")
-            }),
+        let context = || format!("finding the merge bases of merge {id}'s parents");
+        let several = match landing.candidates(&id.0) {
+            None => return Ok(None),
+            Some(one @ [] | one @ [_]) => return Ok(Some(one.to_vec())),
+            Some(several) => several,
+        };
+        let Some(settled) = landing.several(&id.0) else {
+            return graph.reduce(several, &context);
+        };
+        if settled.unsettled.is_empty() {
+            return Ok(Some(settled.bases.to_vec()));
         }
+        if let Some(reduced) = graph.reduce(several, &context)? {
+            return Ok(Some(reduced));
+        }
+        let below = graph.settle(
+            &settled.unsettled,
+            &settled.frontier,
+            settled.bases.is_empty(),
+            SETTLE_BUDGET,
+            &context,
+        )?;
+        Ok(below.map(|mut below| {
+            let mut bases = settled.bases.to_vec();
+            bases.append(&mut below);
+            bases
+        }))
     }
 
     /// Commit `id`'s tree, parents and message.
@@ -1676,7 +1704,8 @@ impl Repo {
         parents: &[walk::Parents],
         index: &HashMap<gix::ObjectId, usize>,
     ) -> Option<landing::Landing> {
-        let below = match landing::bottom(tip, parents, index)? {
+        let bottom = landing::bottom(tip, parents, index)?;
+        let below = match bottom {
             // The line starts at a root: only a range that hides nothing
             // has nothing outside it.
             None => hidden.is_empty(),
@@ -1687,7 +1716,7 @@ impl Repo {
         if !below {
             return None;
         }
-        landing::landing(tip, parents, index)
+        landing::landing(tip, bottom, parents, index)
     }
 
     /// Staged changes: the index against HEAD's tree (the empty tree when
@@ -2501,6 +2530,21 @@ impl WalkedChanges<'_> {
             }
         }
         Ok(Some(out))
+    }
+
+    /// Of the line merges the landing answers for, how many have several
+    /// candidates, and how many of those the range leaves to a walk below
+    /// it (src/git/landing.rs, `Several`).
+    pub fn landing_several(&self) -> Option<(usize, usize)> {
+        let landing = self.landing.as_ref().and_then(|shared| shared.get())?;
+        let mut counts = (0, 0);
+        for id in self.commits.iter() {
+            if let Some(several) = landing.several(&id.0) {
+                counts.0 += 1;
+                counts.1 += usize::from(!several.unsettled.is_empty());
+            }
+        }
+        Some(counts)
     }
 
     /// Every commit of the range, in walk order (newest first), shared.
