@@ -1,5 +1,5 @@
-//! The merge bases of a range's main-line merges, read off the walked range
-//! itself: no search.
+//! The merge bases of a range's two-parent merges, read off the walked
+//! range itself: no search.
 //!
 //! Every merge a range inspects needs the merge bases of its parents
 //! (decision 0023). Searched one merge at a time (src/git/bases.rs), the
@@ -36,6 +36,18 @@
 //! below the range from where the range's candidates leave it
 //! (`Bases::settle`), or with generation numbers to `Bases::reduce`.
 //!
+//! A merge off the line (a topic merging another, or the line into
+//! itself) gets its candidates the same way (`Settling::off_line`): what
+//! its first parent reaches is its walk through the commits off the line,
+//! every commit of landing up to the highest line commit that walk meets,
+//! and, outside the range, what it meets there (all of it, past the
+//! bottom); a walk from its second parent through commits the first does
+//! not reach stops at the common ancestors it meets, and at a line commit
+//! the first does not reach, which stands above what the first parent
+//! holds of landing up to it. Where the range cannot tell (the walk meets
+//! a commit outside the range the first parent may reach below it), the
+//! merge is searched.
+//!
 //! A commit outside the range counts as landing before `m1`, in the
 //! ancestry of the line's bottom `m1`'s first parent: true when every
 //! hidden commit is that commit or one of its ancestors (the usual range,
@@ -57,15 +69,15 @@ pub(super) struct Landing {
 
 impl Landing {
     /// The commits the merge bases of merge `id`'s two parents are among:
-    /// `None` for a merge off the line or an octopus. One is the merge
-    /// base; none means no shared history; of several, those no other
-    /// reaches are.
+    /// `None` for an octopus, or a merge off the line the range cannot
+    /// tell. One is the merge base; none means no shared history; of
+    /// several, those no other reaches are.
     pub(super) fn candidates(&self, id: &gix::oid) -> Option<&[gix::ObjectId]> {
         self.candidates.get(id).map(|c| &c[..])
     }
 
-    /// Of line merge `id`'s several candidates, what the range settles:
-    /// `None` where there are fewer than two.
+    /// Of merge `id`'s several candidates, what the range settles: `None`
+    /// where there are fewer than two.
     pub(super) fn several(&self, id: &gix::oid) -> Option<&Several> {
         self.several.get(id)
     }
@@ -117,81 +129,90 @@ pub(super) fn landing(
     parents: &[super::walk::Parents],
     index: &HashMap<gix::ObjectId, usize>,
 ) -> Option<Landing> {
+    let tip = u32::try_from(*index.get(&tip)?).ok()?;
+    let graph = Graph::new(parents, index)?;
     // The line, newest first.
-    let mut line = vec![*index.get(&tip)?];
-    while let Some(&next) = parents[*line.last()?].first().and_then(|p| index.get(p)) {
+    let mut line = vec![tip];
+    while let Some(&next) = graph.parents(*line.last()?).first() {
+        if !graph.inside(next) {
+            break;
+        }
         line.push(next);
     }
+    line.reverse();
     /// Not reached by the line yet.
     const NONE: u32 = u32::MAX;
-    let mut ids = vec![None; parents.len()];
-    for (id, &i) in index {
-        ids[i] = Some(*id);
-    }
-    let mut landed = vec![NONE; parents.len()];
+    let mut landed = vec![NONE; graph.ids.len()];
     let mut candidates = HashMap::new();
     let mut several = HashMap::new();
     let mut stack = Vec::new();
+    let nodes = graph.nodes();
     let mut settling = Settling {
-        bottom,
-        line_at: vec![0; parents.len()],
-        seen: vec![0; parents.len()],
+        bottom: bottom.and_then(|b| graph.node(&b)),
+        line_at: vec![0; graph.ids.len()],
+        line: line.clone(),
+        seen: vec![0; nodes],
+        reached: vec![0; nodes],
+        stamp: 0,
         stack: Vec::new(),
+        budget: OFF_LINE_BUDGET.max(64 * nodes),
     };
-    for (k, &at) in line.iter().rev().enumerate() {
-        settling.line_at[at] = k as u32 + 1;
+    for (k, &at) in line.iter().enumerate() {
+        settling.line_at[at as usize] = k as u32 + 1;
     }
-    for (k, &at) in line.iter().rev().enumerate() {
+    for (k, &at) in line.iter().enumerate() {
         // Landing 0 is outside the range; the line starts at 1.
         let k = k as u32 + 1;
-        landed[at] = k;
-        let mut found: Vec<gix::ObjectId> = Vec::new();
+        landed[at as usize] = k;
+        let mut found: Vec<u32> = Vec::new();
         // A commit of lower landing, or outside the range, met from the
         // other parents: a common ancestor.
-        let mut meet = |id: &gix::ObjectId, landed: &[u32]| match index.get(id) {
-            Some(&i) if landed[i] == NONE || landed[i] == k => false,
-            _ => {
-                if !found.contains(id) {
-                    found.push(*id);
-                }
-                true
+        let mut meet = |p: u32, landed: &[u32]| {
+            if graph.inside(p) && matches!(landed[p as usize], NONE) {
+                return false;
             }
+            if graph.inside(p) && landed[p as usize] == k {
+                return false;
+            }
+            if !found.contains(&p) {
+                found.push(p);
+            }
+            true
         };
-        for other in parents[at].iter().skip(1) {
+        for &other in graph.parents(at).iter().skip(1) {
             if meet(other, &landed) {
                 continue;
             }
-            let Some(&start) = index.get(other) else {
-                continue;
-            };
-            if landed[start] == k {
+            if landed[other as usize] == k {
                 continue;
             }
-            landed[start] = k;
-            stack.push(start);
+            landed[other as usize] = k;
+            stack.push(other);
             while let Some(i) = stack.pop() {
-                for p in &parents[i] {
+                for &p in graph.parents(i) {
                     if meet(p, &landed) {
                         continue;
                     }
-                    if let Some(&j) = index.get(p)
-                        && landed[j] == NONE
-                    {
-                        landed[j] = k;
-                        stack.push(j);
+                    if landed[p as usize] == NONE {
+                        landed[p as usize] = k;
+                        stack.push(p);
                     }
                 }
             }
         }
         // An octopus's later parents are each merged on the ones before:
         // left to the search.
-        if parents[at].len() == 2
-            && let Some(id) = ids[at]
+        if graph.parents(at).len() == 2 {
+            settling.put(&graph, at, found, &landed, &mut candidates, &mut several);
+        }
+    }
+    // The merges off the line, once every commit has its landing.
+    for at in 0..graph.ids.len() as u32 {
+        if let [a, b] = *graph.parents(at)
+            && settling.line_at[at as usize] == 0
+            && let Some(found) = settling.off_line(&graph, a, b, &landed)
         {
-            if found.len() > 1 {
-                several.insert(id, settling.settle(k, &found, parents, index, &landed));
-            }
-            candidates.insert(id, found.into_boxed_slice());
+            settling.put(&graph, at, found, &landed, &mut candidates, &mut several);
         }
     }
     Some(Landing {
@@ -200,80 +221,203 @@ pub(super) fn landing(
     })
 }
 
-/// What settling a line merge's several candidates needs of the range.
+/// How many commits the two walks for one merge off the line may meet
+/// before it is left to the search (a merge on a long-lived branch off the
+/// line, git/git's `maint`, whose own history meets the line only at old
+/// releases); all of them together may meet 64 times the range's commits.
+const OFF_LINE_BUDGET: usize = 2048;
+
+/// The range's commits and the parents outside it, numbered: a commit of
+/// the range is its place in the walk, one outside comes after them all.
+struct Graph {
+    /// The range's commits by place.
+    ids: Vec<gix::ObjectId>,
+    /// The parents outside the range, from `ids.len()` on.
+    outside: Vec<gix::ObjectId>,
+    outside_at: HashMap<gix::ObjectId, u32>,
+    /// Where each commit's parents start in `edges` (one more at the end).
+    starts: Vec<u32>,
+    edges: Vec<u32>,
+}
+
+impl Graph {
+    fn new(
+        parents: &[super::walk::Parents],
+        index: &HashMap<gix::ObjectId, usize>,
+    ) -> Option<Graph> {
+        let n = u32::try_from(parents.len()).ok()?;
+        let mut ids = vec![gix::ObjectId::null(gix::hash::Kind::Sha1); parents.len()];
+        for (id, &i) in index {
+            *ids.get_mut(i)? = *id;
+        }
+        let mut graph = Graph {
+            ids,
+            outside: Vec::new(),
+            outside_at: HashMap::new(),
+            starts: Vec::with_capacity(parents.len() + 1),
+            edges: Vec::with_capacity(parents.len() * 2),
+        };
+        for ps in parents {
+            graph.starts.push(u32::try_from(graph.edges.len()).ok()?);
+            for p in ps {
+                let node = match index.get(p) {
+                    Some(&i) => u32::try_from(i).ok()?,
+                    None => match graph.outside_at.get(p) {
+                        Some(&o) => o,
+                        None => {
+                            let o = n.checked_add(u32::try_from(graph.outside.len()).ok()?)?;
+                            graph.outside.push(*p);
+                            graph.outside_at.insert(*p, o);
+                            o
+                        }
+                    },
+                };
+                graph.edges.push(node);
+            }
+        }
+        graph.starts.push(u32::try_from(graph.edges.len()).ok()?);
+        Some(graph)
+    }
+
+    /// How many commits are numbered, in the range and outside it.
+    fn nodes(&self) -> usize {
+        self.ids.len() + self.outside.len()
+    }
+
+    fn inside(&self, node: u32) -> bool {
+        (node as usize) < self.ids.len()
+    }
+
+    /// The parents of `node` (none for one outside the range).
+    fn parents(&self, node: u32) -> &[u32] {
+        let at = node as usize;
+        match (self.starts.get(at), self.starts.get(at + 1)) {
+            (Some(&from), Some(&to)) if self.inside(node) => {
+                &self.edges[from as usize..to as usize]
+            }
+            _ => &[],
+        }
+    }
+
+    fn node(&self, id: &gix::ObjectId) -> Option<u32> {
+        self.outside_at.get(id).copied()
+    }
+
+    fn id(&self, node: u32) -> gix::ObjectId {
+        let at = node as usize;
+        match self.ids.get(at) {
+            Some(id) => *id,
+            None => self.outside[at - self.ids.len()],
+        }
+    }
+
+    fn ids(&self, nodes: &[u32]) -> Box<[gix::ObjectId]> {
+        nodes.iter().map(|&n| self.id(n)).collect()
+    }
+}
+
+/// What settling a merge's several candidates, and finding an off-line
+/// merge's, needs of the range.
 struct Settling {
-    /// The line's bottom: every commit outside the range is it or below it.
-    bottom: Option<gix::ObjectId>,
+    /// The line's bottom, when the range has parents outside it: every
+    /// commit outside the range is it or below it.
+    bottom: Option<u32>,
     /// Each line commit's place on the line (1 for the oldest), 0 off it.
     line_at: Vec<u32>,
-    /// The line merge whose walk last met each commit (its place).
+    /// The line, oldest first.
+    line: Vec<u32>,
+    /// The walk that last met each commit (its stamp).
     seen: Vec<u32>,
-    stack: Vec<usize>,
+    /// The walk from an off-line merge's first parent that last reached
+    /// each commit (its stamp).
+    reached: Vec<u32>,
+    stamp: u32,
+    stack: Vec<u32>,
+    /// How many more commits the off-line merges' walks may meet.
+    budget: usize,
+}
+
+/// What a walk from a commit through the commits off the line reached.
+#[derive(Default)]
+struct Reach {
+    /// The commits off the line it reached, itself among them.
+    off: Vec<u32>,
+    /// The highest line commit's place (0: none).
+    line: u32,
+    /// The commits outside the range it met.
+    outside: Vec<u32>,
+    /// Whether it reaches the bottom (so every commit outside the range).
+    bottom: bool,
 }
 
 impl Settling {
-    /// Of line merge `k`'s `candidates` (common ancestors of its parents,
-    /// each of landing below `k` or outside the range), which no other
-    /// reaches, as far as the range tells: one walk from the candidates'
-    /// parents through the commits off the line, stopping at each line
-    /// commit (which reaches all of lower landing and the bottom) and at
-    /// the range's edge.
-    fn settle(
+    /// Keep merge `at`'s candidates `found`, settled where there are
+    /// several.
+    fn put(
         &mut self,
-        k: u32,
-        candidates: &[gix::ObjectId],
-        parents: &[super::walk::Parents],
-        index: &HashMap<gix::ObjectId, usize>,
+        graph: &Graph,
+        at: u32,
+        found: Vec<u32>,
         landed: &[u32],
-    ) -> Several {
+        candidates: &mut HashMap<gix::ObjectId, Box<[gix::ObjectId]>>,
+        several: &mut HashMap<gix::ObjectId, Several>,
+    ) {
+        let id = graph.id(at);
+        if found.len() > 1 {
+            several.insert(id, self.settle(graph, &found, landed));
+        }
+        candidates.insert(id, graph.ids(&found));
+    }
+
+    /// Of a merge's `candidates` (common ancestors of its parents, each in
+    /// the range or outside it), which no other reaches, as far as the
+    /// range tells: one walk from the candidates' parents through the
+    /// commits off the line, stopping at each line commit (which reaches
+    /// all of lower landing and the bottom) and at the range's edge.
+    fn settle(&mut self, graph: &Graph, candidates: &[u32], landed: &[u32]) -> Several {
+        self.stamp += 1;
+        let k = self.stamp;
         // The highest line commit the walk met (0: none), whether it met
         // the bottom, and the commits outside the range it met.
         let mut line_met = 0;
         let mut bottom_met = false;
-        let mut frontier: Vec<gix::ObjectId> = Vec::new();
-        let mut meet = |id: &gix::ObjectId, this: &mut Self| match index.get(id) {
-            Some(&i) => {
-                if this.seen[i] != k {
-                    this.seen[i] = k;
-                    match this.line_at[i] {
-                        0 => this.stack.push(i),
-                        j => {
-                            line_met = line_met.max(j);
-                            bottom_met = true;
-                        }
-                    }
-                }
+        let mut frontier: Vec<u32> = Vec::new();
+        let mut meet = |p: u32, this: &mut Self| {
+            if this.seen[p as usize] == k {
+                return;
             }
-            None => {
-                bottom_met |= this.bottom == Some(*id);
-                if !frontier.contains(id) {
-                    frontier.push(*id);
+            this.seen[p as usize] = k;
+            if !graph.inside(p) {
+                bottom_met |= this.bottom == Some(p);
+                frontier.push(p);
+                return;
+            }
+            match this.line_at[p as usize] {
+                0 => this.stack.push(p),
+                j => {
+                    line_met = line_met.max(j);
+                    bottom_met = true;
                 }
             }
         };
-        for c in candidates {
-            if let Some(&i) = index.get(c) {
-                for p in &parents[i] {
-                    meet(p, self);
-                }
-            }
-        }
-        while let Some(i) = self.stack.pop() {
-            for p in &parents[i] {
+        for &c in candidates {
+            for &p in graph.parents(c) {
                 meet(p, self);
             }
         }
-        let outside = candidates.iter().filter(|c| !index.contains_key(*c));
+        while let Some(i) = self.stack.pop() {
+            for &p in graph.parents(i) {
+                meet(p, self);
+            }
+        }
         // A candidate in the range is reached only through the range: met
         // off the line, or of landing up to the highest line commit met.
-        let mut bases: Vec<gix::ObjectId> = candidates
+        let mut bases: Vec<u32> = candidates
             .iter()
-            .filter(|c| index.contains_key(*c))
-            .filter(|c| {
-                let i = index[*c];
-                self.seen[i] != k && landed[i] > line_met
-            })
             .copied()
+            .filter(|&c| {
+                graph.inside(c) && self.seen[c as usize] != k && landed[c as usize] > line_met
+            })
             .collect();
         let mut unsettled = Vec::new();
         if bottom_met {
@@ -282,16 +426,136 @@ impl Settling {
             // The bottom, unreached, stands above every other outside.
             bases.push(bottom);
         } else {
-            unsettled.extend(outside.filter(|c| !frontier.contains(c)).copied());
+            unsettled.extend(
+                candidates
+                    .iter()
+                    .copied()
+                    .filter(|&c| !graph.inside(c) && self.seen[c as usize] != k),
+            );
         }
         if unsettled.is_empty() {
             frontier.clear();
         }
         Several {
-            bases: bases.into_boxed_slice(),
-            unsettled: unsettled.into_boxed_slice(),
-            frontier: frontier.into_boxed_slice(),
+            bases: graph.ids(&bases),
+            unsettled: graph.ids(&unsettled),
+            frontier: graph.ids(&frontier),
         }
+    }
+
+    /// The commits the merge bases of `a` and `b` (an off-line merge's
+    /// parents) are among, found as a line merge's are: the common
+    /// ancestors a walk from `b` meets first, through commits `a` does not
+    /// reach. What `a` reaches is its walk through the commits off the
+    /// line ([`Reach`]), every commit of landing up to the highest line
+    /// commit that walk meets, and outside the range what it meets there
+    /// (all of it, past the bottom). A line commit `mj` the walk from `b`
+    /// meets that `a` does not reach stands above `a`'s highest line
+    /// commit (or what `a` meets outside the range) and `a`'s own commits
+    /// of landing `j` or lower: those are candidates, and the walk does
+    /// not go below it. `None` where the range cannot tell (the walk from
+    /// `b` meets a commit outside the range that `a` may reach below it)
+    /// or the walks pass [`OFF_LINE_BUDGET`] commits.
+    fn off_line(&mut self, graph: &Graph, a: u32, b: u32, landed: &[u32]) -> Option<Vec<u32>> {
+        let budget = self.budget.min(OFF_LINE_BUDGET);
+        let mut met = 0;
+        self.stamp += 1;
+        let from_a = self.stamp;
+        let mut reach = Reach::default();
+        let meet_a = |p: u32, this: &mut Self, reach: &mut Reach| {
+            if this.reached[p as usize] == from_a {
+                return;
+            }
+            this.reached[p as usize] = from_a;
+            if !graph.inside(p) {
+                reach.bottom |= this.bottom == Some(p);
+                reach.outside.push(p);
+                return;
+            }
+            match this.line_at[p as usize] {
+                0 => {
+                    reach.off.push(p);
+                    this.stack.push(p);
+                }
+                j => {
+                    reach.line = reach.line.max(j);
+                    reach.bottom = true;
+                }
+            }
+        };
+        meet_a(a, self, &mut reach);
+        while let Some(i) = self.stack.pop() {
+            met += 1;
+            if met > budget {
+                self.stack.clear();
+                self.budget -= budget;
+                return None;
+            }
+            for &p in graph.parents(i) {
+                meet_a(p, self, &mut reach);
+            }
+        }
+        // Whether `a` reaches `c`: `None` where the range cannot tell.
+        let reaches_a = |c: u32, this: &Self| {
+            if graph.inside(c) {
+                Some(this.reached[c as usize] == from_a || landed[c as usize] <= reach.line)
+            } else if reach.bottom || this.reached[c as usize] == from_a {
+                Some(true)
+            } else if reach.outside.is_empty() {
+                // `a`'s history never leaves the range.
+                Some(false)
+            } else {
+                None
+            }
+        };
+        self.stamp += 1;
+        let from_b = self.stamp;
+        let mut found: Vec<u32> = Vec::new();
+        // The highest line commit met that `a` does not reach.
+        let mut above = 0;
+        let mut meet_b = |c: u32, this: &mut Self| -> Option<()> {
+            if this.seen[c as usize] == from_b {
+                return Some(());
+            }
+            this.seen[c as usize] = from_b;
+            if reaches_a(c, this)? {
+                found.push(c);
+            } else if graph.inside(c) {
+                match this.line_at[c as usize] {
+                    0 => this.stack.push(c),
+                    j => above = above.max(j),
+                }
+            }
+            Some(())
+        };
+        let walked = (|| {
+            meet_b(b, self)?;
+            while let Some(i) = self.stack.pop() {
+                met += 1;
+                if met > budget {
+                    return None;
+                }
+                for &p in graph.parents(i) {
+                    meet_b(p, self)?;
+                }
+            }
+            Some(())
+        })();
+        self.stack.clear();
+        self.budget -= met.min(budget);
+        walked?;
+        if above > 0 {
+            // What the line commit holds of `a`'s.
+            if reach.line > 0 {
+                found.push(self.line[reach.line as usize - 1]);
+            } else {
+                found.extend_from_slice(&reach.outside);
+            }
+            found.extend(reach.off.iter().filter(|&&c| landed[c as usize] <= above));
+        }
+        found.sort_unstable();
+        found.dedup();
+        Some(found)
     }
 }
 
@@ -437,7 +701,11 @@ mod tests {
         let mut found = landing.candidates(&id(8)).expect("a line merge").to_vec();
         found.sort();
         assert_eq!(found, vec![id(2), id(3)], "2 sits below 3: reduced later");
-        assert_eq!(landing.candidates(&id(6)), None, "off the line");
+        assert_eq!(
+            landing.candidates(&id(6)),
+            Some(&[id(2)][..]),
+            "off the line: 5 reaches the line at 2, and 3 is a line commit above"
+        );
     }
 
     fn several(landing: &Landing, merge: u8) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
@@ -528,6 +796,49 @@ mod tests {
         let landing = land(id(6), &parents, &index).expect("tip in range");
         assert_eq!(landing.candidates(&id(6)).map(<[_]>::len), Some(3));
         assert_eq!(several(&landing, 6), (vec![2], vec![], vec![]));
+    }
+
+    #[test]
+    fn a_merge_off_the_line_is_answered_where_the_range_tells() {
+        // Line 2 (on the bottom 1) - 3, merging 7 = (5, 6); 5 stands on 10
+        // and 6 on 11, both outside the range and below the bottom: whether
+        // 5 reaches 11 below the range, the range cannot tell.
+        let (parents, index) = range(&[
+            (3, &[2, 7]),
+            (7, &[5, 6]),
+            (6, &[11]),
+            (5, &[10]),
+            (2, &[1]),
+        ]);
+        let landing = land(id(3), &parents, &index).expect("tip in range");
+        assert_eq!(landing.candidates(&id(7)), None, "searched");
+        // The whole history: 4, a root of its own, under both sides of 7.
+        let (parents, index) = range(&[
+            (8, &[3, 7]),
+            (7, &[5, 6]),
+            (6, &[4]),
+            (5, &[4]),
+            (4, &[]),
+            (3, &[2]),
+            (2, &[]),
+        ]);
+        let landing = land(id(8), &parents, &index).expect("tip in range");
+        assert_eq!(landing.candidates(&id(7)), Some(&[id(4)][..]));
+        // 9 = (6, 3) off the line (merged by 10): 6 holds 4 and 3 holds 2,
+        // two roots: no common ancestor.
+        let (parents, index) = range(&[
+            (10, &[8, 9]),
+            (9, &[6, 3]),
+            (8, &[3, 7]),
+            (7, &[5, 6]),
+            (6, &[4]),
+            (5, &[4]),
+            (4, &[]),
+            (3, &[2]),
+            (2, &[]),
+        ]);
+        let landing = land(id(10), &parents, &index).expect("tip in range");
+        assert_eq!(landing.candidates(&id(9)), Some(&[][..]));
     }
 
     #[test]

@@ -1497,8 +1497,9 @@ fn main_line_merge_bases_read_off_the_walk_are_git_merge_base_all() {
     let mut answered = [0, 0];
     let mut without = 0;
     // Merges with several candidates, and of those, ones the range leaves
-    // to a walk below it.
+    // to a walk below it; merges off the line answered.
     let mut several = (0, 0);
+    let mut off_line = 0;
     for (seed, dates) in [(0x1a9d_u64, Dates::Skewed), (0x1a9e, Dates::Shuffled)] {
         let (repo, _) = skewed_history(
             COUNT,
@@ -1567,6 +1568,7 @@ fn main_line_merge_bases_read_off_the_walk_are_git_merge_base_all() {
                             .map(oid)
                             .collect::<BTreeSet<Oid>>()
                     });
+                    off_line += usize::from(!graph && !line.contains(&merge.to_hex()));
                     let found: BTreeSet<Oid> = bases.iter().copied().collect();
                     assert_eq!(
                         &found, want,
@@ -1592,6 +1594,10 @@ fn main_line_merge_bases_read_off_the_walk_are_git_merge_base_all() {
         "too few merges with several candidates, or none left below the range: {several:?}"
     );
     assert!(without > 0, "no range where the landing stands aside");
+    assert!(
+        off_line >= 150,
+        "too few merges off the line answered: {off_line}"
+    );
 }
 
 #[test]
@@ -3366,6 +3372,33 @@ fn pack_pages_are_let_go_past_what_is_kept() {
 
 /// A history of `count` commits with merges and skewed dates, no
 /// commit-graph, and its tip (about half the commits are the tip's).
+/// A commit to hide from a walk from `tip` so that the walk's landing
+/// stands aside (src/git/landing.rs) and every merge is searched: the
+/// second parent of the oldest merge on the tip's first-parent line whose
+/// second parent the line does not reach below it.
+fn landing_aside(repo: &TestRepo, tip: Oid) -> Oid {
+    let tip = tip.to_hex();
+    let line: Vec<String> = repo
+        .git(&["rev-list", "--first-parent", &tip])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    for merge in line.iter().rev() {
+        let parents = repo.git(&["rev-list", "--parents", "-n", "1", merge]);
+        let parents: Vec<&str> = parents.split_whitespace().skip(1).collect();
+        if let [first, second] = parents[..]
+            && !line.iter().any(|l| l == second)
+            && !repo
+                .git_may_fail(&["merge-base", "--is-ancestor", second, first])
+                .status
+                .success()
+        {
+            return oid(second);
+        }
+    }
+    panic!("no merge to hide a side of");
+}
+
 fn merged_skewed_history(count: u64, seed: u64) -> (TestRepo, Oid) {
     let (repo, _) = skewed_history(
         count,
@@ -3388,8 +3421,18 @@ fn walked_from(
     tip: Oid,
     merges: gate::git::MergeChanges,
 ) -> Vec<(usize, Oid, gate::git::CommitChanges)> {
+    walked_hiding(gate, tip, &[], merges)
+}
+
+/// [`walked_from`], hiding `hidden` and what it reaches.
+fn walked_hiding(
+    gate: &Repo,
+    tip: Oid,
+    hidden: &[Oid],
+    merges: gate::git::MergeChanges,
+) -> Vec<(usize, Oid, gate::git::CommitChanges)> {
     let walked = gate
-        .walk_changes(&[tip], &[], |_| true, Renames::Off, merges)
+        .walk_changes(&[tip], hidden, |_| true, Renames::Off, merges)
         .expect("walk_changes");
     let mut out = Vec::new();
     walked.each(|index, id, result| {
@@ -3411,13 +3454,16 @@ fn a_second_run_takes_its_commits_from_the_commit_cache_and_agrees() {
         return;
     }
     let (repo, tip) = merged_skewed_history(1_600, 0xcace);
+    // Hiding a side so that every merge is searched (a whole history's
+    // merges are read off the range, and nothing is searched).
+    let hidden = [landing_aside(&repo, tip)];
     let cache = tempfile::tempdir().expect("temp dir");
     let run = |keep: bool| -> (Vec<String>, usize) {
         let gate = open(&repo);
         if keep {
             gate.keep_commits_under(cache.path());
         }
-        let out = walked_from(&gate, tip, gate::git::MergeChanges::Own)
+        let out = walked_hiding(&gate, tip, &hidden, gate::git::MergeChanges::Own)
             .into_iter()
             .map(|(index, id, result)| format!("{index} {id:?} {:?}", result.changes))
             .collect();
@@ -3488,13 +3534,15 @@ fn a_graph_ordered_search_is_kept_apart_and_answers_the_next_run() {
     }
     let (repo, tip) = merged_skewed_history(1_600, 0x9a4f);
     repo.git(&["commit-graph", "write", "--reachable"]);
+    // Hiding a side so that every merge is searched.
+    let hidden = [landing_aside(&repo, tip)];
     let cache = tempfile::tempdir().expect("temp dir");
     let run = |keep: bool| -> Vec<String> {
         let gate = open(&repo);
         if keep {
             gate.keep_commits_under(cache.path());
         }
-        walked_from(&gate, tip, gate::git::MergeChanges::Own)
+        walked_hiding(&gate, tip, &hidden, gate::git::MergeChanges::Own)
             .into_iter()
             .map(|(index, id, result)| format!("{index} {id:?} {:?}", result.changes))
             .collect()
