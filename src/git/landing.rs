@@ -701,6 +701,8 @@ mod tests {
         let mut found = landing.candidates(&id(8)).expect("a line merge").to_vec();
         found.sort();
         assert_eq!(found, vec![id(2), id(3)], "2 sits below 3: reduced later");
+        // The line commit 3 reaches 2 and the bottom 1: the range settles it.
+        assert_eq!(several(&landing, 8), (vec![3], vec![], vec![]));
         assert_eq!(
             landing.candidates(&id(6)),
             Some(&[id(2)][..]),
@@ -720,23 +722,6 @@ mod tests {
             numbers(&several.unsettled),
             numbers(&several.frontier),
         )
-    }
-
-    #[test]
-    fn a_line_commit_among_the_candidates_settles_all_below_it() {
-        // Line 2 - 3 - 4 - 8; topic 5 (on 2) - 6 (merges 3) - 7; 8 merges 7.
-        // 3 reaches 2 and the bottom 1.
-        let (parents, index) = range(&[
-            (8, &[4, 7]),
-            (7, &[6]),
-            (6, &[5, 3]),
-            (5, &[2]),
-            (4, &[3]),
-            (3, &[2]),
-            (2, &[1]),
-        ]);
-        let landing = land(id(8), &parents, &index).expect("tip in range");
-        assert_eq!(several(&landing, 8), (vec![3], vec![], vec![]));
     }
 
     #[test]
