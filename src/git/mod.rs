@@ -2515,7 +2515,8 @@ pub struct WalkedChanges<'r> {
 impl WalkedChanges<'_> {
     /// The merge bases of each merge the walk's landing answers for
     /// (src/git/landing.rs: two-parent merges on the first tip's
-    /// first-parent line, as the diff threads take them), in walk order;
+    /// first-parent line and those off it the range tells, as the diff
+    /// threads take them), in walk order;
     /// `None` without a landing. For tests of the landing against git.
     #[doc(hidden)]
     pub fn landing_merge_bases(&self) -> Result<Option<Vec<MergeBases>>, GitError> {
@@ -2532,7 +2533,7 @@ impl WalkedChanges<'_> {
         Ok(Some(out))
     }
 
-    /// Of the line merges the landing answers for, how many have several
+    /// Of the merges the landing answers for, how many have several
     /// candidates, and how many of those the range leaves to a walk below
     /// it (src/git/landing.rs, `Several`).
     pub fn landing_several(&self) -> Option<(usize, usize)> {
