@@ -510,6 +510,23 @@ impl<'r> Bases<'r> {
         Ok(bases)
     }
 
+    /// The answer a search for `one` and `other` found in an earlier run
+    /// and kept ([`merge_bases`](Self::merge_bases)), without searching:
+    /// `None` where none is kept.
+    pub(super) fn kept(
+        &mut self,
+        one: gix::ObjectId,
+        other: gix::ObjectId,
+    ) -> Option<Vec<gix::ObjectId>> {
+        if !self.shallow.is_empty() {
+            return None;
+        }
+        self.read_corrected_dates();
+        let heads = self.heads.clone()?;
+        let order = self.kept_as(&one, &other)?;
+        heads.answer(order, &one, &other)
+    }
+
     /// How the answer for `one` and `other` is kept: by date without a
     /// commit-graph; by generation where the graph holds both with
     /// generations it computed (so it holds all below them, graded too);

@@ -1270,9 +1270,9 @@ impl Repo {
         landing: Option<&landing::Shared>,
     ) -> Result<Vec<gix::ObjectId>, GitError> {
         // A merge on the range's main line: read off the walk.
-        if let (Some(shared), [_]) = (landing, others)
+        if let (Some(shared), [other]) = (landing, others)
             && let Some(landing) = shared.get()
-            && let Some(bases) = Self::landed_bases(&landing, id, graph)?
+            && let Some(bases) = Self::landed_bases(&landing, id, (one, *other), graph)?
         {
             return Ok(bases);
         }
@@ -1296,6 +1296,7 @@ impl Repo {
     fn landed_bases(
         landing: &landing::Landing,
         id: Oid,
+        (one, other): (gix::ObjectId, gix::ObjectId),
         graph: &mut bases::Bases<'_>,
     ) -> Result<Option<Vec<gix::ObjectId>>, GitError> {
         let context = || format!("finding the merge bases of merge {id}'s parents");
@@ -1312,6 +1313,10 @@ impl Repo {
         }
         if let Some(reduced) = graph.reduce(several, &context)? {
             return Ok(Some(reduced));
+        }
+        // A run before searched it (the walk below found too much): kept.
+        if let Some(kept) = graph.kept(one, other) {
+            return Ok(Some(kept));
         }
         let below = graph.settle(
             &settled.unsettled,
@@ -2526,7 +2531,15 @@ impl WalkedChanges<'_> {
         let mut graph = self.repo.bases();
         let mut out = Vec::new();
         for &id in self.commits.iter() {
-            if let Some(bases) = Repo::landed_bases(&landing, id, &mut graph)? {
+            if landing.candidates(&id.0).is_none() {
+                continue;
+            }
+            let parents = self.repo.commit(id)?.parents;
+            let [first, second] = parents[..] else {
+                continue;
+            };
+            if let Some(bases) = Repo::landed_bases(&landing, id, (second.0, first.0), &mut graph)?
+            {
                 out.push((id, bases.into_iter().map(Oid).collect()));
             }
         }
