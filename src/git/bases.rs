@@ -486,12 +486,7 @@ impl<'r> Bases<'r> {
         // search's answer is a function of the commits alone: one found
         // before is kept, each kind apart (src/git/commits_cache.rs,
         // `Ordered`).
-        let memo = match (&self.heads, others) {
-            (Some(heads), [other]) if self.shallow.is_empty() => self
-                .kept_as(&one, other)
-                .map(|order| (heads.clone(), *other, order)),
-            _ => None,
-        };
+        let memo = self.memo(&one, others);
         if let Some((heads, other, order)) = &memo
             && let Some(bases) = heads.answer(*order, &one, other)
         {
@@ -518,13 +513,25 @@ impl<'r> Bases<'r> {
         one: gix::ObjectId,
         other: gix::ObjectId,
     ) -> Option<Vec<gix::ObjectId>> {
-        if !self.shallow.is_empty() {
-            return None;
-        }
         self.read_corrected_dates();
-        let heads = self.heads.clone()?;
-        let order = self.kept_as(&one, &other)?;
+        let (heads, other, order) = self.memo(&one, &[other])?;
         heads.answer(order, &one, &other)
+    }
+
+    /// Where a search for `one` and `others` keeps its answer: the record,
+    /// the other commit and the kind of order; `None` where it is not
+    /// kept (several others, a shallow clone, mixed orders).
+    fn memo(
+        &self,
+        one: &gix::ObjectId,
+        others: &[gix::ObjectId],
+    ) -> Option<(Arc<Heads>, gix::ObjectId, Ordered)> {
+        match (&self.heads, others) {
+            (Some(heads), [other]) if self.shallow.is_empty() => self
+                .kept_as(one, other)
+                .map(|order| (heads.clone(), *other, order)),
+            _ => None,
+        }
     }
 
     /// How the answer for `one` and `other` is kept: by date without a

@@ -1287,11 +1287,12 @@ impl Repo {
         Ok(bases)
     }
 
-    /// The merge bases of line merge `id` from the walk's landing
-    /// (src/git/landing.rs): its one candidate, or of several those no
-    /// other reaches, as the range settles them, else with the
-    /// commit-graph's generations, else by a walk below the range;
-    /// `None` where the landing does not tell (off the line, an octopus,
+    /// The merge bases of merge `id` (its parents `one` and `other`) from
+    /// the walk's landing (src/git/landing.rs): its one candidate, or of
+    /// several those no other reaches, as the range settles them, else
+    /// with the commit-graph's generations, else as a run before found
+    /// them, else by a walk below the range; `None` where the landing does
+    /// not tell (an octopus, a merge off the line the range cannot tell,
     /// that walk longer than [`SETTLE_BUDGET`]).
     fn landed_bases(
         landing: &landing::Landing,
@@ -2548,7 +2549,8 @@ impl WalkedChanges<'_> {
 
     /// Of the merges the landing answers for, how many have several
     /// candidates, and how many of those the range leaves to a walk below
-    /// it (src/git/landing.rs, `Several`).
+    /// it (src/git/landing.rs, `Several`). For tests of the landing.
+    #[doc(hidden)]
     pub fn landing_several(&self) -> Option<(usize, usize)> {
         let landing = self.landing.as_ref().and_then(|shared| shared.get())?;
         let mut counts = (0, 0);
