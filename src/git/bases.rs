@@ -21,6 +21,11 @@
 //! commit-graph is closed under ancestry, so no such commit lies below one
 //! it holds. A shallow clone's boundary commits have no parents here (git's
 //! grafts), and no commit-graph is used there, as `walk` does.
+//!
+//! Without a commit-graph, a range nothing outside reaches (a whole
+//! history) gives its commits levels that serve as generations
+//! ([`Bases::with_levels`], decision 0035): its searches stop as a
+//! graph's do.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
@@ -51,6 +56,9 @@ const INFINITY: u64 = u64::MAX;
 /// A commit read from the object database.
 struct Loose {
     time: i64,
+    /// Its level in the range ([`Bases::with_levels`]): 0 without, or
+    /// outside the range.
+    level: u32,
     parents: Parents,
     /// The parents' numbers, once they are asked for.
     numbered: Option<Box<[u32]>>,
@@ -76,6 +84,9 @@ pub(super) struct Bases<'r> {
     /// Commits read from the object database by any reader of this range
     /// or by its walk ([`Heads`]); `None` for a reader on its own.
     heads: Option<Arc<Heads>>,
+    /// Without a commit-graph, the levels of a range nothing outside it
+    /// reaches (src/git/landing.rs, `Levels`): its commits' generations.
+    levels: Option<Arc<super::landing::Levels>>,
     numbers: gix::hashtable::HashMap<gix::ObjectId, u32>,
     loose: Vec<(gix::ObjectId, Loose)>,
     /// The marks of the search under way, by number (grown on demand).
@@ -461,6 +472,7 @@ impl<'r> Bases<'r> {
             in_graph,
             shallow,
             heads: share.heads,
+            levels: None,
             numbers: Default::default(),
             loose: Vec::new(),
             marks: Vec::new(),
@@ -588,8 +600,8 @@ impl<'r> Bases<'r> {
     /// candidates' parents, each commit once, never below the lowest
     /// candidate's generation (no path from one candidate to another goes
     /// lower); a candidate it meets sits below another. `None` when a
-    /// candidate has no generation (no commit-graph holds it): the caller
-    /// then searches.
+    /// candidate has no generation to stop on (no commit-graph holds it,
+    /// nor the range's levels): the caller then searches.
     pub(super) fn reduce(
         &mut self,
         candidates: &[gix::ObjectId],
@@ -602,7 +614,7 @@ impl<'r> Bases<'r> {
         let mut numbered = Vec::with_capacity(candidates.len());
         for &id in candidates {
             let n = self.number(id, context)?;
-            if self.generation(n) == INFINITY {
+            if !self.graded(self.generation(n)) {
                 return Ok(None);
             }
             numbered.push(n);
@@ -893,8 +905,14 @@ impl<'r> Bases<'r> {
 
     /// Commit `n`'s generation and committer date: its corrected commit
     /// date where the graph has them, else its topological level; for a
-    /// commit the graph does not hold, [`INFINITY`].
+    /// commit the graph does not hold, [`INFINITY`]. Without a graph but
+    /// with the range's levels, its level there (0, not graded, outside
+    /// it: below every commit of the range, which none of those reaches).
     fn key(&self, n: u32) -> (u64, i64) {
+        if self.levels.is_some() {
+            let loose = self.loose(n);
+            return (u64::from(loose.level), loose.time);
+        }
         match self.graph_commit(n) {
             Some(c) => {
                 let date = c.committer_timestamp();
@@ -945,6 +963,20 @@ impl<'r> Bases<'r> {
             return Some(graph.commit_at(position).root_tree_id().to_owned());
         }
         self.heads.as_ref()?.get(&id).map(|head| head.tree)
+    }
+
+    /// Order this reader's searches by `levels`, the levels of the range
+    /// its searches are for (src/git/landing.rs, `Levels`), where it has
+    /// no commit-graph: they stop as early as with a graph's generations.
+    /// The commits it read before get theirs too.
+    pub(super) fn with_levels(&mut self, levels: &Arc<super::landing::Levels>) {
+        if self.graph.is_some() || self.levels.is_some() {
+            return;
+        }
+        for (id, loose) in &mut self.loose {
+            loose.level = levels.get(id);
+        }
+        self.levels = Some(levels.clone());
     }
 
     /// This reader, sharing the commits `heads` holds ([`Heads`]).
@@ -1027,6 +1059,7 @@ impl<'r> Bases<'r> {
         };
         let loose = Loose {
             time,
+            level: self.levels.as_ref().map_or(0, |levels| levels.get(&id)),
             parents,
             numbered: None,
         };
@@ -1364,5 +1397,111 @@ mod tests {
         // The date-ordered file was never written.
         assert!(heads.dated.kept.lock().expect("lock").is_empty());
         assert!(heads.answer(Ordered::Dates, &id(200), &id(0)).is_none());
+    }
+    /// A search ordered by a range's levels finds what one ordered by
+    /// dates finds, and what the definition gives (the common ancestors no
+    /// other one reaches), on a history whose dates run every way; and it
+    /// stops sooner. The range hides its first root (level 0), as a whole
+    /// history hidden below its first commit does.
+    #[test]
+    fn a_search_by_the_ranges_levels_finds_what_one_by_dates_finds() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let repo = gix::init_bare(dir.path()).expect("init");
+        let packs = std::cell::RefCell::new(super::super::packs::Packs::new(&repo, 1 << 20));
+        let heads = Arc::new(Heads::default());
+        // Commit n (1 to 90) has one or two parents among the commits
+        // before it, mostly close ones (a root now and then); dates are
+        // skewed by up to 40 commits' worth either way.
+        let count = 90u8;
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |below: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % below
+        };
+        let mut parents: Vec<Vec<u8>> = vec![Vec::new(); usize::from(count) + 1];
+        let mut ancestors = vec![0u128; usize::from(count) + 1];
+        let mut level = vec![0u32; usize::from(count) + 1];
+        for n in 1..=count {
+            let arity = if n < 3 || next(30) == 0 {
+                0
+            } else {
+                1 + next(2)
+            };
+            for _ in 0..arity {
+                let span = u64::from(n - 1).min(if next(3) == 0 { 40 } else { 8 });
+                let p = n - 1 - next(span) as u8;
+                if !parents[usize::from(n)].contains(&p) {
+                    parents[usize::from(n)].push(p);
+                }
+            }
+            let n_at = usize::from(n);
+            ancestors[n_at] = 1u128 << n;
+            for &p in &parents[n_at].clone() {
+                ancestors[n_at] |= ancestors[usize::from(p)];
+                level[n_at] = level[n_at].max(level[usize::from(p)]);
+            }
+            level[n_at] += 1;
+            let time = i64::from(n) * 10 + next(800) as i64 - 400;
+            put(&heads, n, time, &parents[n_at]);
+        }
+        // Commit 1 is hidden: outside the range, level 0.
+        let levels = Arc::new(super::super::landing::Levels::given(
+            (2..=count).map(|n| (id(n), level[usize::from(n)])),
+        ));
+        let context = || "the test".to_owned();
+        let mut dated = Bases::new(&repo, &packs, HashSet::new()).with_heads(Some(heads.clone()));
+        let mut levelled =
+            Bases::new(&repo, &packs, HashSet::new()).with_heads(Some(heads.clone()));
+        // A commit read before the levels came gets its level too.
+        levelled
+            .merge_bases(id(count), &[id(count - 1)], &context)
+            .expect("bases");
+        levelled.with_levels(&levels);
+        let read_before = levelled.number(id(count), &context).expect("read");
+        assert_eq!(
+            levelled.generation(read_before),
+            u64::from(level[usize::from(count)])
+        );
+        levelled.queued = 0;
+        let mut compared = 0;
+        for a in (2..=count).step_by(3) {
+            for b in (a + 1..=count).step_by(2) {
+                let common = ancestors[usize::from(a)] & ancestors[usize::from(b)];
+                let mut defined: Vec<u8> = (1..=count)
+                    .filter(|&c| common & (1u128 << c) != 0)
+                    .filter(|&c| {
+                        !(1..=count).any(|d| {
+                            d != c
+                                && common & (1u128 << d) != 0
+                                && ancestors[usize::from(d)] & (1u128 << c) != 0
+                        })
+                    })
+                    .collect();
+                defined.sort_unstable();
+                let found = |bases: &mut Bases<'_>| {
+                    let mut found: Vec<u8> = bases
+                        .merge_bases(id(a), &[id(b)], &context)
+                        .expect("bases")
+                        .iter()
+                        .map(|i| i.as_bytes()[0])
+                        .collect();
+                    found.sort_unstable();
+                    found
+                };
+                assert_eq!(found(&mut dated), defined, "{a} and {b} by dates");
+                assert_eq!(found(&mut levelled), defined, "{a} and {b} by levels");
+                compared += usize::from(defined.len() > 1);
+            }
+        }
+        assert!(compared > 10, "only {compared} pairs with several bases");
+        // Ignoring the levels, it would queue what the search by dates does.
+        assert!(
+            levelled.queued < dated.queued,
+            "levels queued {} commits, dates {}",
+            levelled.queued,
+            dated.queued
+        );
     }
 }

@@ -65,6 +65,7 @@ use std::sync::{Arc, Condvar, Mutex};
 pub(super) struct Landing {
     candidates: HashMap<gix::ObjectId, Box<[gix::ObjectId]>>,
     several: HashMap<gix::ObjectId, Several>,
+    levels: Option<Arc<Levels>>,
 }
 
 impl Landing {
@@ -80,6 +81,89 @@ impl Landing {
     /// where there are fewer than two.
     pub(super) fn several(&self, id: &gix::oid) -> Option<&Several> {
         self.several.get(id)
+    }
+
+    /// The range's levels, where they were asked for ([`Levels`]).
+    pub(super) fn levels(&self) -> Option<&Arc<Levels>> {
+        self.levels.as_ref()
+    }
+}
+
+/// Each commit of a range that nothing outside it reaches, its level:
+/// one more than its highest parent's, 1 for a root. A commit that reaches
+/// another has the higher level, as with a commit-graph's generations, so
+/// a merge-base search without a commit-graph can stop as early as one
+/// with it (src/git/bases.rs). Only for such a range: where a commit
+/// outside the range (level 0) could reach one in it, a level would not
+/// prove that it does not. The caller makes sure (every commit outside the
+/// range is a root, or there is none: a whole history).
+#[derive(Debug, Default)]
+pub(super) struct Levels(gix::hashtable::HashMap<gix::ObjectId, u32>);
+
+impl Levels {
+    /// Commit `id`'s level: 0 outside the range.
+    pub(super) fn get(&self, id: &gix::oid) -> u32 {
+        self.0.get(id).copied().unwrap_or(0)
+    }
+
+    /// Levels as given (for tests of the searches that order by them).
+    #[cfg(test)]
+    pub(super) fn given(levels: impl IntoIterator<Item = (gix::ObjectId, u32)>) -> Levels {
+        Levels(levels.into_iter().collect())
+    }
+
+    /// The levels of `graph`'s range; `None` for a cycle (no history has
+    /// one; a corrupt one might).
+    fn of(graph: &Graph) -> Option<Levels> {
+        /// Waiting on the stack.
+        const PUSHED: u32 = u32::MAX;
+        /// Its parents pushed, itself not levelled yet: on the path the
+        /// walk down is on.
+        const ENTERED: u32 = u32::MAX - 1;
+        let n = graph.ids.len();
+        let mut level = vec![0u32; n];
+        let mut stack = Vec::new();
+        for start in 0..n as u32 {
+            if level[start as usize] != 0 {
+                continue;
+            }
+            stack.push(start);
+            while let Some(&at) = stack.last() {
+                if !matches!(level[at as usize], 0 | PUSHED | ENTERED) {
+                    // Levelled since it was pushed (again).
+                    stack.pop();
+                    continue;
+                }
+                level[at as usize] = ENTERED;
+                let mut waits = false;
+                let mut top = 0;
+                for &p in graph.parents(at) {
+                    if !graph.inside(p) {
+                        continue;
+                    }
+                    match level[p as usize] {
+                        // A parent that reaches its child.
+                        ENTERED => return None,
+                        0 | PUSHED => {
+                            level[p as usize] = PUSHED;
+                            stack.push(p);
+                            waits = true;
+                        }
+                        l => top = top.max(l),
+                    }
+                }
+                if !waits {
+                    level[at as usize] = top.checked_add(1).filter(|&l| l < ENTERED)?;
+                    stack.pop();
+                }
+            }
+        }
+        let mut levels = gix::hashtable::HashMap::default();
+        levels.reserve(n);
+        for (id, l) in graph.ids.iter().zip(level) {
+            levels.insert(*id, l);
+        }
+        Some(Levels(levels))
     }
 }
 
@@ -122,15 +206,18 @@ pub(super) fn bottom(
 /// commit's parents, `index` its place there) on `tip`'s first-parent line:
 /// `None` when `tip` is not in the range. The caller has checked the
 /// hidden commits against `bottom` ([`bottom`]'s answer): each is it or
-/// one of its ancestors.
+/// one of its ancestors. With `levels`, the landing also holds the range's
+/// [`Levels`], which the caller has checked the range may have.
 pub(super) fn landing(
     tip: gix::ObjectId,
     bottom: Option<gix::ObjectId>,
     parents: &[super::walk::Parents],
     index: &HashMap<gix::ObjectId, usize>,
+    levels: bool,
 ) -> Option<Landing> {
     let tip = u32::try_from(*index.get(&tip)?).ok()?;
     let graph = Graph::new(parents, index)?;
+    let levels = levels.then(|| Levels::of(&graph).map(Arc::new)).flatten();
     // The line, newest first.
     let mut line = vec![tip];
     while let Some(&next) = graph.parents(*line.last()?).first() {
@@ -218,6 +305,7 @@ pub(super) fn landing(
     Some(Landing {
         candidates,
         several,
+        levels,
     })
 }
 
@@ -615,7 +703,13 @@ mod tests {
         parents: &[super::super::walk::Parents],
         index: &HashMap<gix::ObjectId, usize>,
     ) -> Option<Landing> {
-        landing(tip, bottom(tip, parents, index).flatten(), parents, index)
+        landing(
+            tip,
+            bottom(tip, parents, index).flatten(),
+            parents,
+            index,
+            true,
+        )
     }
 
     /// A range from `(commit, parents)` pairs in walk order (newest first).
@@ -841,6 +935,42 @@ mod tests {
         assert_eq!(bottom(id(3), &parents, &index), Some(None));
         let landing = land(id(3), &parents, &index).expect("tip in range");
         assert!(landing.candidates.is_empty(), "no merge");
+    }
+
+    #[test]
+    fn levels_count_up_from_the_roots_in_any_walk_order() {
+        // 1 (outside) - 2 - 3 - 6 (merge of 5, a duplicate parent too);
+        // 2 - 4 - 5, and 7 a root of its own merged by 5. Listed with
+        // parents before children (a walk misled by dates).
+        let (parents, index) = range(&[
+            (2, &[1]),
+            (4, &[2]),
+            (6, &[3, 5, 5]),
+            (3, &[2]),
+            (5, &[4, 7]),
+            (7, &[]),
+        ]);
+        let landing = landing(id(6), None, &parents, &index, true).expect("tip in range");
+        let levels = landing.levels().expect("asked for");
+        let got: Vec<u32> = [1, 2, 3, 4, 5, 6, 7, 8]
+            .iter()
+            .map(|&n| levels.get(&id(n)))
+            .collect();
+        // Outside the range (1) and unknown (8): 0.
+        assert_eq!(got, [0, 1, 2, 2, 3, 4, 1, 0]);
+        let unasked = super::landing(id(6), None, &parents, &index, false).expect("tip in range");
+        assert!(unasked.levels().is_none());
+    }
+
+    #[test]
+    fn a_cycle_has_no_levels() {
+        // 3 and 4 name each other (no history can; a corrupt one might).
+        let (parents, index) = range(&[(5, &[4]), (4, &[3]), (3, &[4, 2]), (2, &[])]);
+        let graph = Graph::new(&parents, &index).expect("numbered");
+        assert!(Levels::of(&graph).is_none());
+        let (parents, index) = range(&[(5, &[4]), (4, &[3]), (3, &[2]), (2, &[])]);
+        let graph = Graph::new(&parents, &index).expect("numbered");
+        assert_eq!(Levels::of(&graph).map(|l| l.get(&id(5))), Some(4));
     }
 
     #[test]

@@ -1269,12 +1269,16 @@ impl Repo {
         graph: &mut bases::Bases<'_>,
         landing: Option<&landing::Shared>,
     ) -> Result<Vec<gix::ObjectId>, GitError> {
-        // A merge on the range's main line: read off the walk.
-        if let (Some(shared), [other]) = (landing, others)
-            && let Some(landing) = shared.get()
-            && let Some(bases) = Self::landed_bases(&landing, id, (one, *other), graph)?
-        {
-            return Ok(bases);
+        if let Some(landing) = landing.and_then(|shared| shared.get()) {
+            if let Some(levels) = landing.levels() {
+                graph.with_levels(levels);
+            }
+            // A merge on the range's main line: read off the walk.
+            if let [other] = others
+                && let Some(bases) = Self::landed_bases(&landing, id, (one, *other), graph)?
+            {
+                return Ok(bases);
+            }
         }
         let bases = graph.merge_bases(one, others, &|| {
             format!("finding the merge bases of merge {id}'s parents")
@@ -1598,6 +1602,7 @@ impl Repo {
         let ended = if tips.is_empty() {
             walk::Ended {
                 dropped: HashSet::new(),
+                graph: false,
             }
         } else {
             walk::walk(
@@ -1662,7 +1667,11 @@ impl Repo {
             // the hidden commits' ancestry checks).
             let landing = match tips.first() {
                 Some(tip) if parents.iter().any(|p| p.len() == 2) => {
-                    self.landing(tip.0, hidden, &parents, &index)
+                    // Levels where the searches have no commit-graph's
+                    // generations and nothing outside the range reaches
+                    // into it (src/git/landing.rs, `Levels`).
+                    let levels = !ended.graph && self.closed(hidden, heads.as_deref());
+                    self.landing(tip.0, hidden, &parents, &index, levels)
                 }
                 _ => None,
             };
@@ -1709,6 +1718,7 @@ impl Repo {
         hidden: &[Oid],
         parents: &[walk::Parents],
         index: &HashMap<gix::ObjectId, usize>,
+        levels: bool,
     ) -> Option<landing::Landing> {
         let bottom = landing::bottom(tip, parents, index)?;
         let below = match bottom {
@@ -1722,7 +1732,27 @@ impl Repo {
         if !below {
             return None;
         }
-        landing::landing(tip, bottom, parents, index)
+        landing::landing(tip, bottom, parents, index, levels)
+    }
+
+    /// Whether nothing outside a walked range reaches a commit in it: it
+    /// hides nothing, or a few roots (a whole history hidden below its
+    /// first commit). Those reach no other commit, so the range is all
+    /// their tips reach but them, whatever the dates; a range that hides
+    /// more may hold a commit a hidden one reaches, where dates mislead
+    /// the walk as they mislead git's (src/git/walk.rs, `SLOP`).
+    fn closed(&self, hidden: &[Oid], heads: Option<&bases::Heads>) -> bool {
+        /// How many hidden commits are read to tell.
+        const ROOTS_READ: usize = 8;
+        hidden.len() <= ROOTS_READ
+            && hidden
+                .iter()
+                .all(|&id| match heads.and_then(|h| h.get(&id.0)) {
+                    Some(head) => head.parents.is_empty(),
+                    None => self
+                        .decode_commit(id)
+                        .is_ok_and(|(_, parents, _)| parents.is_empty()),
+                })
     }
 
     /// Staged changes: the index against HEAD's tree (the empty tree when
@@ -2545,6 +2575,29 @@ impl WalkedChanges<'_> {
             }
         }
         Ok(Some(out))
+    }
+
+    /// The merge bases of `one` and `others` as a diff thread searches
+    /// them, ordered by the range's levels (src/git/landing.rs,
+    /// `Levels`): `None` where the walk has none. For tests of the search
+    /// against git.
+    #[doc(hidden)]
+    pub fn merge_bases_by_levels(
+        &self,
+        one: Oid,
+        others: &[Oid],
+    ) -> Result<Option<Vec<Oid>>, GitError> {
+        let Some(landing) = self.landing.as_ref().and_then(|shared| shared.get()) else {
+            return Ok(None);
+        };
+        let Some(levels) = landing.levels() else {
+            return Ok(None);
+        };
+        let mut graph = self.repo.bases();
+        graph.with_levels(levels);
+        let others: Vec<gix::ObjectId> = others.iter().map(|o| o.0).collect();
+        let bases = graph.merge_bases(one.0, &others, &|| "the test".to_owned())?;
+        Ok(Some(bases.into_iter().map(Oid).collect()))
     }
 
     /// Of the merges the landing answers for, how many have several

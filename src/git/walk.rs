@@ -47,6 +47,8 @@ pub(super) struct Walked {
 /// (the others are the range, in the order they were handed on).
 pub(super) struct Ended {
     pub dropped: HashSet<gix::ObjectId>,
+    /// Whether a commit-graph was there to read commits from.
+    pub graph: bool,
 }
 
 const SEEN: u8 = 1;
@@ -205,7 +207,10 @@ pub(super) fn walk(
         .into_iter()
         .filter(|id| walk.flags(*id) & HIDDEN != 0)
         .collect();
-    Ok(Ended { dropped })
+    Ok(Ended {
+        dropped,
+        graph: walk.graph.is_some(),
+    })
 }
 
 impl Walk<'_> {

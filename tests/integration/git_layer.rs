@@ -1383,7 +1383,9 @@ fn the_walk_is_git_rev_list_when_dates_tie_and_go_backwards() {
 /// merge-base --all`'s, set for set: on random graphs with criss-cross
 /// merges, dates tied, skewed and shuffled (git orders by date there, and so
 /// must gate to agree), from the commits and from a commit-graph, for two
-/// commits and for one against several (an octopus's later parents).
+/// commits and for one against several (an octopus's later parents); and,
+/// without a graph, ordered by the levels of a walked range that hides
+/// nothing or only a root (src/git/landing.rs, `Levels`).
 #[test]
 fn merge_bases_are_git_merge_base_all_under_skew_and_with_a_commit_graph() {
     if !isolate(this_test!()) {
@@ -1403,6 +1405,7 @@ fn merge_bases_are_git_merge_base_all_under_skew_and_with_a_commit_graph() {
         );
         let commit = |mark: u64| repo.rev(&format!("c{mark}"));
         let mut several = 0;
+        let mut by_levels_compared = 0;
         // No graph; a graph of topological levels (v1); one of corrected
         // commit dates (v2, git's default: src/git/corrected.rs); a chain
         // of two files with them, the newer written over a part of the
@@ -1452,6 +1455,34 @@ fn merge_bases_are_git_merge_base_all_under_skew_and_with_a_commit_graph() {
                 graph
             };
             assert_eq!(gate.merge_base_generations(), want, "ordered by");
+            // Without a graph, also searched by the levels of a range that
+            // holds every commit: one hiding nothing, one hiding the root.
+            let every: Vec<Oid> = (1..=COUNT).rev().map(|mark| oid(&commit(mark))).collect();
+            let walk = |hidden: &[Oid]| {
+                gate.walk_changes(
+                    &every,
+                    hidden,
+                    |_| false,
+                    Renames::Off,
+                    gate::git::MergeChanges::Own,
+                )
+                .expect("walk_changes")
+            };
+            let root = oid(repo
+                .git(&["rev-list", "--max-parents=0", &commit(COUNT)])
+                .trim());
+            let levelled = [walk(&[]), walk(&[root])];
+            if graph == "none" {
+                // A range hiding more than roots has no levels.
+                let not_closed = walk(&[oid(&commit(COUNT / 2))]);
+                let probe = [oid(&commit(COUNT))];
+                assert_eq!(
+                    not_closed
+                        .merge_bases_by_levels(oid(&commit(COUNT - 1)), &probe)
+                        .expect("search"),
+                    None
+                );
+            }
             let mut rng = Rng::new(seed ^ 0x77);
             for round in 0..60 {
                 let one = commit(1 + rng.below(COUNT as usize) as u64);
@@ -1468,6 +1499,19 @@ fn merge_bases_are_git_merge_base_all_under_skew_and_with_a_commit_graph() {
                 let unique: BTreeSet<Oid> = found.iter().copied().collect();
                 assert_eq!(unique.len(), found.len(), "round {round}: a base twice");
                 assert_eq!(unique, git, "graph {graph}, round {round}: {args:?}");
+                for walked in &levelled {
+                    let by_levels = walked
+                        .merge_bases_by_levels(oid(&one), &others)
+                        .unwrap_or_else(|e| panic!("round {round}: {e}"));
+                    match by_levels {
+                        Some(found) => {
+                            let found: BTreeSet<Oid> = found.into_iter().collect();
+                            assert_eq!(found, git, "by levels, round {round}: {args:?}");
+                            by_levels_compared += 1;
+                        }
+                        None => assert_ne!(graph, "none", "no levels without a graph"),
+                    }
+                }
                 if git.len() > 1 {
                     several += 1;
                 }
@@ -1478,6 +1522,10 @@ fn merge_bases_are_git_merge_base_all_under_skew_and_with_a_commit_graph() {
             }
         }
         assert!(several > 5, "too few criss-cross answers: {several}");
+        assert_eq!(
+            by_levels_compared, 120,
+            "each round, by both ranges' levels"
+        );
     }
 }
 
