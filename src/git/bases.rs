@@ -670,11 +670,43 @@ impl<'r> Bases<'r> {
         budget: usize,
         context: &dyn Fn() -> String,
     ) -> Result<Option<Vec<gix::ObjectId>>, GitError> {
+        self.walk_to(unsettled, frontier, true, alone, budget, context)
+    }
+
+    /// Whether `from` reaches every one of `targets` (src/git/landing.rs,
+    /// `Asked`): one walk down from `from`, newest first, each commit once,
+    /// stopping once every one is reached. `None` once it has walked
+    /// `budget` commits without: the caller then searches.
+    pub(super) fn reaches_all(
+        &mut self,
+        targets: &[gix::ObjectId],
+        from: &[gix::ObjectId],
+        budget: usize,
+        context: &dyn Fn() -> String,
+    ) -> Result<Option<bool>, GitError> {
+        let left = self.walk_to(targets, from, false, false, budget, context)?;
+        Ok(left.map(|left| left.is_empty()))
+    }
+
+    /// Of `targets`, those a walk down from `from` (and, with
+    /// `parents_too`, from the targets' own parents) does not reach: newest first, each
+    /// commit once, until every target is reached, or with `alone` one is
+    /// left; `None` past `budget` commits.
+    fn walk_to(
+        &mut self,
+        targets: &[gix::ObjectId],
+        from: &[gix::ObjectId],
+        parents_too: bool,
+        alone: bool,
+        budget: usize,
+        context: &dyn Fn() -> String,
+    ) -> Result<Option<Vec<gix::ObjectId>>, GitError> {
         let walked = (|| {
-            let mut targets = Vec::with_capacity(unsettled.len());
-            for &id in unsettled {
-                targets.push(self.number(id, context)?);
+            let mut numbered = Vec::with_capacity(targets.len());
+            for &id in targets {
+                numbered.push(self.number(id, context)?);
             }
+            let targets = numbered;
             let mut left = targets.len();
             let mut queue: BinaryHeap<(i64, u32)> = BinaryHeap::new();
             let mut parents = Vec::new();
@@ -694,15 +726,17 @@ impl<'r> Bases<'r> {
                     queue.push((this.time(n), n));
                 }
             }
-            for &id in frontier {
+            for &id in from {
                 let n = self.number(id, context)?;
                 reach(self, n, &targets, &mut left, &mut queue);
             }
-            for &t in &targets {
-                parents.clear();
-                self.parents(t, &mut parents, context)?;
-                for &p in &parents {
-                    reach(self, p, &targets, &mut left, &mut queue);
+            if parents_too {
+                for &t in &targets {
+                    parents.clear();
+                    self.parents(t, &mut parents, context)?;
+                    for &p in &parents {
+                        reach(self, p, &targets, &mut left, &mut queue);
+                    }
                 }
             }
             let mut walked = 0;
@@ -1262,6 +1296,18 @@ mod tests {
         assert_eq!(settle(&[2], &[20], false, 100), Some(vec![2]));
         // Each walk cleared its marks: the first answer again.
         assert_eq!(settle(&[9, 4], &[], true, 4), Some(vec![9]));
+        // Whether 9 reaches 4 and 2: yes, in seven steps; 20: no, once
+        // all of 9's history is walked.
+        let ids = |ns: &[u8]| ns.iter().map(|&n| id(n)).collect::<Vec<_>>();
+        let mut reaches = |targets: &[u8], budget: usize| {
+            bases
+                .reaches_all(&ids(targets), &ids(&[9]), budget, &context)
+                .expect("walked")
+        };
+        assert_eq!(reaches(&[4, 2], 7), Some(true));
+        assert_eq!(reaches(&[4, 2], 6), None, "past the budget");
+        assert_eq!(reaches(&[4, 20], 100), Some(false));
+        assert_eq!(reaches(&[9], 0), Some(true), "itself");
     }
 
     /// What one run read is kept in the commit cache for the next: a new

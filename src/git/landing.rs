@@ -45,8 +45,10 @@
 //! not reach stops at the common ancestors it meets, and at a line commit
 //! the first does not reach, which stands above what the first parent
 //! holds of landing up to it. Where the range cannot tell (the walk meets
-//! a commit outside the range the first parent may reach below it), the
-//! merge is searched.
+//! a commit outside the range the first parent may reach below it), that
+//! commit is taken as reached and asked ([`Asked`]): a walk below the
+//! range confirms it when the merge's bases are wanted, or the merge is
+//! searched.
 //!
 //! A commit outside the range counts as landing before `m1`, in the
 //! ancestry of the line's bottom `m1`'s first parent: true when every
@@ -65,6 +67,7 @@ use std::sync::{Arc, Condvar, Mutex};
 pub(super) struct Landing {
     candidates: HashMap<gix::ObjectId, Box<[gix::ObjectId]>>,
     several: HashMap<gix::ObjectId, Several>,
+    asked: HashMap<gix::ObjectId, Asked>,
     levels: Option<Arc<Levels>>,
 }
 
@@ -81,6 +84,13 @@ impl Landing {
     /// where there are fewer than two.
     pub(super) fn several(&self, id: &gix::oid) -> Option<&Several> {
         self.several.get(id)
+    }
+
+    /// Of an off-line merge `id`, the commits below the range its first
+    /// parent must reach for its candidates to hold: `None` where there
+    /// are none to ask.
+    pub(super) fn asked(&self, id: &gix::oid) -> Option<&Asked> {
+        self.asked.get(id)
     }
 
     /// The range's levels, where they were asked for ([`Levels`]).
@@ -183,6 +193,18 @@ pub(super) struct Several {
     pub(super) frontier: Box<[gix::ObjectId]>,
 }
 
+/// What an off-line merge's candidates stand on below the range: its second
+/// parent's walk met `targets` outside the range, which its first parent's
+/// walk met none of and reaches, if at all, only below the range from
+/// where it left it (`from`). The candidates hold where the first parent
+/// reaches every target (a walk below the range from `from`); otherwise
+/// the merge is searched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Asked {
+    pub(super) targets: Box<[gix::ObjectId]>,
+    pub(super) from: Box<[gix::ObjectId]>,
+}
+
 /// The bottom of the tip's first-parent line in the range: the first parent
 /// of its oldest commit, `None` when that commit is a root.
 pub(super) fn bottom(
@@ -232,6 +254,7 @@ pub(super) fn landing(
     let mut landed = vec![NONE; graph.ids.len()];
     let mut candidates = HashMap::new();
     let mut several = HashMap::new();
+    let mut asked = HashMap::new();
     let mut stack = Vec::new();
     let nodes = graph.nodes();
     let mut settling = Settling {
@@ -297,14 +320,20 @@ pub(super) fn landing(
     for at in 0..graph.ids.len() as u32 {
         if let [a, b] = *graph.parents(at)
             && settling.line_at[at as usize] == 0
-            && let Some(found) = settling.off_line(&graph, a, b, &landed)
+            && let Some((found, targets, from)) = settling.off_line(&graph, a, b, &landed)
         {
+            if !targets.is_empty() {
+                let targets = graph.ids(&targets);
+                let from = graph.ids(&from);
+                asked.insert(graph.id(at), Asked { targets, from });
+            }
             settling.put(&graph, at, found, &landed, &mut candidates, &mut several);
         }
     }
     Some(Landing {
         candidates,
         several,
+        asked,
         levels,
     })
 }
@@ -541,10 +570,19 @@ impl Settling {
     /// meets that `a` does not reach stands above `a`'s highest line
     /// commit (or what `a` meets outside the range) and `a`'s own commits
     /// of landing `j` or lower: those are candidates, and the walk does
-    /// not go below it. `None` where the range cannot tell (the walk from
-    /// `b` meets a commit outside the range that `a` may reach below it)
-    /// or the walks pass [`OFF_LINE_BUDGET`] commits.
-    fn off_line(&mut self, graph: &Graph, a: u32, b: u32, landed: &[u32]) -> Option<Vec<u32>> {
+    /// not go below it. A commit outside the range the walk from `b` meets
+    /// that `a` may reach only below it is taken as reached, and asked
+    /// ([`Asked`]): the candidates, then the commits asked and where `a`
+    /// left the range. `None` where the walks pass [`OFF_LINE_BUDGET`]
+    /// commits.
+    #[allow(clippy::type_complexity)]
+    fn off_line(
+        &mut self,
+        graph: &Graph,
+        a: u32,
+        b: u32,
+        landed: &[u32],
+    ) -> Option<(Vec<u32>, Vec<u32>, Vec<u32>)> {
         let budget = self.budget.min(OFF_LINE_BUDGET);
         let mut met = 0;
         self.stamp += 1;
@@ -599,32 +637,36 @@ impl Settling {
         self.stamp += 1;
         let from_b = self.stamp;
         let mut found: Vec<u32> = Vec::new();
+        let mut asked: Vec<u32> = Vec::new();
         // The highest line commit met that `a` does not reach.
         let mut above = 0;
-        let mut meet_b = |c: u32, this: &mut Self| -> Option<()> {
+        let mut meet_b = |c: u32, this: &mut Self| {
             if this.seen[c as usize] == from_b {
-                return Some(());
+                return;
             }
             this.seen[c as usize] = from_b;
-            if reaches_a(c, this)? {
-                found.push(c);
-            } else if graph.inside(c) {
-                match this.line_at[c as usize] {
+            match reaches_a(c, this) {
+                Some(true) => found.push(c),
+                None => {
+                    found.push(c);
+                    asked.push(c);
+                }
+                Some(false) if graph.inside(c) => match this.line_at[c as usize] {
                     0 => this.stack.push(c),
                     j => above = above.max(j),
-                }
+                },
+                Some(false) => {}
             }
-            Some(())
         };
         let walked = (|| {
-            meet_b(b, self)?;
+            meet_b(b, self);
             while let Some(i) = self.stack.pop() {
                 met += 1;
                 if met > budget {
                     return None;
                 }
                 for &p in graph.parents(i) {
-                    meet_b(p, self)?;
+                    meet_b(p, self);
                 }
             }
             Some(())
@@ -643,7 +685,12 @@ impl Settling {
         }
         found.sort_unstable();
         found.dedup();
-        Some(found)
+        let from = if asked.is_empty() {
+            Vec::new()
+        } else {
+            reach.outside
+        };
+        Some((found, asked, from))
     }
 }
 
@@ -881,7 +928,7 @@ mod tests {
     fn a_merge_off_the_line_is_answered_where_the_range_tells() {
         // Line 2 (on the bottom 1) - 3, merging 7 = (5, 6); 5 stands on 10
         // and 6 on 11, both outside the range and below the bottom: whether
-        // 5 reaches 11 below the range, the range cannot tell.
+        // 5 reaches 11 below the range, the range cannot tell; it asks.
         let (parents, index) = range(&[
             (3, &[2, 7]),
             (7, &[5, 6]),
@@ -890,7 +937,13 @@ mod tests {
             (2, &[1]),
         ]);
         let landing = land(id(3), &parents, &index).expect("tip in range");
-        assert_eq!(landing.candidates(&id(7)), None, "searched");
+        assert_eq!(landing.candidates(&id(7)), Some(&[id(11)][..]));
+        assert_eq!(
+            landing
+                .asked(&id(7))
+                .map(|asked| (&asked.targets[..], &asked.from[..])),
+            Some((&[id(11)][..], &[id(10)][..]))
+        );
         // The whole history: 4, a root of its own, under both sides of 7.
         let (parents, index) = range(&[
             (8, &[3, 7]),
@@ -935,6 +988,35 @@ mod tests {
         assert_eq!(bottom(id(3), &parents, &index), Some(None));
         let landing = land(id(3), &parents, &index).expect("tip in range");
         assert!(landing.candidates.is_empty(), "no merge");
+    }
+
+    #[test]
+    fn an_off_line_merge_meeting_below_the_range_asks_what_its_first_parent_reaches() {
+        // Outside: 4 (the line's old merge of 20's history), 5 (the
+        // bottom), 20. In the range: the line 6 - 7 (merge of 13); 13
+        // merges 22 (20 - 21 - 22) into the topic 4 - 11 - 12, whose walk
+        // meets only 4 outside the range: whether 4 reaches 20 is asked.
+        let (parents, index) = range(&[
+            (7, &[6, 13]),
+            (6, &[5]),
+            (13, &[12, 22]),
+            (12, &[11]),
+            (11, &[4]),
+            (22, &[21]),
+            (21, &[20]),
+        ]);
+        let landing = land(id(7), &parents, &index).expect("tip in range");
+        assert_eq!(landing.candidates(&id(13)), Some(&[id(20)][..]));
+        assert_eq!(
+            landing.asked(&id(13)),
+            Some(&Asked {
+                targets: [id(20)].into(),
+                from: [id(4)].into(),
+            })
+        );
+        // The line merge meets both outside the range, and asks nothing.
+        assert_eq!(landing.candidates(&id(7)), Some(&[id(20), id(4)][..]));
+        assert!(landing.asked(&id(7)).is_none());
     }
 
     #[test]

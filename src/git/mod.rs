@@ -1295,9 +1295,12 @@ impl Repo {
     /// the walk's landing (src/git/landing.rs): its one candidate, or of
     /// several those no other reaches, as the range settles them, else
     /// with the commit-graph's generations, else as a run before found
-    /// them, else by a walk below the range; `None` where the landing does
+    /// them, else by a walk below the range; an off-line merge whose
+    /// candidates stand on commits below the range once a walk there
+    /// finds its first parent reaches them; `None` where the landing does
     /// not tell (an octopus, a merge off the line the range cannot tell,
-    /// that walk longer than [`SETTLE_BUDGET`]).
+    /// a walk below it longer than [`SETTLE_BUDGET`], or one that finds
+    /// the first parent does not reach what was asked).
     fn landed_bases(
         landing: &landing::Landing,
         id: Oid,
@@ -1305,6 +1308,19 @@ impl Repo {
         graph: &mut bases::Bases<'_>,
     ) -> Result<Option<Vec<gix::ObjectId>>, GitError> {
         let context = || format!("finding the merge bases of merge {id}'s parents");
+        // An off-line merge whose candidates hold if its first parent
+        // reaches what the second met below the range: a run before
+        // searched it, or a walk below the range tells.
+        if let Some(asked) = landing.asked(&id.0) {
+            if let Some(kept) = graph.kept(one, other) {
+                return Ok(Some(kept));
+            }
+            let reached =
+                graph.reaches_all(&asked.targets, &asked.from, SETTLE_BUDGET, &context)?;
+            if reached != Some(true) {
+                return Ok(None);
+            }
+        }
         let several = match landing.candidates(&id.0) {
             None => return Ok(None),
             Some(one @ [] | one @ [_]) => return Ok(Some(one.to_vec())),
@@ -2614,6 +2630,30 @@ impl WalkedChanges<'_> {
             }
         }
         Some(counts)
+    }
+
+    /// Of the merges off the line whose candidates hold if their first
+    /// parent reaches commits below the range (src/git/landing.rs,
+    /// `Asked`), how many there are and how many a walk below the range
+    /// finds it does. For tests of the landing.
+    #[doc(hidden)]
+    pub fn landing_asked(&self) -> Result<Option<(usize, usize)>, GitError> {
+        let Some(landing) = self.landing.as_ref().and_then(|shared| shared.get()) else {
+            return Ok(None);
+        };
+        let mut graph = self.repo.bases();
+        let mut counts = (0, 0);
+        for id in self.commits.iter() {
+            if let Some(asked) = landing.asked(&id.0) {
+                counts.0 += 1;
+                let reached =
+                    graph.reaches_all(&asked.targets, &asked.from, SETTLE_BUDGET, &|| {
+                        format!("asking below the range for merge {id}")
+                    })?;
+                counts.1 += usize::from(reached == Some(true));
+            }
+        }
+        Ok(Some(counts))
     }
 
     /// Every commit of the range, in walk order (newest first), shared.

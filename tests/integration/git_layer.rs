@@ -1548,6 +1548,9 @@ fn main_line_merge_bases_read_off_the_walk_are_git_merge_base_all() {
     // to a walk below it; merges off the line answered.
     let mut several = (0, 0);
     let mut off_line = 0;
+    // Merges off the line whose candidates stand on commits below the
+    // range their first parent must reach, and those it reaches.
+    let mut asked = (0, 0);
     for (seed, dates) in [(0x1a9d_u64, Dates::Skewed), (0x1a9e, Dates::Shuffled)] {
         let (repo, _) = skewed_history(
             COUNT,
@@ -1602,6 +1605,9 @@ fn main_line_merge_bases_read_off_the_walk_are_git_merge_base_all() {
                     let (all, below) = walked.landing_several().expect("a landing");
                     several.0 += all;
                     several.1 += below;
+                    let (all, reached) = walked.landing_asked().expect("asked").expect("a landing");
+                    asked.0 += all;
+                    asked.1 += reached;
                 }
                 for (merge, bases) in read {
                     let want = git_bases.entry(merge).or_insert_with(|| {
@@ -1646,6 +1652,72 @@ fn main_line_merge_bases_read_off_the_walk_are_git_merge_base_all() {
         off_line >= 150,
         "too few merges off the line answered: {off_line}"
     );
+    assert!(
+        asked.0 >= 10 && asked.1 >= 1,
+        "too few merges off the line asked below the range, or none reached: {asked:?}"
+    );
+}
+
+/// A merge off the line whose second parent meets, below the range, a
+/// commit its first parent reaches only below the range (git/git: gitk's
+/// history merged into a maint topic forked before the range, gitk's old
+/// commit reached through an old merge of gitk into git): the landing
+/// takes that commit as the base once a walk below the range finds the
+/// first parent reaches it, and it is `git merge-base --all`'s.
+#[test]
+fn an_off_line_merge_whose_base_lies_below_the_range_is_answered_from_below() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    let empty = repo.git_stdin(&["mktree"], "").trim().to_owned();
+    let commit = |msg: &str, parents: &[&str]| {
+        let mut args = vec!["commit-tree", empty.as_str(), "-m", msg];
+        for p in parents {
+            args.extend(["-p", p]);
+        }
+        repo.git(&args).trim().to_owned()
+    };
+    // Below the range: the line l1-l3, a history of its own g1-g2 merged
+    // into it at l4, then l5 (the range's bottom).
+    let l1 = commit("l1", &[]);
+    let l3 = commit("l3", &[&commit("l2", &[&l1])]);
+    let g2 = commit("g2", &[&commit("g1", &[])]);
+    let l4 = commit("l4", &[&l3, &g2]);
+    let l5 = commit("l5", &[&l4]);
+    // In the range: a topic forked at l4 (t1, t2), the other history
+    // going on (g3, g4), their merge m off the line, and the line l6, l7
+    // taking m.
+    let t2 = commit("t2", &[&commit("t1", &[&l4])]);
+    let g4 = commit("g4", &[&commit("g3", &[&g2])]);
+    let m = commit("m", &[&t2, &g4]);
+    let l7 = commit("l7", &[&commit("l6", &[&l5]), &m]);
+    let want: BTreeSet<Oid> = repo
+        .git(&["merge-base", "--all", &t2, &g4])
+        .lines()
+        .map(oid)
+        .collect();
+    assert_eq!(want, BTreeSet::from([oid(&g2)]), "git's answer");
+    let gate = open(&repo);
+    let walked = gate
+        .walk_changes(
+            &[oid(&l7)],
+            &[oid(&l5)],
+            |_| false,
+            Renames::Off,
+            gate::git::MergeChanges::Own,
+        )
+        .expect("walk_changes");
+    assert_eq!(walked.landing_asked().expect("asked"), Some((1, 1)));
+    let read = walked
+        .landing_merge_bases()
+        .expect("landing")
+        .expect("a landing");
+    let found = read
+        .iter()
+        .find(|(merge, _)| *merge == oid(&m))
+        .map(|(_, bases)| bases.iter().copied().collect::<BTreeSet<Oid>>());
+    assert_eq!(found, Some(want));
 }
 
 #[test]
