@@ -289,12 +289,17 @@ impl Heads {
 
     /// The merge bases of `one` and `other` a search ordered as `order`
     /// found, in this run or one before it; `None` without a cache to keep
-    /// them.
+    /// them. With `graph`, the searches stop on a commit-graph's
+    /// generations and read no object: a file of generation-ordered
+    /// answers is loaded only after [`GRAPH_FILE_AFTER`] questions. A
+    /// search ordered by a range's levels reads its commits, so that file
+    /// is loaded at the first question.
     fn answer(
         &self,
         order: Ordered,
         one: &gix::ObjectId,
         other: &gix::ObjectId,
+        graph: bool,
     ) -> Option<Vec<gix::ObjectId>> {
         let (file, hash) = self.file.as_ref()?;
         let answers = self.answers(order);
@@ -308,6 +313,7 @@ impl Heads {
             }
         }
         if order == Ordered::Generations
+            && graph
             && answers.file.get().is_none()
             && answers
                 .asked
@@ -500,15 +506,16 @@ impl<'r> Bases<'r> {
         // `Ordered`).
         let memo = self.memo(&one, others);
         if let Some((heads, other, order)) = &memo
-            && let Some(bases) = heads.answer(*order, &one, other)
+            && let Some(bases) = heads.answer(*order, &one, other, self.graph.is_some())
         {
             return Ok(bases);
         }
         self.ungraded = false;
         let bases = self.search(one, others, context)?;
         // A graph's search that met a commit without a computed generation
-        // (a layer written before generations were) ordered part of its walk
-        // by date: its answer is not kept.
+        // (a layer written before generations were), or one by a range's
+        // levels that left the range, ordered part of its walk by date: its
+        // answer is not kept.
         if let Some((heads, other, order)) = memo
             && (order == Ordered::Dates || !self.ungraded)
         {
@@ -527,7 +534,7 @@ impl<'r> Bases<'r> {
     ) -> Option<Vec<gix::ObjectId>> {
         self.read_corrected_dates();
         let (heads, other, order) = self.memo(&one, &[other])?;
-        heads.answer(order, &one, &other)
+        heads.answer(order, &one, &other, self.graph.is_some())
     }
 
     /// Where a search for `one` and `others` keeps its answer: the record,
@@ -548,12 +555,21 @@ impl<'r> Bases<'r> {
 
     /// How the answer for `one` and `other` is kept: by date without a
     /// commit-graph; by generation where the graph holds both with
-    /// generations it computed (so it holds all below them, graded too);
-    /// not at all where the graph holds one and not the other, whose
-    /// search mixes the two orders.
+    /// generations it computed (so it holds all below them, graded too),
+    /// or without one, where the range's levels hold both (so nothing
+    /// outside the range reaches them, and the search is ordered as a
+    /// graph's); not at all where the graph or the levels hold one and not
+    /// the other, whose search mixes the two orders.
     fn kept_as(&self, one: &gix::ObjectId, other: &gix::ObjectId) -> Option<Ordered> {
         let Some(graph) = &self.graph else {
-            return Some(Ordered::Dates);
+            let Some(levels) = &self.levels else {
+                return Some(Ordered::Dates);
+            };
+            return match (levels.get(one) > 0, levels.get(other) > 0) {
+                (true, true) => Some(Ordered::Generations),
+                (false, false) => Some(Ordered::Dates),
+                _ => None,
+            };
         };
         let graded = |id: &gix::ObjectId| {
             graph
@@ -1411,27 +1427,40 @@ mod tests {
         let file = dir.path().join("cache").join("commits-sha1.cache");
         let sha1 = gix::hash::Kind::Sha1;
         let worth = super::super::commits_cache::BASES_WORTH_WRITING as u8;
-        let heads = Heads::kept_in(Some(file), sha1);
+        let heads = Heads::kept_in(Some(file.clone()), sha1);
         for n in 0..worth {
             heads.answered(Ordered::Generations, id(200), id(n), &[id(1)]);
         }
         assert!(heads.save(), "written before the file is loaded");
+        // A run whose searches are ordered by a range's levels (no graph:
+        // each search reads commits) loads it at the first question.
+        let levelled = Heads::kept_in(Some(file), sha1);
+        assert_eq!(
+            levelled.answer(Ordered::Generations, &id(200), &id(1), false),
+            Some(vec![id(1)])
+        );
         // The kept answers are this run's own; the file is not read for
         // the first questions.
         assert_eq!(
-            heads.answer(Ordered::Generations, &id(200), &id(0)),
+            heads.answer(Ordered::Generations, &id(200), &id(0), true),
             Some(vec![id(1)])
         );
         for _ in 0..GRAPH_FILE_AFTER {
-            assert_eq!(heads.answer(Ordered::Generations, &id(201), &id(0)), None);
+            assert_eq!(
+                heads.answer(Ordered::Generations, &id(201), &id(0), true),
+                None
+            );
         }
         assert!(heads.graded.file.get().is_none(), "not loaded yet");
         // The next question loads it: everything kept is in the file.
-        assert_eq!(heads.answer(Ordered::Generations, &id(201), &id(0)), None);
+        assert_eq!(
+            heads.answer(Ordered::Generations, &id(201), &id(0), true),
+            None
+        );
         assert!(heads.graded.file.get().is_some_and(Option::is_some));
         assert!(heads.graded.kept.lock().expect("lock").is_empty());
         assert_eq!(
-            heads.answer(Ordered::Generations, &id(200), &id(1)),
+            heads.answer(Ordered::Generations, &id(200), &id(1), true),
             Some(vec![id(1)]),
             "answered from the file"
         );
@@ -1442,8 +1471,13 @@ mod tests {
         assert!(heads.save(), "new answers are written");
         // The date-ordered file was never written.
         assert!(heads.dated.kept.lock().expect("lock").is_empty());
-        assert!(heads.answer(Ordered::Dates, &id(200), &id(0)).is_none());
+        assert!(
+            heads
+                .answer(Ordered::Dates, &id(200), &id(0), true)
+                .is_none()
+        );
     }
+
     /// A search ordered by a range's levels finds what one ordered by
     /// dates finds, and what the definition gives (the common ancestors no
     /// other one reaches), on a history whose dates run every way; and it
@@ -1454,7 +1488,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let repo = gix::init_bare(dir.path()).expect("init");
         let packs = std::cell::RefCell::new(super::super::packs::Packs::new(&repo, 1 << 20));
-        let heads = Arc::new(Heads::default());
+        let file = dir.path().join("cache").join("commits-sha1.cache");
+        let heads = Arc::new(Heads::kept_in(Some(file), gix::hash::Kind::Sha1));
         // Commit n (1 to 90) has one or two parents among the commits
         // before it, mostly close ones (a root now and then); dates are
         // skewed by up to 40 commits' worth either way.
@@ -1512,6 +1547,7 @@ mod tests {
         );
         levelled.queued = 0;
         let mut compared = 0;
+        let mut kept_apart = 0;
         for a in (2..=count).step_by(3) {
             for b in (a + 1..=count).step_by(2) {
                 let common = ancestors[usize::from(a)] & ancestors[usize::from(b)];
@@ -1538,10 +1574,19 @@ mod tests {
                 };
                 assert_eq!(found(&mut dated), defined, "{a} and {b} by dates");
                 assert_eq!(found(&mut levelled), defined, "{a} and {b} by levels");
+                // Kept as a graph's answers are, where the search stayed in
+                // the range.
+                if let Some(kept) = heads.answer(Ordered::Generations, &id(a), &id(b), false) {
+                    let mut kept: Vec<u8> = kept.iter().map(|i| i.as_bytes()[0]).collect();
+                    kept.sort_unstable();
+                    assert_eq!(kept, defined, "{a} and {b} kept");
+                    kept_apart += 1;
+                }
                 compared += usize::from(defined.len() > 1);
             }
         }
         assert!(compared > 10, "only {compared} pairs with several bases");
+        assert!(kept_apart > 100, "only {kept_apart} answers kept by levels");
         // Ignoring the levels, it would queue what the search by dates does.
         assert!(
             levelled.queued < dated.queued,

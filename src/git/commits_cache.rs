@@ -158,7 +158,9 @@ pub(super) enum Ordered {
     /// it computed (`graph-bases-*.cache`): every commit such a search
     /// visits is below them, in the graph, and visited in an order no
     /// parent comes before its child in, so its answer is the merge bases
-    /// themselves, a function of the parents alone.
+    /// themselves, a function of the parents alone. Likewise without one,
+    /// between two commits of a range ordered by its levels (decision
+    /// 0035) whose search stayed in the range.
     Generations,
 }
 

@@ -1310,7 +1310,8 @@ impl Repo {
         let context = || format!("finding the merge bases of merge {id}'s parents");
         // An off-line merge whose candidates hold if its first parent
         // reaches what the second met below the range: a run before
-        // searched it, or a walk below the range tells.
+        // searched it, or a walk below the range tells (with a graph too:
+        // the same answers, whatever the clone).
         if let Some(asked) = landing.asked(&id.0) {
             if let Some(kept) = graph.kept(one, other) {
                 return Ok(Some(kept));
