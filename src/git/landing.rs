@@ -320,14 +320,21 @@ pub(super) fn landing(
     for at in 0..graph.ids.len() as u32 {
         if let [a, b] = *graph.parents(at)
             && settling.line_at[at as usize] == 0
-            && let Some((found, targets, from)) = settling.off_line(&graph, a, b, &landed)
+            && let Some(off) = settling.off_line(&graph, a, b, &landed)
         {
-            if !targets.is_empty() {
-                let targets = graph.ids(&targets);
-                let from = graph.ids(&from);
+            if !off.asked.is_empty() {
+                let targets = graph.ids(&off.asked);
+                let from = graph.ids(&off.from);
                 asked.insert(graph.id(at), Asked { targets, from });
             }
-            settling.put(&graph, at, found, &landed, &mut candidates, &mut several);
+            settling.put(
+                &graph,
+                at,
+                off.found,
+                &landed,
+                &mut candidates,
+                &mut several,
+            );
         }
     }
     Some(Landing {
@@ -454,6 +461,15 @@ struct Settling {
     budget: usize,
 }
 
+/// An off-line merge's candidates ([`Settling::off_line`]).
+struct OffLine {
+    found: Vec<u32>,
+    /// Those outside the range its first parent must reach below it.
+    asked: Vec<u32>,
+    /// Where its first parent's walk left the range, when any is asked.
+    from: Vec<u32>,
+}
+
 /// What a walk from a commit through the commits off the line reached.
 #[derive(Default)]
 struct Reach {
@@ -572,17 +588,9 @@ impl Settling {
     /// of landing `j` or lower: those are candidates, and the walk does
     /// not go below it. A commit outside the range the walk from `b` meets
     /// that `a` may reach only below it is taken as reached, and asked
-    /// ([`Asked`]): the candidates, then the commits asked and where `a`
-    /// left the range. `None` where the walks pass [`OFF_LINE_BUDGET`]
+    /// ([`Asked`]). `None` where the walks pass [`OFF_LINE_BUDGET`]
     /// commits.
-    #[allow(clippy::type_complexity)]
-    fn off_line(
-        &mut self,
-        graph: &Graph,
-        a: u32,
-        b: u32,
-        landed: &[u32],
-    ) -> Option<(Vec<u32>, Vec<u32>, Vec<u32>)> {
+    fn off_line(&mut self, graph: &Graph, a: u32, b: u32, landed: &[u32]) -> Option<OffLine> {
         let budget = self.budget.min(OFF_LINE_BUDGET);
         let mut met = 0;
         self.stamp += 1;
@@ -690,7 +698,7 @@ impl Settling {
         } else {
             reach.outside
         };
-        Some((found, asked, from))
+        Some(OffLine { found, asked, from })
     }
 }
 
