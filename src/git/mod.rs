@@ -1885,6 +1885,15 @@ impl Repo {
         self.packs.borrow_mut().chain_held(&id.0)
     }
 
+    /// As [`delta_chain_held`](Self::delta_chain_held), for the diff
+    /// threads' readers: `id` read by one of them, its chain as the other's
+    /// cache holds it (they share one). This handle's own cache is not
+    /// theirs. For tests.
+    #[doc(hidden)]
+    pub fn delta_chain_held_by_diff_threads(&self, id: Oid) -> Option<(usize, usize)> {
+        self.packs.borrow().chain_held_by_a_sharing_sibling(&id.0)
+    }
+
     /// Keep at most `bytes` of the packs' pages resident before letting
     /// them go (16 MiB unless told; decision 0032). Only before the first
     /// read opens the packs. For tests, which need no 16 MiB pack to see
@@ -2443,7 +2452,9 @@ impl Runs<'_> {
         // One mapping of the commit-graph for both threads' searches, and
         // one record of the commits they and the walk read.
         let share = bases::GraphShare::open(self.repo).with_heads(self.heads.clone());
-        for _ in 0..2 {
+        // One delta-base cache for both threads, the size of two: they
+        // diff neighbouring runs, whose trees lie on the same chains.
+        for packs in self.packs.borrow().siblings_sharing_cache(2) {
             let (job_tx, job_rx) = std::sync::mpsc::channel::<Vec<Queued>>();
             // Results wait, at most RESULTS_AHEAD runs a thread, until they
             // are taken: past that the thread waits too, so memory stays
@@ -2452,7 +2463,6 @@ impl Runs<'_> {
             let (result_tx, result_rx) = std::sync::mpsc::sync_channel::<RunResults>(RESULTS_AHEAD);
             let mut clone = self.repo.clone();
             set_diff_thread_caches(&mut clone);
-            let packs = self.packs.borrow().sibling();
             let (renames, merges, stop) = (self.renames, self.merges, stop.clone());
             let landing = self.landing.clone();
             let share = share.clone();

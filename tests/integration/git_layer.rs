@@ -897,6 +897,18 @@ fn every_object_of_a_deep_chained_pack_hashes_to_its_id() {
         Some((deepest, 0)),
         "nothing held before the first read"
     );
+    // The two diff threads share one cache: what one read, the other
+    // finds held. This handle's own cache is not theirs.
+    assert_eq!(
+        fresh.delta_chain_held_by_diff_threads(oid(&deep_id)),
+        Some((deepest, deepest)),
+        "the chain below {deep_id}, read by one diff thread, is held for the other"
+    );
+    assert_eq!(
+        fresh.delta_chain_held(oid(&deep_id)),
+        Some((deepest, 0)),
+        "the diff threads' reads fill their cache, not this handle's"
+    );
     fresh
         .read_object(oid(&deep_id))
         .expect("the deepest object");
