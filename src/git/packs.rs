@@ -45,7 +45,16 @@ use gix::odb::pack::{self, cache::DecodeEntry, data};
 /// commits), where git moves its buffers in and out of its cache.
 pub(super) struct DeltaBaseCache {
     inner: clru::CLruCache<Key, Entry, BuildHasherDefault<OffsetHasher>, Capacity>,
-    free_list: Vec<Vec<u8>>,
+    /// The buffers its evictions gave back, where it is not shared: a
+    /// cache the diff threads share gives them to the thread that put (the
+    /// spare buffers of its [`Packs`]), which takes them without the lock.
+    spare: Spare,
+}
+
+/// Buffers of evicted entries, kept for the next objects put.
+#[derive(Default)]
+pub(super) struct Spare {
+    list: Vec<Vec<u8>>,
 }
 
 type Key = (u32, u64);
@@ -109,7 +118,7 @@ impl DeltaBaseCache {
                     .with_hasher(BuildHasherDefault::default())
                     .with_scale(Capacity),
             ),
-            free_list: Vec::new(),
+            spare: Spare::default(),
         }
     }
 
@@ -132,40 +141,10 @@ impl DeltaBaseCache {
         self.inner.peek(&(pack_id, offset)).is_some()
     }
 
-    /// An empty buffer with room for an object of `len` bytes: one an
-    /// evicted entry gave back when it holds `len` to twice that (a buffer
-    /// much larger than the object would hold memory its weight does not
-    /// count for long; a smaller one would be grown, and growing copies
-    /// all it held), else a new one; `None` when the memory cannot be had.
-    /// When none fits, the oldest kept goes, so that the list follows the
-    /// sizes being read.
-    fn buffer(&mut self, len: usize) -> Option<Vec<u8>> {
-        let fits = |b: &Vec<u8>| b.capacity() >= len && b.capacity() <= 2 * len.max(64);
-        if let Some(at) = self.free_list.iter().rposition(fits) {
-            let mut buffer = self.free_list.swap_remove(at);
-            buffer.clear();
-            return Some(buffer);
-        }
-        if self.free_list.len() == FREE_LIST_MAX {
-            self.free_list.remove(0);
-        }
-        let mut buffer = Vec::new();
-        buffer.try_reserve_exact(len).ok()?;
-        Some(buffer)
-    }
-
-    /// Keep a buffer no one else holds for [`buffer`](Self::buffer).
-    fn recycle(&mut self, data: Shared) {
-        if self.free_list.len() < FREE_LIST_MAX
-            && let Ok(buffer) = Shared::try_unwrap(data)
-        {
-            self.free_list.push(buffer);
-        }
-    }
-
     /// Hold `data`, the object at `offset` of pack `pack_id`, of `kind`
     /// (`compressed_size` bytes in the pack), evicting the least recently
-    /// used first; an object larger than the whole cache is not held.
+    /// used first; an object larger than the whole cache is not held. The
+    /// buffers of what goes are kept in its own spare buffers.
     fn put(
         &mut self,
         pack_id: u32,
@@ -173,6 +152,21 @@ impl DeltaBaseCache {
         data: Shared,
         kind: gix::objs::Kind,
         compressed_size: usize,
+    ) {
+        let mut spare = std::mem::take(&mut self.spare);
+        self.put_sparing(pack_id, offset, data, kind, compressed_size, &mut spare);
+        self.spare = spare;
+    }
+
+    /// [`put`](Self::put), the buffers of what goes kept in `spare`.
+    fn put_sparing(
+        &mut self,
+        pack_id: u32,
+        offset: u64,
+        data: Shared,
+        kind: gix::objs::Kind,
+        compressed_size: usize,
+        spare: &mut Spare,
     ) {
         let weight = data.capacity();
         // Evict as `put_with_weight` would, keeping the evicted buffers.
@@ -182,7 +176,7 @@ impl DeltaBaseCache {
             let Some((_key, evicted)) = self.inner.pop_back() else {
                 break;
             };
-            self.recycle(evicted.data);
+            spare.keep(evicted.data);
         }
         let entry = Entry {
             data,
@@ -190,8 +184,8 @@ impl DeltaBaseCache {
             compressed_size,
         };
         match self.inner.put_with_weight((pack_id, offset), entry) {
-            Ok(Some(previous)) => self.recycle(previous.data),
-            Err((_key, refused)) => self.recycle(refused.data),
+            Ok(Some(previous)) => spare.keep(previous.data),
+            Err((_key, refused)) => spare.keep(refused.data),
             Ok(None) => {}
         }
     }
@@ -205,6 +199,39 @@ fn lock(cache: &Mutex<DeltaBaseCache>) -> MutexGuard<'_, DeltaBaseCache> {
     cache
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Spare {
+    /// An empty buffer with room for an object of `len` bytes: one an
+    /// evicted entry gave back when it holds `len` to twice that (a buffer
+    /// much larger than the object would hold memory its weight does not
+    /// count for long; a smaller one would be grown, and growing copies
+    /// all it held), else a new one; `None` when the memory cannot be had.
+    /// When none fits, the oldest kept goes, so that the list follows the
+    /// sizes being read.
+    fn take(&mut self, len: usize) -> Option<Vec<u8>> {
+        let fits = |b: &Vec<u8>| b.capacity() >= len && b.capacity() <= 2 * len.max(64);
+        if let Some(at) = self.list.iter().rposition(fits) {
+            let mut buffer = self.list.swap_remove(at);
+            buffer.clear();
+            return Some(buffer);
+        }
+        if self.list.len() == FREE_LIST_MAX {
+            self.list.remove(0);
+        }
+        let mut buffer = Vec::new();
+        buffer.try_reserve_exact(len).ok()?;
+        Some(buffer)
+    }
+
+    /// Keep a buffer no one else holds for [`take`](Self::take).
+    fn keep(&mut self, data: Shared) {
+        if self.list.len() < FREE_LIST_MAX
+            && let Ok(buffer) = Shared::try_unwrap(data)
+        {
+            self.list.push(buffer);
+        }
+    }
 }
 
 /// `source` copied into `vec`, or `None` when the memory cannot be had.
@@ -227,7 +254,7 @@ impl DecodeEntry for DeltaBaseCache {
         kind: gix::objs::Kind,
         compressed_size: usize,
     ) {
-        if let Some(mut buffer) = self.buffer(data.len())
+        if let Some(mut buffer) = self.spare.take(data.len())
             && copy_into(&mut buffer, data).is_some()
         {
             let data = Shared::new(buffer);
@@ -270,11 +297,7 @@ pub(super) struct Packs {
     /// The handle's delta-base cache, or one it shares with its siblings
     /// ([`Packs::siblings_sharing_cache`]).
     cache: Arc<Mutex<DeltaBaseCache>>,
-    inflate: gix::zlib::Inflate,
-    /// The links of the chain being resolved, the object asked for first.
-    chain: Vec<data::Entry>,
-    /// A delta's instructions.
-    delta: Vec<u8>,
+    work: Resolving,
 }
 
 impl Packs {
@@ -287,9 +310,7 @@ impl Packs {
             kept: PAGES_KEPT,
             order: Vec::new(),
             cache: Arc::new(Mutex::new(DeltaBaseCache::new(cache_bytes))),
-            inflate: gix::zlib::Inflate::default(),
-            chain: Vec::new(),
-            delta: Vec::new(),
+            work: Resolving::default(),
         }
     }
 
@@ -327,9 +348,7 @@ impl Packs {
             kept: self.kept,
             order: Vec::new(),
             cache,
-            inflate: gix::zlib::Inflate::default(),
-            chain: Vec::new(),
-            delta: Vec::new(),
+            work: Resolving::default(),
         }
     }
 
@@ -357,9 +376,7 @@ impl Packs {
             entry,
             &mut whole,
             &self.cache,
-            &mut self.inflate,
-            &mut self.chain,
-            &mut self.delta,
+            &mut self.work,
         )?;
         Some((kind, held.unwrap_or_else(|| Shared::new(whole))))
     }
@@ -385,8 +402,9 @@ impl Packs {
             let input = pack.entry_slice(entry.data_offset..end)?;
             out.clear();
             out.resize(len, 0);
-            self.inflate.reset();
-            let (status, consumed, written) = self.inflate.prefix(input, out).ok()?;
+            let inflate = &mut self.work.inflate;
+            inflate.reset();
+            let (status, consumed, written) = inflate.prefix(input, out).ok()?;
             opened.touch(at, entry.pack_offset(), entry.data_offset + consumed as u64);
             // A stream that ends short of its stated size is gix's to
             // read and report.
@@ -401,9 +419,7 @@ impl Packs {
             entry,
             out,
             &self.cache,
-            &mut self.inflate,
-            &mut self.chain,
-            &mut self.delta,
+            &mut self.work,
         )?;
         if let Some(held) = held {
             copy_into(out, &held)?;
@@ -617,76 +633,100 @@ fn open_bundles(dir: &std::path::Path, hash: gix::hash::Kind) -> Vec<pack::Bundl
 /// base. An object stored whole (no delta) is inflated into `whole` and
 /// not held; anything else comes back as the cache holds it, never
 /// copied. `None` where gix's decoder is to answer (see [`Packs::find`]).
-#[allow(clippy::too_many_arguments)]
+///
+/// The cache is locked twice, once for the way down and once to put the
+/// results, never while inflating: two diff threads share it
+/// ([`Packs::siblings_sharing_cache`]), and a lock a link made the other
+/// thread wait (`lock_contended` and the futex were 3-4 % of a run).
 fn resolve(
     pack: &data::File,
     touch: &dyn Fn(u64, u64),
     entry: data::Entry,
     whole: &mut Vec<u8>,
     cache: &Mutex<DeltaBaseCache>,
-    inflate: &mut gix::zlib::Inflate,
-    chain: &mut Vec<data::Entry>,
-    delta: &mut Vec<u8>,
+    work: &mut Resolving,
 ) -> Option<(gix::objs::Kind, Option<Shared>)> {
     use data::entry::Header;
     if let Some(kind) = entry.header.as_kind() {
         // Not a delta: inflated where it is, as gix would.
-        inflate_entry(pack, touch, &entry, inflate, whole)?;
+        inflate_entry(pack, touch, &entry, &mut work.inflate, whole)?;
         return Some((kind, None));
     }
+    let Resolving {
+        inflate,
+        chain,
+        delta,
+        spare,
+        results,
+    } = work;
     chain.clear();
-    let mut cursor = entry;
+    results.clear();
     // Down the chain, each link's base strictly before it in the pack (so
     // the walk ends), to the first link held or the base.
-    let (kind, mut base) = loop {
-        if let Some((kind, _, held)) = lock(cache).get(pack.id, cursor.data_offset) {
-            break (kind, held);
-        }
-        match cursor.header {
-            Header::OfsDelta { base_distance } => {
-                let at = cursor
-                    .checked_base_pack_offset(base_distance)
-                    .filter(|&at| at < cursor.pack_offset())?;
-                if chain.len() == MAX_CHAIN {
-                    return None;
-                }
-                let next = pack.entry(at).ok()?;
-                chain.push(std::mem::replace(&mut cursor, next));
+    let (kind, mut base) = {
+        let mut held = lock(cache);
+        let mut cursor = entry;
+        loop {
+            if let Some((kind, _, data)) = held.get(pack.id, cursor.data_offset) {
+                break (kind, data);
             }
-            Header::RefDelta { .. } => return None,
-            _ => {
-                let kind = cursor.header.as_kind()?;
-                let size = usize::try_from(cursor.decompressed_size).ok()?;
-                let mut out = lock(cache).buffer(size)?;
-                let packed = inflate_entry(pack, touch, &cursor, inflate, &mut out)?;
-                let base = Shared::new(out);
-                lock(cache).put(
-                    pack.id,
-                    cursor.data_offset,
-                    Shared::clone(&base),
-                    kind,
-                    packed,
-                );
-                break (kind, base);
+            match cursor.header {
+                Header::OfsDelta { base_distance } => {
+                    let at = cursor
+                        .checked_base_pack_offset(base_distance)
+                        .filter(|&at| at < cursor.pack_offset())?;
+                    if chain.len() == MAX_CHAIN {
+                        return None;
+                    }
+                    let next = pack.entry(at).ok()?;
+                    chain.push(std::mem::replace(&mut cursor, next));
+                }
+                Header::RefDelta { .. } => return None,
+                _ => {
+                    drop(held);
+                    let kind = cursor.header.as_kind()?;
+                    let size = usize::try_from(cursor.decompressed_size).ok()?;
+                    let mut out = spare.take(size)?;
+                    let packed = inflate_entry(pack, touch, &cursor, inflate, &mut out)?;
+                    let base = Shared::new(out);
+                    results.push((cursor.data_offset, Shared::clone(&base), packed));
+                    break (kind, base);
+                }
             }
         }
     };
     // Up the chain: each delta applied to the result below it, into a
-    // buffer of its own, which is then held and the base of the next.
+    // buffer of its own, which is then the base of the next.
     for link in chain.drain(..).rev() {
         let packed = inflate_entry(pack, touch, &link, inflate, delta)?;
-        let mut out = lock(cache).buffer(result_size(delta)?)?;
+        let mut out = spare.take(result_size(delta)?)?;
         apply_delta(&base, delta, &mut out)?;
         base = Shared::new(out);
-        lock(cache).put(
-            pack.id,
-            link.data_offset,
-            Shared::clone(&base),
-            kind,
-            packed,
-        );
+        results.push((link.data_offset, Shared::clone(&base), packed));
+    }
+    if !results.is_empty() {
+        let mut held = lock(cache);
+        for (offset, data, packed) in results.drain(..) {
+            held.put_sparing(pack.id, offset, data, kind, packed, spare);
+        }
     }
     Some((kind, Some(base)))
+}
+
+/// What a handle keeps between the objects it resolves: its inflater, the
+/// chain being resolved, a delta's instructions, the buffers its
+/// evictions gave back, and the results waiting to be put.
+#[derive(Default)]
+pub(super) struct Resolving {
+    inflate: gix::zlib::Inflate,
+    /// The links of the chain being resolved, the object asked for first.
+    chain: Vec<data::Entry>,
+    /// A delta's instructions.
+    delta: Vec<u8>,
+    spare: Spare,
+    /// Each result of the chain and the bytes it took in the pack, by its
+    /// offset there, until they are put.
+    results: Vec<(u64, Shared, usize)>,
 }
 
 /// The data of `entry` inflated into `out` (the whole of it), and the
@@ -966,17 +1006,17 @@ mod tests {
         let mut cache = DeltaBaseCache::new(1500);
         cache.put(7, 1, Shared::new(vec![1; 1000]), gix::objs::Kind::Tree, 1);
         cache.put(7, 2, Shared::new(vec![2; 1000]), gix::objs::Kind::Tree, 1);
-        assert_eq!(cache.free_list.len(), 1, "the first one's buffer is kept");
+        assert_eq!(cache.spare.list.len(), 1, "the first one's buffer is kept");
         // Growing it would copy what it held: a new one is made instead.
-        let big = cache.buffer(1500).expect("memory");
+        let big = cache.spare.take(1500).expect("memory");
         assert!(big.capacity() >= 1500);
-        assert_eq!(cache.free_list.len(), 1);
+        assert_eq!(cache.spare.list.len(), 1);
         // One it fits takes it.
-        let small = cache.buffer(900).expect("memory");
+        let small = cache.spare.take(900).expect("memory");
         assert!(small.capacity() >= 1000 && small.is_empty());
-        assert!(cache.free_list.is_empty());
+        assert!(cache.spare.list.is_empty());
         // A size no memory can hold is refused, not an abort.
-        assert!(cache.buffer(usize::MAX).is_none());
+        assert!(cache.spare.take(usize::MAX).is_none());
     }
 
     #[test]
@@ -1009,15 +1049,15 @@ mod tests {
         assert!(!cache.contains(7, 1), "evicted");
         assert_eq!(*held, vec![1; 1000], "still whole for its reader");
         assert!(
-            cache.free_list.is_empty(),
+            cache.spare.list.is_empty(),
             "a buffer a reader holds is not reused"
         );
         // One no reader holds is kept for the next object.
         cache.put(7, 3, Shared::new(vec![3; 1000]), gix::objs::Kind::Tree, 1);
-        assert_eq!(cache.free_list.len(), 1);
-        let buffer = cache.buffer(1000).expect("memory");
+        assert_eq!(cache.spare.list.len(), 1);
+        let buffer = cache.spare.take(1000).expect("memory");
         assert!(buffer.is_empty() && buffer.capacity() >= 1000);
-        assert!(cache.free_list.is_empty(), "the kept buffer was taken");
+        assert!(cache.spare.list.is_empty(), "the kept buffer was taken");
         assert_eq!(*cache.get(7, 3).expect("held").2, vec![3; 1000]);
     }
 
