@@ -153,22 +153,20 @@ impl DeltaBaseCache {
         kind: gix::objs::Kind,
         compressed_size: usize,
     ) {
+        let entry = Entry {
+            data,
+            kind,
+            compressed_size,
+        };
         let mut spare = std::mem::take(&mut self.spare);
-        self.put_sparing(pack_id, offset, data, kind, compressed_size, &mut spare);
+        self.put_sparing((pack_id, offset), entry, &mut spare);
         self.spare = spare;
     }
 
-    /// [`put`](Self::put), the buffers of what goes kept in `spare`.
-    fn put_sparing(
-        &mut self,
-        pack_id: u32,
-        offset: u64,
-        data: Shared,
-        kind: gix::objs::Kind,
-        compressed_size: usize,
-        spare: &mut Spare,
-    ) {
-        let weight = data.capacity();
+    /// [`put`](Self::put) `entry` under `key`, the buffers of what goes
+    /// kept in `spare`.
+    fn put_sparing(&mut self, key: Key, entry: Entry, spare: &mut Spare) {
+        let weight = entry.data.capacity();
         // Evict as `put_with_weight` would, keeping the evicted buffers.
         while self.inner.len() + self.inner.weight() + weight >= self.inner.capacity()
             && weight < self.inner.capacity()
@@ -178,12 +176,7 @@ impl DeltaBaseCache {
             };
             spare.keep(evicted.data);
         }
-        let entry = Entry {
-            data,
-            kind,
-            compressed_size,
-        };
-        match self.inner.put_with_weight((pack_id, offset), entry) {
+        match self.inner.put_with_weight(key, entry) {
             Ok(Some(previous)) => spare.keep(previous.data),
             Err((_key, refused)) => spare.keep(refused.data),
             Ok(None) => {}
@@ -191,9 +184,9 @@ impl DeltaBaseCache {
     }
 }
 
-/// A delta-base cache, locked for one look-up or one put: never held
-/// while an object is inflated, so that the threads sharing it inflate at
-/// once. A thread that panicked holding it left it whole (no operation on
+/// A delta-base cache, locked for a chain's way down or for putting what
+/// it made ([`resolve`]): never held while an object is inflated, so that
+/// the threads sharing it inflate at once. A thread that panicked holding it left it whole (no operation on
 /// it panics half-way), so its lock is taken anyway.
 fn lock(cache: &Mutex<DeltaBaseCache>) -> MutexGuard<'_, DeltaBaseCache> {
     cache
@@ -706,8 +699,13 @@ fn resolve(
     }
     if !results.is_empty() {
         let mut held = lock(cache);
-        for (offset, data, packed) in results.drain(..) {
-            held.put_sparing(pack.id, offset, data, kind, packed, spare);
+        for (offset, data, compressed_size) in results.drain(..) {
+            let entry = Entry {
+                data,
+                kind,
+                compressed_size,
+            };
+            held.put_sparing((pack.id, offset), entry, spare);
         }
     }
     Some((kind, Some(base)))
