@@ -186,8 +186,9 @@ impl DeltaBaseCache {
 
 /// A delta-base cache, locked for a chain's way down or for putting what
 /// it made ([`resolve`]): never held while an object is inflated, so that
-/// the threads sharing it inflate at once. A thread that panicked holding it left it whole (no operation on
-/// it panics half-way), so its lock is taken anyway.
+/// the threads sharing it inflate at once. A thread that panicked holding
+/// it left it whole (no operation on it panics half-way), so its lock is
+/// taken anyway.
 fn lock(cache: &Mutex<DeltaBaseCache>) -> MutexGuard<'_, DeltaBaseCache> {
     cache
         .lock()
@@ -629,8 +630,9 @@ fn open_bundles(dir: &std::path::Path, hash: gix::hash::Kind) -> Vec<pack::Bundl
 ///
 /// The cache is locked twice, once for the way down and once to put the
 /// results, never while inflating: two diff threads share it
-/// ([`Packs::siblings_sharing_cache`]), and a lock a link made the other
-/// thread wait (`lock_contended` and the futex were 3-4 % of a run).
+/// ([`Packs::siblings_sharing_cache`]), and a lock taken at every link
+/// made the other thread wait (`lock_contended` and the futex were 3-4 %
+/// of a run with a commit-graph).
 fn resolve(
     pack: &data::File,
     touch: &dyn Fn(u64, u64),
