@@ -432,8 +432,11 @@ impl Packs {
             self.order = (0..bundles.len()).collect();
         }
         let (at, offset) = self.order.iter().enumerate().find_map(|(at, &n)| {
-            let index = bundles[n].index.lookup(id)?;
-            Some((at, bundles[n].index.pack_offset_at_index(index)))
+            let index = &bundles[n].index;
+            let at_index = find_in_index(index.num_objects(), id.as_bytes(), |i| {
+                index.oid_at_index(i).as_bytes()
+            })?;
+            Some((at, index.pack_offset_at_index(at_index)))
         })?;
         if at != 0 {
             self.order.swap(0, at);
@@ -481,8 +484,13 @@ impl Packs {
             .bundles
             .get_or_init(|| Opened::new(open_bundles(&self.dir, self.hash), self.kept))
             .bundles;
-        let bundle = bundles.iter().find(|b| b.index.lookup(id).is_some())?;
-        let offset = bundle.index.pack_offset_at_index(bundle.index.lookup(id)?);
+        let (bundle, at) = bundles.iter().find_map(|b| {
+            let at = find_in_index(b.index.num_objects(), id.as_bytes(), |i| {
+                b.index.oid_at_index(i).as_bytes()
+            })?;
+            Some((b, at))
+        })?;
+        let offset = bundle.index.pack_offset_at_index(at);
         let mut cursor = bundle.pack.entry(offset).ok()?;
         let (mut links, mut held) = (0, 0);
         while let data::entry::Header::OfsDelta { base_distance } = cursor.header {
@@ -493,6 +501,62 @@ impl Packs {
         }
         Some((links, held))
     }
+}
+
+/// Where object `id` sits among the `n` sorted ids of a pack index,
+/// `id_at(i)` the `i`-th: what gix's `lookup` answers, in fewer probes.
+///
+/// gix bisects the ids that share `id`'s first byte: some ten probes a
+/// look-up on moby/moby's index (637k objects, 12 MB of ids), the first
+/// few of them each a miss of the caches and the TLB, and the look-ups
+/// were 16-19 % of a 10k range's samples with a commit-graph (perf:
+/// `memcmp` under `Packs::locate`). Object ids are uniform, so an id's
+/// place is about its first eight bytes' share of what is left times the
+/// ids left: the first [`GUESSES`] probes go there (4.4 on average for
+/// 637k uniform ids), and bisection takes what is left after them, so ids
+/// that are not uniform (made to share their first bytes) cost at most
+/// `GUESSES` probes more than bisecting the whole index. Fewer probes far
+/// apart: cachegrind, with a 1 MiB last-level cache, counted 15 % fewer
+/// read misses there on that range, 7 % fewer first-level misses and 1 %
+/// fewer instructions.
+fn find_in_index<'a>(n: u32, id: &[u8], id_at: impl Fn(u32) -> &'a [u8]) -> Option<u32> {
+    /// Probes by interpolation before bisecting.
+    const GUESSES: u32 = 8;
+    fn prefix(id: &[u8]) -> u64 {
+        match id.first_chunk::<8>() {
+            Some(first) => u64::from_be_bytes(*first),
+            None => {
+                let mut first = [0u8; 8];
+                first[..id.len()].copy_from_slice(id);
+                u64::from_be_bytes(first)
+            }
+        }
+    }
+    let key = prefix(id);
+    // The ids left are `lo..hi`; their first eight bytes lie within
+    // `low..=high`, and so do `id`'s.
+    let (mut lo, mut hi) = (0u32, n);
+    let (mut low, mut high) = (0u64, u64::MAX);
+    let mut probes = 0;
+    while lo < hi {
+        let left = hi - lo;
+        probes += 1;
+        let probe = if probes <= GUESSES {
+            let span = u128::from(high - low) + 1;
+            let share = u128::from(key - low) * u128::from(left) / span;
+            lo + u32::try_from(share).unwrap_or(u32::MAX).min(left - 1)
+        } else {
+            lo + left / 2
+        };
+        let found = id_at(probe);
+        let first = prefix(found);
+        match key.cmp(&first).then_with(|| id.cmp(found)) {
+            std::cmp::Ordering::Equal => return Some(probe),
+            std::cmp::Ordering::Less => (hi, high) = (probe, first),
+            std::cmp::Ordering::Greater => (lo, low) = (probe + 1, first),
+        }
+    }
+    None
 }
 
 /// How much of the packs' mappings reads may have made resident before
@@ -935,6 +999,87 @@ impl gix::objs::FindHeader for Objects<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Sorted ids and a probe counter over them, for [`find_in_index`].
+    fn index_of(ids: &[[u8; 20]], id: &[u8; 20]) -> (Option<u32>, u32) {
+        let probes = std::cell::Cell::new(0);
+        let found = find_in_index(ids.len() as u32, id, |i| {
+            probes.set(probes.get() + 1);
+            &ids[i as usize][..]
+        });
+        (found, probes.get())
+    }
+
+    fn uniform_ids(n: u32) -> Vec<[u8; 20]> {
+        let mut ids: Vec<[u8; 20]> = (0..n)
+            .map(|i| {
+                use sha2::Digest;
+                let digest = sha2::Sha256::digest(i.to_le_bytes());
+                digest[..20].try_into().expect("20 bytes")
+            })
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    #[test]
+    fn an_index_look_up_finds_every_id_at_its_place_and_no_other() {
+        for n in [0u32, 1, 2, 3, 17, 1000, 100_000] {
+            let ids = uniform_ids(n);
+            let mut most = 0;
+            for (at, id) in ids.iter().enumerate() {
+                let (found, probes) = index_of(&ids, id);
+                assert_eq!(found, Some(at as u32), "{n} ids, id {at}");
+                most = most.max(probes);
+            }
+            // Ids that are not there, below, between and above them.
+            for absent in [[0u8; 20], [0xff; 20], [0x80; 20]] {
+                if !ids.contains(&absent) {
+                    assert_eq!(index_of(&ids, &absent).0, None);
+                }
+            }
+            for pair in ids.windows(2).step_by(97) {
+                let mut between = pair[0];
+                between[19] = between[19].wrapping_add(1);
+                if between != pair[1] {
+                    assert_eq!(index_of(&ids, &between).0, None);
+                }
+            }
+            let bisection = 32 - n.leading_zeros();
+            assert!(most <= 8 + bisection, "{n} ids: {most} probes");
+        }
+    }
+
+    #[test]
+    fn uniform_ids_take_a_few_probes_and_crafted_ones_a_few_more_than_bisection() {
+        let ids = uniform_ids(100_000);
+        let probes: u32 = ids.iter().map(|id| index_of(&ids, id).1).sum();
+        // Bisection takes 16-17 here, 8-9 within a first byte.
+        assert!(probes < 5 * ids.len() as u32, "{probes} probes in all");
+        // Ids sharing their first eight bytes, or crowded at one end: what
+        // a repository made to defeat the interpolation would hold.
+        let mut crafted: Vec<[u8; 20]> = (0..50_000u32)
+            .map(|i| {
+                let mut id = [0xab; 20];
+                id[16..].copy_from_slice(&i.to_be_bytes());
+                id
+            })
+            .chain((0..50_000u32).map(|i| {
+                let mut id = [0u8; 20];
+                id[0] = 0xff;
+                id[4..8].copy_from_slice(&i.to_be_bytes());
+                id
+            }))
+            .collect();
+        crafted.push([0; 20]);
+        crafted.sort_unstable();
+        let bisection = 32 - (crafted.len() as u32).leading_zeros();
+        for (at, id) in crafted.iter().enumerate() {
+            let (found, probes) = index_of(&crafted, id);
+            assert_eq!(found, Some(at as u32));
+            assert!(probes <= 8 + bisection, "id {at}: {probes} probes");
+        }
+    }
 
     fn get(cache: &mut DeltaBaseCache, offset: u64) -> Option<Vec<u8>> {
         let mut out = vec![0xff; 3];
