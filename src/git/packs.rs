@@ -433,10 +433,7 @@ impl Packs {
         }
         let (at, offset) = self.order.iter().enumerate().find_map(|(at, &n)| {
             let index = &bundles[n].index;
-            let at_index = find_in_index(index.num_objects(), id.as_bytes(), |i| {
-                index.oid_at_index(i).as_bytes()
-            })?;
-            Some((at, index.pack_offset_at_index(at_index)))
+            Some((at, index.pack_offset_at_index(place_in(index, id)?)))
         })?;
         if at != 0 {
             self.order.swap(0, at);
@@ -484,12 +481,9 @@ impl Packs {
             .bundles
             .get_or_init(|| Opened::new(open_bundles(&self.dir, self.hash), self.kept))
             .bundles;
-        let (bundle, at) = bundles.iter().find_map(|b| {
-            let at = find_in_index(b.index.num_objects(), id.as_bytes(), |i| {
-                b.index.oid_at_index(i).as_bytes()
-            })?;
-            Some((b, at))
-        })?;
+        let (bundle, at) = bundles
+            .iter()
+            .find_map(|b| Some((b, place_in(&b.index, id)?)))?;
         let offset = bundle.index.pack_offset_at_index(at);
         let mut cursor = bundle.pack.entry(offset).ok()?;
         let (mut links, mut held) = (0, 0);
@@ -501,6 +495,13 @@ impl Packs {
         }
         Some((links, held))
     }
+}
+
+/// Object `id`'s place in pack index `index` ([`find_in_index`]).
+fn place_in(index: &pack::index::File, id: &gix::oid) -> Option<u32> {
+    find_in_index(index.num_objects(), id.as_bytes(), |i| {
+        index.oid_at_index(i).as_bytes()
+    })
 }
 
 /// Where object `id` sits among the `n` sorted ids of a pack index,
