@@ -1338,10 +1338,33 @@ fn the_walk_is_git_rev_list_when_dates_tie_and_go_backwards() {
         },
     );
     let commit = |mark: u64| repo.rev(&format!("c{mark}"));
-    // Read from the commits, then from a commit-graph: the same walk.
-    for graph in [false, true] {
-        if graph {
-            repo.git(&["commit-graph", "write", "--reachable"]);
+    // Read from the commits, then from a commit-graph, then from a chain
+    // of two (a parent's place in the newer file can be in the older one,
+    // where the walk reads it without looking its id up): the same walk.
+    for graph in ["none", "one", "chain"] {
+        match graph {
+            "one" => {
+                repo.git(&["commit-graph", "write", "--reachable"]);
+            }
+            "chain" => {
+                let info = repo.path().join(".git/objects/info");
+                std::fs::remove_file(info.join("commit-graph")).expect("one graph");
+                let older = format!("{}\n", commit(COUNT / 2));
+                repo.git_stdin(
+                    &[
+                        "commit-graph",
+                        "write",
+                        "--split=no-merge",
+                        "--stdin-commits",
+                    ],
+                    &older,
+                );
+                repo.git(&["commit-graph", "write", "--reachable", "--split=no-merge"]);
+                let chain = std::fs::read_to_string(info.join("commit-graphs/commit-graph-chain"))
+                    .expect("a chain");
+                assert_eq!(chain.lines().count(), 2, "a chain of two files");
+            }
+            _ => {}
         }
         let gate = open(&repo);
         let mut rng = Rng::new(11);
