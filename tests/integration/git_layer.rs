@@ -1349,20 +1349,7 @@ fn the_walk_is_git_rev_list_when_dates_tie_and_go_backwards() {
             "chain" => {
                 let info = repo.path().join(".git/objects/info");
                 std::fs::remove_file(info.join("commit-graph")).expect("one graph");
-                let older = format!("{}\n", commit(COUNT / 2));
-                repo.git_stdin(
-                    &[
-                        "commit-graph",
-                        "write",
-                        "--split=no-merge",
-                        "--stdin-commits",
-                    ],
-                    &older,
-                );
-                repo.git(&["commit-graph", "write", "--reachable", "--split=no-merge"]);
-                let chain = std::fs::read_to_string(info.join("commit-graphs/commit-graph-chain"))
-                    .expect("a chain");
-                assert_eq!(chain.lines().count(), 2, "a chain of two files");
+                write_graph_chain(&repo, &commit(COUNT / 2));
             }
             _ => {}
         }
@@ -1412,6 +1399,27 @@ fn the_walk_is_git_rev_list_when_dates_tie_and_go_backwards() {
             assert_eq!(diffed, want, "graph {graph}, round {round}: diffed");
         }
     }
+}
+
+/// A commit-graph in a chain of two files: the older holding what `older`
+/// reaches, the newer the rest of what the refs reach.
+fn write_graph_chain(repo: &TestRepo, older: &str) {
+    repo.git_stdin(
+        &[
+            "commit-graph",
+            "write",
+            "--split=no-merge",
+            "--stdin-commits",
+        ],
+        &format!("{older}\n"),
+    );
+    repo.git(&["commit-graph", "write", "--reachable", "--split=no-merge"]);
+    let chain = std::fs::read_to_string(
+        repo.path()
+            .join(".git/objects/info/commit-graphs/commit-graph-chain"),
+    )
+    .expect("a chain");
+    assert_eq!(chain.lines().count(), 2, "a chain of two files");
 }
 
 /// The merge bases a merge's rule needs (decision 0023) are `git
@@ -1464,24 +1472,7 @@ fn merge_bases_are_git_merge_base_all_under_skew_and_with_a_commit_graph() {
                 "corrected dates" => {
                     repo.git(&["commit-graph", "write", "--reachable"]);
                 }
-                _ => {
-                    let half = commit(COUNT / 2);
-                    let older = format!("{half}\n");
-                    repo.git_stdin(
-                        &[
-                            "commit-graph",
-                            "write",
-                            "--split=no-merge",
-                            "--stdin-commits",
-                        ],
-                        &older,
-                    );
-                    repo.git(&["commit-graph", "write", "--reachable", "--split=no-merge"]);
-                    let chain =
-                        std::fs::read_to_string(info.join("commit-graphs/commit-graph-chain"))
-                            .expect("a chain");
-                    assert_eq!(chain.lines().count(), 2, "a chain of two files");
-                }
+                _ => write_graph_chain(&repo, &commit(COUNT / 2)),
             }
             let gate = open(&repo);
             let want = if graph == "chain" {
