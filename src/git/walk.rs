@@ -298,8 +298,8 @@ impl Walk<'_> {
 
     /// Commit `id` as the commit-graph has it, if it has it: at `place`
     /// when its child's entry named it (gix checked it is in the graph),
-    /// else looked up by its id (a bisection of the graph's ids, 1-2 % of
-    /// a range's walk, on the thread the diffs wait for).
+    /// else looked up by its id (a bisection of the graph's ids, on the
+    /// thread the diffs wait for).
     fn graph_commit(
         &self,
         id: gix::ObjectId,
