@@ -18,7 +18,12 @@
 //! With a commit-graph (`git commit-graph write --reachable`; docs/ci.md),
 //! the walk reads each commit's parents, date and tree from it and no
 //! commit object at all: the messages are read by the diff threads, in
-//! parallel.
+//! parallel. It numbers such a commit by its place in the graph and keeps
+//! a byte of flags for it, reading the rest from the graph again when
+//! asked (a few bytes at a known place). A record of each commit read,
+//! kept by id in a hash table (about 250 bytes a commit), took 33 MB at
+//! git/git's whole history and most of the walk's time on its shorter
+//! ranges (docs/performance.md, "Real histories").
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
@@ -54,14 +59,28 @@ pub(super) struct Ended {
 const SEEN: u8 = 1;
 const HIDDEN: u8 = 2;
 const QUEUED: u8 = 4;
+/// Read: its parents are known (a hidden mark can reach a commit not read
+/// yet).
+const READ: u8 = 8;
 /// git's `SLOP`: how many more hidden commits are taken off the queue once
 /// only hidden ones are left, in case a commit's date is older than its
 /// parent's.
 const SLOP: u32 = 5;
 
-struct Node {
-    flags: u8,
-    /// `None` until read (a hidden mark can reach a commit not read yet).
+/// A commit as the walk numbers it: its position in the commit-graph
+/// where the graph has it (below [`Walk::in_graph`]), else one more than
+/// the commits numbered before it, past the graph's. A commit in the graph
+/// is read from it whenever it is asked about (a few bytes at a known
+/// place), so the walk keeps no more than a byte of flags for it.
+type Key = u32;
+
+/// Keys of a commit's parents, inline up to two.
+type Keys = smallvec::SmallVec<[Key; 2]>;
+
+/// A commit the commit-graph does not have (or every commit, without one).
+struct Extra {
+    id: gix::ObjectId,
+    /// `None` until read.
     data: Option<Data>,
 }
 
@@ -69,15 +88,10 @@ struct Data {
     time: i64,
     tree: gix::ObjectId,
     parents: Parents,
-    /// Each parent's place in the commit-graph, where the commit was read
-    /// from it (empty otherwise): the parent is then read there, not
-    /// looked up by its id.
-    places: Places,
+    /// The parents' keys, in parent order.
+    keys: Keys,
     message: Option<Vec<u8>>,
 }
-
-/// Places in the commit-graph, inline up to two.
-type Places = smallvec::SmallVec<[gix::commitgraph::Position; 2]>;
 
 /// A commit as [`decode_commit`] reads it.
 pub(super) struct Decoded {
@@ -91,15 +105,21 @@ struct Walk<'r> {
     repo: &'r gix::Repository,
     /// Commits are read from the packs as trees are, through one mapping.
     packs: &'r std::cell::RefCell<super::packs::Packs>,
-    nodes: gix::hashtable::HashMap<gix::ObjectId, Node>,
+    graph: Option<gix::commitgraph::Graph>,
+    /// How many commits the graph has: the keys below are its positions.
+    in_graph: u32,
+    /// Each key's flags.
+    flags: Vec<u8>,
+    /// The commits the graph does not have, from key `in_graph` on.
+    extras: Vec<Extra>,
+    extra_keys: gix::hashtable::HashMap<gix::ObjectId, Key>,
     /// Newest first; among equal dates, first queued first (git's
     /// `commit_list_insert_by_date`).
-    queue: BinaryHeap<(i64, Reverse<u64>, gix::ObjectId)>,
+    queue: BinaryHeap<(i64, Reverse<u64>, Key)>,
     queued: u64,
     /// Queued commits not hidden (git's `everybody_uninteresting`, counted).
     queued_shown: usize,
     shallow: HashSet<gix::ObjectId>,
-    graph: Option<gix::commitgraph::Graph>,
     /// Where each commit read from the objects is kept for the range's
     /// merge-base searches (src/git/bases.rs, `Heads`).
     heads: Option<&'r super::bases::Heads>,
@@ -134,50 +154,65 @@ pub(super) fn walk(
     } else {
         None
     };
+    let in_graph = graph.as_ref().map_or(0, |g| g.num_commits());
     let mut walk = Walk {
         repo,
         packs,
-        nodes: Default::default(),
+        graph,
+        in_graph,
+        // A byte a commit of the graph (82 kB for git/git's).
+        flags: vec![0; in_graph as usize],
+        extras: Vec::new(),
+        extra_keys: Default::default(),
         queue: BinaryHeap::new(),
         queued: 0,
         queued_shown: 0,
         shallow,
-        graph,
         heads,
         buf: Vec::new(),
         context,
     };
     // Every tip and hidden commit must be a commit there is (as git's
     // `rev-list` refuses a name it cannot read).
-    for id in tips.iter().chain(hidden) {
-        walk.read(id.0, true)?;
+    let named = |walk: &mut Walk, ids: &[Oid]| -> Result<Vec<Key>, GitError> {
+        ids.iter()
+            .map(|id| {
+                let key = walk.key(id.0);
+                walk.read(key, true)?;
+                Ok(key)
+            })
+            .collect()
+    };
+    let tips = named(&mut walk, tips)?;
+    let hidden = named(&mut walk, hidden)?;
+    for &key in &hidden {
+        walk.hide(key)?;
     }
-    for id in hidden {
-        walk.hide(id.0);
+    for &key in tips.iter().chain(&hidden) {
+        walk.push(key);
     }
-    for id in tips.iter().chain(hidden) {
-        walk.push(id.0);
-    }
-    let mut shown: Vec<gix::ObjectId> = Vec::new();
+    let mut shown: Vec<Key> = Vec::new();
     let mut slop = SLOP;
     let mut last_shown = i64::MAX;
-    while let Some((_, _, id)) = walk.queue.pop() {
-        let flags = walk.flags(id);
-        walk.set(id, flags & !QUEUED);
+    while let Some((_, _, key)) = walk.queue.pop() {
+        let flags = walk.flags[key as usize];
+        walk.flags[key as usize] = flags & !QUEUED;
         let hidden = flags & HIDDEN != 0;
         if !hidden {
             walk.queued_shown -= 1;
         }
-        let (parents, places) = walk.walked_parents(id);
+        let parents = walk.walked_parents(key)?;
         if hidden {
-            walk.data_mut(id).message = None;
-            for (k, &parent) in parents.iter().enumerate() {
+            if let Some(data) = walk.extra_data(key) {
+                data.message = None;
+            }
+            for &parent in &parents {
                 // A hidden commit's absent parent is skipped, as git does
                 // (`parse_commit_gently`): nothing shown can come from it.
-                if walk.read_at(parent, places.get(k).copied()).is_err() {
+                if walk.read(parent, false).is_err() {
                     continue;
                 }
-                walk.hide(parent);
+                walk.hide(parent)?;
                 walk.push(parent);
             }
             slop = match walk.queue.peek() {
@@ -192,18 +227,16 @@ pub(super) fn walk(
             continue;
         }
         let mut parent_trees = Parents::with_capacity(parents.len());
-        for (k, &parent) in parents.iter().enumerate() {
-            walk.read_at(parent, places.get(k).copied())?;
-            parent_trees.push(walk.data(parent).tree);
+        for &parent in &parents {
+            walk.read(parent, false)?;
+            parent_trees.push(walk.tree(parent));
             walk.push(parent);
         }
-        let data = walk.data_mut(id);
-        last_shown = data.time;
-        let message = std::mem::take(&mut data.message);
-        let (tree, parents) = (data.tree, data.parents.clone());
-        shown.push(id);
+        last_shown = walk.time(key);
+        let (tree, parents, message) = walk.shown(key);
+        shown.push(key);
         each(Walked {
-            id,
+            id: walk.id(key),
             tree,
             parents,
             parent_trees,
@@ -212,7 +245,8 @@ pub(super) fn walk(
     }
     let dropped: HashSet<gix::ObjectId> = shown
         .into_iter()
-        .filter(|id| walk.flags(*id) & HIDDEN != 0)
+        .filter(|&key| walk.flags[key as usize] & HIDDEN != 0)
+        .map(|key| walk.id(key))
         .collect();
     Ok(Ended {
         dropped,
@@ -221,122 +255,153 @@ pub(super) fn walk(
 }
 
 impl Walk<'_> {
-    fn flags(&self, id: gix::ObjectId) -> u8 {
-        self.nodes.get(&id).map_or(0, |n| n.flags)
-    }
-
-    fn set(&mut self, id: gix::ObjectId, flags: u8) {
-        self.nodes
-            .entry(id)
-            .or_insert(Node {
-                flags: 0,
-                data: None,
-            })
-            .flags = flags;
-    }
-
-    fn data(&self, id: gix::ObjectId) -> &Data {
-        self.nodes[&id].data.as_ref().expect("read before use")
-    }
-
-    fn data_mut(&mut self, id: gix::ObjectId) -> &mut Data {
-        self.nodes
-            .get_mut(&id)
-            .and_then(|n| n.data.as_mut())
-            .expect("read before use")
-    }
-
-    /// The parents the walk follows, with their places in the
-    /// commit-graph where it has them: none for a shallow boundary.
-    fn walked_parents(&self, id: gix::ObjectId) -> (Parents, Places) {
-        if self.shallow.contains(&id) {
-            return (Parents::new(), Places::new());
+    /// The key of commit `id`: its place in the commit-graph where the
+    /// graph has it (a bisection of the graph's ids), else the key it was
+    /// given, or a new one.
+    fn key(&mut self, id: gix::ObjectId) -> Key {
+        if let Some(place) = self.graph.as_ref().and_then(|g| g.lookup(id)) {
+            return place.0;
         }
-        let data = self.data(id);
-        (data.parents.clone(), data.places.clone())
+        if let Some(&key) = self.extra_keys.get(&id) {
+            return key;
+        }
+        let key = self.in_graph + self.extras.len() as u32;
+        self.extras.push(Extra { id, data: None });
+        self.extra_keys.insert(id, key);
+        self.flags.push(0);
+        key
     }
 
-    /// Queue `id` (read) unless it was queued before.
-    fn push(&mut self, id: gix::ObjectId) {
-        let node = self.nodes.get_mut(&id).expect("read before queued");
-        if node.flags & SEEN != 0 {
+    fn graph_commit(&self, key: Key) -> Option<gix::commitgraph::file::Commit<'_>> {
+        (key < self.in_graph).then(|| {
+            let graph = self
+                .graph
+                .as_ref()
+                .expect("keys below in_graph are the graph's");
+            graph.commit_at(gix::commitgraph::Position(key))
+        })
+    }
+
+    fn extra(&self, key: Key) -> &Extra {
+        &self.extras[(key - self.in_graph) as usize]
+    }
+
+    /// The data of `key` read from the objects (`None` for one in the
+    /// graph).
+    fn extra_data(&mut self, key: Key) -> Option<&mut Data> {
+        let at = key.checked_sub(self.in_graph)? as usize;
+        self.extras[at].data.as_mut()
+    }
+
+    fn data(&self, key: Key) -> &Data {
+        self.extra(key).data.as_ref().expect("read before use")
+    }
+
+    fn id(&self, key: Key) -> gix::ObjectId {
+        match self.graph_commit(key) {
+            Some(commit) => commit.id().to_owned(),
+            None => self.extra(key).id,
+        }
+    }
+
+    fn time(&self, key: Key) -> i64 {
+        match self.graph_commit(key) {
+            Some(commit) => i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX),
+            None => self.data(key).time,
+        }
+    }
+
+    fn tree(&self, key: Key) -> gix::ObjectId {
+        match self.graph_commit(key) {
+            Some(commit) => commit.root_tree_id().to_owned(),
+            None => self.data(key).tree,
+        }
+    }
+
+    /// The keys of a read commit's parents: for one in the graph, the
+    /// places its entry names (gix checks each is in the graph).
+    fn parent_keys(&self, key: Key) -> Result<Keys, GitError> {
+        match self.graph_commit(key) {
+            Some(commit) => commit
+                .iter_parents()
+                .map(|place| place.map(|place| place.0))
+                .collect::<Result<Keys, _>>()
+                .map_err(|err| {
+                    GitError::other(
+                        (self.context)(),
+                        format_args!(
+                            "reading commit {} from the commit-graph: {err}",
+                            self.id(key)
+                        ),
+                    )
+                }),
+            None => Ok(self.data(key).keys.clone()),
+        }
+    }
+
+    /// The parents the walk follows: none for a shallow boundary.
+    fn walked_parents(&self, key: Key) -> Result<Keys, GitError> {
+        if !self.shallow.is_empty() && self.shallow.contains(&self.id(key)) {
+            return Ok(Keys::new());
+        }
+        self.parent_keys(key)
+    }
+
+    /// A shown commit's tree, parents as it names them and message (taken).
+    fn shown(&mut self, key: Key) -> (gix::ObjectId, Parents, Option<Vec<u8>>) {
+        match self.graph_commit(key) {
+            Some(commit) => {
+                let graph = self.graph.as_ref().expect("in the graph");
+                // Its parents' places were checked when it was read.
+                let parents = commit
+                    .iter_parents()
+                    .filter_map(Result::ok)
+                    .map(|place| graph.id_at(place).to_owned())
+                    .collect();
+                (commit.root_tree_id().to_owned(), parents, None)
+            }
+            None => {
+                let data = self.extra_data(key).expect("read before shown");
+                let message = std::mem::take(&mut data.message);
+                (data.tree, data.parents.clone(), message)
+            }
+        }
+    }
+
+    /// Queue `key` (read) unless it was queued before.
+    fn push(&mut self, key: Key) {
+        let flags = self.flags[key as usize];
+        debug_assert!(flags & READ != 0, "read before queued");
+        if flags & SEEN != 0 {
             return;
         }
-        node.flags |= SEEN | QUEUED;
-        if node.flags & HIDDEN == 0 {
+        self.flags[key as usize] = flags | SEEN | QUEUED;
+        if flags & HIDDEN == 0 {
             self.queued_shown += 1;
         }
-        let time = node.data.as_ref().expect("read before queued").time;
-        self.queue.push((time, Reverse(self.queued), id));
+        let time = self.time(key);
+        self.queue.push((time, Reverse(self.queued), key));
         self.queued += 1;
     }
 
-    /// Mark `id` and every ancestor already read as hidden (git's
+    /// Mark `key` and every ancestor already read as hidden (git's
     /// `mark_parents_uninteresting`).
-    fn hide(&mut self, id: gix::ObjectId) {
-        let mut pending = vec![id];
-        while let Some(id) = pending.pop() {
-            let shallow = self.shallow.contains(&id);
-            let node = self.nodes.entry(id).or_insert(Node {
-                flags: 0,
-                data: None,
-            });
-            if node.flags & HIDDEN != 0 {
+    fn hide(&mut self, key: Key) -> Result<(), GitError> {
+        let mut pending = vec![key];
+        while let Some(key) = pending.pop() {
+            let flags = self.flags[key as usize];
+            if flags & HIDDEN != 0 {
                 continue;
             }
-            node.flags |= HIDDEN;
-            if node.flags & QUEUED != 0 {
+            self.flags[key as usize] = flags | HIDDEN;
+            if flags & QUEUED != 0 {
                 self.queued_shown -= 1;
             }
-            if let Some(data) = &node.data
-                && !shallow
-            {
-                pending.extend(data.parents.iter().copied());
+            if flags & READ != 0 {
+                pending.extend(self.walked_parents(key)?);
             }
         }
-    }
-
-    /// Commit `id` as the commit-graph has it, if it has it: at `place`
-    /// when its child's entry named it (gix checked it is in the graph),
-    /// else looked up by its id (a bisection of the graph's ids, on the
-    /// thread the diffs wait for).
-    fn graph_commit(
-        &self,
-        id: gix::ObjectId,
-        place: Option<gix::commitgraph::Position>,
-    ) -> Result<Option<Data>, GitError> {
-        let Some(graph) = &self.graph else {
-            return Ok(None);
-        };
-        let commit = match place {
-            Some(place) if place.0 < graph.num_commits() => graph.commit_at(place),
-            _ => match graph.commit_by_id(id) {
-                Some(commit) => commit,
-                None => return Ok(None),
-            },
-        };
-        // The place is where the child's entry read `id` from.
-        debug_assert_eq!(commit.id(), id.as_ref());
-        let places = commit
-            .iter_parents()
-            .collect::<Result<Places, _>>()
-            .map_err(|err| {
-                GitError::other(
-                    (self.context)(),
-                    format_args!("reading commit {id} from the commit-graph: {err}"),
-                )
-            })?;
-        let parents = places
-            .iter()
-            .map(|&pos| graph.id_at(pos).to_owned())
-            .collect();
-        Ok(Some(Data {
-            time: i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX),
-            tree: commit.root_tree_id().to_owned(),
-            parents,
-            places,
-            message: None,
-        }))
+        Ok(())
     }
 
     /// Commit `id` as this range's searches or the commit cache have it
@@ -344,22 +409,16 @@ impl Walk<'_> {
     /// read again by its diff thread, as one from the commit-graph is. A
     /// named commit (a tip, a hidden one) is always read from the objects,
     /// so that one that is not there is refused.
-    fn cached(&self, id: gix::ObjectId, named: bool) -> Option<Data> {
+    fn cached(&self, id: gix::ObjectId, named: bool) -> Option<(i64, gix::ObjectId, Parents)> {
         if named {
             return None;
         }
         let head = self.heads?.get(&id)?;
-        Some(Data {
-            time: head.time,
-            tree: head.tree,
-            parents: head.parents,
-            places: Places::new(),
-            message: None,
-        })
+        Some((head.time, head.tree, head.parents))
     }
 
     /// Commit `id` read from the object database.
-    fn object_commit(&mut self, id: gix::ObjectId, named: bool) -> Result<Data, GitError> {
+    fn object_commit(&mut self, id: gix::ObjectId, named: bool) -> Result<Decoded, GitError> {
         let objects = super::packs::Objects::new(self.repo, self.packs);
         let kind = match gix::objs::Find::try_find(&objects, &id, &mut self.buf) {
             Ok(Some(object)) => object.kind,
@@ -392,60 +451,44 @@ impl Walk<'_> {
         if let Some(heads) = self.heads {
             heads.put(id, commit.time, commit.tree, &commit.parents);
         }
-        Ok(Data {
-            time: commit.time,
-            tree: commit.tree,
-            parents: Parents::from_vec(commit.parents),
-            places: Places::new(),
-            message: Some(commit.message),
-        })
+        Ok(commit)
     }
 
-    /// Read and decode commit `id` unless it was; its message is kept until
-    /// it is handed on.
-    fn read(&mut self, id: gix::ObjectId, named: bool) -> Result<(), GitError> {
-        self.read_from(id, named, None)
-    }
-
-    /// [`read`](Self::read) a parent, at its `place` in the commit-graph
-    /// where its child's entry there named it.
-    fn read_at(
-        &mut self,
-        id: gix::ObjectId,
-        place: Option<gix::commitgraph::Position>,
-    ) -> Result<(), GitError> {
-        self.read_from(id, false, place)
-    }
-
-    fn read_from(
-        &mut self,
-        id: gix::ObjectId,
-        named: bool,
-        place: Option<gix::commitgraph::Position>,
-    ) -> Result<(), GitError> {
-        if self.nodes.get(&id).is_some_and(|node| node.data.is_some()) {
+    /// Read commit `key` unless it was: one in the commit-graph has its
+    /// parents checked there, one outside it is decoded, its message kept
+    /// until it is handed on.
+    fn read(&mut self, key: Key, named: bool) -> Result<(), GitError> {
+        let flags = self.flags[key as usize];
+        if flags & READ != 0 {
             return Ok(());
         }
-        let data = match self.graph_commit(id, place)? {
-            Some(data) => data,
-            None => match self.cached(id, named) {
-                Some(data) => data,
-                None => self.object_commit(id, named)?,
-            },
-        };
-        let parents_hidden = {
-            let node = self.nodes.entry(id).or_insert(Node {
-                flags: 0,
-                data: None,
+        if key < self.in_graph {
+            // Its parents' places are checked once, here.
+            self.parent_keys(key)?;
+        } else {
+            let id = self.extra(key).id;
+            let (time, tree, parents, message) = match self.cached(id, named) {
+                Some((time, tree, parents)) => (time, tree, parents, None),
+                None => {
+                    let commit = self.object_commit(id, named)?;
+                    let parents = Parents::from_vec(commit.parents);
+                    (commit.time, commit.tree, parents, Some(commit.message))
+                }
+            };
+            let keys = parents.iter().map(|&p| self.key(p)).collect();
+            self.extras[(key - self.in_graph) as usize].data = Some(Data {
+                time,
+                tree,
+                parents,
+                keys,
+                message,
             });
-            node.data = Some(data);
-            node.flags & HIDDEN != 0
-        };
+        }
+        self.flags[key as usize] = flags | READ;
         // Hidden before it was read: its parents are hidden too.
-        if parents_hidden && !self.shallow.contains(&id) {
-            let parents = self.data(id).parents.clone();
-            for parent in parents {
-                self.hide(parent);
+        if flags & HIDDEN != 0 {
+            for parent in self.walked_parents(key)? {
+                self.hide(parent)?;
             }
         }
         Ok(())

@@ -1340,16 +1340,27 @@ fn the_walk_is_git_rev_list_when_dates_tie_and_go_backwards() {
     let commit = |mark: u64| repo.rev(&format!("c{mark}"));
     // Read from the commits, then from a commit-graph, then from a chain
     // of two (a parent's place in the newer file can be in the older one,
-    // where the walk reads it without looking its id up): the same walk.
-    for graph in ["none", "one", "chain"] {
+    // where the walk reads it without looking its id up), then from a
+    // graph of the older half only (the commits made since a graph was
+    // written: read from the objects, their parents from the graph): the
+    // same walk.
+    for graph in ["none", "one", "chain", "part"] {
+        let info = repo.path().join(".git/objects/info");
         match graph {
             "one" => {
                 repo.git(&["commit-graph", "write", "--reachable"]);
             }
             "chain" => {
-                let info = repo.path().join(".git/objects/info");
                 std::fs::remove_file(info.join("commit-graph")).expect("one graph");
                 write_graph_chain(&repo, &commit(COUNT / 2));
+            }
+            "part" => {
+                std::fs::remove_dir_all(info.join("commit-graphs")).expect("the chain");
+                repo.git_stdin(
+                    &["commit-graph", "write", "--stdin-commits"],
+                    &format!("{}\n", commit(COUNT / 2)),
+                );
+                assert!(info.join("commit-graph").exists(), "a graph of part");
             }
             _ => {}
         }
