@@ -1968,8 +1968,11 @@ fn scope_findings(
 
 /// `.gate/tasks/<ID>.md` → `ID`.
 pub fn task_of_path(p: &RepoPath) -> Option<String> {
-    let s = p.to_str()?;
-    let name = s.strip_prefix(tasks::TASKS_DIR)?.strip_prefix('/')?;
+    // Asked of every changed path of a range: the directory is compared
+    // first, and only a path under it is read as text (the directory is
+    // ASCII, so the rest is text exactly when the whole is).
+    let rest = p.as_bytes().strip_prefix(tasks::TASKS_DIR.as_bytes())?;
+    let name = std::str::from_utf8(rest.strip_prefix(b"/")?).ok()?;
     let id = name.strip_suffix(".md")?;
     (!id.contains('/') && crate::ids::task_id(id).is_ok()).then(|| id.to_string())
 }
@@ -2030,6 +2033,13 @@ mod tests {
         );
         assert_eq!(task_of_path(&".gate/tasks/sub/T-1.md".into()), None);
         assert_eq!(task_of_path(&".gate/plan.yaml".into()), None);
+        assert_eq!(task_of_path(&".gate/tasksT-1.md".into()), None);
+        // Bytes that are not text, under the directory or elsewhere.
+        assert_eq!(
+            task_of_path(&RepoPath::new(&b".gate/tasks/T-\xff.md"[..])),
+            None
+        );
+        assert_eq!(task_of_path(&RepoPath::new(&b"src/\xff.md"[..])), None);
     }
 
     // The per-commit judgement, with no repository: plain inputs in,
