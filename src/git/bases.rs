@@ -45,10 +45,10 @@ const RESULT: u8 = 8;
 /// The commit waits in the queue.
 const ENQUEUED: u8 = 16;
 
-/// How much of a commit a search inflates first: its `tree`, `parent`,
-/// `author` and `committer` lines are some 250 bytes on git/git (the whole
-/// commit some 890); a longer head is read whole.
-const COMMIT_HEAD: usize = 384;
+/// How much of a commit a search or the walk inflates first: its `tree`,
+/// `parent`, `author` and `committer` lines are some 250 bytes on git/git
+/// (the whole commit some 890); a longer head is read whole.
+pub(super) const COMMIT_HEAD: usize = 384;
 
 /// The generation of a commit the commit-graph does not hold.
 const INFINITY: u64 = u64::MAX;

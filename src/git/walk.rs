@@ -1,12 +1,14 @@
 //! The commits of a range, `git rev-list TIPS ^HIDDEN`, newest first by
-//! committer date, each commit read and decoded once.
+//! committer date, each commit read once (a commit's message, where the
+//! walk did not read it, is read by the diff thread that diffs it).
 //!
 //! The walk is git's own (`limit_list` in git's `revision.c`): commits come
 //! off a queue ordered by committer date; a hidden commit hides its parents,
 //! and the walk ends when everything queued is hidden and no queued commit is
 //! newer than the last one shown (with git's five commits of slop for clocks
 //! that went backwards). A commit is handed on as soon as it is taken off the
-//! queue, with its tree, its parents' trees and its message, so the diffs can
+//! queue, with its tree, its parents' trees and what it read of its
+//! message, so the diffs can
 //! start before the walk ends (docs/performance.md, "Provenance on equal
 //! work"); one that a later hidden commit turns out to reach (only possible
 //! when committer dates go backwards) is named at the end and dropped, as git
@@ -92,6 +94,10 @@ struct Data {
     keys: Keys,
     message: Option<Vec<u8>>,
 }
+
+/// A commit as the walk reads it from the objects: date, tree, parents
+/// and, where it was read whole, message.
+type Read = (i64, gix::ObjectId, Vec<gix::ObjectId>, Option<Vec<u8>>);
 
 /// A commit as [`decode_commit`] reads it.
 pub(super) struct Decoded {
@@ -417,18 +423,19 @@ impl Walk<'_> {
         Some((head.time, head.tree, head.parents))
     }
 
-    /// Commit `id` read from the object database.
-    fn object_commit(&mut self, id: gix::ObjectId, named: bool) -> Result<Decoded, GitError> {
+    /// Commit `id` read from the object database: its first lines where
+    /// they are whole (the message, some two-thirds of a commit on
+    /// git/git, is then read by its diff thread, in parallel, as one from
+    /// the commit-graph is), else the whole of it, message and all.
+    fn object_commit(&mut self, id: gix::ObjectId, named: bool) -> Result<Read, GitError> {
         let objects = super::packs::Objects::new(self.repo, self.packs);
-        let kind = match gix::objs::Find::try_find(&objects, &id, &mut self.buf) {
-            Ok(Some(object)) => object.kind,
+        let read_error = |err: gix::Error| {
+            GitError::other((self.context)(), format_args!("reading commit {id}: {err}"))
+        };
+        let (kind, whole) = match objects.find_head(&id, &mut self.buf, super::bases::COMMIT_HEAD) {
+            Ok(Some(found)) => found,
             Ok(None) => return Err(GitError::MissingObject { id: id.to_string() }),
-            Err(err) => {
-                return Err(GitError::other(
-                    (self.context)(),
-                    format_args!("reading commit {id}: {err}"),
-                ));
-            }
+            Err(err) => return Err(read_error(err)),
         };
         if kind != gix::objs::Kind::Commit {
             if named {
@@ -442,21 +449,42 @@ impl Walk<'_> {
                 format_args!("{id} is a {kind}, not a commit"),
             ));
         }
-        let commit = decode_commit(&self.buf, id.kind()).map_err(|err| {
-            GitError::other(
-                (self.context)(),
-                format_args!("decoding commit {id}: {err}"),
-            )
-        })?;
+        let head = if whole {
+            None
+        } else {
+            head_dated_parents(&self.buf, id.kind())
+        };
+        let read = match head {
+            Some((time, tree, parents)) => (time, tree, parents, None),
+            None => {
+                if !whole {
+                    gix::objs::Find::try_find(&objects, &id, &mut self.buf)
+                        .map_err(read_error)?
+                        .ok_or_else(|| GitError::MissingObject { id: id.to_string() })?;
+                }
+                let commit = decode_commit(&self.buf, id.kind()).map_err(|err| {
+                    GitError::other(
+                        (self.context)(),
+                        format_args!("decoding commit {id}: {err}"),
+                    )
+                })?;
+                (
+                    commit.time,
+                    commit.tree,
+                    commit.parents,
+                    Some(commit.message),
+                )
+            }
+        };
         if let Some(heads) = self.heads {
-            heads.put(id, commit.time, commit.tree, &commit.parents);
+            heads.put(id, read.0, read.1, &read.2);
         }
-        Ok(commit)
+        Ok(read)
     }
 
     /// Read commit `key` unless it was: one in the commit-graph has its
-    /// parents checked there, one outside it is decoded, its message kept
-    /// until it is handed on.
+    /// parents checked there, one outside it is decoded (its message, where
+    /// it was read, kept until it is handed on).
     fn read(&mut self, key: Key, named: bool) -> Result<(), GitError> {
         let flags = self.flags[key as usize];
         if flags & READ != 0 {
@@ -470,9 +498,8 @@ impl Walk<'_> {
             let (time, tree, parents, message) = match self.cached(id, named) {
                 Some((time, tree, parents)) => (time, tree, parents, None),
                 None => {
-                    let commit = self.object_commit(id, named)?;
-                    let parents = Parents::from_vec(commit.parents);
-                    (commit.time, commit.tree, parents, Some(commit.message))
+                    let (time, tree, parents, message) = self.object_commit(id, named)?;
+                    (time, tree, Parents::from_vec(parents), message)
                 }
             };
             let keys = parents.iter().map(|&p| self.key(p)).collect();
