@@ -8,11 +8,10 @@
 //! newer than the last one shown (with git's five commits of slop for clocks
 //! that went backwards). A commit is handed on as soon as it is taken off the
 //! queue, with its tree, its parents' trees and what it read of its
-//! message, so the diffs can
-//! start before the walk ends (docs/performance.md, "Provenance on equal
-//! work"); one that a later hidden commit turns out to reach (only possible
-//! when committer dates go backwards) is named at the end and dropped, as git
-//! drops it.
+//! message, so the diffs can start before the walk ends
+//! (docs/performance.md, "Provenance on equal work"); one that a later
+//! hidden commit turns out to reach (only possible when committer dates go
+//! backwards) is named at the end and dropped, as git drops it.
 //!
 //! A shallow clone's boundary commits are walked without their parents, as
 //! git grafts them; their parents are not read.
@@ -183,7 +182,7 @@ pub(super) fn walk(
     let named = |walk: &mut Walk, ids: &[Oid]| -> Result<Vec<Key>, GitError> {
         ids.iter()
             .map(|id| {
-                let key = walk.key(id.0);
+                let key = walk.key(id.0)?;
                 walk.read(key, true)?;
                 Ok(key)
             })
@@ -264,18 +263,23 @@ impl Walk<'_> {
     /// The key of commit `id`: its place in the commit-graph where the
     /// graph has it (a bisection of the graph's ids), else the key it was
     /// given, or a new one.
-    fn key(&mut self, id: gix::ObjectId) -> Key {
+    fn key(&mut self, id: gix::ObjectId) -> Result<Key, GitError> {
         if let Some(place) = self.graph.as_ref().and_then(|g| g.lookup(id)) {
-            return place.0;
+            return Ok(place.0);
         }
         if let Some(&key) = self.extra_keys.get(&id) {
-            return key;
+            return Ok(key);
         }
-        let key = self.in_graph + self.extras.len() as u32;
+        let key = u32::try_from(self.extras.len())
+            .ok()
+            .and_then(|n| self.in_graph.checked_add(n))
+            .ok_or_else(|| {
+                GitError::other((self.context)(), "more commits than a walk can number")
+            })?;
         self.extras.push(Extra { id, data: None });
         self.extra_keys.insert(id, key);
         self.flags.push(0);
-        key
+        Ok(key)
     }
 
     fn graph_commit(&self, key: Key) -> Option<gix::commitgraph::file::Commit<'_>> {
@@ -502,7 +506,10 @@ impl Walk<'_> {
                     (time, tree, Parents::from_vec(parents), message)
                 }
             };
-            let keys = parents.iter().map(|&p| self.key(p)).collect();
+            let keys = parents
+                .iter()
+                .map(|&p| self.key(p))
+                .collect::<Result<Keys, _>>()?;
             self.extras[(key - self.in_graph) as usize].data = Some(Data {
                 time,
                 tree,
