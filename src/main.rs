@@ -11,13 +11,18 @@ use gate::cli::{AgentEvent, Cli, Command, HookCommand, HookVerb};
 
 fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // The commit cache is written while the report is made and printed;
+    // waited for below, before the process exits.
+    gate::git::defer_cache_writes();
     // The run's one writer, passed down to the verb.
     let ui = gate::ui::Ui::terminal();
     let cli = match hook_fast_path(&args).map_or_else(|| Cli::try_parse_from(&args), Ok) {
         Ok(cli) => cli,
         Err(e) => std::process::exit(gate::commands::command_line_error(&e, &args, &ui)),
     };
-    std::process::exit(gate::commands::run(cli, &ui));
+    let code = gate::commands::run(cli, &ui);
+    gate::git::finish_cache_writes();
+    std::process::exit(code);
 }
 
 /// `gate hook pre-commit`, `gate hook prepare-commit-msg FILE [SOURCE [SHA]]`,

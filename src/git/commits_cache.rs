@@ -41,9 +41,13 @@
 //! file did not hold (a short push reads a few; rewriting megabytes for
 //! them would cost more than reading them again). Writes are
 //! read-merge-replace under an OS lock (`commits-<format>.lock` beside the
-//! file), atomic ([`crate::fsutil::write_atomic`]); a run that cannot take
-//! the lock within [`LOCK_WAIT`] skips its write, which only costs reading
-//! the commits again.
+//! file), atomic but not synced ([`crate::fsutil::write_transient`]: a
+//! crash may leave the renamed file short or zeroed, which its checksum
+//! refuses, and the next run reads those commits again and rewrites it); a
+//! run that cannot take the lock within [`LOCK_WAIT`] skips its write,
+//! which only costs reading the commits again. The write goes on beside
+//! the rest of the run, on a thread of its own (src/git/mod.rs,
+//! `keep_read_commits`), joined before the process ends.
 //!
 //! What it does not protect: the cache is the local user's, as the blob
 //! cache is. A file someone rewrote with a valid checksum and false
@@ -353,7 +357,7 @@ fn write_locked(
         return false;
     };
     let bytes = build(load_records(layout, file, hash));
-    crate::fsutil::write_atomic(file, &bytes, None).is_ok()
+    crate::fsutil::write_transient(file, &bytes).is_ok()
 }
 
 /// The lock beside a cache file: `commits-sha1.lock` for

@@ -378,6 +378,77 @@ pub struct Repo {
     /// The record of the commits read from the objects, shared by every
     /// walk and search of this handle once the commit cache is named.
     heads: std::cell::OnceCell<std::sync::Arc<bases::Heads>>,
+    /// The commit cache's writes under way beside the rest of the run
+    /// ([`keep_read_commits`](Self::keep_read_commits)): joined when the
+    /// handle goes, so that a run never ends with a write half done (its
+    /// temporary file left behind). Two may overlap: each takes the
+    /// cache's lock and writes what the file holds with what it adds.
+    saving: RefCell<Vec<std::thread::JoinHandle<()>>>,
+}
+
+impl Drop for Repo {
+    /// The commit cache's writes under way are handed to the process
+    /// ([`defer_cache_writes`]) or waited for.
+    fn drop(&mut self) {
+        let handles = std::mem::take(&mut *self.saving.borrow_mut());
+        let mut deferred = DEFERRED.lock().unwrap_or_else(|p| p.into_inner());
+        match deferred.as_mut() {
+            Some(kept) => {
+                kept.retain(|handle| !handle.is_finished());
+                kept.extend(handles);
+            }
+            None => {
+                drop(deferred);
+                for handle in handles {
+                    let _ = handle.join();
+                }
+            }
+        }
+    }
+}
+
+/// In a debug build, wait `GATE_TEST_SLOW_CACHE_WRITE` milliseconds before
+/// a commit cache write: the tests' way to see the process wait for it
+/// (tests/integration/provenance.rs). Release builds have none.
+fn slow_cache_write() {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("GATE_TEST_SLOW_CACHE_WRITE")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms.min(10_000)));
+    }
+}
+
+/// The commit cache's writes a dropped handle left under way, once the
+/// process takes them ([`defer_cache_writes`]); `None` until then, when a
+/// handle waits for its own.
+static DEFERRED: std::sync::Mutex<Option<Vec<std::thread::JoinHandle<()>>>> =
+    std::sync::Mutex::new(None);
+
+/// Let a repository handle that goes leave its commit cache's writes
+/// running, for [`finish_cache_writes`] to wait for: the binary's `main`
+/// does, so that a check's report is made and printed while the cache is
+/// written (its handle goes before the report is rendered). Every caller
+/// must then call [`finish_cache_writes`] before the process exits, or a
+/// write may be cut short (its temporary file left behind).
+pub fn defer_cache_writes() {
+    let mut deferred = DEFERRED.lock().unwrap_or_else(|p| p.into_inner());
+    deferred.get_or_insert_with(Vec::new);
+}
+
+/// Wait for every commit cache write the process took
+/// ([`defer_cache_writes`]).
+pub fn finish_cache_writes() {
+    let handles = DEFERRED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_mut()
+        .map(std::mem::take)
+        .unwrap_or_default();
+    for handle in handles {
+        let _ = handle.join();
+    }
 }
 
 /// How many commit trees a handle remembers (flat memory over any range).
@@ -613,6 +684,7 @@ impl Repo {
             commit_cache: std::cell::OnceCell::new(),
             commits_read: std::cell::Cell::new(0),
             heads: std::cell::OnceCell::new(),
+            saving: RefCell::new(Vec::new()),
         }
     }
 
@@ -659,9 +731,32 @@ impl Repo {
     /// when it is worth a write (src/git/commits_cache.rs); a range's diffs
     /// do so once taken ([`WalkedChanges::each`]). A failed write costs only
     /// reading those commits again.
+    ///
+    /// The write goes on beside what the run does next (judging, the
+    /// report): at a cold cache it is a megabyte or more, encoded and
+    /// hashed (git/git's 1k range: some 8 ms with the syncs it no longer
+    /// makes, on the main thread while nothing else ran). Where no thread
+    /// can be started it is written here.
     pub fn keep_read_commits(&self) {
         if let Some(heads) = self.heads.get() {
-            heads.save();
+            self.save_beside(heads.clone());
+        }
+    }
+
+    /// Write `heads` to the commit cache on a thread of its own.
+    fn save_beside(&self, heads: std::sync::Arc<bases::Heads>) {
+        let kept = heads.clone();
+        let spawned = std::thread::Builder::new()
+            .name("gate-cache".to_owned())
+            .spawn(move || {
+                slow_cache_write();
+                kept.save();
+            });
+        match spawned {
+            Ok(handle) => self.saving.borrow_mut().push(handle),
+            Err(_) => {
+                heads.save();
+            }
         }
     }
 
@@ -2759,7 +2854,7 @@ impl WalkedChanges<'_> {
         // failed write costs only reading it again).
         if let Some(heads) = heads {
             repo.commits_read.set(heads.read_from_objects());
-            heads.save();
+            repo.save_beside(heads);
         }
     }
 }

@@ -1467,6 +1467,64 @@ fn a_hundred_thousand_commit_range_is_proved() {
     }
 }
 
+/// The commit cache is written on a thread of its own while the report is
+/// made and printed (src/git/mod.rs, `keep_read_commits`): the process
+/// waits for it before it exits, so the file is whole (it checks, and the
+/// next run reads its commits from there and answers the same) and no
+/// temporary file is left, however soon the report is printed (the
+/// write is held back 300 ms here, so that a process that did not wait
+/// would end first).
+#[test]
+fn the_commit_cache_written_beside_the_report_is_whole_when_gate_exits() {
+    let repo = TestRepo::new();
+    crate::support::fast_import(&repo, &crate::git_layer::long_history_stream(2_500));
+    repo.git(&["reset", "-q", "--hard", "main"]);
+    let root = repo
+        .git(&["rev-list", "--max-parents=0", "main"])
+        .trim()
+        .to_string();
+    // Merges inspected: their searches read through the commit cache.
+    write_policy(&repo, "required", "inspect", &[]);
+    let policy = policy_commit(repo.path()).expect("a policy was written");
+    let range = format!("{root}..main");
+    let cache = repo.path().join(".git/gate/cache");
+    let run = || {
+        let out = repo
+            .gate()
+            .args(["check", "--range", &range, "--only", "provenance"])
+            .args(["--policy-from", &policy, "--format", "json"])
+            .env("GATE_TEST_SLOW_CACHE_WRITE", "300")
+            .output()
+            .unwrap();
+        assert_exit(&out, 1);
+        out.stdout
+    };
+    let mut reports = Vec::new();
+    for round in 0..3 {
+        reports.push(run());
+        let file = cache.join("commits-sha1.cache");
+        let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        assert!(bytes.starts_with(b"gate-commit-cache\n"), "round {round}");
+        assert!(
+            bytes.len() > 2_500 * 40,
+            "round {round}: {} bytes",
+            bytes.len()
+        );
+        let leftovers: Vec<String> = std::fs::read_dir(&cache)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with('.') || name.contains("tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "round {round}: {leftovers:?}");
+        // The next round starts cold once more, but for the last.
+        if round == 0 {
+            std::fs::remove_file(&file).unwrap();
+        }
+    }
+    assert_eq!(reports[0], reports[1]);
+    assert_eq!(reports[1], reports[2], "the warm run answers the same");
+}
+
 // ---------------------------------------------------------------------------
 // Golden transcripts.
 
