@@ -45,10 +45,20 @@ const RESULT: u8 = 8;
 /// The commit waits in the queue.
 const ENQUEUED: u8 = 16;
 
-/// How much of a commit a search or the walk inflates first: its `tree`,
-/// `parent`, `author` and `committer` lines are some 250 bytes on git/git
-/// (the whole commit some 890); a longer head is read whole.
-pub(super) const COMMIT_HEAD: usize = 384;
+/// How much of a commit a search or the walk inflates: its `tree`,
+/// `parent`, `author` and `committer` lines, 288 bytes first, carried on
+/// to 384 where the committer line is not whole by then (the same stream,
+/// not inflated again); a longer head is read whole. The committer line
+/// ends within 288 bytes in 99.85 % of the 85,361 commits of git/git's
+/// refs (median 219 bytes; a whole commit some 890) and 96.5 % of
+/// moby/moby's 67,279, and within 320 in all of moby's and all but 11 of
+/// git/git's. Inflating 384 bytes of each, git/git's cold 1k range took
+/// 161.0 ms against 154.0 (30 interleaved runs; moby's unchanged).
+pub(super) const COMMIT_HEAD: super::packs::Head = super::packs::Head::Until {
+    first: 288,
+    most: 384,
+    enough: super::walk::head_is_whole,
+};
 
 /// The generation of a commit the commit-graph does not hold.
 const INFINITY: u64 = u64::MAX;

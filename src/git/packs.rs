@@ -386,26 +386,62 @@ impl Packs {
         out: &mut Vec<u8>,
         len: usize,
     ) -> Option<(gix::objs::Kind, bool)> {
+        self.find_head_until(id, out, Head::Bytes(len))
+    }
+
+    /// [`find_head`](Self::find_head) of `head`'s length: the first bytes,
+    /// and more of the same stream where they are not enough.
+    pub(super) fn find_head_until(
+        &mut self,
+        id: &gix::oid,
+        out: &mut Vec<u8>,
+        head: Head,
+    ) -> Option<(gix::objs::Kind, bool)> {
+        let (first, most) = match head {
+            Head::Bytes(len) => (len, len),
+            Head::Until { first, most, .. } => (first, most),
+        };
         let (at, entry) = self.locate(id)?;
         let opened = self.bundles.get()?;
         let pack = &opened.bundles[at].pack;
         if let Some(kind) = entry.header.as_kind()
-            && entry.decompressed_size > len as u64
+            && entry.decompressed_size > first as u64
         {
             let end = u64::try_from(pack.pack_end()).ok()?;
             let input = pack.entry_slice(entry.data_offset..end)?;
             out.clear();
-            out.resize(len, 0);
+            out.resize(first, 0);
             let inflate = &mut self.work.inflate;
             inflate.reset();
             let (status, consumed, written) = inflate.prefix(input, out).ok()?;
-            opened.touch(at, entry.pack_offset(), entry.data_offset + consumed as u64);
             // A stream that ends short of its stated size is gix's to
             // read and report.
-            if status == gix::zlib::Status::StreamEnd || written != len {
+            if status == gix::zlib::Status::StreamEnd || written != first {
+                opened.touch(at, entry.pack_offset(), entry.data_offset + consumed as u64);
                 return None;
             }
-            return Some((kind, false));
+            let more = matches!(head, Head::Until { enough, .. } if most > first && !enough(out));
+            if !more {
+                opened.touch(at, entry.pack_offset(), entry.data_offset + consumed as u64);
+                return Some((kind, false));
+            }
+            if entry.decompressed_size > most as u64 {
+                // The same stream on to `most` bytes, not inflated again.
+                let prefix = std::mem::take(out);
+                let written = inflate
+                    .rest(&input[consumed..], &prefix, 0, out, most)
+                    .ok()?;
+                // What it read past the first part is not told: the pages
+                // up to as many bytes again as it wrote are counted.
+                let read = consumed + (most - first);
+                opened.touch(at, entry.pack_offset(), entry.data_offset + read as u64);
+                if written != most {
+                    return None;
+                }
+                return Some((kind, false));
+            }
+            opened.touch(at, entry.pack_offset(), entry.data_offset + consumed as u64);
+            // No longer than `most`: read whole below.
         }
         let (kind, held) = resolve(
             pack,
@@ -495,6 +531,21 @@ impl Packs {
         }
         Some((links, held))
     }
+}
+
+/// How much of an object [`Packs::find_head_until`] inflates.
+#[derive(Clone, Copy)]
+pub(super) enum Head {
+    /// The first this many bytes (all of a shorter object).
+    Bytes(usize),
+    /// The first `first` bytes, and up to `most` where `enough` says the
+    /// first are not enough (a commit whose committer line runs past
+    /// them): the same stream carried on, not inflated again.
+    Until {
+        first: usize,
+        most: usize,
+        enough: fn(&[u8]) -> bool,
+    },
 }
 
 /// Object `id`'s place in pack index `index` ([`find_in_index`]).
@@ -947,17 +998,19 @@ impl gix::objs::Find for Objects<'_> {
 }
 
 impl Objects<'_> {
-    /// The first `len` bytes of object `id` (all of it when no longer),
-    /// its kind, and whether `buffer` holds all of it: as
-    /// [`Packs::find_head`] reads it, else whole by gix.
+    /// The first bytes of object `id` that `head` asks for (all of it
+    /// when no longer), its kind, and whether `buffer` holds all of it: as
+    /// [`Packs::find_head_until`] reads it, else whole by gix.
     pub(super) fn find_head(
         &self,
         id: &gix::oid,
         buffer: &mut Vec<u8>,
-        len: usize,
+        head: Head,
     ) -> gix::Result<Option<(gix::objs::Kind, bool)>> {
         let found = match self.packs.try_borrow_mut() {
-            Ok(mut packs) if self.bulk || packs.is_open() => packs.find_head(id, buffer, len),
+            Ok(mut packs) if self.bulk || packs.is_open() => {
+                packs.find_head_until(id, buffer, head)
+            }
             _ => None,
         };
         if found.is_some() {

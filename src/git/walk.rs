@@ -639,6 +639,23 @@ fn plain_head(
     Some((time, tree, parents, rest))
 }
 
+/// Whether the start of a commit `data` holds its first lines whole, as
+/// far as [`plain_head`] reads them: up to the committer line's end, or to
+/// a line that is not one of them (the commit is then not plain, and is
+/// read whole whatever more of it is inflated).
+pub(super) fn head_is_whole(data: &[u8]) -> bool {
+    let mut rest = data;
+    while let Some(next) = line(&mut rest) {
+        let known = [&b"tree "[..], b"parent ", b"author "]
+            .iter()
+            .any(|start| next.starts_with(start));
+        if !known {
+            return true;
+        }
+    }
+    false
+}
+
 /// The line `rest` starts with, without its newline, and `rest` moved past
 /// it; `None` when no newline ends it.
 fn line<'a>(rest: &mut &'a [u8]) -> Option<&'a [u8]> {
@@ -694,6 +711,29 @@ mod tests {
             let fast = fast.unwrap_or_else(|| panic!("not decoded: {commit:?}"));
             assert!(same(&fast, &full), "{commit:?}");
         }
+    }
+
+    #[test]
+    fn a_head_is_whole_once_its_committer_line_ends_or_it_is_not_plain() {
+        let head = format!("{TREE}{PARENT}{OTHER}{AUTHOR}{COMMITTER}");
+        let hash = gix::hash::Kind::Sha1;
+        // Every cut short of the committer line's end asks for more, and
+        // every cut at or past it is enough, and reads as the whole does.
+        let end = head.len();
+        for cut in 0..end {
+            assert!(!head_is_whole(&head.as_bytes()[..cut]), "cut at {cut}");
+        }
+        let whole = format!("{head}\nmessage\n");
+        for cut in end..whole.len() {
+            let data = &whole.as_bytes()[..cut];
+            assert!(head_is_whole(data), "cut at {cut}");
+            assert!(head_dated_parents(data, hash).is_some(), "cut at {cut}");
+        }
+        // A line that is none of the first lines ends the asking: the
+        // commit is read whole.
+        assert!(head_is_whole(format!("{TREE}encoding x\n").as_bytes()));
+        assert!(head_is_whole(b"\n"));
+        assert!(!head_is_whole(b""));
     }
 
     #[test]

@@ -991,6 +991,96 @@ fn every_object_of_a_deep_chained_pack_hashes_to_its_id() {
 }
 
 #[test]
+fn commits_whose_first_lines_run_long_walk_as_git_walks_them() {
+    // The walk and the searches inflate a packed commit's first 288 bytes,
+    // carry the same stream on to 384 where the committer line is not
+    // whole by then, and read a longer head whole (src/git/bases.rs,
+    // `COMMIT_HEAD`). Names of 10 to 200 bytes put the committer line's
+    // end on each side of both; dates go back now and then, so that a
+    // date misread would change git's order; every ninth commit merges a
+    // side line.
+    let names = [10usize, 60, 70, 80, 100, 110, 120, 130, 200];
+    let mut stream = Vec::new();
+    let mut side_tip: Option<usize> = None;
+    for n in 1..=90usize {
+        let name = "n".repeat(names[n % names.len()]);
+        let date = 1_700_000_000 + n * 1000 - if n % 7 == 0 { 5_000 } else { 0 };
+        let on_side = n % 9 == 4;
+        let branch = if on_side { "side" } else { "main" };
+        let message = format!("commit {n}\n");
+        stream.extend(
+            format!(
+                "commit refs/heads/{branch}\nmark :{n}\n\
+                 author {name} <a@example.com> {date} +0000\n\
+                 committer {name}x <c@example.com> {date} +0000\n\
+                 data {}\n{message}",
+                message.len()
+            )
+            .bytes(),
+        );
+        let previous_main = (1..n).rev().find(|&m| m % 9 != 4);
+        if on_side {
+            if let Some(from) = side_tip.or(previous_main) {
+                stream.extend(format!("from :{from}\n").bytes());
+            }
+            side_tip = Some(n);
+        } else {
+            if let Some(from) = previous_main {
+                stream.extend(format!("from :{from}\n").bytes());
+            }
+            if n % 9 == 5
+                && let Some(side) = side_tip
+            {
+                stream.extend(format!("merge :{side}\n").bytes());
+            }
+        }
+        stream.extend(format!("M 644 inline f{}.txt\ndata 3\n{:03}\n\n", n % 5, n % 1000).bytes());
+    }
+    let repo = TestRepo::new();
+    crate::support::fast_import(&repo, &stream);
+    // No deltas: each commit stored whole, where its first bytes are read.
+    repo.git(&["repack", "-adfq", "--window=0"]);
+    let gate = open(&repo);
+    let heads: Vec<usize> = repo
+        .git(&["rev-list", "--all"])
+        .lines()
+        .map(|id| {
+            let commit = repo.git(&["cat-file", "commit", id]);
+            let at = commit.find("\ncommitter ").expect("a committer");
+            at + commit[at + 1..].find('\n').expect("its end") + 2
+        })
+        .collect();
+    assert!(heads.iter().any(|&h| h <= 288), "{heads:?}");
+    assert!(heads.iter().any(|&h| h > 288 && h <= 384), "{heads:?}");
+    assert!(heads.iter().any(|&h| h > 384), "{heads:?}");
+    for (tips, hidden) in [
+        (&["main"][..], &[][..]),
+        (&["main"], &["main~20"]),
+        (&["main", "side"], &["main~40"]),
+    ] {
+        let mut args = vec!["rev-list".to_owned()];
+        args.extend(tips.iter().map(|t| t.to_string()));
+        args.extend(hidden.iter().map(|h| format!("^{h}")));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let git: Vec<Oid> = repo.git(&args).lines().map(oid).collect();
+        let tips: Vec<Oid> = tips.iter().map(|t| oid(&repo.rev(t))).collect();
+        let hidden: Vec<Oid> = hidden.iter().map(|h| oid(&repo.rev(h))).collect();
+        assert_eq!(gate.walk(&tips, &hidden).expect("walk"), git, "{args:?}");
+    }
+    for (one, other) in [("main", "side"), ("main~3", "side~2"), ("main~30", "side")] {
+        let git: Vec<Oid> = repo
+            .git(&["merge-base", "--all", one, other])
+            .lines()
+            .map(oid)
+            .collect();
+        let found = gate
+            .merge_bases_all(oid(&repo.rev(one)), &[oid(&repo.rev(other))])
+            .expect("merge bases");
+        assert_eq!(found, git, "{one} {other}");
+    }
+}
+
+#[test]
 fn walk_and_ancestry_match_git_rev_list_and_merge_base() {
     if !isolate(this_test!()) {
         return;
