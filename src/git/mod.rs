@@ -856,6 +856,9 @@ impl Repo {
         {
             return Err(GitError::MissingObject { id: id.to_hex() });
         }
+        if let Some(id) = self.resolve_steps(spec) {
+            return Ok(id);
+        }
         let id = self
             .repo
             .rev_parse_single(gix::bstr::BStr::new(spec.as_bytes()))
@@ -890,6 +893,87 @@ impl Repo {
             format!("resolving `{spec}`"),
             "tag chain too long",
         ))
+    }
+
+    /// `spec` as a name followed by steps to parents (`~N`, `^N`, `~`,
+    /// `^`: `HEAD~3000`, `main^2~5`), resolved by reading each commit's
+    /// first lines as the walk does (decision 0037): without a
+    /// commit-graph gix reads each commit on the way whole, 3,000 of them
+    /// for a range's `HEAD~3000..`. `None` for any other shape, where the
+    /// name does not resolve, a step finds no such parent or a commit
+    /// cannot be read, with a commit-graph, and in a clone whose parents
+    /// git may see otherwise (shallow, grafted, with replaced objects):
+    /// gix resolves those and says what is wrong.
+    fn resolve_steps(&self, spec: &str) -> Option<Oid> {
+        let at = spec.find(['~', '^'])?;
+        let (name, steps) = spec.split_at(at);
+        let mut parsed = Vec::new();
+        let mut rest = steps.as_bytes();
+        while let Some((&step, after)) = rest.split_first() {
+            let digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
+            let n: usize = match digits {
+                0 => 1,
+                _ => std::str::from_utf8(&after[..digits]).ok()?.parse().ok()?,
+            };
+            match step {
+                b'~' => parsed.push((true, n)),
+                b'^' => parsed.push((false, n)),
+                _ => return None,
+            }
+            rest = &after[digits..];
+        }
+        // With a commit-graph gix steps through it, faster than reading
+        // commits (moby's `HEAD~3000`: 223 ms a range against 204).
+        if name.is_empty()
+            || self.is_shallow()
+            || self.common_dir.join("info/grafts").exists()
+            || self.has_replaced_objects()
+            || matches!(self.repo.commit_graph_if_enabled(), Ok(Some(_)))
+        {
+            return None;
+        }
+        let mut id = self.resolve_commit(name).ok()?.0;
+        let objects = self.objects();
+        let mut buf = Vec::new();
+        let mut parents = |id: gix::ObjectId| -> Option<Vec<gix::ObjectId>> {
+            let (kind, whole) = objects
+                .find_head(&id, &mut buf, bases::COMMIT_HEAD)
+                .ok()??;
+            if kind != gix::objs::Kind::Commit {
+                return None;
+            }
+            if !whole && let Some((_, _, parents)) = walk::head_dated_parents(&buf, id.kind()) {
+                return Some(parents);
+            }
+            if !whole {
+                gix::objs::Find::try_find(&objects, &id, &mut buf).ok()??;
+            }
+            walk::decode_dated_parents(&buf, id.kind())
+                .ok()
+                .map(|(_, _, parents)| parents)
+        };
+        for (first_parents, n) in parsed {
+            if first_parents {
+                for _ in 0..n {
+                    id = *parents(id)?.first()?;
+                }
+            } else if n > 0 {
+                id = *parents(id)?.get(n - 1)?;
+            }
+        }
+        Some(Oid(id))
+    }
+
+    /// Whether any ref replaces an object (`refs/replace/`), or one cannot
+    /// be told: git then follows the replacement's parents.
+    fn has_replaced_objects(&self) -> bool {
+        let Ok(platform) = self.repo.references() else {
+            return true;
+        };
+        match platform.prefixed("refs/replace/") {
+            Ok(mut refs) => refs.next().is_some(),
+            Err(_) => true,
+        }
     }
 
     /// Whether the object exists in the object database.

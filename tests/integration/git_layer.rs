@@ -2849,6 +2849,61 @@ fn resolve_commit_names_each_failure() {
     assert!(gate.has_object(oid(&tree)));
 }
 
+/// A name followed by steps to parents (`HEAD~3000`, `main^2~5`) is
+/// resolved by reading each commit's first lines (src/git/mod.rs,
+/// `resolve_steps`), else by gix: either way as `git rev-parse` resolves
+/// it, in a packed history and a loose one, through an annotated tag,
+/// and where a replaced commit gives git other parents to follow.
+#[test]
+fn steps_to_parents_resolve_as_git_rev_parse_resolves_them() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = generated_history(0x5e_7e95);
+    repo.git(&["tag", "-a", "-m", "annotated", "t1", "main~3"]);
+    let specs = [
+        "main~1",
+        "main~7",
+        "main^",
+        "main^1",
+        "main^2",
+        "main^0",
+        "main~0",
+        "main~~",
+        "main^^",
+        "main~2^2",
+        "main~2^2~1",
+        "main^2^",
+        "t1~2",
+        "t1^0",
+        "feature~3",
+        "other^1~2",
+        "main~100000",
+        "main^3",
+        "t1^{commit}~1",
+        "main~2:a.txt",
+        "nope~1",
+        "~1",
+        "main~x",
+        "main~-1",
+    ];
+    let check = |when: &str| {
+        let gate = open(&repo);
+        for spec in specs {
+            let args = ["rev-parse", "--verify", "-q", &format!("{spec}^{{commit}}")];
+            let git = repo.git_ok(&args).then(|| oid(repo.git(&args).trim()));
+            assert_eq!(gate.resolve_commit(spec).ok(), git, "{when}: {spec}");
+        }
+    };
+    check("loose");
+    repo.git(&["repack", "-adq"]);
+    check("packed");
+    // A replaced commit: git follows the replacement's parents.
+    let side = repo.rev("main~2^2");
+    repo.git(&["replace", "--graft", &repo.rev("main~1"), &side]);
+    check("replaced");
+}
+
 #[test]
 fn missing_objects_are_errors_never_empty_diffs() {
     if !isolate(this_test!()) {
