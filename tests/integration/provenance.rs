@@ -1510,11 +1510,7 @@ fn the_commit_cache_written_beside_the_report_is_whole_when_gate_exits() {
             "round {round}: {} bytes",
             bytes.len()
         );
-        let leftovers: Vec<String> = std::fs::read_dir(&cache)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|name| name.starts_with('.') || name.contains("tmp"))
-            .collect();
+        let leftovers = crate::support::temporary_files_in(&cache);
         assert!(leftovers.is_empty(), "round {round}: {leftovers:?}");
         // The next round starts cold once more, but for the last.
         if round == 0 {

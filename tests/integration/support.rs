@@ -524,3 +524,19 @@ pub fn fast_import(repo: &TestRepo, stream: &[u8]) {
         .expect("feed fast-import");
     assert!(child.wait().expect("fast-import").success());
 }
+
+/// The names in `dir` a write left behind: a temporary file (gate's start
+/// with a dot, or name `tmp`). A write that ended, or was never begun,
+/// leaves none.
+pub fn temporary_files_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .expect("read the directory")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|name| name.starts_with('.') || name.contains("tmp"))
+        .collect()
+}

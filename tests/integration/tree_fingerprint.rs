@@ -706,11 +706,7 @@ fn concurrent_gate_processes_filling_the_cache_lose_nothing() {
             wanted,
             "round {round}"
         );
-        let leftovers: Vec<String> = std::fs::read_dir(&cache)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|name| name.starts_with('.') || name.contains("tmp"))
-            .collect();
+        let leftovers = crate::support::temporary_files_in(&cache);
         assert!(leftovers.is_empty(), "round {round}: {leftovers:?}");
     }
 }
