@@ -428,14 +428,13 @@ impl Packs {
             if entry.decompressed_size > most as u64 {
                 // The same stream on to `most` bytes, not inflated again.
                 let prefix = std::mem::take(out);
-                let written = inflate
-                    .rest(&input[consumed..], &prefix, 0, out, most)
-                    .ok()?;
+                let written = inflate.rest(&input[consumed..], &prefix, 0, out, most);
                 // What it read past the first part is not told: the pages
-                // up to as many bytes again as it wrote are counted.
+                // up to as many bytes again as it wrote are counted, read
+                // whole or not.
                 let read = consumed + (most - first);
                 opened.touch(at, entry.pack_offset(), entry.data_offset + read as u64);
-                if written != most {
+                if written.ok() != Some(most) {
                     return None;
                 }
                 return Some((kind, false));
