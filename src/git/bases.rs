@@ -1171,38 +1171,51 @@ impl<'r> Bases<'r> {
         context: &dyn Fn() -> String,
     ) -> Result<(i64, gix::ObjectId, Parents), GitError> {
         let objects = super::packs::Objects::new(self.repo, self.packs);
-        let read_error = |err: gix::Error| {
-            GitError::other(context(), format_args!("reading commit {id}: {err}"))
-        };
-        // The first lines are enough where they are whole (most commits:
-        // the message, some two thirds of a commit, is not inflated).
-        let (kind, whole) = match objects.find_head(&id, &mut self.buf, COMMIT_HEAD) {
-            Ok(Some(found)) => found,
-            Ok(None) => return Err(GitError::MissingObject { id: id.to_string() }),
-            Err(err) => return Err(read_error(err)),
-        };
-        if kind != gix::objs::Kind::Commit {
-            return Err(GitError::other(
-                context(),
-                format_args!("{id} is a {kind}, not a commit"),
-            ));
-        }
-        let head = super::walk::head_dated_parents(&self.buf, id.kind());
-        let (time, tree, parents) = match head {
-            Some(read) => read,
-            None => {
-                if !whole {
-                    gix::objs::Find::try_find(&objects, &id, &mut self.buf)
-                        .map_err(read_error)?
-                        .ok_or_else(|| GitError::MissingObject { id: id.to_string() })?;
-                }
-                super::walk::decode_dated_parents(&self.buf, id.kind()).map_err(|err| {
-                    GitError::other(context(), format_args!("decoding commit {id}: {err}"))
-                })?
-            }
-        };
+        let (time, tree, parents) = read_dated_parents(&objects, id, &mut self.buf, context)?;
         Ok((time, tree, Parents::from_vec(parents)))
     }
+}
+
+/// Commit `id`'s committer date, tree and parents (as written) from
+/// `objects`: its first lines where they are whole (most commits: the
+/// message, some two thirds of a commit, is not inflated), else the whole
+/// commit. `buf` is the reader's to reuse.
+pub(super) fn read_dated_parents(
+    objects: &super::packs::Objects<'_>,
+    id: gix::ObjectId,
+    buf: &mut Vec<u8>,
+    context: &dyn Fn() -> String,
+) -> Result<(i64, gix::ObjectId, Vec<gix::ObjectId>), GitError> {
+    let read_error =
+        |err: gix::Error| GitError::other(context(), format_args!("reading commit {id}: {err}"));
+    // The first lines are enough where they are whole (most commits:
+    // the message, some two thirds of a commit, is not inflated).
+    let (kind, whole) = match objects.find_head(&id, buf, COMMIT_HEAD) {
+        Ok(Some(found)) => found,
+        Ok(None) => return Err(GitError::MissingObject { id: id.to_string() }),
+        Err(err) => return Err(read_error(err)),
+    };
+    if kind != gix::objs::Kind::Commit {
+        return Err(GitError::other(
+            context(),
+            format_args!("{id} is a {kind}, not a commit"),
+        ));
+    }
+    let head = super::walk::head_dated_parents(buf, id.kind());
+    let (time, tree, parents) = match head {
+        Some(read) => read,
+        None => {
+            if !whole {
+                gix::objs::Find::try_find(objects, &id, buf)
+                    .map_err(read_error)?
+                    .ok_or_else(|| GitError::MissingObject { id: id.to_string() })?;
+            }
+            super::walk::decode_dated_parents(buf, id.kind()).map_err(|err| {
+                GitError::other(context(), format_args!("decoding commit {id}: {err}"))
+            })?
+        }
+    };
+    Ok((time, tree, parents))
 }
 
 #[cfg(test)]

@@ -935,20 +935,9 @@ impl Repo {
         let mut id = self.resolve_commit(name).ok()?.0;
         let objects = self.objects();
         let mut buf = Vec::new();
-        let mut parents = |id: gix::ObjectId| -> Option<Vec<gix::ObjectId>> {
-            let (kind, whole) = objects
-                .find_head(&id, &mut buf, bases::COMMIT_HEAD)
-                .ok()??;
-            if kind != gix::objs::Kind::Commit {
-                return None;
-            }
-            if !whole && let Some((_, _, parents)) = walk::head_dated_parents(&buf, id.kind()) {
-                return Some(parents);
-            }
-            if !whole {
-                gix::objs::Find::try_find(&objects, &id, &mut buf).ok()??;
-            }
-            walk::decode_dated_parents(&buf, id.kind())
+        let context = || format!("resolving `{spec}`");
+        let mut parents = |id: gix::ObjectId| {
+            bases::read_dated_parents(&objects, id, &mut buf, &context)
                 .ok()
                 .map(|(_, _, parents)| parents)
         };
