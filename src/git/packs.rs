@@ -292,6 +292,8 @@ pub(super) struct Packs {
     /// ([`Packs::siblings_sharing_cache`]).
     cache: Arc<Mutex<DeltaBaseCache>>,
     work: Resolving,
+    /// The objects this handle located last ([`Located`]).
+    located: Located,
 }
 
 impl Packs {
@@ -305,6 +307,7 @@ impl Packs {
             order: Vec::new(),
             cache: Arc::new(Mutex::new(DeltaBaseCache::new(cache_bytes))),
             work: Resolving::default(),
+            located: Located::default(),
         }
     }
 
@@ -343,6 +346,7 @@ impl Packs {
             order: Vec::new(),
             cache,
             work: Resolving::default(),
+            located: Located::default(),
         }
     }
 
@@ -463,6 +467,9 @@ impl Packs {
             .bundles
             .get_or_init(|| Opened::new(open_bundles(&self.dir, self.hash), self.kept))
             .bundles;
+        if let Some(found) = self.located.get(id) {
+            return Some(found);
+        }
         if self.order.len() != bundles.len() {
             self.order = (0..bundles.len()).collect();
         }
@@ -474,7 +481,9 @@ impl Packs {
             self.order.swap(0, at);
         }
         let pack = &bundles[self.order[0]].pack;
-        Some((self.order[0], pack.entry(offset).ok()?))
+        let entry = pack.entry(offset).ok()?;
+        self.located.put(id, self.order[0], &entry);
+        Some((self.order[0], entry))
     }
 
     /// Keep at most `bytes` of the packs' pages resident, for the handles
@@ -548,6 +557,121 @@ pub(super) enum Head {
 }
 
 /// Object `id`'s place in pack index `index` ([`find_in_index`]).
+/// The objects a handle located last, each by its id: which pack holds it
+/// and its entry there. A diff reads most trees twice, as the newer side of
+/// one commit and the older of the next (moby/moby's 10k range with a
+/// commit-graph: 107k look-ups of 52k objects), and each look-up in a pack
+/// index is a miss of the caches and the TLB, and reading the entry's
+/// header touches a page of the pack. A table of [`LOCATED`] places, an
+/// object's place taken from its id's first bytes (ids are uniform), one
+/// object a place, the last located there kept (no order to keep up):
+/// 40 % of that range's look-ups are answered here, against 41 % for the
+/// last 4,096 objects kept in the order they were used. The packs a
+/// handle reads never change once opened, so an entry kept is never
+/// stale.
+///
+/// Each place is [`WORDS`] words, all zero while empty: the table is
+/// asked of the allocator zeroed, so a handle that reads a few objects
+/// (a hook's) has only the pages it wrote made resident, and 192 KiB at
+/// most. An id that is not SHA-1's, a delta naming its base by id (gate
+/// leaves those to gix), and a pack past a handle's 256th are not kept.
+#[derive(Default)]
+struct Located {
+    /// Empty until the first object is kept.
+    words: Vec<u64>,
+}
+
+/// How many objects a handle keeps located: a power of two.
+const LOCATED: usize = 4096;
+/// A place's words: the id's first 16 bytes, its last 4 and what says
+/// the place is taken, the pack, the kind and the header's length; the
+/// entry's data offset, its size, and a delta's distance to its base.
+const WORDS: usize = 6;
+const TAKEN: u64 = 1 << 63;
+
+impl Located {
+    fn place(id: &gix::oid) -> usize {
+        let bytes = id.as_bytes();
+        let first = u16::from_be_bytes([bytes[0], bytes.get(1).copied().unwrap_or(0)]);
+        usize::from(first) & (LOCATED - 1)
+    }
+
+    /// The id's 20 bytes as the place's first three words hold them (the
+    /// third's low half); `None` for an id of another length.
+    fn id_words(id: &gix::oid) -> Option<[u64; 3]> {
+        let bytes: &[u8; 20] = id.as_bytes().try_into().ok()?;
+        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        let last = u32::from_le_bytes(bytes[16..20].try_into().expect("4 bytes"));
+        Some([word(0), word(8), u64::from(last)])
+    }
+
+    fn get(&self, id: &gix::oid) -> Option<(usize, data::Entry)> {
+        let at = Self::place(id) * WORDS;
+        let place = self.words.get(at..at + WORDS)?;
+        let [first, second, last] = Self::id_words(id)?;
+        let meta = place[2];
+        if meta & TAKEN == 0
+            || place[0] != first
+            || place[1] != second
+            || meta & 0xffff_ffff != last
+        {
+            return None;
+        }
+        let header = match (meta >> 56) & 0x7 {
+            1 => data::entry::Header::Commit,
+            2 => data::entry::Header::Tree,
+            3 => data::entry::Header::Blob,
+            4 => data::entry::Header::Tag,
+            6 => data::entry::Header::OfsDelta {
+                base_distance: place[5],
+            },
+            _ => return None,
+        };
+        let entry = data::Entry {
+            header,
+            decompressed_size: place[4],
+            data_offset: place[3],
+            encoded_header_size: ((meta >> 32) & 0xffff) as u16,
+        };
+        Some((((meta >> 48) & 0xff) as usize, entry))
+    }
+
+    fn put(&mut self, id: &gix::oid, pack: usize, entry: &data::Entry) {
+        let Some([first, second, last]) = Self::id_words(id) else {
+            return;
+        };
+        let (kind, distance) = match entry.header {
+            data::entry::Header::Commit => (1, 0),
+            data::entry::Header::Tree => (2, 0),
+            data::entry::Header::Blob => (3, 0),
+            data::entry::Header::Tag => (4, 0),
+            data::entry::Header::OfsDelta { base_distance } => (6, base_distance),
+            data::entry::Header::RefDelta { .. } => return,
+        };
+        let Ok(pack) = u8::try_from(pack) else {
+            return;
+        };
+        if self.words.is_empty() {
+            // Zeroed by the allocator: untouched pages stay unmapped.
+            self.words = vec![0; LOCATED * WORDS];
+        }
+        let meta = TAKEN
+            | (kind << 56)
+            | (u64::from(pack) << 48)
+            | (u64::from(entry.encoded_header_size) << 32)
+            | last;
+        let at = Self::place(id) * WORDS;
+        self.words[at..at + WORDS].copy_from_slice(&[
+            first,
+            second,
+            meta,
+            entry.data_offset,
+            entry.decompressed_size,
+            distance,
+        ]);
+    }
+}
+
 fn place_in(index: &pack::index::File, id: &gix::oid) -> Option<u32> {
     find_in_index(index.num_objects(), id.as_bytes(), |i| {
         index.oid_at_index(i).as_bytes()
@@ -1140,6 +1264,86 @@ mod tests {
             assert_eq!((kind, packed), (gix::objs::Kind::Tree, 11));
             out
         })
+    }
+
+    fn entry_at(offset: u64) -> data::Entry {
+        data::Entry {
+            header: data::entry::Header::Tree,
+            decompressed_size: 100,
+            data_offset: offset,
+            encoded_header_size: 2,
+        }
+    }
+
+    #[test]
+    fn a_located_object_is_answered_only_for_its_own_id() {
+        let mut located = Located::default();
+        let one = gix::ObjectId::from_bytes_or_panic(&[7; 20]);
+        assert!(located.get(&one).is_none(), "nothing kept yet");
+        located.put(&one, 1, &entry_at(40));
+        assert_eq!(located.get(&one), Some((1, entry_at(40))));
+        // Another id at the same place (its first two bytes agree) is not
+        // taken for the one kept, and takes the place.
+        let mut bytes = [7u8; 20];
+        bytes[19] = 8;
+        let same_place = gix::ObjectId::from_bytes_or_panic(&bytes);
+        assert_eq!(Located::place(&one), Located::place(&same_place));
+        assert!(located.get(&same_place).is_none());
+        located.put(&same_place, 0, &entry_at(90));
+        assert_eq!(located.get(&same_place), Some((0, entry_at(90))));
+        assert!(located.get(&one).is_none(), "one object a place");
+        // Ids whose places differ are kept side by side.
+        let other = gix::ObjectId::from_bytes_or_panic(&[9; 20]);
+        assert_ne!(Located::place(&other), Located::place(&same_place));
+        located.put(&other, 2, &entry_at(7));
+        assert_eq!(located.get(&other), Some((2, entry_at(7))));
+        assert_eq!(located.get(&same_place), Some((0, entry_at(90))));
+        assert_eq!(located.words.len(), LOCATED * WORDS);
+        assert!(LOCATED.is_power_of_two());
+    }
+
+    #[test]
+    fn a_located_entry_comes_back_as_it_was_put_of_every_kind_kept() {
+        let mut located = Located::default();
+        let headers = [
+            data::entry::Header::Commit,
+            data::entry::Header::Tree,
+            data::entry::Header::Blob,
+            data::entry::Header::Tag,
+            data::entry::Header::OfsDelta { base_distance: 1 },
+            data::entry::Header::OfsDelta {
+                base_distance: u64::MAX >> 1,
+            },
+        ];
+        for (n, header) in headers.into_iter().enumerate() {
+            let id = gix::ObjectId::from_bytes_or_panic(&[n as u8 * 37 + 1; 20]);
+            let entry = data::Entry {
+                header,
+                decompressed_size: u64::MAX - n as u64,
+                data_offset: (1 << 40) + n as u64,
+                encoded_header_size: 0xffff - n as u16,
+            };
+            located.put(&id, 255 - n, &entry);
+            assert_eq!(located.get(&id), Some((255 - n, entry)), "{n}");
+        }
+        // Not kept: a delta naming its base by id, and a pack past the
+        // 256th.
+        let by_id = gix::ObjectId::from_bytes_or_panic(&[200; 20]);
+        let entry = data::Entry {
+            header: data::entry::Header::RefDelta {
+                base_id: gix::ObjectId::from_bytes_or_panic(&[1; 20]),
+            },
+            decompressed_size: 1,
+            data_offset: 12,
+            encoded_header_size: 2,
+        };
+        located.put(&by_id, 0, &entry);
+        assert!(located.get(&by_id).is_none());
+        let far = gix::ObjectId::from_bytes_or_panic(&[201; 20]);
+        located.put(&far, 256, &entry_at(12));
+        assert!(located.get(&far).is_none());
+        located.put(&far, 3, &entry_at(12));
+        assert_eq!(located.get(&far), Some((3, entry_at(12))));
     }
 
     #[test]
