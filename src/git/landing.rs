@@ -722,6 +722,14 @@ impl Shared {
         }
     }
 
+    /// Whether the landing (or that there is none) was put.
+    pub(super) fn is_put(&self) -> bool {
+        self.slot
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
+    }
+
     /// The landing, once it is put.
     pub(super) fn get(&self) -> Option<Arc<Landing>> {
         let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());

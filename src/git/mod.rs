@@ -1651,6 +1651,69 @@ impl Repo {
         results
     }
 
+    /// A run's commits other than merges diffed while the landing is not
+    /// put yet; its merges are left for [`finish_run`](Self::finish_run).
+    fn diff_run_early(
+        &self,
+        run: Vec<Queued>,
+        renames: Renames,
+        merges: MergeChanges,
+        graph: &mut bases::Bases<'_>,
+    ) -> Aside {
+        RUNS_SET_ASIDE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut aside = Aside {
+            results: Vec::with_capacity(run.len()),
+            merges: Vec::new(),
+        };
+        aside.results.resize_with(run.len(), || None);
+        for (at, queued) in run.into_iter().enumerate().rev() {
+            let commit = match queued {
+                Queued::Whole(commit) => *commit,
+                Queued::Again(id) => match self.walked_again(id, graph) {
+                    Ok(commit) => commit,
+                    Err(error) => {
+                        aside.results[at] = Some((id, Err(error)));
+                        continue;
+                    }
+                },
+            };
+            if commit.parents.len() > 1 && merges != MergeChanges::Skip {
+                aside.merges.push((at, commit));
+                continue;
+            }
+            let id = commit.id;
+            aside.results[at] = Some((
+                id,
+                self.walked_changes(commit, renames, merges, graph, None),
+            ));
+        }
+        aside
+    }
+
+    /// A run set aside by [`diff_run_early`](Self::diff_run_early), its
+    /// merges diffed now.
+    fn finish_run(
+        &self,
+        aside: Aside,
+        renames: Renames,
+        merges: MergeChanges,
+        graph: &mut bases::Bases<'_>,
+        landing: Option<&landing::Shared>,
+    ) -> RunResults {
+        let Aside {
+            mut results,
+            merges: left,
+        } = aside;
+        for (at, commit) in left {
+            let id = commit.id;
+            results[at] = Some((
+                id,
+                self.walked_changes(commit, renames, merges, graph, landing),
+            ));
+        }
+        results.into_iter().flatten().collect()
+    }
+
     /// Commit `id` as the walk handed it on, read again on a diff thread
     /// ([`Queued::Again`]): its tree, parents and message from the commit
     /// itself, each parent's tree from the commit-graph, the commits the
@@ -1860,6 +1923,7 @@ impl Repo {
                 }
                 _ => None,
             };
+            slow_landing();
             putter.0.put(landing);
         }
         let pending = runs.finish();
@@ -2536,7 +2600,73 @@ struct Workers {
     jobs: Vec<std::sync::mpsc::Sender<Vec<Queued>>>,
     results: Vec<std::sync::mpsc::Receiver<RunResults>>,
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Whether a thread may still set runs aside ([`Aside`]).
+    early: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// A reader sharing the threads' delta-base cache.
+    packs: Box<packs::Packs>,
     threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+/// A run whose commits other than merges were diffed while the landing was
+/// not put: their results in the run's order, and the merges left, each
+/// at its place. Without a commit-graph the walk reads every commit from
+/// the packs on the main thread while both diff threads waited at a run's
+/// first merge: git/git's cold 1k range spent 90 ms of each thread's 150
+/// waiting (`perf sched`).
+struct Aside {
+    results: Vec<Option<(gix::ObjectId, Result<CommitChanges, GitError>)>>,
+    merges: Vec<(usize, walk::Walked)>,
+}
+
+/// Most runs a diff thread sets aside while it waits for the landing:
+/// their results wait with it (2,048 commits' changes and messages).
+const ASIDE_MAX: usize = 16;
+
+/// How many commits a walk hands on before the diff threads stop setting
+/// runs aside. A range longer than that (a whole history) would otherwise
+/// hold the threads' delta-base cache and the packs' pages while the walk
+/// goes on holding its own record of every commit: at that point the
+/// cache is emptied and the pages let go, and the walk's record grows
+/// alone, as it did before runs were set aside (git/git's whole history:
+/// a peak of 100-102 MiB with the cache kept, 94-96 without it and as
+/// before).
+const EARLY_WALK: usize = 4 * LONG_WALK;
+
+/// [`EARLY_WALK`], or in a debug build `GATE_TEST_EARLY_WALK`: the tests'
+/// way to cross it on a short history.
+fn early_walk() -> usize {
+    #[cfg(debug_assertions)]
+    if let Some(n) = std::env::var("GATE_TEST_EARLY_WALK")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        return n;
+    }
+    EARLY_WALK
+}
+
+/// In a debug build, wait `GATE_TEST_SLOW_LANDING` milliseconds before
+/// the landing is put: the tests' way to make the diff threads set runs
+/// aside. Release builds have none.
+fn slow_landing() {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("GATE_TEST_SLOW_LANDING")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms.min(10_000)));
+    }
+}
+
+/// How many runs the diff threads of this process set aside
+/// ([`Aside`]).
+static RUNS_SET_ASIDE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many runs the diff threads of this process have set aside while
+/// they waited for a landing, for tests that need to know it happened.
+#[doc(hidden)]
+pub fn runs_set_aside() -> usize {
+    RUNS_SET_ASIDE.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// A commit waiting for its diff: as the walk handed it on, or only its
@@ -2582,6 +2712,19 @@ impl Runs<'_> {
         // history's peak. A shallow boundary, whose parents are not read,
         // is kept whole.
         self.added += 1;
+        // Past EARLY_WALK the threads set no more runs aside, and what the
+        // ones set aside filled (the shared delta-base cache, the packs'
+        // pages) is let go while the walk's own record grows.
+        if self.added == early_walk()
+            && let Some(workers) = &self.workers
+        {
+            workers
+                .early
+                .store(false, std::sync::atomic::Ordering::Relaxed);
+            workers.packs.clear_cache();
+            self.packs.borrow().let_pages_go();
+            crate::platform::return_freed_memory();
+        }
         let queued = if self.added > LONG_WALK && commit.parent_trees.len() == commit.parents.len()
         {
             Queued::Again(commit.id)
@@ -2611,10 +2754,16 @@ impl Runs<'_> {
 
     fn start(&self) -> Workers {
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let early = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(
+            self.added < early_walk(),
+        ));
+        let siblings = self.packs.borrow().siblings_sharing_cache(2);
         let mut workers = Workers {
             jobs: Vec::new(),
             results: Vec::new(),
             stop: stop.clone(),
+            early: early.clone(),
+            packs: Box::new(siblings[0].sibling_sharing_cache()),
             threads: Vec::new(),
         };
         // One mapping of the commit-graph for both threads' searches, and
@@ -2622,7 +2771,7 @@ impl Runs<'_> {
         let share = bases::GraphShare::open(self.repo).with_heads(self.heads.clone());
         // One delta-base cache for both threads, the size of two: they
         // diff neighbouring runs, whose trees lie on the same chains.
-        for packs in self.packs.borrow().siblings_sharing_cache(2) {
+        for packs in siblings {
             let (job_tx, job_rx) = std::sync::mpsc::channel::<Vec<Queued>>();
             // Results wait, at most RESULTS_AHEAD runs a thread, until they
             // are taken: past that the thread waits too, so memory stays
@@ -2632,20 +2781,52 @@ impl Runs<'_> {
             let mut clone = self.repo.clone();
             set_diff_thread_caches(&mut clone);
             let (renames, merges, stop) = (self.renames, self.merges, stop.clone());
+            let early = early.clone();
             let landing = self.landing.clone();
             let share = share.clone();
             workers.threads.push(std::thread::spawn(move || {
                 let repo = Repo::with_packs(clone, packs);
                 // One reader for every merge base this thread looks for.
                 let mut graph = repo.dated_bases_sharing(share);
+                // A run's merges wait for the landing, which is put once
+                // the walk ends: until then the thread diffs the other
+                // commits of the runs it is handed and sets them aside
+                // (up to ASIDE_MAX, and while the walk is shorter than
+                // EARLY_WALK), instead of waiting at the first merge with
+                // a core idle. Results still go back in the runs' order.
+                let mut aside: Vec<Aside> = Vec::new();
                 for run in job_rx {
                     if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                        break;
+                        return;
+                    }
+                    let set_aside = aside.len() < ASIDE_MAX
+                        && early.load(std::sync::atomic::Ordering::Relaxed)
+                        && landing.as_deref().is_some_and(|shared| !shared.is_put());
+                    if set_aside {
+                        aside.push(repo.diff_run_early(run, renames, merges, &mut graph));
+                        continue;
+                    }
+                    for set in aside.drain(..) {
+                        let results =
+                            repo.finish_run(set, renames, merges, &mut graph, landing.as_deref());
+                        if result_tx.send(results).is_err() {
+                            return;
+                        }
                     }
                     let results =
                         repo.diff_run(run, renames, merges, &mut graph, landing.as_deref());
                     if result_tx.send(results).is_err() {
-                        break;
+                        return;
+                    }
+                }
+                for set in aside.drain(..) {
+                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        return;
+                    }
+                    let results =
+                        repo.finish_run(set, renames, merges, &mut graph, landing.as_deref());
+                    if result_tx.send(results).is_err() {
+                        return;
                     }
                 }
             }));

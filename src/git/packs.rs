@@ -311,6 +311,14 @@ impl Packs {
         }
     }
 
+    /// Empty the handle's delta-base cache (shared with its siblings,
+    /// where it is), and the buffers it keeps for reuse.
+    pub(super) fn clear_cache(&self) {
+        let mut cache = lock(&self.cache);
+        cache.inner.clear();
+        cache.spare = Spare::default();
+    }
+
     /// Whether a read has opened the packs.
     fn is_open(&self) -> bool {
         self.bundles.get().is_some()
@@ -335,6 +343,12 @@ impl Packs {
         (0..n)
             .map(|_| self.sibling_with(Arc::clone(&cache)))
             .collect()
+    }
+
+    /// Another handle's reader of the same packs sharing this one's
+    /// delta-base cache.
+    pub(super) fn sibling_sharing_cache(&self) -> Packs {
+        self.sibling_with(Arc::clone(&self.cache))
     }
 
     fn sibling_with(&self, cache: Arc<Mutex<DeltaBaseCache>>) -> Packs {

@@ -3743,6 +3743,79 @@ fn walked_hiding(
     out
 }
 
+/// While the landing is not put (the walk goes on), the diff threads diff
+/// the commits of their runs other than merges and set the runs aside,
+/// their merges left until the landing is put. Every commit's header and
+/// changes are then those of a walk whose threads set nothing aside, each
+/// at its place: with the landing held back 400 ms (so that runs are set
+/// aside), with the threads stopped from setting more aside part-way (the
+/// walk past `EARLY_WALK`, here 600 commits, when the threads' cache is
+/// emptied under them), hiding a side of a merge or nothing.
+#[test]
+fn runs_set_aside_while_the_walk_goes_on_give_the_same_answers_in_order() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let (repo, tip) = merged_skewed_history(1_600, 0x5e7a);
+    let aside = landing_aside(&repo, tip);
+    let set = |key: &str, value: Option<&str>| {
+        // SAFETY: this process runs this test alone, and sets its
+        // environment between walks, when no thread of gate's is running.
+        unsafe {
+            match value {
+                Some(value) => std::env::set_var(key, value),
+                None => std::env::remove_var(key),
+            }
+        }
+    };
+    let shown = |walked: Vec<(usize, Oid, gate::git::CommitChanges)>| -> Vec<String> {
+        walked
+            .into_iter()
+            .map(|(index, id, result)| {
+                format!("{index} {id:?} {:?} {:?}", result.info, result.changes)
+            })
+            .collect()
+    };
+    for hidden in [vec![], vec![aside]] {
+        // The threads set nothing aside: the walk is past `EARLY_WALK`
+        // before they start.
+        set("GATE_TEST_SLOW_LANDING", None);
+        set("GATE_TEST_EARLY_WALK", Some("1"));
+        let before = gate::git::runs_set_aside();
+        let want = shown(walked_hiding(
+            &open(&repo),
+            tip,
+            &hidden,
+            gate::git::MergeChanges::Own,
+        ));
+        assert_eq!(gate::git::runs_set_aside(), before, "none set aside");
+        assert!(want.len() > 600, "{} commits", want.len());
+        for early_walk in [None, Some("600")] {
+            set("GATE_TEST_SLOW_LANDING", Some("400"));
+            set("GATE_TEST_EARLY_WALK", early_walk);
+            let before = gate::git::runs_set_aside();
+            let got = shown(walked_hiding(
+                &open(&repo),
+                tip,
+                &hidden,
+                gate::git::MergeChanges::Own,
+            ));
+            let set_aside = gate::git::runs_set_aside() - before;
+            assert!(
+                set_aside > 0,
+                "hiding {hidden:?}, early walk {early_walk:?}: none set aside"
+            );
+            assert_eq!(got.len(), want.len());
+            for (got, want) in got.iter().zip(&want) {
+                assert_eq!(
+                    got, want,
+                    "hiding {hidden:?}, early walk {early_walk:?}, {set_aside} runs set aside"
+                );
+            }
+        }
+    }
+}
+
 /// The commit cache (src/git/commits_cache.rs, decision 0034): what one
 /// range's walk and merge-base searches read from the objects, the next run
 /// takes from the cache — only its named tip and the few commits read before
