@@ -3750,7 +3750,8 @@ fn walked_hiding(
 /// at its place: with the landing held back 400 ms (so that runs are set
 /// aside), with the threads stopped from setting more aside part-way (the
 /// walk past `EARLY_WALK`, here 600 commits, when the threads' cache is
-/// emptied under them), hiding a side of a merge or nothing.
+/// emptied under them, whether or not they set a run aside by then),
+/// hiding a side of a merge or nothing.
 #[test]
 fn runs_set_aside_while_the_walk_goes_on_give_the_same_answers_in_order() {
     if !isolate(this_test!()) {
@@ -3801,9 +3802,13 @@ fn runs_set_aside_while_the_walk_goes_on_give_the_same_answers_in_order() {
                 gate::git::MergeChanges::Own,
             ));
             let set_aside = gate::git::runs_set_aside() - before;
+            // Held back 400 ms, the landing leaves the threads time to set
+            // runs aside. Crossing `EARLY_WALK` part-way, the walk may reach
+            // it before either thread takes a run (a loaded machine): the
+            // answers must agree whichever happened.
             assert!(
-                set_aside > 0,
-                "hiding {hidden:?}, early walk {early_walk:?}: none set aside"
+                set_aside > 0 || early_walk.is_some(),
+                "hiding {hidden:?}: none set aside"
             );
             assert_eq!(got.len(), want.len());
             for (got, want) in got.iter().zip(&want) {
