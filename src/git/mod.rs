@@ -407,17 +407,22 @@ impl Drop for Repo {
     }
 }
 
-/// In a debug build, wait `GATE_TEST_SLOW_CACHE_WRITE` milliseconds before
-/// a commit cache write: the tests' way to see the process wait for it
-/// (tests/integration/provenance.rs). Release builds have none.
-fn slow_cache_write() {
+/// In a debug build, wait as many milliseconds as the variable `name`
+/// says (at most ten seconds): the tests' way to hold a step back.
+/// Release builds have none.
+fn test_delay(name: &str) {
     #[cfg(debug_assertions)]
-    if let Some(ms) = std::env::var("GATE_TEST_SLOW_CACHE_WRITE")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    {
+    if let Some(ms) = std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok()) {
         std::thread::sleep(std::time::Duration::from_millis(ms.min(10_000)));
     }
+    #[cfg(not(debug_assertions))]
+    let _ = name;
+}
+
+/// `GATE_TEST_SLOW_CACHE_WRITE` before a commit cache write: the tests'
+/// way to see the process wait for it (tests/integration/provenance.rs).
+fn slow_cache_write() {
+    test_delay("GATE_TEST_SLOW_CACHE_WRITE");
 }
 
 /// The commit cache's writes a dropped handle left under way, once the
@@ -2645,17 +2650,10 @@ fn early_walk() -> usize {
     EARLY_WALK
 }
 
-/// In a debug build, wait `GATE_TEST_SLOW_LANDING` milliseconds before
-/// the landing is put: the tests' way to make the diff threads set runs
-/// aside. Release builds have none.
+/// `GATE_TEST_SLOW_LANDING` before the landing is put: the tests' way to
+/// make the diff threads set runs aside.
 fn slow_landing() {
-    #[cfg(debug_assertions)]
-    if let Some(ms) = std::env::var("GATE_TEST_SLOW_LANDING")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    {
-        std::thread::sleep(std::time::Duration::from_millis(ms.min(10_000)));
-    }
+    test_delay("GATE_TEST_SLOW_LANDING");
 }
 
 /// How many runs the diff threads of this process set aside
