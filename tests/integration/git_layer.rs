@@ -3743,6 +3743,20 @@ fn walked_hiding(
     out
 }
 
+/// Set (or, given `None`, remove) variable `key` of this process's
+/// environment: for a test that [`isolate`]s itself, between walks, when no
+/// thread of gate's is running.
+fn set_env(key: &str, value: Option<&str>) {
+    // SAFETY: the test runs alone in its own process, and calls this only
+    // while no other thread reads the environment.
+    unsafe {
+        match value {
+            Some(value) => std::env::set_var(key, value),
+            None => std::env::remove_var(key),
+        }
+    }
+}
+
 /// While the landing is not put (the walk goes on), the diff threads diff
 /// the commits of their runs other than merges and set the runs aside,
 /// their merges left until the landing is put. Every commit's header and
@@ -3759,16 +3773,6 @@ fn runs_set_aside_while_the_walk_goes_on_give_the_same_answers_in_order() {
     }
     let (repo, tip) = merged_skewed_history(1_600, 0x5e7a);
     let aside = landing_aside(&repo, tip);
-    let set = |key: &str, value: Option<&str>| {
-        // SAFETY: this process runs this test alone, and sets its
-        // environment between walks, when no thread of gate's is running.
-        unsafe {
-            match value {
-                Some(value) => std::env::set_var(key, value),
-                None => std::env::remove_var(key),
-            }
-        }
-    };
     let shown = |walked: Vec<(usize, Oid, gate::git::CommitChanges)>| -> Vec<String> {
         walked
             .into_iter()
@@ -3780,8 +3784,8 @@ fn runs_set_aside_while_the_walk_goes_on_give_the_same_answers_in_order() {
     for hidden in [vec![], vec![aside]] {
         // The threads set nothing aside: the walk is past `EARLY_WALK`
         // before they start.
-        set("GATE_TEST_SLOW_LANDING", None);
-        set("GATE_TEST_EARLY_WALK", Some("1"));
+        set_env("GATE_TEST_SLOW_LANDING", None);
+        set_env("GATE_TEST_EARLY_WALK", Some("1"));
         let before = gate::git::runs_set_aside();
         let want = shown(walked_hiding(
             &open(&repo),
@@ -3792,8 +3796,8 @@ fn runs_set_aside_while_the_walk_goes_on_give_the_same_answers_in_order() {
         assert_eq!(gate::git::runs_set_aside(), before, "none set aside");
         assert!(want.len() > 600, "{} commits", want.len());
         for early_walk in [None, Some("600")] {
-            set("GATE_TEST_SLOW_LANDING", Some("400"));
-            set("GATE_TEST_EARLY_WALK", early_walk);
+            set_env("GATE_TEST_SLOW_LANDING", Some("400"));
+            set_env("GATE_TEST_EARLY_WALK", early_walk);
             let before = gate::git::runs_set_aside();
             let got = shown(walked_hiding(
                 &open(&repo),
@@ -3818,6 +3822,68 @@ fn runs_set_aside_while_the_walk_goes_on_give_the_same_answers_in_order() {
                 );
             }
         }
+    }
+}
+
+/// A commit whose tree is gone, in a run set aside while the walk goes on:
+/// its error (and its child's, whose diff needs that tree) stands at its
+/// place, as in a walk that sets nothing aside, and every other commit's
+/// answer is its own.
+#[test]
+fn a_missing_tree_in_a_run_set_aside_is_an_error_at_its_place() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let (repo, tip) = merged_skewed_history(1_200, 0x70b5);
+    repo.git(&["checkout", "-q", "-B", "top", &tip.to_hex()]);
+    repo.write("dir/new.txt", "one\n");
+    let broken = repo.commit_all("adds dir/new.txt");
+    repo.write("dir/new.txt", "two\n");
+    let top = oid(&repo.commit_all("changes dir/new.txt"));
+    let tree = repo
+        .git(&["rev-parse", &format!("{broken}:dir")])
+        .trim()
+        .to_owned();
+    let loose = repo
+        .path()
+        .join(".git/objects")
+        .join(&tree[..2])
+        .join(&tree[2..]);
+    std::fs::remove_file(&loose).expect("the new tree is a loose object");
+    let shown = || -> Vec<String> {
+        let gate = open(&repo);
+        let walked = gate
+            .walk_changes(
+                &[top],
+                &[],
+                |_| true,
+                Renames::Off,
+                gate::git::MergeChanges::Own,
+            )
+            .expect("walk_changes");
+        let mut out = Vec::new();
+        walked.each(|index, id, result| {
+            let shown = match result {
+                Ok(result) => format!("{:?} {:?}", result.info, result.changes),
+                Err(error) => format!("error: {error}"),
+            };
+            out.push(format!("{index} {id:?} {shown}"));
+        });
+        out
+    };
+    set_env("GATE_TEST_EARLY_WALK", Some("1"));
+    let want = shown();
+    let errors: Vec<&String> = want.iter().filter(|line| line.contains("error:")).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors.iter().all(|line| line.contains(&tree)), "{errors:?}");
+    set_env("GATE_TEST_EARLY_WALK", None);
+    set_env("GATE_TEST_SLOW_LANDING", Some("400"));
+    let before = gate::git::runs_set_aside();
+    let got = shown();
+    assert!(gate::git::runs_set_aside() > before, "none set aside");
+    assert_eq!(got.len(), want.len());
+    for (got, want) in got.iter().zip(&want) {
+        assert_eq!(got, want);
     }
 }
 
