@@ -1625,9 +1625,8 @@ impl Repo {
 
     /// The changes of each commit of a run handed on by the walk, computed
     /// oldest first (a commit's parent is usually the one before it, whose
-    /// trees the caches still hold) and returned in walk order.
-    /// The changes of a run of walked commits; `graph` keeps the commits
-    /// the merge-base searches read, from run to run.
+    /// trees the caches still hold) and returned in walk order; `graph`
+    /// keeps the commits the merge-base searches read, from run to run.
     fn diff_run(
         &self,
         run: Vec<Queued>,
@@ -1636,36 +1635,26 @@ impl Repo {
         graph: &mut bases::Bases<'_>,
         landing: Option<&landing::Shared>,
     ) -> RunResults {
-        let mut results: RunResults = run
-            .into_iter()
-            .rev()
-            .map(|queued| match queued {
-                Queued::Whole(commit) => (
-                    commit.id,
-                    self.walked_changes(*commit, renames, merges, graph, landing),
-                ),
-                Queued::Again(id) => (
-                    id,
-                    self.walked_again(id, graph).and_then(|commit| {
-                        self.walked_changes(commit, renames, merges, graph, landing)
-                    }),
-                ),
-            })
-            .collect();
-        results.reverse();
-        results
+        let done = self.diff_run_part(run, renames, merges, graph, landing, false);
+        self.finish_run(done, renames, merges, graph, landing)
     }
 
-    /// A run's commits other than merges diffed while the landing is not
-    /// put yet; its merges are left for [`finish_run`](Self::finish_run).
-    fn diff_run_early(
+    /// The changes of a run's commits, as [`diff_run`](Self::diff_run)
+    /// computes them, at their places; with `leave_merges`, a merge whose
+    /// own changes need the landing is left at its place for
+    /// [`finish_run`](Self::finish_run) (the landing is not put yet).
+    fn diff_run_part(
         &self,
         run: Vec<Queued>,
         renames: Renames,
         merges: MergeChanges,
         graph: &mut bases::Bases<'_>,
+        landing: Option<&landing::Shared>,
+        leave_merges: bool,
     ) -> Aside {
-        RUNS_SET_ASIDE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if leave_merges {
+            RUNS_SET_ASIDE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         let mut aside = Aside {
             results: Vec::with_capacity(run.len()),
             merges: Vec::new(),
@@ -1682,21 +1671,21 @@ impl Repo {
                     }
                 },
             };
-            if commit.parents.len() > 1 && merges != MergeChanges::Skip {
+            if leave_merges && commit.parents.len() > 1 && merges == MergeChanges::Own {
                 aside.merges.push((at, commit));
                 continue;
             }
             let id = commit.id;
             aside.results[at] = Some((
                 id,
-                self.walked_changes(commit, renames, merges, graph, None),
+                self.walked_changes(commit, renames, merges, graph, landing),
             ));
         }
         aside
     }
 
-    /// A run set aside by [`diff_run_early`](Self::diff_run_early), its
-    /// merges diffed now.
+    /// A run [`diff_run_part`](Self::diff_run_part) left merges of, its
+    /// merges diffed now: its results in walk order.
     fn finish_run(
         &self,
         aside: Aside,
@@ -2612,9 +2601,9 @@ struct Workers {
     threads: Vec<std::thread::JoinHandle<()>>,
 }
 
-/// A run whose commits other than merges were diffed while the landing was
-/// not put: their results in the run's order, and the merges left, each
-/// at its place. Without a commit-graph the walk reads every commit from
+/// A run's results at their places, and the merges left to diff, each at
+/// its place: those whose own changes need the landing, when the run was
+/// diffed before the landing was put (set aside). Without a commit-graph the walk reads every commit from
 /// the packs on the main thread while both diff threads waited at a run's
 /// first merge: git/git's cold 1k range spent 90 ms of each thread's 150
 /// waiting (`perf sched`).
@@ -2793,15 +2782,26 @@ impl Runs<'_> {
                 // EARLY_WALK), instead of waiting at the first merge with
                 // a core idle. Results still go back in the runs' order.
                 let mut aside: Vec<Aside> = Vec::new();
-                for run in job_rx {
+                // Each run handed on, then the end of them (`None`).
+                for run in job_rx.iter().map(Some).chain([None]) {
                     if stop.load(std::sync::atomic::Ordering::Relaxed) {
                         return;
                     }
-                    let set_aside = aside.len() < ASIDE_MAX
+                    let leave_merges = run.is_some()
+                        && aside.len() < ASIDE_MAX
                         && early.load(std::sync::atomic::Ordering::Relaxed)
                         && landing.as_deref().is_some_and(|shared| !shared.is_put());
-                    if set_aside {
-                        aside.push(repo.diff_run_early(run, renames, merges, &mut graph));
+                    if let Some(run) = run {
+                        aside.push(repo.diff_run_part(
+                            run,
+                            renames,
+                            merges,
+                            &mut graph,
+                            landing.as_deref(),
+                            leave_merges,
+                        ));
+                    }
+                    if leave_merges {
                         continue;
                     }
                     for set in aside.drain(..) {
@@ -2810,21 +2810,6 @@ impl Runs<'_> {
                         if result_tx.send(results).is_err() {
                             return;
                         }
-                    }
-                    let results =
-                        repo.diff_run(run, renames, merges, &mut graph, landing.as_deref());
-                    if result_tx.send(results).is_err() {
-                        return;
-                    }
-                }
-                for set in aside.drain(..) {
-                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                        return;
-                    }
-                    let results =
-                        repo.finish_run(set, renames, merges, &mut graph, landing.as_deref());
-                    if result_tx.send(results).is_err() {
-                        return;
                     }
                 }
             }));
