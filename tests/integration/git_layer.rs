@@ -2850,10 +2850,12 @@ fn resolve_commit_names_each_failure() {
 }
 
 /// A name followed by steps to parents (`HEAD~3000`, `main^2~5`) is
-/// resolved by reading each commit's first lines (src/git/mod.rs,
-/// `resolve_steps`), else by gix: either way as `git rev-parse` resolves
-/// it, in a packed history and a loose one, through an annotated tag,
-/// and where a replaced commit gives git other parents to follow.
+/// resolved through the commit-graph or by reading each commit's first
+/// lines (src/git/mod.rs, `resolve_steps`), else by gix, and a whole id
+/// as the object it names: either way as `git rev-parse` resolves it, in
+/// a packed history and a loose one, with a commit-graph that holds all
+/// of the commits or some, through an annotated tag, and where a
+/// replaced commit gives git other parents to follow.
 #[test]
 fn steps_to_parents_resolve_as_git_rev_parse_resolves_them() {
     if !isolate(this_test!()) {
@@ -2887,9 +2889,20 @@ fn steps_to_parents_resolve_as_git_rev_parse_resolves_them() {
         "main~x",
         "main~-1",
     ];
+    // Whole ids: a commit, a tag, a tree, one that names nothing, and one
+    // a branch is also named after (git takes the id and warns).
+    let named = repo.rev("main~1");
+    repo.git(&["branch", &named, "main~4"]);
+    let ids = [
+        repo.rev("main"),
+        repo.git(&["rev-parse", "t1"]).trim().to_owned(),
+        repo.git(&["rev-parse", "main^{tree}"]).trim().to_owned(),
+        "0123456789abcdef0123456789abcdef01234567".to_owned(),
+        named,
+    ];
     let check = |when: &str| {
         let gate = open(&repo);
-        for spec in specs {
+        for spec in specs.iter().copied().chain(ids.iter().map(String::as_str)) {
             let args = ["rev-parse", "--verify", "-q", &format!("{spec}^{{commit}}")];
             let git = repo.git_ok(&args).then(|| oid(repo.git(&args).trim()));
             assert_eq!(gate.resolve_commit(spec).ok(), git, "{when}: {spec}");
@@ -2898,9 +2911,21 @@ fn steps_to_parents_resolve_as_git_rev_parse_resolves_them() {
     check("loose");
     repo.git(&["repack", "-adq"]);
     check("packed");
+    let (side, replaced) = (repo.rev("main~2^2"), repo.rev("main~1"));
+    // Steps through the commit-graph, then from commits it does not hold
+    // (newer than it, a merge among them) down into it.
+    repo.git(&["commit-graph", "write", "--reachable"]);
+    check("with a commit-graph");
+    repo.git(&["checkout", "-q", "-b", "newer", "main~2"]);
+    repo.write("newer.txt", "newer\n");
+    repo.commit_all("newer");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("newest.txt", "newest\n");
+    repo.commit_all("newest");
+    repo.git(&["merge", "-q", "--no-ff", "-m", "merge newer", "newer"]);
+    check("partly in the commit-graph");
     // A replaced commit: git follows the replacement's parents.
-    let side = repo.rev("main~2^2");
-    repo.git(&["replace", "--graft", &repo.rev("main~1"), &side]);
+    repo.git(&["replace", "--graft", &replaced, &side]);
     check("replaced");
 }
 
