@@ -2617,13 +2617,136 @@ const RUN: usize = 128;
 /// waits itself.
 const RESULTS_AHEAD: usize = 4;
 
+/// How many diff threads a long range has.
+const DIFF_THREADS: usize = 2;
+
+/// The shortest run the end of a range is cut into ([`tail_runs`]).
+const TAIL_RUN: usize = 16;
+
 type RunResults = Vec<(gix::ObjectId, Result<CommitChanges, GitError>)>;
 
-/// The diff threads: one queue of runs and one of results each; runs go to
-/// them in turn, so the results come back in walk order.
+/// What a diff thread hands back: a run's results with its number, or
+/// the numbers of the runs it held when it stopped (a panic).
+enum Done {
+    Run(usize, RunResults),
+    Lost(Vec<usize>),
+}
+
+/// The runs waiting for a diff thread, numbered in walk order and taken
+/// by whichever thread is free first. Runs went to the two threads in
+/// turn before: a range's last runs left one thread idle while the other
+/// finished (moby's 1k range with a commit-graph: 3.3 ms of 26 with one
+/// core idle, `perf sched`), and a run of costly merges held the thread
+/// that had it while the other waited to hand on its results in order.
+struct Jobs {
+    state: std::sync::Mutex<JobsState>,
+    changed: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct JobsState {
+    runs: std::collections::VecDeque<Vec<Queued>>,
+    /// The number of the first run in `runs`.
+    first: usize,
+    /// How many runs' results were taken, in order: a run may be taken
+    /// only while fewer than [`Jobs::ahead`] runs past these are out,
+    /// so results waiting to be taken stay few whatever the range.
+    taken: usize,
+    /// No run comes after those queued.
+    closed: bool,
+    stopped: bool,
+}
+
+/// What a diff thread asking for a run gets.
+enum Take {
+    Run(usize, Vec<Queued>),
+    /// None may be taken now ([`Jobs::take`] asked not to wait for it).
+    NotNow,
+    End,
+}
+
+impl Jobs {
+    fn lock(&self) -> std::sync::MutexGuard<'_, JobsState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// How many runs past those taken may be out: while the landing is
+    /// not put the threads set runs aside (up to [`ASIDE_MAX`] each),
+    /// after that each keeps [`RESULTS_AHEAD`] results and one run.
+    fn ahead(landing_put: bool) -> usize {
+        match landing_put {
+            false => DIFF_THREADS * ASIDE_MAX,
+            true => DIFF_THREADS * (RESULTS_AHEAD + 1),
+        }
+    }
+
+    /// The next run. A thread that holds runs set aside asks with
+    /// `wait_ahead` false: when the run it may not take yet is past the
+    /// results taken, it must finish those it holds first (the caller
+    /// may be waiting for one), and it is told [`Take::NotNow`].
+    fn take(&self, landing_put: bool, wait_ahead: bool) -> Take {
+        let mut state = self.lock();
+        loop {
+            if state.stopped {
+                return Take::End;
+            }
+            if !state.runs.is_empty() {
+                if state.first < state.taken + Jobs::ahead(landing_put) {
+                    let run = state.runs.pop_front().expect("not empty");
+                    state.first += 1;
+                    return Take::Run(state.first - 1, run);
+                }
+                if !wait_ahead {
+                    return Take::NotNow;
+                }
+            } else if state.closed {
+                return Take::End;
+            }
+            state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    fn change(&self, change: impl FnOnce(&mut JobsState)) {
+        change(&mut self.lock());
+        self.changed.notify_all();
+    }
+}
+
+/// The sizes the last `len` commits of a range are cut into once its
+/// walk has ended and it is known how many are left: each run a quarter
+/// of what is left (between [`TAIL_RUN`] and [`RUN`] commits), so the
+/// two threads end together, give or take a short run.
+fn tail_runs(len: usize) -> Vec<usize> {
+    let mut sizes = Vec::new();
+    let mut left = len;
+    while left > 0 {
+        let size = (left / (2 * DIFF_THREADS)).clamp(TAIL_RUN, RUN).min(left);
+        sizes.push(size);
+        left -= size;
+    }
+    sizes
+}
+
+/// A diff thread's runs not handed back yet: when it stops unwinding
+/// (a panic), the caller is told which, and says so for each commit.
+struct Held {
+    runs: Vec<usize>,
+    done: std::sync::mpsc::Sender<Done>,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let _ = self.done.send(Done::Lost(std::mem::take(&mut self.runs)));
+        }
+    }
+}
+
+/// The diff threads: one queue of runs that each takes from, and one of
+/// results that the caller puts back in walk order.
 struct Workers {
-    jobs: Vec<std::sync::mpsc::Sender<Vec<Queued>>>,
-    results: Vec<std::sync::mpsc::Receiver<RunResults>>,
+    jobs: std::sync::Arc<Jobs>,
+    results: std::sync::mpsc::Receiver<Done>,
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Whether a thread may still set runs aside ([`Aside`]).
     early: std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -2674,6 +2797,26 @@ fn early_walk() -> usize {
 /// make the diff threads set runs aside.
 fn slow_landing() {
     test_delay("GATE_TEST_SLOW_LANDING");
+}
+
+/// `GATE_TEST_SLOW_EVEN_RUNS` before a diff thread diffs a run whose
+/// number is even: the tests' way to make the threads take runs out of
+/// turn and hand their results back out of order.
+fn slow_even_run(n: usize) {
+    if n.is_multiple_of(2) {
+        test_delay("GATE_TEST_SLOW_EVEN_RUNS");
+    }
+}
+
+/// How many runs' results came back before a run ahead of them.
+static RESULTS_OUT_OF_TURN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many runs' results the diff threads of this process handed back
+/// before those of a run ahead of them ([`Jobs`]), for tests that need to
+/// know it happened.
+#[doc(hidden)]
+pub fn results_out_of_turn() -> usize {
+    RESULTS_OUT_OF_TURN.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// How many runs the diff threads of this process set aside
@@ -2775,10 +2918,15 @@ impl Runs<'_> {
         let early = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(
             self.added < early_walk(),
         ));
-        let siblings = self.packs.borrow().siblings_sharing_cache(2);
+        let siblings = self.packs.borrow().siblings_sharing_cache(DIFF_THREADS);
+        let jobs = std::sync::Arc::new(Jobs {
+            state: std::sync::Mutex::new(JobsState::default()),
+            changed: std::sync::Condvar::new(),
+        });
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<Done>();
         let mut workers = Workers {
-            jobs: Vec::new(),
-            results: Vec::new(),
+            jobs: jobs.clone(),
+            results: done_rx,
             stop: stop.clone(),
             early: early.clone(),
             packs: Box::new(siblings[0].sibling_sharing_cache()),
@@ -2790,71 +2938,85 @@ impl Runs<'_> {
         // One delta-base cache for both threads, the size of two: they
         // diff neighbouring runs, whose trees lie on the same chains.
         for packs in siblings {
-            let (job_tx, job_rx) = std::sync::mpsc::channel::<Vec<Queued>>();
-            // Results wait, at most RESULTS_AHEAD runs a thread, until they
-            // are taken: past that the thread waits too, so memory stays
-            // flat in the range's length (the walk's queue holds commits
-            // to diff, not their changes).
-            let (result_tx, result_rx) = std::sync::mpsc::sync_channel::<RunResults>(RESULTS_AHEAD);
+            // Results wait until they are taken, at most Jobs::ahead runs
+            // past those taken: memory stays flat in the range's length
+            // (the walk's queue holds commits to diff, not their changes).
             let mut clone = self.repo.clone();
             set_diff_thread_caches(&mut clone);
             let (renames, merges, stop) = (self.renames, self.merges, stop.clone());
             let early = early.clone();
             let landing = self.landing.clone();
             let share = share.clone();
+            let jobs = jobs.clone();
+            let done = done_tx.clone();
             workers.threads.push(std::thread::spawn(move || {
                 let repo = Repo::with_packs(clone, packs);
                 // One reader for every merge base this thread looks for.
                 let mut graph = repo.dated_bases_sharing(share);
+                let mut held = Held {
+                    runs: Vec::new(),
+                    done,
+                };
                 // A run's merges wait for the landing, which is put once
                 // the walk ends: until then the thread diffs the other
-                // commits of the runs it is handed and sets them aside
-                // (up to ASIDE_MAX, and while the walk is shorter than
+                // commits of the runs it takes and sets them aside (up to
+                // ASIDE_MAX, and while the walk is shorter than
                 // EARLY_WALK), instead of waiting at the first merge with
-                // a core idle. Results still go back in the runs' order.
-                let mut aside: Vec<Aside> = Vec::new();
-                // Each run handed on, then the end of them (`None`).
-                for run in job_rx.iter().map(Some).chain([None]) {
+                // a core idle.
+                let mut aside: Vec<(usize, Aside)> = Vec::new();
+                loop {
                     if stop.load(std::sync::atomic::Ordering::Relaxed) {
                         return;
                     }
-                    let leave_merges = run.is_some()
+                    let put = landing.as_deref().is_none_or(|shared| shared.is_put());
+                    let taken = jobs.take(put, aside.is_empty());
+                    let leave_merges = matches!(taken, Take::Run(..))
                         && aside.len() < ASIDE_MAX
                         && early.load(std::sync::atomic::Ordering::Relaxed)
-                        && landing.as_deref().is_some_and(|shared| !shared.is_put());
-                    if let Some(run) = run {
-                        aside.push(repo.diff_run_part(
-                            run,
-                            renames,
-                            merges,
-                            &mut graph,
-                            landing.as_deref(),
-                            leave_merges,
+                        && !put;
+                    if let Take::Run(n, run) = taken {
+                        held.runs.push(n);
+                        slow_even_run(n);
+                        aside.push((
+                            n,
+                            repo.diff_run_part(
+                                run,
+                                renames,
+                                merges,
+                                &mut graph,
+                                landing.as_deref(),
+                                leave_merges,
+                            ),
                         ));
+                    } else if let Take::End = taken
+                        && aside.is_empty()
+                    {
+                        return;
                     }
                     if leave_merges {
                         continue;
                     }
-                    for set in aside.drain(..) {
-                        let results =
-                            repo.finish_run(set, renames, merges, &mut graph, landing.as_deref());
-                        if result_tx.send(results).is_err() {
+                    for (n, set) in aside.drain(..) {
+                        if stop.load(std::sync::atomic::Ordering::Relaxed) {
                             return;
                         }
+                        let results =
+                            repo.finish_run(set, renames, merges, &mut graph, landing.as_deref());
+                        if held.done.send(Done::Run(n, results)).is_err() {
+                            return;
+                        }
+                        held.runs.retain(|&held| held != n);
                     }
                 }
             }));
-            workers.jobs.push(job_tx);
-            workers.results.push(result_rx);
         }
         workers
     }
 
     fn send(&mut self, run: Vec<Queued>, run_at: Vec<u32>) {
         let workers = self.workers.as_ref().expect("started");
-        // A worker that stopped is reported when its results are taken.
         self.sent.push(run_at);
-        let _ = workers.jobs[(self.sent.len() - 1) % 2].send(run);
+        workers.jobs.change(|state| state.runs.push_back(run));
     }
 
     /// Hand on the last run; what is left to take.
@@ -2862,16 +3024,27 @@ impl Runs<'_> {
         let last = std::mem::take(&mut self.run);
         let last_at = std::mem::take(&mut self.run_at);
         match self.workers.take() {
-            Some(mut workers) => {
-                if !last.is_empty() {
-                    self.workers = Some(workers);
-                    self.send(last, last_at);
-                    workers = self.workers.take().expect("started");
-                }
-                workers.jobs.clear();
+            Some(workers) => {
+                // The runs no thread has taken yet and the last one are
+                // cut again, shorter towards the end ([`tail_runs`]).
+                let mut sent = self.sent;
+                workers.jobs.change(|state| {
+                    let first = state.first;
+                    let mut commits: Vec<Queued> = state.runs.drain(..).flatten().collect();
+                    let mut places: Vec<u32> = sent.drain(first..).flatten().collect();
+                    commits.extend(last);
+                    places.extend(last_at);
+                    let mut commits = commits.into_iter();
+                    let mut places = places.into_iter();
+                    for size in tail_runs(commits.len()) {
+                        state.runs.push_back(commits.by_ref().take(size).collect());
+                        sent.push(places.by_ref().take(size).collect());
+                    }
+                    state.closed = true;
+                });
                 Pending::Threads {
                     workers,
-                    runs: self.sent,
+                    runs: sent,
                 }
             }
             None => {
@@ -2905,8 +3078,7 @@ enum Pending {
 impl Drop for Workers {
     fn drop(&mut self) {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        self.jobs.clear();
-        self.results.clear();
+        self.jobs.change(|state| state.stopped = true);
         for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
@@ -3092,11 +3264,36 @@ impl WalkedChanges<'_> {
                 }
             }
             Pending::Threads { workers, runs } => {
+                // Results come back in the order the threads finish
+                // their runs; those ahead of the next wait here.
+                let mut ahead: HashMap<usize, RunResults> = HashMap::new();
+                let mut lost: HashSet<usize> = HashSet::new();
                 for (n, places) in runs.into_iter().enumerate() {
-                    match workers.results[n % 2].recv() {
-                        Ok(results) => hand(results, places),
+                    let results = loop {
+                        if let Some(results) = ahead.remove(&n) {
+                            break Some(results);
+                        }
+                        if lost.contains(&n) {
+                            break None;
+                        }
+                        match workers.results.recv() {
+                            Ok(Done::Run(at, results)) => {
+                                if at != n {
+                                    RESULTS_OUT_OF_TURN
+                                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                }
+                                ahead.insert(at, results);
+                            }
+                            Ok(Done::Lost(runs)) => lost.extend(runs),
+                            // Every thread has stopped.
+                            Err(_) => break None,
+                        }
+                    };
+                    workers.jobs.change(|state| state.taken = n + 1);
+                    match results {
+                        Some(results) => hand(results, places),
                         // The thread died: say so for each commit it owed.
-                        Err(_) => {
+                        None => {
                             let results = places
                                 .iter()
                                 .filter_map(|&at| place(at).map(|index| commits[index].0))
@@ -3149,6 +3346,92 @@ mod tests {
         assert!(Oid::from_hex("é123456789abcdef0123456789abcdef0123456").is_none());
         // 64 digits only parse when the build supports SHA-256 (it does not).
         assert!(Oid::from_hex(&"ab".repeat(32)).is_none());
+    }
+
+    #[test]
+    fn a_range_s_tail_is_cut_shorter_towards_its_end() {
+        assert_eq!(tail_runs(0), Vec::<usize>::new());
+        assert_eq!(tail_runs(10), vec![10]);
+        assert_eq!(tail_runs(104), vec![26, 19, 16, 16, 16, 11]);
+        assert_eq!(tail_runs(600)[..3], [128, 118, 88]);
+        for len in 0..3000 {
+            let sizes = tail_runs(len);
+            assert_eq!(sizes.iter().sum::<usize>(), len, "{len}");
+            assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{len}: {sizes:?}");
+            assert!(sizes.iter().all(|&s| (1..=RUN).contains(&s)), "{len}");
+            let (last, rest) = sizes.split_last().unwrap_or((&0, &[]));
+            assert!(rest.iter().all(|&s| s >= TAIL_RUN) && *last <= TAIL_RUN.max(len));
+        }
+    }
+
+    fn jobs_of(runs: usize) -> Jobs {
+        let jobs = Jobs {
+            state: std::sync::Mutex::new(JobsState::default()),
+            changed: std::sync::Condvar::new(),
+        };
+        let id = gix::ObjectId::null(gix::hash::Kind::Sha1);
+        jobs.change(|state| {
+            state.runs = (0..runs).map(|_| vec![Queued::Again(id)]).collect();
+        });
+        jobs
+    }
+
+    fn number(take: Take) -> Option<usize> {
+        match take {
+            Take::Run(n, _) => Some(n),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn runs_are_taken_in_order_and_never_too_far_past_the_results_taken() {
+        let ahead = Jobs::ahead(true);
+        let jobs = jobs_of(ahead + 3);
+        for n in 0..ahead {
+            assert_eq!(number(jobs.take(true, true)), Some(n));
+        }
+        // A thread holding runs set aside is told to finish them first.
+        assert!(matches!(jobs.take(true, false), Take::NotNow));
+        // While the landing is not put, threads may set more runs aside.
+        assert_eq!(number(jobs.take(false, false)), Some(ahead));
+        // Once results are taken, the next runs may go.
+        jobs.change(|state| state.taken = 2);
+        assert_eq!(number(jobs.take(true, true)), Some(ahead + 1));
+        assert!(matches!(jobs.take(true, false), Take::NotNow));
+        // Closed, the queue ends once empty; stopped, at once.
+        jobs.change(|state| {
+            state.closed = true;
+            state.taken = ahead + 3;
+        });
+        assert_eq!(number(jobs.take(true, true)), Some(ahead + 2));
+        assert!(matches!(jobs.take(true, true), Take::End));
+        let jobs = jobs_of(3);
+        jobs.change(|state| state.stopped = true);
+        assert!(matches!(jobs.take(true, true), Take::End));
+    }
+
+    #[test]
+    fn a_thread_waiting_for_a_run_takes_it_once_results_are_taken() {
+        let ahead = Jobs::ahead(true);
+        let jobs = jobs_of(ahead + 1);
+        for _ in 0..ahead {
+            jobs.take(true, true);
+        }
+        std::thread::scope(|scope| {
+            let waiting = scope.spawn(|| number(jobs.take(true, true)));
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            assert!(!waiting.is_finished(), "took a run too far ahead");
+            jobs.change(|state| state.taken = 1);
+            assert_eq!(waiting.join().ok().flatten(), Some(ahead));
+        });
+        // And one waiting for a run at all, once the queue is closed.
+        let jobs = jobs_of(0);
+        std::thread::scope(|scope| {
+            let waiting = scope.spawn(|| matches!(jobs.take(true, true), Take::End));
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            jobs.change(|state| state.closed = true);
+            assert_eq!(waiting.join().ok(), Some(true));
+        });
     }
 
     #[test]

@@ -3850,6 +3850,51 @@ fn runs_set_aside_while_the_walk_goes_on_give_the_same_answers_in_order() {
     }
 }
 
+/// The diff threads take runs as each is free, and a range's last runs
+/// are cut shorter once its walk ends: with every even-numbered run held
+/// back 15 ms, the other thread takes the runs after it and their results
+/// come back out of turn. Every commit's header and changes are then
+/// those of a walk without the delay, each at its place, with runs set
+/// aside while the landing is held back and without.
+#[test]
+fn runs_taken_out_of_turn_give_the_same_answers_in_order() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let (repo, tip) = merged_skewed_history(1_600, 0x0da7);
+    let shown = |walked: Vec<(usize, Oid, gate::git::CommitChanges)>| -> Vec<String> {
+        walked
+            .into_iter()
+            .map(|(index, id, result)| {
+                format!("{index} {id:?} {:?} {:?}", result.info, result.changes)
+            })
+            .collect()
+    };
+    let walk = || shown(walked_from(&open(&repo), tip, gate::git::MergeChanges::Own));
+    let want = walk();
+    assert!(want.len() > 1_000, "{} commits", want.len());
+    for landing in [None, Some("200")] {
+        set_env("GATE_TEST_SLOW_LANDING", landing);
+        set_env("GATE_TEST_SLOW_EVEN_RUNS", Some("15"));
+        let before = gate::git::results_out_of_turn();
+        let got = walk();
+        set_env("GATE_TEST_SLOW_EVEN_RUNS", None);
+        let out_of_turn = gate::git::results_out_of_turn() - before;
+        assert!(
+            out_of_turn > 0,
+            "landing held back {landing:?}: all in turn"
+        );
+        assert_eq!(got.len(), want.len());
+        for (got, want) in got.iter().zip(&want) {
+            assert_eq!(
+                got, want,
+                "landing held back {landing:?}, {out_of_turn} out of turn"
+            );
+        }
+    }
+    set_env("GATE_TEST_SLOW_LANDING", None);
+}
+
 /// A commit whose tree is gone, in a run set aside while the walk goes on:
 /// its error (and its child's, whose diff needs that tree) stands at its
 /// place, as in a walk that sets nothing aside, and every other commit's
