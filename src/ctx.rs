@@ -50,21 +50,38 @@ pub struct Ctx {
     pub progress: crate::progress::Sink,
 }
 
+/// What [`Ctx::open_or_bare`] found.
+pub enum Opened {
+    Work(Box<Ctx>),
+    /// A bare repository, and the refusal of a verb that needs a work tree.
+    Bare(Box<Repo>, Failure),
+}
+
 impl Ctx {
     /// Open the repository containing `dir` (default: the current directory).
     pub fn open(dir: Option<&Path>) -> Result<Ctx, Failure> {
+        match Ctx::open_or_bare(dir)? {
+            Opened::Work(ctx) => Ok(*ctx),
+            Opened::Bare(_, refused) => Err(refused),
+        }
+    }
+
+    /// [`open`](Self::open), or the repository itself where it is bare
+    /// (`gate check --range` on a server): opened once either way (a
+    /// second open cost a bare range's check 0.5 ms).
+    pub fn open_or_bare(dir: Option<&Path>) -> Result<Opened, Failure> {
         let start = match dir {
             Some(d) => d.to_path_buf(),
             None => std::env::current_dir()
                 .map_err(|e| Failure::unknown(format!("cannot read the current directory: {e}")))?,
         };
         let repo = Repo::discover(&start)?;
-        let root = repo
-            .workdir()
-            .map(Path::to_path_buf)
-            .ok_or_else(|| GitError::NoWorkTree {
+        let Some(root) = repo.workdir().map(Path::to_path_buf) else {
+            let refused = GitError::NoWorkTree {
                 path: repo.git_dir(),
-            })?;
+            };
+            return Ok(Opened::Bare(Box::new(repo), refused.into()));
+        };
         // gate's state, never through a link (docs/tasks.md, "Local
         // state"): checked before any verb reads or writes it.
         let mut dirs = vec![repo.common_dir()];
@@ -75,7 +92,7 @@ impl Ctx {
             crate::fsutil::check_state_dir(&dir).map_err(state_refused)?;
         }
         repo.keep_commits_under(&crate::receipts::Store::new(&repo.common_dir()).cache_dir());
-        Ok(Ctx {
+        Ok(Opened::Work(Box::new(Ctx {
             repo,
             root,
             start,
@@ -85,7 +102,7 @@ impl Ctx {
             head: std::cell::OnceCell::new(),
             remembered: Default::default(),
             progress: crate::progress::Sink::stderr(),
-        })
+        })))
     }
 
     /// The work tree root.

@@ -161,6 +161,10 @@ pub fn parse_range(repo: &Repo, spec: &str) -> Result<RangeSpec, Box<Finding>> {
         range.base = Base::Within { base, others };
         range.label = format!("{}, less {}", range.label, left_out.join(", "));
     }
+    // Its walk opens gate's readers of the packs: the reads before it (the
+    // tip's task files) go through them too, not through gix's, which
+    // would map the packs and check their index a second time.
+    repo.open_packs();
     Ok(range)
 }
 

@@ -12,7 +12,7 @@ use crate::checks::receipts::RunHere;
 use crate::checks::trusted;
 use crate::checks::{Target, TaskState, build_trusting, header};
 use crate::cli::{CheckArgs, CheckName, ReportFormat};
-use crate::ctx::Ctx;
+use crate::ctx::{Ctx, Opened};
 use crate::error::Failure;
 use crate::git::Repo;
 use crate::policy::LoadedPolicy;
@@ -29,14 +29,12 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs, ui: &Ui) -> Result<Answer, Fail
             (None, true) => Target::Staged,
             (None, false) => Target::Task,
         };
-        let ctx = match Ctx::open(dir) {
-            Ok(ctx) => ctx,
-            Err(failure) => {
+        let ctx = match Ctx::open_or_bare(dir)? {
+            Opened::Work(ctx) => *ctx,
+            Opened::Bare(repo, failure) => {
                 // A bare repository (a server) has no work tree, but a range
                 // needs none.
-                if let Target::Range(spec) = &target
-                    && let Some(repo) = bare_repo(dir)
-                {
+                if let Target::Range(spec) = &target {
                     // gate's state there is checked as a work tree's is
                     // before the commit cache is read or written in it.
                     if crate::fsutil::check_state_dir(&repo.common_dir()).is_ok() {
@@ -177,16 +175,6 @@ fn append_summary(path: &Path, summary: &str) -> Result<(), Failure> {
 }
 
 /// The repository at `dir` (else the current directory) when it is bare.
-fn bare_repo(dir: Option<&Path>) -> Option<Repo> {
-    let start = match dir {
-        Some(d) => d.to_path_buf(),
-        None => std::env::current_dir().ok()?,
-    };
-    Repo::discover(&start)
-        .ok()
-        .filter(|repo| repo.workdir().is_none())
-}
-
 /// `gate check --range` in a bare repository (a server's `pre-receive` or
 /// `update` hook): no work tree, so no active task and nothing local. The
 /// policy is the one HEAD's tree holds (the branch the server serves, before

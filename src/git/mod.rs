@@ -1033,6 +1033,15 @@ impl Repo {
             .as_ref()
     }
 
+    /// Open this handle's readers of the packs now (decision 0015), as a
+    /// walk's first read would: the single reads before a walk (a range's
+    /// tip's task files) then go through them rather than gix's, which
+    /// maps the packs and checks each index a second time (0.3 ms for
+    /// moby's 17 MB index, and its pages faulted in twice).
+    pub fn open_packs(&self) {
+        self.packs.borrow().open();
+    }
+
     /// Whether any ref replaces an object (`refs/replace/`), or one cannot
     /// be told: git then follows the replacement's parents.
     fn has_replaced_objects(&self) -> bool {

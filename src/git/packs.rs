@@ -319,6 +319,11 @@ impl Packs {
         cache.spare = Spare::default();
     }
 
+    /// Open the packs now, as the first read would.
+    pub(super) fn open(&self) {
+        open_once(&self.bundles, &self.dir, self.hash, self.kept);
+    }
+
     /// Whether a read has opened the packs.
     fn is_open(&self) -> bool {
         self.bundles.get().is_some()
@@ -477,10 +482,7 @@ impl Packs {
     /// Which pack holds object `id` (by its place in the bundles) and its
     /// entry there: the pack that answered last is asked first.
     fn locate(&mut self, id: &gix::oid) -> Option<(usize, data::Entry)> {
-        let bundles = &self
-            .bundles
-            .get_or_init(|| Opened::new(open_bundles(&self.dir, self.hash), self.kept))
-            .bundles;
+        let bundles = &open_once(&self.bundles, &self.dir, self.hash, self.kept).bundles;
         if let Some(found) = self.located.get(id) {
             return Some(found);
         }
@@ -535,10 +537,7 @@ impl Packs {
     /// For object `id` in a pack: how many links its delta chain has below
     /// it, and how many of them the cache holds (tests see the chain kept).
     pub(super) fn chain_held(&mut self, id: &gix::oid) -> Option<(usize, usize)> {
-        let bundles = &self
-            .bundles
-            .get_or_init(|| Opened::new(open_bundles(&self.dir, self.hash), self.kept))
-            .bundles;
+        let bundles = &open_once(&self.bundles, &self.dir, self.hash, self.kept).bundles;
         let (bundle, at) = bundles
             .iter()
             .find_map(|b| Some((b, place_in(&b.index, id)?)))?;
@@ -845,6 +844,16 @@ impl Opened {
             }
         }
     }
+}
+
+/// The packs of `dir` as `bundles` holds them, opened on the first call.
+fn open_once<'a>(
+    bundles: &'a OnceLock<Opened>,
+    dir: &std::path::Path,
+    hash: gix::hash::Kind,
+    kept: usize,
+) -> &'a Opened {
+    bundles.get_or_init(|| Opened::new(open_bundles(dir, hash), kept))
 }
 
 /// Every pack of `dir` that opens with its index, the newest first (as git
