@@ -3768,6 +3768,15 @@ fn walked_hiding(
     out
 }
 
+/// Each walked commit's place, id, header and changes, one line each in
+/// walk order: what two walks of one range must agree on.
+fn in_order(walked: Vec<(usize, Oid, gate::git::CommitChanges)>) -> Vec<String> {
+    walked
+        .into_iter()
+        .map(|(index, id, result)| format!("{index} {id:?} {:?} {:?}", result.info, result.changes))
+        .collect()
+}
+
 /// Set (or, given `None`, remove) variable `key` of this process's
 /// environment: for a test that [`isolate`]s itself, between walks, when no
 /// thread of gate's is running.
@@ -3798,21 +3807,13 @@ fn runs_set_aside_while_the_walk_goes_on_give_the_same_answers_in_order() {
     }
     let (repo, tip) = merged_skewed_history(1_600, 0x5e7a);
     let aside = landing_aside(&repo, tip);
-    let shown = |walked: Vec<(usize, Oid, gate::git::CommitChanges)>| -> Vec<String> {
-        walked
-            .into_iter()
-            .map(|(index, id, result)| {
-                format!("{index} {id:?} {:?} {:?}", result.info, result.changes)
-            })
-            .collect()
-    };
     for hidden in [vec![], vec![aside]] {
         // The threads set nothing aside: the walk is past `EARLY_WALK`
         // before they start.
         set_env("GATE_TEST_SLOW_LANDING", None);
         set_env("GATE_TEST_EARLY_WALK", Some("1"));
         let before = gate::git::runs_set_aside();
-        let want = shown(walked_hiding(
+        let want = in_order(walked_hiding(
             &open(&repo),
             tip,
             &hidden,
@@ -3824,7 +3825,7 @@ fn runs_set_aside_while_the_walk_goes_on_give_the_same_answers_in_order() {
             set_env("GATE_TEST_SLOW_LANDING", Some("400"));
             set_env("GATE_TEST_EARLY_WALK", early_walk);
             let before = gate::git::runs_set_aside();
-            let got = shown(walked_hiding(
+            let got = in_order(walked_hiding(
                 &open(&repo),
                 tip,
                 &hidden,
@@ -3862,15 +3863,7 @@ fn runs_taken_out_of_turn_give_the_same_answers_in_order() {
         return;
     }
     let (repo, tip) = merged_skewed_history(1_600, 0x0da7);
-    let shown = |walked: Vec<(usize, Oid, gate::git::CommitChanges)>| -> Vec<String> {
-        walked
-            .into_iter()
-            .map(|(index, id, result)| {
-                format!("{index} {id:?} {:?} {:?}", result.info, result.changes)
-            })
-            .collect()
-    };
-    let walk = || shown(walked_from(&open(&repo), tip, gate::git::MergeChanges::Own));
+    let walk = || in_order(walked_from(&open(&repo), tip, gate::git::MergeChanges::Own));
     let want = walk();
     assert!(want.len() > 1_000, "{} commits", want.len());
     for landing in [None, Some("200")] {
