@@ -943,14 +943,15 @@ impl Repo {
     }
 
     /// `spec` as a name followed by steps to parents (`~N`, `^N`, `~`,
-    /// `^`: `HEAD~3000`, `main^2~5`), resolved by reading each commit's
-    /// first lines as the walk does (decision 0037): without a
-    /// commit-graph gix reads each commit on the way whole, 3,000 of them
-    /// for a range's `HEAD~3000..`. `None` for any other shape, where the
-    /// name does not resolve, a step finds no such parent or a commit
-    /// cannot be read, with a commit-graph, and in a clone whose parents
-    /// git may see otherwise (shallow, grafted, with replaced objects):
-    /// gix resolves those and says what is wrong.
+    /// `^`: `HEAD~3000`, `main^2~5`), resolved through the commit-graph
+    /// where it holds the commits, else by reading each commit's first
+    /// lines as the walk does (decision 0037): gix reads each commit on
+    /// the way whole without a graph, 3,000 of them for a range's
+    /// `HEAD~3000..`, and looks each one up by id with one. `None` for
+    /// any other shape, where the name does not resolve, a step finds no
+    /// such parent or a commit cannot be read, and in a clone whose
+    /// parents git may see otherwise (shallow, grafted, with replaced
+    /// objects): gix resolves those and says what is wrong.
     fn resolve_steps(&self, spec: &str) -> Option<Oid> {
         let at = spec.find(['~', '^'])?;
         let (name, steps) = spec.split_at(at);
