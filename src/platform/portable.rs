@@ -375,6 +375,9 @@ pub fn return_freed_memory() {}
 /// The portable platform leaves the allocator as it is.
 pub fn keep_allocator_thresholds() {}
 
+/// The portable platform leaves the allocator as it is.
+pub fn make_room_in_thread_arena(_: usize) {}
+
 /// `/proc`'s unit, where there is a `/proc` (Linux's usual 100).
 pub fn clock_ticks_per_second() -> u64 {
     100
