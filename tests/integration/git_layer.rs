@@ -3851,6 +3851,69 @@ fn runs_set_aside_while_the_walk_goes_on_give_the_same_answers_in_order() {
     }
 }
 
+/// A range's first runs are short (`FIRST_RUN`, 32 commits, one a
+/// thread), so the diff threads start once 64 commits are walked: a
+/// shorter range is diffed on the calling thread, a longer one by the
+/// threads, and either way every commit's changes are `git diff-tree`'s.
+#[test]
+fn a_range_of_two_short_first_runs_is_diffed_by_the_threads() {
+    if !isolate(this_test!()) {
+        return;
+    }
+    let repo = TestRepo::new();
+    let mut rng = crate::support::Rng::new(0x64);
+    for i in 0..150 {
+        for _ in 0..1 + rng.next() % 3 {
+            let dir = rng.next() % 4;
+            let file = rng.next() % 6;
+            repo.write(
+                &format!("d{dir}/f{file}.txt"),
+                format!("{i} {}\n", rng.next()),
+            );
+        }
+        repo.commit_all(&format!("commit {i}"));
+    }
+    let commits = all_commits(&repo);
+    let gate = open(&repo);
+    let tip = oid(&repo.rev("HEAD"));
+    for (length, threads) in [
+        (40, false),
+        (63, false),
+        (64, true),
+        (65, true),
+        (149, true),
+    ] {
+        let hidden = oid(&repo.rev(&format!("HEAD~{length}")));
+        let before = gate::git::diff_threads_started();
+        let walked = walked_hiding(&gate, tip, &[hidden], gate::git::MergeChanges::Own);
+        let started = gate::git::diff_threads_started() - before;
+        assert_eq!(
+            started,
+            usize::from(threads),
+            "{length} commits: threads started"
+        );
+        assert_eq!(walked.len(), length, "{length} commits walked");
+        for (_, id, changes) in &walked {
+            let commit = id.to_hex();
+            let parents = &commits
+                .iter()
+                .find(|(c, _)| *c == commit)
+                .expect("a commit of the history")
+                .1;
+            assert_rows(
+                &format!("{commit} in a range of {length}"),
+                &git_diff(
+                    &repo,
+                    parents.first().map(String::as_str),
+                    &commit,
+                    "--no-renames",
+                ),
+                &gate_rows(&changes.changes),
+            );
+        }
+    }
+}
+
 /// The diff threads take runs as each is free, and a range's last runs
 /// are cut shorter once its walk ends: with every even-numbered run held
 /// back 15 ms, the other thread takes the runs after it and their results
