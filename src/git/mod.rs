@@ -3162,6 +3162,14 @@ enum Pending {
     },
 }
 
+impl Workers {
+    /// Let the threads end on their own, not waited for when the workers
+    /// go (they are told to stop, as always).
+    fn let_threads_end(&mut self) {
+        self.threads.clear();
+    }
+}
+
 impl Drop for Workers {
     fn drop(&mut self) {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -3350,7 +3358,7 @@ impl WalkedChanges<'_> {
                     hand(results, places);
                 }
             }
-            Pending::Threads { workers, runs } => {
+            Pending::Threads { mut workers, runs } => {
                 // Results come back in the order the threads finish
                 // their runs; those ahead of the next wait here.
                 let mut ahead: HashMap<usize, RunResults> = HashMap::new();
@@ -3399,6 +3407,14 @@ impl WalkedChanges<'_> {
                             hand(results, places);
                         }
                     }
+                }
+                // Every result is in: the threads only end now (their
+                // handles, caches and stacks go: 0.4 ms on moby's 1k
+                // range), beside what the caller does next. A long
+                // range's are waited for: its caller hands their freed
+                // memory back once they have ended.
+                if commits.len() < LONG_WALK {
+                    workers.let_threads_end();
                 }
             }
         }
