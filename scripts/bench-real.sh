@@ -29,6 +29,10 @@
 # 0034), so every run after the first is warm; COLD=1 deletes both before
 # each gate run (a fresh clone's first check, as in CI), and the header
 # says which.
+# FINE=1 times finely instead, for runs that GNU time's 10 ms ticks read
+# coarsely (moby's 1k range is a 20 ms run): every GATE and git take
+# turns within each round (gate A, gate B, git, gate A, ...), wall by
+# python's perf_counter, CPU by the children's rusage; no memory column.
 # Needs git, python3 and GNU time.
 set -eu
 [ $# -ge 2 ] || { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
@@ -63,6 +67,50 @@ else
     echo "gate's commit cache: kept between runs (warm after the first)"
 fi
 echo "load at start: $(uptime | sed 's/.*load average/load average/')"
+if [ "${FINE:-0}" = 1 ]; then
+    echo "timed finely: every binary and git take turns within each round, $runs rounds"
+    echo '| range | commits (merges) | gate | wall gate/git | CPU gate/git | gate wall, CPU | git wall, CPU |'
+    echo '|---|---|---|---|---|---|---|'
+    for base in $bases; do
+        case $base in
+            ROOT) root=$(git rev-list --max-parents=0 HEAD | tail -n 1); spec="$root..HEAD"; range="ROOT..HEAD" ;;
+            *) spec="$base..HEAD"; range=$spec ;;
+        esac
+        commits=$(git rev-list --count $spec)
+        merges=$(git rev-list --count --merges $spec)
+        python3 - "$spec" "$range" "$commits" "$merges" "$runs" "$cold" "$common" "$policy_commit" $gates <<'EOF'
+import glob, os, resource, statistics, subprocess, sys, time
+spec, label, commits, merges, runs, cold, common, policy = sys.argv[1:9]
+gates = sys.argv[9:]
+def gate_cmd(g):
+    return [g, "check", "--range", spec, "--only", "provenance", "--policy-from", policy, "--format", "json"]
+cmds = [(g, gate_cmd(g)) for g in gates]
+cmds.append(("git", ["git", "log", "--raw", "--no-renames", "-c", "--format=%H", spec]))
+times = {name: [] for name, _ in cmds}
+for _ in range(int(runs)):
+    for name, cmd in cmds:
+        if cold == "1" and name != "git":
+            for pattern in ("commits-*.cache", "merge-bases-*.cache"):
+                for f in glob.glob(os.path.join(common, "gate", "cache", pattern)):
+                    os.remove(f)
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        t1 = time.perf_counter()
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+        times[name].append((t1 - t0, cpu))
+med = lambda xs, k: statistics.median(x[k] for x in xs)
+hw, hc = med(times["git"], 0), med(times["git"], 1)
+for g in gates:
+    gw, gc = med(times[g], 0), med(times[g], 1)
+    print(f"| {label} | {commits} ({merges}) | {g} | {gw / hw:.3f}x | {gc / hc:.3f}x "
+          f"| {gw * 1000:.1f} ms, {gc * 1000:.1f} ms | {hw * 1000:.1f} ms, {hc * 1000:.1f} ms |")
+EOF
+    done
+    echo "load at end: $(uptime | sed 's/.*load average/load average/')"
+    exit 0
+fi
 remerge=${REMERGE:-0}
 printf '| range | commits (merges) | gate | wall gate/git | CPU gate/git | peak MiB gate / git | gate wall, CPU | git wall, CPU |'
 [ "$remerge" = 1 ] && printf ' remerge wall, CPU | CPU gate/remerge |'
