@@ -2676,10 +2676,11 @@ const RUN: usize = 128;
 /// How long a range's first runs are, one a diff thread: the threads start
 /// once these are cut (a range shorter than all of them is diffed on the
 /// calling thread), so they start after 64 commits of the walk instead of
-/// 256. moby's 1k range with a commit-graph: 0.5 ms less wall (31 runs);
+/// 256. moby's 1k range with a commit-graph: 0.3 ms less wall (31 runs);
 /// its 232-commit range, which had no threads, 16.3 -> 13.8 ms (git 21.3)
-/// for 2.6 ms more CPU (git 20.9); runs of 16 added as much CPU to a
-/// 51-commit range (decision 0042).
+/// for 2.6 ms more CPU (git 20.9). Runs of 16 started the threads for a
+/// 51-commit range too, for 1.2 ms more CPU, near git's whole run
+/// (decision 0042).
 const FIRST_RUN: usize = 32;
 
 /// How many runs' results a diff thread keeps waiting to be taken before it
