@@ -58,6 +58,12 @@ pub enum Opened {
 }
 
 impl Ctx {
+    /// Let the repository handle go as [`Repo::leave`] says; the rest is
+    /// dropped here.
+    pub fn leave(self) {
+        self.repo.leave();
+    }
+
     /// Open the repository containing `dir` (default: the current directory).
     pub fn open(dir: Option<&Path>) -> Result<Ctx, Failure> {
         match Ctx::open_or_bare(dir)? {

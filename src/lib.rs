@@ -24,6 +24,7 @@ pub mod commands;
 pub mod ctx;
 pub mod digest;
 pub mod error;
+pub mod exiting;
 pub mod external_edits;
 pub mod fingerprint;
 pub mod fsutil;

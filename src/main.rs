@@ -20,6 +20,11 @@ fn main() {
         Ok(cli) => cli,
         Err(e) => std::process::exit(gate::commands::command_line_error(&e, &args, &ui)),
     };
+    // A one-shot verb's process exits once it has answered: what it holds
+    // then is left to the kernel. `gate mcp` answers many, and frees.
+    if !matches!(cli.command, gate::cli::Command::Mcp) {
+        gate::exiting::exits_after_answer();
+    }
     let code = gate::commands::run(cli, &ui);
     gate::git::finish_cache_writes();
     std::process::exit(code);

@@ -250,6 +250,9 @@ impl<T: Shown> Document for T {
 pub struct Answer {
     pub code: ExitCode,
     said: Said,
+    /// Whether the answer is plain data, left to the kernel once rendered
+    /// in a process that exits after it ([`crate::exiting`]).
+    plain: bool,
     /// Said on stderr after the answer (advice that follows it), each
     /// with the formats it is said in.
     after: Vec<(String, After)>,
@@ -279,6 +282,7 @@ impl Answer {
         Answer {
             code,
             said: Said::Nothing,
+            plain: false,
             after: Vec::new(),
         }
     }
@@ -288,6 +292,7 @@ impl Answer {
         Answer {
             code,
             said: Said::Text(text),
+            plain: false,
             after: Vec::new(),
         }
     }
@@ -297,8 +302,18 @@ impl Answer {
         Answer {
             code,
             said: Said::Document(Box::new(doc)),
+            plain: false,
             after: Vec::new(),
         }
+    }
+
+    /// Say that the answer is plain data (no `Drop` of its own does
+    /// anything but free memory): once rendered it is let go as
+    /// [`crate::exiting::let_go`] says (a whole history's report holds a
+    /// finding and its strings a refused commit).
+    pub fn plain(mut self) -> Answer {
+        self.plain = true;
+        self
     }
 
     /// Add `text` to what is said on stderr after the answer.
@@ -342,7 +357,11 @@ impl Answer {
             Said::Document(doc) => ui.out(&doc.text()),
         }
         self.say_after(ui, json);
-        self.code.code()
+        let code = self.code.code();
+        if self.plain {
+            crate::exiting::let_go(self);
+        }
+        code
     }
 
     /// Say on stderr what follows the answer in this format.

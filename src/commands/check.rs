@@ -42,7 +42,9 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs, ui: &Ui) -> Result<Answer, Fail
                             &crate::receipts::Store::new(&repo.common_dir()).cache_dir(),
                         );
                     }
-                    return build_bare(&repo, spec, args, &args.only);
+                    let built = build_bare(&repo, spec, args, &args.only);
+                    (*repo).leave();
+                    return built;
                 }
                 return Err(failure);
             }
@@ -79,6 +81,7 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs, ui: &Ui) -> Result<Answer, Fail
             run_here,
         )?;
         report.attach(loosened);
+        ctx.leave();
         Ok(report)
     })();
     // An error under --json is printed as gate.error/1 by commands::run.
@@ -104,6 +107,7 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs, ui: &Ui) -> Result<Answer, Fail
             &markdown::render(&json::report(&capped), &counts),
         )?;
     }
+    // A report and its findings are plain data.
     Ok(Answer::document(
         report.exit_code(),
         CheckAnswer {
@@ -111,7 +115,8 @@ pub fn run(dir: Option<&Path>, args: &CheckArgs, ui: &Ui) -> Result<Answer, Fail
             format: args.format(),
             max_findings: args.max_findings,
         },
-    ))
+    )
+    .plain())
 }
 
 /// What `gate check` answers: the report, printed in the format asked

@@ -389,10 +389,20 @@ pub struct Repo {
     graph: std::cell::OnceCell<Option<gix::commitgraph::Graph>>,
 }
 
-impl Drop for Repo {
-    /// The commit cache's writes under way are handed to the process
-    /// ([`defer_cache_writes`]) or waited for.
-    fn drop(&mut self) {
+impl Repo {
+    /// Let this handle go as [`crate::exiting::let_go`] says: its commit
+    /// cache's writes handed over first, as when it is dropped; what else
+    /// it holds (the packs' mappings, the caches, the records of commits
+    /// read) is plain data, left to the kernel in a process that exits
+    /// after its answer.
+    pub fn leave(self) {
+        self.hand_over_writes();
+        crate::exiting::let_go(self);
+    }
+
+    /// Hand the commit cache's writes under way to the process
+    /// ([`defer_cache_writes`]), or wait for them.
+    fn hand_over_writes(&self) {
         let handles = std::mem::take(&mut *self.saving.borrow_mut());
         let mut deferred = DEFERRED.lock().unwrap_or_else(|p| p.into_inner());
         match deferred.as_mut() {
@@ -407,6 +417,14 @@ impl Drop for Repo {
                 }
             }
         }
+    }
+}
+
+impl Drop for Repo {
+    /// The commit cache's writes under way are handed to the process
+    /// ([`defer_cache_writes`]) or waited for.
+    fn drop(&mut self) {
+        self.hand_over_writes();
     }
 }
 
