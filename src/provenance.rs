@@ -547,8 +547,9 @@ impl Waiting {
 }
 
 /// A range this long hands back the memory its diff threads freed once
-/// they end (`platform::return_freed_memory`).
-const LONG_RANGE: usize = 4096;
+/// they end (`platform::return_freed_memory`): the walk's own length past
+/// which it waits for them to end.
+const LONG_RANGE: usize = crate::git::LONG_WALK;
 
 /// How many changes the pending commits hold at most. Past it, every
 /// pending commit lets its changes go and stops holding them, so memory

@@ -179,7 +179,6 @@ fn append_summary(path: &Path, summary: &str) -> Result<(), Failure> {
         })
 }
 
-/// The repository at `dir` (else the current directory) when it is bare.
 /// `gate check --range` in a bare repository (a server's `pre-receive` or
 /// `update` hook): no work tree, so no active task and nothing local. The
 /// policy is the one HEAD's tree holds (the branch the server serves, before

@@ -2684,9 +2684,11 @@ fn walk_context(tips: &[Oid], hidden: &[Oid]) -> String {
 }
 
 /// A walk this long hands the memory it freed back when it ends
-/// ([`Repo::walk_changes`]), and past this many commits its queue lets
-/// their messages go ([`Runs::add`]).
-const LONG_WALK: usize = 4096;
+/// ([`Repo::walk_changes`]), past this many commits its queue lets their
+/// messages go ([`Runs::add`]), and its diff threads are waited for once
+/// their results are in ([`WalkedChanges::each`]), so that its caller can
+/// hand back what they freed (a shorter walk's end on their own).
+pub(crate) const LONG_WALK: usize = 4096;
 
 /// How many consecutive commits one thread diffs at a time.
 const RUN: usize = 128;
