@@ -78,20 +78,21 @@ type Key = u32;
 /// Keys of a commit's parents, inline up to two.
 type Keys = smallvec::SmallVec<[Key; 2]>;
 
-/// A commit the commit-graph does not have (or every commit, without one).
+/// A commit the commit-graph does not have (or every commit, without one):
+/// its id, and once read (the [`READ`] flag) its date, tree and where its
+/// parents' keys are in [`Walk::parent_keys_of`]. A commit's parents as it
+/// names them are those keys' ids, so they are not kept again: at
+/// git/git's whole history without a graph the walk keeps 82k of these,
+/// and a record of 160 bytes with its parents in an allocation of their
+/// own took 20 MB more of the run's peak than these 56 bytes
+/// (docs/performance.md, "Real histories").
 struct Extra {
     id: gix::ObjectId,
-    /// `None` until read.
-    data: Option<Data>,
-}
-
-struct Data {
-    time: i64,
     tree: gix::ObjectId,
-    parents: Parents,
-    /// The parents' keys, in parent order.
-    keys: Keys,
-    message: Option<Vec<u8>>,
+    time: i64,
+    /// The first of its parents' keys in [`Walk::parent_keys_of`].
+    first_parent: u32,
+    parents: u32,
 }
 
 /// A commit as the walk reads it from the objects: date, tree, parents
@@ -117,6 +118,12 @@ struct Walk<'r> {
     flags: Vec<u8>,
     /// The commits the graph does not have, from key `in_graph` on.
     extras: Vec<Extra>,
+    /// The parents' keys of each read commit of `extras`, in parent
+    /// order, one after another.
+    parent_keys_of: Vec<Key>,
+    /// The messages of commits read whole, until they are handed on (or
+    /// hidden): few are (most commits are read by their first lines).
+    messages: std::collections::HashMap<Key, Vec<u8>>,
     extra_keys: gix::hashtable::HashMap<gix::ObjectId, Key>,
     /// Newest first; among equal dates, first queued first (git's
     /// `commit_list_insert_by_date`).
@@ -168,6 +175,8 @@ pub(super) fn walk(
         // A byte a commit of the graph (82 kB for git/git's).
         flags: vec![0; in_graph as usize],
         extras: Vec::new(),
+        parent_keys_of: Vec::new(),
+        messages: Default::default(),
         extra_keys: Default::default(),
         queue: BinaryHeap::new(),
         queued: 0,
@@ -208,9 +217,7 @@ pub(super) fn walk(
         }
         let parents = walk.walked_parents(key)?;
         if hidden {
-            if let Some(data) = walk.extra_data(key) {
-                data.message = None;
-            }
+            walk.messages.remove(&key);
             for &parent in &parents {
                 // A hidden commit's absent parent is skipped, as git does
                 // (`parse_commit_gently`): nothing shown can come from it.
@@ -276,7 +283,13 @@ impl Walk<'_> {
             .ok_or_else(|| {
                 GitError::other((self.context)(), "more commits than a walk can number")
             })?;
-        self.extras.push(Extra { id, data: None });
+        self.extras.push(Extra {
+            id,
+            tree: gix::ObjectId::null(id.kind()),
+            time: 0,
+            first_parent: 0,
+            parents: 0,
+        });
         self.extra_keys.insert(id, key);
         self.flags.push(0);
         Ok(key)
@@ -296,15 +309,10 @@ impl Walk<'_> {
         &self.extras[(key - self.in_graph) as usize]
     }
 
-    /// The data of `key` read from the objects (`None` for one in the
-    /// graph).
-    fn extra_data(&mut self, key: Key) -> Option<&mut Data> {
-        let at = key.checked_sub(self.in_graph)? as usize;
-        self.extras[at].data.as_mut()
-    }
-
-    fn data(&self, key: Key) -> &Data {
-        self.extra(key).data.as_ref().expect("read before use")
+    /// Commit `key`, not in the graph, read from the objects.
+    fn read_extra(&self, key: Key) -> &Extra {
+        debug_assert!(self.flags[key as usize] & READ != 0, "read before use");
+        self.extra(key)
     }
 
     fn id(&self, key: Key) -> gix::ObjectId {
@@ -317,14 +325,14 @@ impl Walk<'_> {
     fn time(&self, key: Key) -> i64 {
         match self.graph_commit(key) {
             Some(commit) => i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX),
-            None => self.data(key).time,
+            None => self.read_extra(key).time,
         }
     }
 
     fn tree(&self, key: Key) -> gix::ObjectId {
         match self.graph_commit(key) {
             Some(commit) => commit.root_tree_id().to_owned(),
-            None => self.data(key).tree,
+            None => self.read_extra(key).tree,
         }
     }
 
@@ -345,7 +353,7 @@ impl Walk<'_> {
                         ),
                     )
                 }),
-            None => Ok(self.data(key).keys.clone()),
+            None => Ok(Keys::from_slice(self.extra_parents(key))),
         }
     }
 
@@ -371,11 +379,27 @@ impl Walk<'_> {
                 (commit.root_tree_id().to_owned(), parents, None)
             }
             None => {
-                let data = self.extra_data(key).expect("read before shown");
-                let message = std::mem::take(&mut data.message);
-                (data.tree, data.parents.clone(), message)
+                let parents = self
+                    .extra_parents(key)
+                    .iter()
+                    .map(|&parent| self.id(parent))
+                    .collect();
+                let message = self.messages.remove(&key);
+                (self.read_extra(key).tree, parents, message)
             }
         }
+    }
+
+    /// The keys of `parents`, numbering those not seen before.
+    fn keys_of(&mut self, parents: &[gix::ObjectId]) -> Result<Keys, GitError> {
+        parents.iter().map(|&parent| self.key(parent)).collect()
+    }
+
+    /// The keys of read commit `key`'s parents (not in the graph).
+    fn extra_parents(&self, key: Key) -> &[Key] {
+        let extra = self.read_extra(key);
+        let first = extra.first_parent as usize;
+        &self.parent_keys_of[first..first + extra.parents as usize]
     }
 
     /// Queue `key` (read) unless it was queued before.
@@ -499,24 +523,28 @@ impl Walk<'_> {
             self.parent_keys(key)?;
         } else {
             let id = self.extra(key).id;
-            let (time, tree, parents, message) = match self.cached(id, named) {
-                Some((time, tree, parents)) => (time, tree, parents, None),
+            let (time, tree, keys, message) = match self.cached(id, named) {
+                Some((time, tree, parents)) => (time, tree, self.keys_of(&parents)?, None),
                 None => {
                     let (time, tree, parents, message) = self.object_commit(id, named)?;
-                    (time, tree, Parents::from_vec(parents), message)
+                    (time, tree, self.keys_of(&parents)?, message)
                 }
             };
-            let keys = parents
-                .iter()
-                .map(|&p| self.key(p))
-                .collect::<Result<Keys, _>>()?;
-            self.extras[(key - self.in_graph) as usize].data = Some(Data {
-                time,
-                tree,
-                parents,
-                keys,
-                message,
-            });
+            let first_parent = u32::try_from(self.parent_keys_of.len())
+                .ok()
+                .filter(|first| first.checked_add(keys.len() as u32).is_some())
+                .ok_or_else(|| {
+                    GitError::other((self.context)(), "more parents than a walk can keep")
+                })?;
+            self.parent_keys_of.extend_from_slice(&keys);
+            let extra = &mut self.extras[(key - self.in_graph) as usize];
+            extra.time = time;
+            extra.tree = tree;
+            extra.first_parent = first_parent;
+            extra.parents = keys.len() as u32;
+            if let Some(message) = message {
+                self.messages.insert(key, message);
+            }
         }
         self.flags[key as usize] = flags | READ;
         // Hidden before it was read: its parents are hidden too.
