@@ -181,7 +181,7 @@ impl GraphShare {
 #[derive(Default)]
 pub(super) struct Heads {
     /// What this run read from the objects.
-    read: Mutex<gix::hashtable::HashMap<gix::ObjectId, Head>>,
+    read: Mutex<super::commits_cache::Read>,
     /// The commit cache's file, `None` for a run that keeps none.
     file: Option<(std::path::PathBuf, gix::hash::Kind)>,
     /// The file as loaded, once this run has read [`LOAD_AFTER`] commits
@@ -256,7 +256,7 @@ impl Heads {
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             if let Some(head) = read.get(id) {
-                return Some(head.clone());
+                return Some(head);
             }
             if self.table.get().is_none() && read.len() < self.load_after {
                 return None;
@@ -278,15 +278,10 @@ impl Heads {
         tree: gix::ObjectId,
         parents: &[gix::ObjectId],
     ) {
-        let mut read = self
-            .read
+        self.read
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        read.entry(id).or_insert_with(|| Head {
-            time,
-            tree,
-            parents: parents.iter().copied().collect(),
-        });
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .put(id, time, tree, parents);
     }
 
     /// The answers `order`'s searches found.
@@ -394,10 +389,21 @@ impl Heads {
         let Some((file, hash)) = &self.file else {
             return false;
         };
-        let Some(added) = new_since(&self.read, &self.saved, super::commits_cache::WORTH_WRITING)
-        else {
-            return false;
+        let added = {
+            let read = self
+                .read
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if read.len()
+                < self.saved.load(std::sync::atomic::Ordering::Relaxed)
+                    + super::commits_cache::WORTH_WRITING
+            {
+                return false;
+            }
+            read.to_write()
         };
+        self.saved
+            .store(added.len(), std::sync::atomic::Ordering::Relaxed);
         let loaded = self.table.get().and_then(Option::as_ref);
         super::commits_cache::save(file, *hash, loaded, added)
     }

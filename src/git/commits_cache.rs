@@ -314,26 +314,50 @@ struct Row {
 /// The sealed bytes of a file of `layout` holding `rows`, which are in
 /// strictly ascending order of key and within the bounds.
 fn encode_records(layout: &Layout, id_len: usize, rows: &[Row]) -> Vec<u8> {
-    let list: usize = rows.iter().map(|r| r.list.len()).sum();
+    encode_records_with(
+        layout,
+        id_len,
+        rows,
+        |row, out| out.extend_from_slice(&row.key_and_payload),
+        |row| row.list.len(),
+        |row, out| {
+            for id in &row.list {
+                out.extend_from_slice(id.as_bytes());
+            }
+        },
+    )
+}
+
+/// [`encode_records`] of records as `head` writes each one's key and
+/// payload and `list` its ids (`count` of them), written straight into
+/// the file's bytes: no record is made again to be written.
+fn encode_records_with<R>(
+    layout: &Layout,
+    id_len: usize,
+    rows: &[R],
+    head: impl Fn(&R, &mut Vec<u8>),
+    count: impl Fn(&R) -> usize,
+    list: impl Fn(&R, &mut Vec<u8>),
+) -> Vec<u8> {
+    let total: usize = rows.iter().map(&count).sum();
     let mut out = Vec::with_capacity(
-        layout.header() + rows.len() * layout.record_len(id_len) + list * id_len + 32,
+        layout.header() + rows.len() * layout.record_len(id_len) + total * id_len + 32,
     );
     out.extend_from_slice(layout.magic);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&(id_len as u32).to_le_bytes());
     out.extend_from_slice(&(rows.len() as u64).to_le_bytes());
-    out.extend_from_slice(&(list as u64).to_le_bytes());
+    out.extend_from_slice(&(total as u64).to_le_bytes());
     let mut first = 0u32;
     for row in rows {
-        out.extend_from_slice(&row.key_and_payload);
+        head(row, &mut out);
+        let n = count(row) as u32;
         out.extend_from_slice(&first.to_le_bytes());
-        out.extend_from_slice(&(row.list.len() as u32).to_le_bytes());
-        first += row.list.len() as u32;
+        out.extend_from_slice(&n.to_le_bytes());
+        first += n;
     }
     for row in rows {
-        for id in &row.list {
-            out.extend_from_slice(id.as_bytes());
-        }
+        list(row, &mut out);
     }
     let sum = Sha256::digest(&out);
     out.extend_from_slice(&sum);
@@ -413,11 +437,6 @@ impl Table {
         let i = self.0.find(id.as_bytes())?;
         Some(self.head(i))
     }
-
-    /// Every commit the file holds, in id order.
-    fn each(&self) -> impl Iterator<Item = (gix::ObjectId, Head)> + '_ {
-        (0..self.0.count).map(|i| (self.0.id_at(i, 0), self.head(i)))
-    }
 }
 
 /// The commit cache at `file` for ids of `hash`; `None` when absent,
@@ -432,40 +451,216 @@ fn parse(bytes: Vec<u8>, hash: gix::hash::Kind) -> Option<Table> {
     parse_records(&COMMITS, bytes, hash).map(Table)
 }
 
-/// The bytes of a cache holding `heads` (any order, duplicates allowed):
-/// one record per id, at most [`MAX_COMMITS`] commits and
-/// [`MAX_PARENTS`] parents, the newest kept.
-fn encode(id_len: usize, mut heads: Vec<(gix::ObjectId, Head)>) -> Vec<u8> {
-    heads.sort_unstable_by_key(|a| a.0);
-    heads.dedup_by(|later, first| later.0 == first.0);
-    let parents: usize = heads.iter().map(|(_, h)| h.parents.len()).sum();
-    if heads.len() > MAX_COMMITS || parents > MAX_PARENTS {
-        heads.sort_unstable_by(|a, b| b.1.time.cmp(&a.1.time).then(a.0.cmp(&b.0)));
+/// The commits a run read from the objects, as compactly as the file
+/// keeps them: by id, each one's date and tree and where its parents are
+/// in one list of ids. A [`Head`] for each, with its parents inline (88
+/// bytes and its id), took 14 MB at git/git's whole history without a
+/// commit-graph, and a write copied them twice more (docs/performance.md,
+/// "Real histories").
+#[derive(Default)]
+pub(super) struct Read {
+    by_id: gix::hashtable::HashMap<gix::ObjectId, Kept>,
+    parents: Vec<gix::ObjectId>,
+}
+
+/// One commit of [`Read`].
+#[derive(Clone, Copy)]
+struct Kept {
+    tree: gix::ObjectId,
+    time: i64,
+    /// Its parents: `count` ids from `first` in [`Read::parents`].
+    first: u32,
+    count: u32,
+}
+
+impl Read {
+    /// How many commits it holds.
+    pub(super) fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// What it holds of commit `id`.
+    pub(super) fn get(&self, id: &gix::oid) -> Option<Head> {
+        let kept = self.by_id.get(id)?;
+        Some(Head {
+            time: kept.time,
+            tree: kept.tree,
+            parents: self.parents_of(kept).iter().copied().collect(),
+        })
+    }
+
+    fn parents_of(&self, kept: &Kept) -> &[gix::ObjectId] {
+        let first = kept.first as usize;
+        &self.parents[first..first + kept.count as usize]
+    }
+
+    /// Keep commit `id`'s date, tree and parents (as written), unless it is
+    /// kept already; a list of parents past what a `u32` counts is not
+    /// kept (the commit is read again where it is asked for).
+    pub(super) fn put(
+        &mut self,
+        id: gix::ObjectId,
+        time: i64,
+        tree: gix::ObjectId,
+        parents: &[gix::ObjectId],
+    ) {
+        if self.by_id.contains_key(&id) {
+            return;
+        }
+        let (Ok(first), Ok(count)) = (
+            u32::try_from(self.parents.len()),
+            u32::try_from(parents.len()),
+        ) else {
+            return;
+        };
+        if first.checked_add(count).is_none() {
+            return;
+        }
+        self.parents.extend_from_slice(parents);
+        self.by_id.insert(
+            id,
+            Kept {
+                tree,
+                time,
+                first,
+                count,
+            },
+        );
+    }
+
+    /// A copy to write to the file: the commits in a list (about 64 bytes
+    /// each) and the list of parents, taken while the record is locked and
+    /// written after.
+    pub(super) fn to_write(&self) -> Added {
+        Added {
+            commits: self.by_id.iter().map(|(id, kept)| (*id, *kept)).collect(),
+            parents: self.parents.clone(),
+        }
+    }
+}
+
+/// Commits to write to the file ([`Read::to_write`]).
+pub(super) struct Added {
+    commits: Vec<(gix::ObjectId, Kept)>,
+    parents: Vec<gix::ObjectId>,
+}
+
+impl Added {
+    /// How many commits it holds.
+    pub(super) fn len(&self) -> usize {
+        self.commits.len()
+    }
+
+    fn parents_of(&self, kept: &Kept) -> &[gix::ObjectId] {
+        let first = kept.first as usize;
+        &self.parents[first..first + kept.count as usize]
+    }
+}
+
+/// Where a record to write comes from: the file as it is, or this run.
+#[derive(Clone, Copy)]
+enum From {
+    File(u32),
+    Run(u32),
+}
+
+/// The bytes of a cache holding `added` and what `file` holds (`added`'s
+/// commit where both hold one), one record per id, at most
+/// [`MAX_COMMITS`] commits and [`MAX_PARENTS`] parents, the newest kept.
+/// The two are merged in id order into a list of where each record comes
+/// from (8 bytes a commit), and each record is written from there.
+fn encode(id_len: usize, file: Option<&Records>, mut added: Added) -> Vec<u8> {
+    added.commits.sort_unstable_by_key(|(id, _)| *id);
+    let in_file = file.map_or(0, |records| records.count);
+    let mut order: Vec<From> = Vec::with_capacity(in_file + added.commits.len());
+    let (mut f, mut r) = (0, 0);
+    while f < in_file || r < added.commits.len() {
+        let from_file = match (file, added.commits.get(r)) {
+            (Some(records), Some((id, _))) if f < in_file => {
+                match records.key(f).cmp(id.as_bytes()) {
+                    std::cmp::Ordering::Less => true,
+                    std::cmp::Ordering::Equal => {
+                        f += 1;
+                        false
+                    }
+                    std::cmp::Ordering::Greater => false,
+                }
+            }
+            (_, None) => true,
+            _ => false,
+        };
+        if from_file {
+            order.push(From::File(f as u32));
+            f += 1;
+        } else {
+            order.push(From::Run(r as u32));
+            r += 1;
+        }
+    }
+    let count = |from: &From| match *from {
+        From::File(i) => file.map_or(0, |records| records.span(i as usize).1),
+        From::Run(i) => added.commits[i as usize].1.count as usize,
+    };
+    let time = |from: &From| match *from {
+        From::File(i) => file.map_or(0, |records| {
+            let payload = records.payload(i as usize);
+            i64::from_le_bytes(payload[records.id_len..].try_into().expect("8 bytes"))
+        }),
+        From::Run(i) => added.commits[i as usize].1.time,
+    };
+    let id = |from: &From| -> &[u8] {
+        match *from {
+            From::File(i) => file.map_or(&[][..], |records| records.key(i as usize)),
+            From::Run(i) => added.commits[i as usize].0.as_bytes(),
+        }
+    };
+    let parents: usize = order.iter().map(count).sum();
+    if order.len() > MAX_COMMITS || parents > MAX_PARENTS {
+        order.sort_unstable_by(|a, b| time(b).cmp(&time(a)).then(id(a).cmp(id(b))));
         let mut kept_parents = 0;
-        let keep = heads
+        let keep = order
             .iter()
             .take(MAX_COMMITS)
-            .take_while(|(_, h)| {
-                kept_parents += h.parents.len();
+            .take_while(|from| {
+                kept_parents += count(from);
                 kept_parents <= MAX_PARENTS
             })
             .count();
-        heads.truncate(keep);
-        heads.sort_unstable_by_key(|a| a.0);
+        order.truncate(keep);
+        order.sort_unstable_by(|a, b| id(a).cmp(id(b)));
     }
-    let rows: Vec<Row> = heads
-        .into_iter()
-        .map(|(id, head)| Row {
-            key_and_payload: [
-                id.as_bytes(),
-                head.tree.as_bytes(),
-                &head.time.to_le_bytes(),
-            ]
-            .concat(),
-            list: head.parents.into_vec(),
-        })
-        .collect();
-    encode_records(&COMMITS, id_len, &rows)
+    encode_records_with(
+        &COMMITS,
+        id_len,
+        &order,
+        |from, out| match *from {
+            From::File(i) => {
+                let records = file.expect("a record of the file");
+                let record = records.record(i as usize);
+                out.extend_from_slice(&record[..record.len() - 8]);
+            }
+            From::Run(i) => {
+                let (id, kept) = &added.commits[i as usize];
+                out.extend_from_slice(id.as_bytes());
+                out.extend_from_slice(kept.tree.as_bytes());
+                out.extend_from_slice(&kept.time.to_le_bytes());
+            }
+        },
+        count,
+        |from, out| match *from {
+            From::File(i) => {
+                let records = file.expect("a record of the file");
+                let (first, n) = records.span(i as usize);
+                let at = records.list_at + first * records.id_len;
+                out.extend_from_slice(&records.body[at..at + n * records.id_len]);
+            }
+            From::Run(i) => {
+                for parent in added.parents_of(&added.commits[i as usize].1) {
+                    out.extend_from_slice(parent.as_bytes());
+                }
+            }
+        },
+    )
 }
 
 /// Write `added` (commits this run read from the objects) to the cache at
@@ -478,14 +673,12 @@ pub(super) fn save(
     file: &Path,
     hash: gix::hash::Kind,
     loaded: Option<&Table>,
-    added: Vec<(gix::ObjectId, Head)>,
+    added: Added,
 ) -> bool {
     write_locked(&COMMITS, file, hash, |current| {
-        let mut heads = added;
-        if let Some(table) = current.map(Table).as_ref().or(loaded) {
-            heads.extend(table.each());
-        }
-        encode(hash.len_in_bytes(), heads)
+        let current = current.map(Table);
+        let held = current.as_ref().or(loaded).map(|table| &table.0);
+        encode(hash.len_in_bytes(), held, added)
     })
 }
 
@@ -602,6 +795,28 @@ mod tests {
         gix::ObjectId::from_bytes_or_panic(&bytes)
     }
 
+    /// `heads` as a run's record gives them to write (one per id: a
+    /// record of 500,003 made with `Read::put` takes minutes in a debug
+    /// build, these ids all hashing alike).
+    fn added(heads: Vec<(gix::ObjectId, Head)>) -> Added {
+        let mut parents = Vec::new();
+        let commits = heads
+            .into_iter()
+            .map(|(id, head)| {
+                let first = parents.len() as u32;
+                parents.extend_from_slice(&head.parents);
+                let kept = Kept {
+                    tree: head.tree,
+                    time: head.time,
+                    first,
+                    count: head.parents.len() as u32,
+                };
+                (id, kept)
+            })
+            .collect();
+        Added { commits, parents }
+    }
+
     fn head(time: i64, parents: &[u32]) -> Head {
         Head {
             time,
@@ -619,11 +834,11 @@ mod tests {
             &file,
             SHA1,
             None,
-            vec![
+            added(vec![
                 (id(3), head(30, &[2])),
                 (id(1), head(10, &[])),
                 (id(2), head(20, &[1]))
-            ]
+            ])
         ));
         let table = load(&file, SHA1).expect("a cache");
         assert_eq!(table.len(), 3);
@@ -635,7 +850,7 @@ mod tests {
             &file,
             SHA1,
             Some(&table),
-            vec![(id(4), head(40, &[3, 2]))]
+            added(vec![(id(4), head(40, &[3, 2])), (id(2), head(20, &[1]))])
         ));
         let table = load(&file, SHA1).expect("a cache");
         assert_eq!(table.len(), 4);
@@ -650,7 +865,7 @@ mod tests {
             &file,
             SHA1,
             Some(&table),
-            vec![(id(5), head(50, &[4]))]
+            added(vec![(id(5), head(50, &[4]))])
         ));
         let table = load(&file, SHA1).expect("a cache");
         assert_eq!(table.len(), 5);
@@ -669,8 +884,51 @@ mod tests {
     }
 
     #[test]
+    fn a_runs_record_keeps_each_commit_once_and_writes_what_it_keeps() {
+        let mut read = Read::default();
+        read.put(id(2), 20, id(102), &[id(1)]);
+        read.put(id(1), 10, id(101), &[]);
+        read.put(id(3), 30, id(103), &[id(2), id(1), id(9)]);
+        // The first reading of a commit stands (commits never change).
+        read.put(id(2), 99, id(199), &[]);
+        assert_eq!(read.len(), 3);
+        assert_eq!(
+            read.get(&id(2)),
+            Some(Head {
+                time: 20,
+                tree: id(102),
+                parents: [id(1)].into_iter().collect()
+            })
+        );
+        assert_eq!(
+            read.get(&id(3)).unwrap().parents.as_slice(),
+            &[id(2), id(1), id(9)]
+        );
+        assert_eq!(read.get(&id(4)), None);
+        let table = parse(encode(20, None, read.to_write()), SHA1).expect("a cache");
+        assert_eq!(table.len(), 3);
+        for n in 1..=3 {
+            assert_eq!(table.get(&id(n)), read.get(&id(n)));
+        }
+        // Merged with a file: one record per id, in id order.
+        let mut more = Read::default();
+        more.put(id(0), 5, id(100), &[]);
+        more.put(id(2), 20, id(102), &[id(1)]);
+        more.put(id(7), 70, id(107), &[id(3), id(0)]);
+        let merged = parse(encode(20, Some(&table.0), more.to_write()), SHA1).expect("a cache");
+        assert_eq!(merged.len(), 5);
+        for n in [0, 1, 2, 3, 7] {
+            assert_eq!(merged.get(&id(n)), read.get(&id(n)).or(more.get(&id(n))));
+        }
+    }
+
+    #[test]
     fn a_file_that_is_not_whole_and_checked_is_never_trusted() {
-        let bytes = encode(20, vec![(id(1), head(10, &[])), (id(2), head(20, &[1]))]);
+        let bytes = encode(
+            20,
+            None,
+            added(vec![(id(1), head(10, &[])), (id(2), head(20, &[1]))]),
+        );
         assert!(parse(bytes.clone(), SHA1).is_some());
         // Any byte changed: the checksum no longer holds.
         for at in [
@@ -719,7 +977,7 @@ mod tests {
         let many: Vec<(gix::ObjectId, Head)> = (0..MAX_COMMITS as u32 + 3)
             .map(|n| (id(n), head(i64::from(n), &[])))
             .collect();
-        let table = parse(encode(20, many), SHA1).expect("a cache");
+        let table = parse(encode(20, None, added(many)), SHA1).expect("a cache");
         assert_eq!(table.len(), MAX_COMMITS);
         assert!(table.get(&id(0)).is_none());
         assert!(table.get(&id(2)).is_none());
