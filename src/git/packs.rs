@@ -55,6 +55,9 @@ pub(super) struct DeltaBaseCache {
 #[derive(Default)]
 pub(super) struct Spare {
     list: Vec<Vec<u8>>,
+    /// What an eviction let go that is not kept, to be freed once the
+    /// cache is unlocked ([`Spare::let_go`]).
+    leaving: Vec<Shared>,
 }
 
 type Key = (u32, u64);
@@ -160,6 +163,7 @@ impl DeltaBaseCache {
         };
         let mut spare = std::mem::take(&mut self.spare);
         self.put_sparing((pack_id, offset), entry, &mut spare);
+        spare.let_go();
         self.spare = spare;
     }
 
@@ -218,13 +222,25 @@ impl Spare {
         Some(buffer)
     }
 
-    /// Keep a buffer no one else holds for [`take`](Self::take).
+    /// Keep a buffer no one else holds for [`take`](Self::take); one
+    /// that is not kept waits in `leaving`.
     fn keep(&mut self, data: Shared) {
-        if self.list.len() < FREE_LIST_MAX
-            && let Ok(buffer) = Shared::try_unwrap(data)
-        {
-            self.list.push(buffer);
+        if self.list.len() >= FREE_LIST_MAX {
+            self.leaving.push(data);
+            return;
         }
+        if let Err(data) = Shared::try_unwrap(data).map(|buffer| self.list.push(buffer)) {
+            self.leaving.push(data);
+        }
+    }
+
+    /// Free what [`keep`](Self::keep) did not keep. Called with the cache
+    /// unlocked: freeing a buffer another diff thread allocated takes its
+    /// allocator arena's lock, and under the cache's lock that made both
+    /// threads wait (moby's 10k range with a commit-graph: some 850
+    /// wake-ups of a waiter on the cache's lock as it was unlocked).
+    fn let_go(&mut self) {
+        self.leaving.clear();
     }
 }
 
@@ -980,6 +996,8 @@ fn resolve(
             };
             held.put_sparing((pack.id, offset), entry, spare);
         }
+        drop(held);
+        spare.let_go();
     }
     Some((kind, Some(base)))
 }
@@ -1532,6 +1550,35 @@ mod tests {
         assert!(buffer.is_empty() && buffer.capacity() >= 1000);
         assert!(cache.spare.list.is_empty(), "the kept buffer was taken");
         assert_eq!(*cache.get(7, 3).expect("held").2, vec![3; 1000]);
+    }
+
+    #[test]
+    fn what_an_eviction_does_not_keep_is_freed_only_when_let_go() {
+        // Room for one entry of 1,000 bytes at a time, the spare list full.
+        let mut cache = DeltaBaseCache::new(1500);
+        let mut spare = Spare::default();
+        for _ in 0..FREE_LIST_MAX {
+            spare.list.push(Vec::with_capacity(8));
+        }
+        let first = Shared::new(vec![1; 1000]);
+        let watch = Arc::downgrade(&first);
+        let entry = |data| Entry {
+            data,
+            kind: gix::objs::Kind::Tree,
+            compressed_size: 1,
+        };
+        cache.put_sparing((7, 1), entry(first), &mut spare);
+        cache.put_sparing((7, 2), entry(Shared::new(vec![2; 1000])), &mut spare);
+        assert!(!cache.contains(7, 1), "evicted");
+        // Not kept (the list is full), and not freed under the lock.
+        assert_eq!(spare.list.len(), FREE_LIST_MAX);
+        assert!(
+            watch.upgrade().is_some(),
+            "freed while the cache was locked"
+        );
+        spare.let_go();
+        assert!(watch.upgrade().is_none(), "freed once let go");
+        assert!(spare.leaving.is_empty());
     }
 
     /// A delta as git writes one: the base's size, the result's, then
