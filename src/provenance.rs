@@ -737,6 +737,11 @@ pub fn check_walked(
     (summary, findings, Some(walked_tasks))
 }
 
+/// How long before every refused commit a remote-tracking branch's tip
+/// may be dated and still be walked for them where no commit-graph gives
+/// levels: git name-rev's `CUTOFF_DATE_SLOP`, one day.
+const CUTOFF_DATE_SLOP: i64 = 86_400;
+
 /// A refused commit a remote already holds — on a remote-tracking branch
 /// that does not hold the range's tip — is someone's pushed work, not
 /// the range's to amend (docs/provenance.md, "Refused commits a remote
@@ -795,14 +800,46 @@ fn on_remote_refs(repo: &Repo, range: &RangeSpec, hidden: &[Oid], findings: &mut
         .into_iter()
         .collect::<Option<Vec<u32>>>()
         .and_then(|levels| levels.into_iter().min());
-    let walked: Vec<&(String, Oid)> = tracking
+    let mut kept: Vec<(&(String, Oid), bool)> = tracking
         .iter()
         .zip(tip_levels)
         .filter(
             |(_, level)| !matches!((lowest, level), (Some(lowest), Some(level)) if *level < lowest),
         )
-        .map(|(branch, _)| branch)
+        .map(|(branch, level)| (branch, lowest.is_some() && level.is_some()))
         .collect();
+    // Where levels do not tell (no commit-graph, or a tip it does not
+    // hold), git name-rev's rule: a branch whose tip is dated more than a
+    // day before every refused commit holds none of them (a commit is
+    // dated after its parents, give or take a clock; `CUTOFF_DATE_SLOP`).
+    // Without it a branch left behind years ago is walked down the hidden
+    // side's history to its own date (on moby/moby as fetched, two such
+    // branches made a cold 1k check 4x git's CPU). Under a clock skew of
+    // more than a day such a branch goes unnamed, and the finding gives
+    // the range's own remedy (docs/provenance.md).
+    if kept.iter().any(|(_, by_level)| !by_level) {
+        let ids: Vec<Oid> = (kept.iter().map(|((_, tip), _)| *tip))
+            .chain(refused.iter().copied())
+            .collect();
+        let mut dates = repo.commit_dates(&ids);
+        let oldest = dates
+            .split_off(kept.len())
+            .into_iter()
+            .collect::<Option<Vec<i64>>>()
+            .and_then(|dates| dates.into_iter().min());
+        if let Some(oldest) = oldest {
+            let cutoff = oldest.saturating_sub(CUTOFF_DATE_SLOP);
+            kept = kept
+                .into_iter()
+                .zip(dates)
+                .filter(|((_, by_level), date)| {
+                    *by_level || !matches!(date, Some(date) if *date < cutoff)
+                })
+                .map(|(branch, _)| branch)
+                .collect();
+        }
+    }
+    let walked: Vec<&(String, Oid)> = kept.into_iter().map(|(branch, _)| branch).collect();
     // The branches left are walked together, once
     // (`Repo::first_reached_from`); where that walk fails (a branch whose
     // commits are not all there), each is walked alone and one that fails

@@ -1020,6 +1020,16 @@ impl<'r> Bases<'r> {
             .collect()
     }
 
+    /// The committer dates of `ids`: from the commit-graph where it holds
+    /// them, else from the commits this range's readers read ([`Heads`])
+    /// or from the objects; `None` for a commit that cannot be read.
+    pub(super) fn dates_of(&mut self, ids: &[gix::ObjectId]) -> Vec<Option<i64>> {
+        let context = || "reading committer dates".to_owned();
+        ids.iter()
+            .map(|&id| self.number(id, &context).ok().map(|n| self.time(n)))
+            .collect()
+    }
+
     /// The tree of commit `id`, where the commit-graph or the commits this
     /// range's readers read ([`Heads`]) hold it.
     pub(super) fn tree_of(&self, id: gix::ObjectId) -> Option<gix::ObjectId> {

@@ -1134,6 +1134,14 @@ impl Repo {
         self.bases().levels_of(&ids)
     }
 
+    /// The committer dates of `ids` (seconds), `None` for a commit that
+    /// cannot be read: from the commit-graph where it holds them, else
+    /// from what this handle's walks read or the objects.
+    pub fn commit_dates(&self, ids: &[Oid]) -> Vec<Option<i64>> {
+        let ids: Vec<gix::ObjectId> = ids.iter().map(|id| id.0).collect();
+        self.bases().with_heads(self.cached_heads()).dates_of(&ids)
+    }
+
     /// A best common ancestor of `a` and `b` (`git merge-base a b`: the
     /// first of [`merge_bases_all`](Self::merge_bases_all)), `None` when
     /// their histories share nothing.

@@ -714,11 +714,13 @@ fn a_refused_commit_a_remote_holds_says_whose_it_is_and_the_remedy_works() {
     assert!(check.said.contains("git rebase --onto"), "{check:?}");
     // A remote-tracking branch whose commit names a parent that is not
     // there fails the one walk of all the branches: each is then asked
-    // alone, the broken one is passed over, Bob's is still named.
+    // alone, the broken one is passed over, Bob's is still named. (Dated
+    // now: one dated more than a day before every refused commit is not
+    // walked at all, as the next test shows.)
     team.sh(
         "ada",
-        "c=$(printf 'tree %s\nparent %s\nauthor A <a@example.com> 0 +0000\ncommitter A <a@example.com> 0 +0000\n\nbroken\n' \
-             \"$(git rev-parse 'HEAD^{tree}')\" 1111111111111111111111111111111111111111 \
+        "now=$(date +%s) && c=$(printf 'tree %s\nparent %s\nauthor A <a@example.com> %s +0000\ncommitter A <a@example.com> %s +0000\n\nbroken\n' \
+             \"$(git rev-parse 'HEAD^{tree}')\" 1111111111111111111111111111111111111111 \"$now\" \"$now\" \
            | git hash-object -t commit -w --stdin) && git update-ref refs/remotes/origin/broken \"$c\"",
     )
     .expect_ok("a broken remote-tracking branch");
@@ -751,6 +753,82 @@ fn a_refused_commit_a_remote_holds_says_whose_it_is_and_the_remedy_works() {
     assert!(push.passed(), "{push:?}");
     let ci = team.ci("csv");
     agree(&push, &ci);
+}
+
+/// Without a commit-graph, a remote-tracking branch whose tip is dated
+/// more than a day before every refused commit is not walked for them
+/// (git name-rev's rule: a commit is dated after its parents, give or take
+/// a clock): a branch left behind years ago no longer sends the walk down
+/// the history to its date. Under a larger clock skew such a branch goes
+/// unnamed; within a day it is named.
+#[test]
+fn a_branch_dated_a_day_before_every_refused_commit_is_not_walked_for_them() {
+    let team = Team::new(Some(ALL_REQUIRED));
+    ada_works_on_export(&team);
+    team.sh(
+        "bob",
+        "git switch -q -c scratch && echo x > NOTES.md && git add NOTES.md && git -c core.hooksPath=/dev/null commit -q -m notes && git push -q --no-verify -u origin HEAD",
+    )
+    .expect_ok("Bob's branch");
+    team.sh(
+        "ada",
+        "git fetch -q origin && git merge -q --no-edit origin/scratch",
+    )
+    .expect_ok("Ada merges it");
+    // Bob goes on with a commit whose clock is `behind` seconds behind
+    // the one before it, and pushes: Ada's clone sees the branch's tip
+    // there, above the refused commit Ada merged.
+    let bob_adds_a_commit_dated = |behind: i64, name: &str| {
+        team.sh(
+            "bob",
+            &format!(
+                "git reset -q --hard origin/scratch~0 && when=$(( $(git log -1 --format=%ct) - {behind} )) && \
+                 echo {name} > {name}.md && git add {name}.md && \
+                 GIT_COMMITTER_DATE=\"$when +0000\" git -c core.hooksPath=/dev/null commit -q -m {name} && \
+                 git push -q --no-verify --force origin HEAD:scratch"
+            ),
+        )
+        .expect_ok("Bob's next commit");
+        team.sh("ada", "git fetch -q origin")
+            .expect_ok("Ada fetches");
+    };
+    let check_range = || {
+        team.sh(
+            "ada",
+            r#"gate check --range "$(git merge-base origin/main HEAD)..HEAD" --only provenance"#,
+        )
+    };
+    // Half a day behind: walked, and Bob's commit is named as his.
+    bob_adds_a_commit_dated(43_200, "half");
+    let within = check_range();
+    assert_eq!(within.code, Some(1), "{within:?}");
+    assert!(
+        within.said.contains("is on origin/scratch already"),
+        "a tip dated within a day is walked: {within:?}"
+    );
+    // Three days behind (on top of the refused commit again): not walked,
+    // so not named; the commit is refused all the same.
+    team.sh(
+        "bob",
+        "git push -q --no-verify --force origin HEAD~1:scratch",
+    )
+    .expect_ok("Bob takes it back");
+    bob_adds_a_commit_dated(3 * 86_400, "skewed");
+    let beyond = check_range();
+    assert_eq!(beyond.code, Some(1), "{beyond:?}");
+    assert!(
+        !beyond.said.contains("origin/scratch"),
+        "a tip dated more than a day before every refused commit is not walked: {beyond:?}"
+    );
+    // With a commit-graph, levels decide, not dates: named again.
+    team.sh("ada", "git commit-graph write --reachable")
+        .expect_ok("a commit-graph");
+    let graphed = check_range();
+    assert_eq!(graphed.code, Some(1), "{graphed:?}");
+    assert!(
+        graphed.said.contains("is on origin/scratch already"),
+        "levels, not dates, with a commit-graph: {graphed:?}"
+    );
 }
 
 /// README.md's "Keeping a branch current", run verbatim in Ada's clone
