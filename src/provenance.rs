@@ -737,6 +737,21 @@ pub fn check_walked(
     (summary, findings, Some(walked_tasks))
 }
 
+/// `values` of the branches' tips (the first `tips`) and of the refused
+/// commits (the rest): the tips', and the lowest of the refused commits'
+/// when every one of them is known.
+fn tips_and_lowest<T: Ord + Copy>(
+    mut values: Vec<Option<T>>,
+    tips: usize,
+) -> (Vec<Option<T>>, Option<T>) {
+    let lowest = values
+        .split_off(tips)
+        .into_iter()
+        .collect::<Option<Vec<T>>>()
+        .and_then(|rest| rest.into_iter().min());
+    (values, lowest)
+}
+
 /// How long before every refused commit a remote-tracking branch's tip
 /// may be dated and still be walked for them where no commit-graph gives
 /// levels: git name-rev's `CUTOFF_DATE_SLOP`, one day.
@@ -794,12 +809,7 @@ fn on_remote_refs(repo: &Repo, range: &RangeSpec, hidden: &[Oid], findings: &mut
     let ids: Vec<Oid> = (tracking.iter().map(|(_, tip)| *tip))
         .chain(refused.iter().copied())
         .collect();
-    let mut tip_levels = repo.levels(&ids);
-    let lowest = tip_levels
-        .split_off(tracking.len())
-        .into_iter()
-        .collect::<Option<Vec<u32>>>()
-        .and_then(|levels| levels.into_iter().min());
+    let (tip_levels, lowest) = tips_and_lowest(repo.levels(&ids), tracking.len());
     let mut kept: Vec<(&(String, Oid), bool)> = tracking
         .iter()
         .zip(tip_levels)
@@ -821,12 +831,7 @@ fn on_remote_refs(repo: &Repo, range: &RangeSpec, hidden: &[Oid], findings: &mut
         let ids: Vec<Oid> = (kept.iter().map(|((_, tip), _)| *tip))
             .chain(refused.iter().copied())
             .collect();
-        let mut dates = repo.commit_dates(&ids);
-        let oldest = dates
-            .split_off(kept.len())
-            .into_iter()
-            .collect::<Option<Vec<i64>>>()
-            .and_then(|dates| dates.into_iter().min());
+        let (dates, oldest) = tips_and_lowest(repo.commit_dates(&ids), kept.len());
         if let Some(oldest) = oldest {
             let cutoff = oldest.saturating_sub(CUTOFF_DATE_SLOP);
             kept = kept

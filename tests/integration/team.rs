@@ -679,12 +679,9 @@ fn finished_work_checks_as_done_and_ci_agrees() {
     }
 }
 
-#[test]
-fn a_refused_commit_a_remote_holds_says_whose_it_is_and_the_remedy_works() {
-    let team = Team::new(Some(ALL_REQUIRED));
-    ada_works_on_export(&team);
-    // Bob pushes a branch with a commit made without gate's hooks: no
-    // trailer, nobody's task.
+/// Bob pushes a branch, `scratch`, with a commit made without gate's
+/// hooks (no trailer, nobody's task), and Ada merges it into her work.
+fn bob_pushes_scratch_and_ada_merges_it(team: &Team) {
     team.sh(
         "bob",
         "git switch -q -c scratch && echo x > NOTES.md && git add NOTES.md && git -c core.hooksPath=/dev/null commit -q -m notes && git push -q --no-verify -u origin HEAD",
@@ -695,12 +692,35 @@ fn a_refused_commit_a_remote_holds_says_whose_it_is_and_the_remedy_works() {
         "git fetch -q origin && git merge -q --no-edit origin/scratch",
     )
     .expect_ok("Ada merges it");
-    let check_range = || {
-        team.sh(
-            "ada",
-            r#"gate check --range "$(git merge-base origin/main HEAD)..HEAD" --only provenance"#,
-        )
-    };
+}
+
+/// Ada's check of her range's provenance, from where it forked off main.
+fn ada_checks_her_range(team: &Team) -> Verdict {
+    team.sh(
+        "ada",
+        r#"gate check --range "$(git merge-base origin/main HEAD)..HEAD" --only provenance"#,
+    )
+}
+
+/// Ada writes a commit-graph; her check is still refused and names Bob's
+/// branch as holding his commit (`why` says which case).
+fn ada_writes_a_graph_and_bob_is_named(team: &Team, why: &str) {
+    team.sh("ada", "git commit-graph write --reachable")
+        .expect_ok("a commit-graph");
+    let graphed = ada_checks_her_range(team);
+    assert_eq!(graphed.code, Some(1), "{graphed:?}");
+    assert!(
+        graphed.said.contains("is on origin/scratch already"),
+        "{why}: {graphed:?}"
+    );
+}
+
+#[test]
+fn a_refused_commit_a_remote_holds_says_whose_it_is_and_the_remedy_works() {
+    let team = Team::new(Some(ALL_REQUIRED));
+    ada_works_on_export(&team);
+    bob_pushes_scratch_and_ada_merges_it(&team);
+    let check_range = || ada_checks_her_range(&team);
     let check = check_range();
     assert_eq!(check.code, Some(1), "{check:?}");
     assert!(
@@ -736,14 +756,7 @@ fn a_refused_commit_a_remote_holds_says_whose_it_is_and_the_remedy_works() {
     // The same with a commit-graph, whose levels let gate pass over a
     // branch that cannot hold a refused commit: Bob's branch, whose tip
     // is the refused commit itself (the same level), is still named.
-    team.sh("ada", "git commit-graph write --reachable")
-        .expect_ok("a commit-graph");
-    let graphed = check_range();
-    assert_eq!(graphed.code, Some(1), "{graphed:?}");
-    assert!(
-        graphed.said.contains("is on origin/scratch already"),
-        "with a commit-graph too: {graphed:?}"
-    );
+    ada_writes_a_graph_and_bob_is_named(&team, "with a commit-graph too");
     // The remedy it names works, and CI agrees with the push after it.
     team.sh("ada", "git rebase -q --onto origin/main origin/scratch")
         .expect_ok("the remedy");
@@ -765,16 +778,7 @@ fn a_refused_commit_a_remote_holds_says_whose_it_is_and_the_remedy_works() {
 fn a_branch_dated_a_day_before_every_refused_commit_is_not_walked_for_them() {
     let team = Team::new(Some(ALL_REQUIRED));
     ada_works_on_export(&team);
-    team.sh(
-        "bob",
-        "git switch -q -c scratch && echo x > NOTES.md && git add NOTES.md && git -c core.hooksPath=/dev/null commit -q -m notes && git push -q --no-verify -u origin HEAD",
-    )
-    .expect_ok("Bob's branch");
-    team.sh(
-        "ada",
-        "git fetch -q origin && git merge -q --no-edit origin/scratch",
-    )
-    .expect_ok("Ada merges it");
+    bob_pushes_scratch_and_ada_merges_it(&team);
     // Bob goes on with a commit whose clock is `behind` seconds behind
     // the one before it, and pushes: Ada's clone sees the branch's tip
     // there, above the refused commit Ada merged.
@@ -792,12 +796,7 @@ fn a_branch_dated_a_day_before_every_refused_commit_is_not_walked_for_them() {
         team.sh("ada", "git fetch -q origin")
             .expect_ok("Ada fetches");
     };
-    let check_range = || {
-        team.sh(
-            "ada",
-            r#"gate check --range "$(git merge-base origin/main HEAD)..HEAD" --only provenance"#,
-        )
-    };
+    let check_range = || ada_checks_her_range(&team);
     // Half a day behind: walked, and Bob's commit is named as his.
     bob_adds_a_commit_dated(43_200, "half");
     let within = check_range();
@@ -821,14 +820,7 @@ fn a_branch_dated_a_day_before_every_refused_commit_is_not_walked_for_them() {
         "a tip dated more than a day before every refused commit is not walked: {beyond:?}"
     );
     // With a commit-graph, levels decide, not dates: named again.
-    team.sh("ada", "git commit-graph write --reachable")
-        .expect_ok("a commit-graph");
-    let graphed = check_range();
-    assert_eq!(graphed.code, Some(1), "{graphed:?}");
-    assert!(
-        graphed.said.contains("is on origin/scratch already"),
-        "levels, not dates, with a commit-graph: {graphed:?}"
-    );
+    ada_writes_a_graph_and_bob_is_named(&team, "levels, not dates, with a commit-graph");
 }
 
 /// README.md's "Keeping a branch current", run verbatim in Ada's clone
