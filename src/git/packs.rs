@@ -229,8 +229,9 @@ impl Spare {
             self.leaving.push(data);
             return;
         }
-        if let Err(data) = Shared::try_unwrap(data).map(|buffer| self.list.push(buffer)) {
-            self.leaving.push(data);
+        match Shared::try_unwrap(data) {
+            Ok(buffer) => self.list.push(buffer),
+            Err(held) => self.leaving.push(held),
         }
     }
 
