@@ -452,20 +452,24 @@ fn parse(bytes: Vec<u8>, hash: gix::hash::Kind) -> Option<Table> {
 }
 
 /// The commits a run read from the objects, as compactly as the file
-/// keeps them: by id, each one's date and tree and where its parents are
-/// in one list of ids. A [`Head`] for each, with its parents inline (88
-/// bytes and its id), took 14 MB at git/git's whole history without a
-/// commit-graph, and a write copied them twice more (docs/performance.md,
-/// "Real histories").
+/// keeps them: each one's id, date and tree and where its parents are in
+/// one list of ids, in the order they were read, found by id through a
+/// table of their places. A [`Head`] for each, with its parents inline
+/// (88 bytes and its id), took 14 MB at git/git's whole history without a
+/// commit-graph, and a write copied them twice more; a map from id to the
+/// rest (64 bytes a slot, 131,072 slots) 8.4 MB, and this 5.3 MB
+/// (docs/performance.md, "Real histories").
 #[derive(Default)]
 pub(super) struct Read {
-    by_id: gix::hashtable::HashMap<gix::ObjectId, Kept>,
+    kept: Vec<Kept>,
+    places: super::places::Places,
     parents: Vec<gix::ObjectId>,
 }
 
-/// One commit of [`Read`].
+/// One commit of [`Read`] (56 bytes).
 #[derive(Clone, Copy)]
 struct Kept {
+    id: gix::ObjectId,
     tree: gix::ObjectId,
     time: i64,
     /// Its parents: `count` ids from `first` in [`Read::parents`].
@@ -476,12 +480,13 @@ struct Kept {
 impl Read {
     /// How many commits it holds.
     pub(super) fn len(&self) -> usize {
-        self.by_id.len()
+        self.kept.len()
     }
 
     /// What it holds of commit `id`.
     pub(super) fn get(&self, id: &gix::oid) -> Option<Head> {
-        let kept = self.by_id.get(id)?;
+        let at = self.places.get(id, |p| &self.kept[p as usize].id)?;
+        let kept = &self.kept[at as usize];
         Some(Head {
             time: kept.time,
             tree: kept.tree,
@@ -495,8 +500,9 @@ impl Read {
     }
 
     /// Keep commit `id`'s date, tree and parents (as written), unless it is
-    /// kept already; a list of parents past what a `u32` counts is not
-    /// kept (the commit is read again where it is asked for).
+    /// kept already; a list of parents past what a `u32` counts, or a
+    /// commit past as many, is not kept (the commit is read again where it
+    /// is asked for).
     pub(super) fn put(
         &mut self,
         id: gix::ObjectId,
@@ -504,12 +510,14 @@ impl Read {
         tree: gix::ObjectId,
         parents: &[gix::ObjectId],
     ) {
-        if self.by_id.contains_key(&id) {
+        let kept = &self.kept;
+        if self.places.get(&id, |p| &kept[p as usize].id).is_some() {
             return;
         }
-        let (Ok(first), Ok(count)) = (
+        let (Ok(first), Ok(count), Ok(at)) = (
             u32::try_from(self.parents.len()),
             u32::try_from(parents.len()),
+            u32::try_from(self.kept.len()),
         ) else {
             return;
         };
@@ -517,23 +525,23 @@ impl Read {
             return;
         }
         self.parents.extend_from_slice(parents);
-        self.by_id.insert(
+        self.kept.push(Kept {
             id,
-            Kept {
-                tree,
-                time,
-                first,
-                count,
-            },
-        );
+            tree,
+            time,
+            first,
+            count,
+        });
+        let kept = &self.kept;
+        self.places.insert_new(at, |p| &kept[p as usize].id);
     }
 
-    /// A copy to write to the file: the commits in a list (about 64 bytes
-    /// each) and the list of parents, taken while the record is locked and
+    /// A copy to write to the file: the commits in a list (56 bytes each)
+    /// and the list of parents, taken while the record is locked and
     /// written after.
     pub(super) fn to_write(&self) -> Added {
         Added {
-            commits: self.by_id.iter().map(|(id, kept)| (*id, *kept)).collect(),
+            commits: self.kept.clone(),
             parents: self.parents.clone(),
         }
     }
@@ -541,7 +549,7 @@ impl Read {
 
 /// Commits to write to the file ([`Read::to_write`]).
 pub(super) struct Added {
-    commits: Vec<(gix::ObjectId, Kept)>,
+    commits: Vec<Kept>,
     parents: Vec<gix::ObjectId>,
 }
 
@@ -570,14 +578,14 @@ enum From {
 /// The two are merged in id order into a list of where each record comes
 /// from (8 bytes a commit), and each record is written from there.
 fn encode(id_len: usize, file: Option<&Records>, mut added: Added) -> Vec<u8> {
-    added.commits.sort_unstable_by_key(|(id, _)| *id);
+    added.commits.sort_unstable_by_key(|kept| kept.id);
     let in_file = file.map_or(0, |records| records.count);
     let mut order: Vec<From> = Vec::with_capacity(in_file + added.commits.len());
     let (mut f, mut r) = (0, 0);
     while f < in_file || r < added.commits.len() {
         let from_file = match (file, added.commits.get(r)) {
-            (Some(records), Some((id, _))) if f < in_file => {
-                match records.key(f).cmp(id.as_bytes()) {
+            (Some(records), Some(kept)) if f < in_file => {
+                match records.key(f).cmp(kept.id.as_bytes()) {
                     std::cmp::Ordering::Less => true,
                     std::cmp::Ordering::Equal => {
                         f += 1;
@@ -599,19 +607,19 @@ fn encode(id_len: usize, file: Option<&Records>, mut added: Added) -> Vec<u8> {
     }
     let count = |from: &From| match *from {
         From::File(i) => file.map_or(0, |records| records.span(i as usize).1),
-        From::Run(i) => added.commits[i as usize].1.count as usize,
+        From::Run(i) => added.commits[i as usize].count as usize,
     };
     let time = |from: &From| match *from {
         From::File(i) => file.map_or(0, |records| {
             let payload = records.payload(i as usize);
             i64::from_le_bytes(payload[records.id_len..].try_into().expect("8 bytes"))
         }),
-        From::Run(i) => added.commits[i as usize].1.time,
+        From::Run(i) => added.commits[i as usize].time,
     };
     let id = |from: &From| -> &[u8] {
         match *from {
             From::File(i) => file.map_or(&[][..], |records| records.key(i as usize)),
-            From::Run(i) => added.commits[i as usize].0.as_bytes(),
+            From::Run(i) => added.commits[i as usize].id.as_bytes(),
         }
     };
     let parents: usize = order.iter().map(count).sum();
@@ -640,8 +648,8 @@ fn encode(id_len: usize, file: Option<&Records>, mut added: Added) -> Vec<u8> {
                 out.extend_from_slice(&record[..record.len() - 8]);
             }
             From::Run(i) => {
-                let (id, kept) = &added.commits[i as usize];
-                out.extend_from_slice(id.as_bytes());
+                let kept = &added.commits[i as usize];
+                out.extend_from_slice(kept.id.as_bytes());
                 out.extend_from_slice(kept.tree.as_bytes());
                 out.extend_from_slice(&kept.time.to_le_bytes());
             }
@@ -655,7 +663,7 @@ fn encode(id_len: usize, file: Option<&Records>, mut added: Added) -> Vec<u8> {
                 out.extend_from_slice(&records.body[at..at + n * records.id_len]);
             }
             From::Run(i) => {
-                for parent in added.parents_of(&added.commits[i as usize].1) {
+                for parent in added.parents_of(&added.commits[i as usize]) {
                     out.extend_from_slice(parent.as_bytes());
                 }
             }
@@ -805,13 +813,13 @@ mod tests {
             .map(|(id, head)| {
                 let first = parents.len() as u32;
                 parents.extend_from_slice(&head.parents);
-                let kept = Kept {
+                Kept {
+                    id,
                     tree: head.tree,
                     time: head.time,
                     first,
                     count: head.parents.len() as u32,
-                };
-                (id, kept)
+                }
             })
             .collect();
         Added { commits, parents }

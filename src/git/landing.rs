@@ -60,6 +60,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex};
 
+use super::Oid;
+use super::places::Places;
+
 /// Of each main-line merge with two parents, the commits its merge bases
 /// are among (see the module's comment): one is the merge base, none means
 /// the parents share no history.
@@ -107,19 +110,36 @@ impl Landing {
 /// outside the range (level 0) could reach one in it, a level would not
 /// prove that it does not. The caller makes sure (every commit outside the
 /// range is a root, or there is none: a whole history).
+///
+/// Kept as the range's own list of commits (shared, not copied), their
+/// places by id and a level a place: 1 MB at git/git's whole history,
+/// where a map from id to level took 3.3 MB.
 #[derive(Debug, Default)]
-pub(super) struct Levels(gix::hashtable::HashMap<gix::ObjectId, u32>);
+pub(super) struct Levels {
+    ids: Arc<[Oid]>,
+    places: Places,
+    level: Vec<u32>,
+}
 
 impl Levels {
     /// Commit `id`'s level: 0 outside the range.
     pub(super) fn get(&self, id: &gix::oid) -> u32 {
-        self.0.get(id).copied().unwrap_or(0)
+        self.places
+            .get(id, |p| self.ids[p as usize].0.as_ref())
+            .map_or(0, |p| self.level[p as usize])
     }
 
     /// Levels as given (for tests of the searches that order by them).
     #[cfg(test)]
     pub(super) fn given(levels: impl IntoIterator<Item = (gix::ObjectId, u32)>) -> Levels {
-        Levels(levels.into_iter().collect())
+        let (ids, level): (Vec<Oid>, Vec<u32>) =
+            levels.into_iter().map(|(id, l)| (Oid(id), l)).unzip();
+        let places = Places::of(&ids);
+        Levels {
+            ids: ids.into(),
+            places,
+            level,
+        }
     }
 
     /// The levels of `graph`'s range; `None` for a cycle (no history has
@@ -168,12 +188,11 @@ impl Levels {
                 }
             }
         }
-        let mut levels = gix::hashtable::HashMap::default();
-        levels.reserve(n);
-        for (id, l) in graph.ids.iter().zip(level) {
-            levels.insert(*id, l);
-        }
-        Some(Levels(levels))
+        Some(Levels {
+            ids: graph.ids.clone(),
+            places: graph.places.clone(),
+            level,
+        })
     }
 }
 
@@ -205,27 +224,39 @@ pub(super) struct Asked {
     pub(super) from: Box<[gix::ObjectId]>,
 }
 
+/// A walked range as the landing reads it: its commits in walk order, their
+/// places by id, and each one's parents as written.
+pub(super) struct Range<'a> {
+    pub(super) commits: &'a Arc<[Oid]>,
+    pub(super) places: &'a Places,
+    pub(super) parents: &'a [super::walk::Parents],
+}
+
+impl Range<'_> {
+    /// Commit `id`'s place in the range.
+    pub(super) fn place(&self, id: &gix::oid) -> Option<usize> {
+        self.places
+            .get(id, |p| self.commits[p as usize].0.as_ref())
+            .map(|p| p as usize)
+    }
+}
+
 /// The bottom of the tip's first-parent line in the range: the first parent
 /// of its oldest commit, `None` when that commit is a root.
-pub(super) fn bottom(
-    tip: gix::ObjectId,
-    parents: &[super::walk::Parents],
-    index: &HashMap<gix::ObjectId, usize>,
-) -> Option<Option<gix::ObjectId>> {
-    let mut at = *index.get(&tip)?;
+pub(super) fn bottom(tip: gix::ObjectId, range: &Range<'_>) -> Option<Option<gix::ObjectId>> {
+    let mut at = range.place(&tip)?;
     loop {
-        match parents[at].first() {
+        match range.parents.get(at)?.first() {
             None => return Some(None),
-            Some(first) => match index.get(first) {
-                Some(&next) => at = next,
+            Some(first) => match range.place(first) {
+                Some(next) => at = next,
                 None => return Some(Some(*first)),
             },
         }
     }
 }
 
-/// The landing of the range whose commits are `parents` (each walked
-/// commit's parents, `index` its place there) on `tip`'s first-parent line:
+/// The landing of the walked `range` on `tip`'s first-parent line:
 /// `None` when `tip` is not in the range. The caller has checked the
 /// hidden commits against `bottom` ([`bottom`]'s answer): each is it or
 /// one of its ancestors. With `levels`, the landing also holds the range's
@@ -233,12 +264,11 @@ pub(super) fn bottom(
 pub(super) fn landing(
     tip: gix::ObjectId,
     bottom: Option<gix::ObjectId>,
-    parents: &[super::walk::Parents],
-    index: &HashMap<gix::ObjectId, usize>,
+    range: &Range<'_>,
     levels: bool,
 ) -> Option<Landing> {
-    let tip = u32::try_from(*index.get(&tip)?).ok()?;
-    let graph = Graph::new(parents, index)?;
+    let tip = u32::try_from(range.place(&tip)?).ok()?;
+    let graph = Graph::new(range)?;
     let levels = levels.then(|| Levels::of(&graph).map(Arc::new)).flatten();
     // The line, newest first.
     let mut line = vec![tip];
@@ -353,9 +383,11 @@ const OFF_LINE_BUDGET: usize = 2048;
 
 /// The range's commits and the parents outside it, numbered: a commit of
 /// the range is its place in the walk, one outside comes after them all.
-struct Graph {
-    /// The range's commits by place.
-    ids: Vec<gix::ObjectId>,
+struct Graph<'a> {
+    /// The range's commits by place, shared with the walk.
+    ids: Arc<[Oid]>,
+    /// Their places by id.
+    places: &'a Places,
     /// The parents outside the range, from `ids.len()` on.
     outside: Vec<gix::ObjectId>,
     outside_at: HashMap<gix::ObjectId, u32>,
@@ -364,18 +396,16 @@ struct Graph {
     edges: Vec<u32>,
 }
 
-impl Graph {
-    fn new(
-        parents: &[super::walk::Parents],
-        index: &HashMap<gix::ObjectId, usize>,
-    ) -> Option<Graph> {
-        let n = u32::try_from(parents.len()).ok()?;
-        let mut ids = vec![gix::ObjectId::null(gix::hash::Kind::Sha1); parents.len()];
-        for (id, &i) in index {
-            *ids.get_mut(i)? = *id;
+impl<'a> Graph<'a> {
+    fn new(range: &Range<'a>) -> Option<Graph<'a>> {
+        let parents = range.parents;
+        if parents.len() != range.commits.len() {
+            return None;
         }
+        let n = u32::try_from(parents.len()).ok()?;
         let mut graph = Graph {
-            ids,
+            ids: range.commits.clone(),
+            places: range.places,
             outside: Vec::new(),
             outside_at: HashMap::new(),
             starts: Vec::with_capacity(parents.len() + 1),
@@ -384,8 +414,8 @@ impl Graph {
         for ps in parents {
             graph.starts.push(u32::try_from(graph.edges.len()).ok()?);
             for p in ps {
-                let node = match index.get(p) {
-                    Some(&i) => u32::try_from(i).ok()?,
+                let node = match range.place(p) {
+                    Some(i) => u32::try_from(i).ok()?,
                     None => match graph.outside_at.get(p) {
                         Some(&o) => o,
                         None => {
@@ -430,7 +460,7 @@ impl Graph {
     fn id(&self, node: u32) -> gix::ObjectId {
         let at = node as usize;
         match self.ids.get(at) {
-            Some(id) => *id,
+            Some(id) => id.0,
             None => self.outside[at - self.ids.len()],
         }
     }
@@ -761,62 +791,66 @@ mod tests {
     }
 
     /// The landing with the line's bottom as the range gives it.
-    fn land(
-        tip: gix::ObjectId,
-        parents: &[super::super::walk::Parents],
-        index: &HashMap<gix::ObjectId, usize>,
-    ) -> Option<Landing> {
-        landing(
-            tip,
-            bottom(tip, parents, index).flatten(),
-            parents,
-            index,
-            true,
-        )
+    fn land(tip: gix::ObjectId, walked: &Walked) -> Option<Landing> {
+        let range = walked.range();
+        landing(tip, bottom(tip, &range).flatten(), &range, true)
+    }
+
+    /// A walked range's commits, their places and their parents.
+    struct Walked {
+        commits: Arc<[Oid]>,
+        places: Places,
+        parents: Vec<super::super::walk::Parents>,
+    }
+
+    impl Walked {
+        fn range(&self) -> Range<'_> {
+            Range {
+                commits: &self.commits,
+                places: &self.places,
+                parents: &self.parents,
+            }
+        }
     }
 
     /// A range from `(commit, parents)` pairs in walk order (newest first).
-    fn range(
-        commits: &[(u8, &[u8])],
-    ) -> (
-        Vec<super::super::walk::Parents>,
-        HashMap<gix::ObjectId, usize>,
-    ) {
+    fn range(commits: &[(u8, &[u8])]) -> Walked {
         let parents = commits
             .iter()
             .map(|(_, ps)| ps.iter().map(|&p| id(p)).collect())
             .collect();
-        let index = commits
-            .iter()
-            .enumerate()
-            .map(|(i, (c, _))| (id(*c), i))
-            .collect();
-        (parents, index)
+        let ids: Vec<Oid> = commits.iter().map(|(c, _)| Oid(id(*c))).collect();
+        let places = Places::of(&ids);
+        Walked {
+            commits: ids.into(),
+            places,
+            parents,
+        }
     }
 
     #[test]
     fn a_topic_merged_into_the_line_has_its_fork_point_as_base() {
         // 1 (outside) - 2 - 3 - 6 (merge of 5)
         //                \- 4 - 5
-        let (parents, index) = range(&[(6, &[3, 5]), (5, &[4]), (4, &[2]), (3, &[2]), (2, &[1])]);
-        let landing = land(id(6), &parents, &index).expect("tip in range");
+        let walked = range(&[(6, &[3, 5]), (5, &[4]), (4, &[2]), (3, &[2]), (2, &[1])]);
+        let landing = land(id(6), &walked).expect("tip in range");
         assert_eq!(landing.candidates(&id(6)), Some(&[id(2)][..]));
     }
 
     #[test]
     fn a_topic_forked_below_the_range_stands_on_a_commit_outside_it() {
         // 1 (outside) - 2 - 4 (merge of 3); 3's parent is 1.
-        let (parents, index) = range(&[(4, &[2, 3]), (3, &[1]), (2, &[1])]);
-        let landing = land(id(4), &parents, &index).expect("tip in range");
+        let walked = range(&[(4, &[2, 3]), (3, &[1]), (2, &[1])]);
+        let landing = land(id(4), &walked).expect("tip in range");
         assert_eq!(landing.candidates(&id(4)), Some(&[id(1)][..]));
-        assert_eq!(bottom(id(4), &parents, &index), Some(Some(id(1))));
+        assert_eq!(bottom(id(4), &walked.range()), Some(Some(id(1))));
     }
 
     #[test]
     fn a_second_parent_the_line_already_reaches_is_the_base() {
         // 2 - 3 - 4 (merge of 2, already below 3)
-        let (parents, index) = range(&[(4, &[3, 2]), (3, &[2]), (2, &[1])]);
-        let landing = land(id(4), &parents, &index).expect("tip in range");
+        let walked = range(&[(4, &[3, 2]), (3, &[2]), (2, &[1])]);
+        let landing = land(id(4), &walked).expect("tip in range");
         assert_eq!(landing.candidates(&id(4)), Some(&[id(2)][..]));
     }
 
@@ -824,7 +858,7 @@ mod tests {
     fn a_history_of_its_own_merged_again_meets_its_last_merge() {
         // The line 2 - 3 - 5 - 7; a separate root 10 - 11, merged at 3 (11)
         // and again at 7 (12, on 11).
-        let (parents, index) = range(&[
+        let walked = range(&[
             (7, &[5, 12]),
             (12, &[11]),
             (5, &[3]),
@@ -833,7 +867,7 @@ mod tests {
             (10, &[]),
             (2, &[1]),
         ]);
-        let landing = land(id(7), &parents, &index).expect("tip in range");
+        let landing = land(id(7), &walked).expect("tip in range");
         assert_eq!(
             landing.candidates(&id(3)),
             Some(&[][..]),
@@ -845,7 +879,7 @@ mod tests {
     #[test]
     fn a_topic_that_merged_the_line_meets_it_twice() {
         // Line 2 - 3 - 4 - 8; topic 5 (on 2) - 6 (merges 3) - 7; 8 merges 7.
-        let (parents, index) = range(&[
+        let walked = range(&[
             (8, &[4, 7]),
             (7, &[6]),
             (6, &[5, 3]),
@@ -854,7 +888,7 @@ mod tests {
             (3, &[2]),
             (2, &[1]),
         ]);
-        let landing = land(id(8), &parents, &index).expect("tip in range");
+        let landing = land(id(8), &walked).expect("tip in range");
         let mut found = landing.candidates(&id(8)).expect("a line merge").to_vec();
         found.sort();
         assert_eq!(found, vec![id(2), id(3)], "2 sits below 3: reduced later");
@@ -887,7 +921,7 @@ mod tests {
         // into 7 and 8, which cross-merge them (a criss-cross off the
         // line): 9 merges 8, which stands on 5 and 6 (of lower
         // landing: 4 merged 7, which holds them).
-        let (parents, index) = range(&[
+        let walked = range(&[
             (9, &[4, 8]),
             (8, &[6, 5]),
             (4, &[3, 7]),
@@ -897,7 +931,7 @@ mod tests {
             (3, &[2]),
             (2, &[1]),
         ]);
-        let landing = land(id(9), &parents, &index).expect("tip in range");
+        let landing = land(id(9), &walked).expect("tip in range");
         // 5 and 6 landed at 4 with 7; neither reaches the other. The walk
         // meets line commits 2 and 3: the bottom is reached.
         assert_eq!(several(&landing, 9), (vec![5, 6], vec![], vec![]));
@@ -913,7 +947,7 @@ mod tests {
         //   the walk below starts from 10.
         // 5 merges 22 (on 1 and 11): 1, the bottom, is a base and 11 below
         //   it is not.
-        let (parents, index) = range(&[
+        let walked = range(&[
             (5, &[4, 22]),
             (22, &[1, 11]),
             (4, &[3, 21]),
@@ -922,20 +956,20 @@ mod tests {
             (20, &[10]),
             (2, &[1]),
         ]);
-        let landing = land(id(5), &parents, &index).expect("tip in range");
+        let landing = land(id(5), &walked).expect("tip in range");
         assert_eq!(several(&landing, 4), (vec![20], vec![11], vec![10]));
         assert_eq!(several(&landing, 5), (vec![1], vec![], vec![]));
         // 23 (on 11 and 10) merged with 24 (on 2 and 10): candidates 2, 10
         // and 11; the walk from 2 meets the bottom, so every outside
         // candidate is reached.
-        let (parents, index) = range(&[
+        let walked = range(&[
             (6, &[2, 25]),
             (25, &[23, 24]),
             (24, &[2, 10]),
             (23, &[11, 10]),
             (2, &[1]),
         ]);
-        let landing = land(id(6), &parents, &index).expect("tip in range");
+        let landing = land(id(6), &walked).expect("tip in range");
         assert_eq!(landing.candidates(&id(6)).map(<[_]>::len), Some(3));
         assert_eq!(several(&landing, 6), (vec![2], vec![], vec![]));
     }
@@ -945,14 +979,14 @@ mod tests {
         // Line 2 (on the bottom 1) - 3, merging 7 = (5, 6); 5 stands on 10
         // and 6 on 11, both outside the range and below the bottom: whether
         // 5 reaches 11 below the range, the range cannot tell; it asks.
-        let (parents, index) = range(&[
+        let walked = range(&[
             (3, &[2, 7]),
             (7, &[5, 6]),
             (6, &[11]),
             (5, &[10]),
             (2, &[1]),
         ]);
-        let landing = land(id(3), &parents, &index).expect("tip in range");
+        let landing = land(id(3), &walked).expect("tip in range");
         assert_eq!(landing.candidates(&id(7)), Some(&[id(11)][..]));
         assert_eq!(
             landing
@@ -961,7 +995,7 @@ mod tests {
             Some((&[id(11)][..], &[id(10)][..]))
         );
         // The whole history: 4, a root of its own, under both sides of 7.
-        let (parents, index) = range(&[
+        let walked = range(&[
             (8, &[3, 7]),
             (7, &[5, 6]),
             (6, &[4]),
@@ -970,11 +1004,11 @@ mod tests {
             (3, &[2]),
             (2, &[]),
         ]);
-        let landing = land(id(8), &parents, &index).expect("tip in range");
+        let landing = land(id(8), &walked).expect("tip in range");
         assert_eq!(landing.candidates(&id(7)), Some(&[id(4)][..]));
         // 9 = (6, 3) off the line (merged by 10): 6 holds 4 and 3 holds 2,
         // two roots: no common ancestor.
-        let (parents, index) = range(&[
+        let walked = range(&[
             (10, &[8, 9]),
             (9, &[6, 3]),
             (8, &[3, 7]),
@@ -985,24 +1019,24 @@ mod tests {
             (3, &[2]),
             (2, &[]),
         ]);
-        let landing = land(id(10), &parents, &index).expect("tip in range");
+        let landing = land(id(10), &walked).expect("tip in range");
         assert_eq!(landing.candidates(&id(9)), Some(&[][..]));
     }
 
     #[test]
     fn an_octopus_is_left_to_the_search_and_a_tip_outside_has_no_landing() {
-        let (parents, index) = range(&[(5, &[2, 3, 4]), (4, &[1]), (3, &[1]), (2, &[1])]);
-        let landing = land(id(5), &parents, &index).expect("tip in range");
+        let walked = range(&[(5, &[2, 3, 4]), (4, &[1]), (3, &[1]), (2, &[1])]);
+        let landing = land(id(5), &walked).expect("tip in range");
         assert_eq!(landing.candidates(&id(5)), None);
-        assert!(land(id(9), &parents, &index).is_none());
-        assert_eq!(bottom(id(9), &parents, &index), None);
+        assert!(land(id(9), &walked).is_none());
+        assert_eq!(bottom(id(9), &walked.range()), None);
     }
 
     #[test]
     fn a_line_down_to_a_root_has_no_bottom() {
-        let (parents, index) = range(&[(3, &[2]), (2, &[])]);
-        assert_eq!(bottom(id(3), &parents, &index), Some(None));
-        let landing = land(id(3), &parents, &index).expect("tip in range");
+        let walked = range(&[(3, &[2]), (2, &[])]);
+        assert_eq!(bottom(id(3), &walked.range()), Some(None));
+        let landing = land(id(3), &walked).expect("tip in range");
         assert!(landing.candidates.is_empty(), "no merge");
     }
 
@@ -1012,7 +1046,7 @@ mod tests {
         // bottom), 20. In the range: the line 6 - 7 (merge of 13); 13
         // merges 22 (20 - 21 - 22) into the topic 4 - 11 - 12, whose walk
         // meets only 4 outside the range: whether 4 reaches 20 is asked.
-        let (parents, index) = range(&[
+        let walked = range(&[
             (7, &[6, 13]),
             (6, &[5]),
             (13, &[12, 22]),
@@ -1021,7 +1055,7 @@ mod tests {
             (22, &[21]),
             (21, &[20]),
         ]);
-        let landing = land(id(7), &parents, &index).expect("tip in range");
+        let landing = land(id(7), &walked).expect("tip in range");
         assert_eq!(landing.candidates(&id(13)), Some(&[id(20)][..]));
         assert_eq!(
             landing.asked(&id(13)),
@@ -1040,7 +1074,7 @@ mod tests {
         // 1 (outside) - 2 - 3 - 6 (merge of 5, a duplicate parent too);
         // 2 - 4 - 5, and 7 a root of its own merged by 5. Listed with
         // parents before children (a walk misled by dates).
-        let (parents, index) = range(&[
+        let walked = range(&[
             (2, &[1]),
             (4, &[2]),
             (6, &[3, 5, 5]),
@@ -1048,7 +1082,7 @@ mod tests {
             (5, &[4, 7]),
             (7, &[]),
         ]);
-        let landing = landing(id(6), None, &parents, &index, true).expect("tip in range");
+        let landing = landing(id(6), None, &walked.range(), true).expect("tip in range");
         let levels = landing.levels().expect("asked for");
         let got: Vec<u32> = [1, 2, 3, 4, 5, 6, 7, 8]
             .iter()
@@ -1056,18 +1090,18 @@ mod tests {
             .collect();
         // Outside the range (1) and unknown (8): 0.
         assert_eq!(got, [0, 1, 2, 2, 3, 4, 1, 0]);
-        let unasked = super::landing(id(6), None, &parents, &index, false).expect("tip in range");
+        let unasked = super::landing(id(6), None, &walked.range(), false).expect("tip in range");
         assert!(unasked.levels().is_none());
     }
 
     #[test]
     fn a_cycle_has_no_levels() {
         // 3 and 4 name each other (no history can; a corrupt one might).
-        let (parents, index) = range(&[(5, &[4]), (4, &[3]), (3, &[4, 2]), (2, &[])]);
-        let graph = Graph::new(&parents, &index).expect("numbered");
+        let walked = range(&[(5, &[4]), (4, &[3]), (3, &[4, 2]), (2, &[])]);
+        let graph = Graph::new(&walked.range()).expect("numbered");
         assert!(Levels::of(&graph).is_none());
-        let (parents, index) = range(&[(5, &[4]), (4, &[3]), (3, &[2]), (2, &[])]);
-        let graph = Graph::new(&parents, &index).expect("numbered");
+        let walked = range(&[(5, &[4]), (4, &[3]), (3, &[2]), (2, &[])]);
+        let graph = Graph::new(&walked.range()).expect("numbered");
         assert_eq!(Levels::of(&graph).map(|l| l.get(&id(5))), Some(4));
     }
 

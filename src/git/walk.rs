@@ -124,7 +124,8 @@ struct Walk<'r> {
     /// The messages of commits read whole, until they are handed on (or
     /// hidden): few are (most commits are read by their first lines).
     messages: std::collections::HashMap<Key, Vec<u8>>,
-    extra_keys: gix::hashtable::HashMap<gix::ObjectId, Key>,
+    /// Where each of `extras` is, by id.
+    extra_keys: super::places::Places,
     /// Newest first; among equal dates, first queued first (git's
     /// `commit_list_insert_by_date`).
     queue: BinaryHeap<(i64, Reverse<u64>, Key)>,
@@ -274,12 +275,13 @@ impl Walk<'_> {
         if let Some(place) = self.graph.as_ref().and_then(|g| g.lookup(id)) {
             return Ok(place.0);
         }
-        if let Some(&key) = self.extra_keys.get(&id) {
-            return Ok(key);
+        let extras = &self.extras;
+        if let Some(at) = self.extra_keys.get(&id, |p| &extras[p as usize].id) {
+            return Ok(self.in_graph + at);
         }
-        let key = u32::try_from(self.extras.len())
+        let (at, key) = u32::try_from(self.extras.len())
             .ok()
-            .and_then(|n| self.in_graph.checked_add(n))
+            .and_then(|n| Some((n, self.in_graph.checked_add(n)?)))
             .ok_or_else(|| {
                 GitError::other((self.context)(), "more commits than a walk can number")
             })?;
@@ -290,7 +292,8 @@ impl Walk<'_> {
             first_parent: 0,
             parents: 0,
         });
-        self.extra_keys.insert(id, key);
+        let extras = &self.extras;
+        self.extra_keys.insert_new(at, |p| &extras[p as usize].id);
         self.flags.push(0);
         Ok(key)
     }
