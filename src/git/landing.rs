@@ -229,7 +229,7 @@ pub(super) struct Asked {
 pub(super) struct Range<'a> {
     pub(super) commits: &'a Arc<[Oid]>,
     pub(super) places: &'a Places,
-    pub(super) parents: &'a [super::walk::Parents],
+    pub(super) parents: &'a super::walk::ParentLists,
 }
 
 impl Range<'_> {
@@ -411,7 +411,7 @@ impl<'a> Graph<'a> {
             starts: Vec::with_capacity(parents.len() + 1),
             edges: Vec::with_capacity(parents.len() * 2),
         };
-        for ps in parents {
+        for ps in parents.iter() {
             graph.starts.push(u32::try_from(graph.edges.len()).ok()?);
             for p in ps {
                 let node = match range.place(p) {
@@ -800,7 +800,7 @@ mod tests {
     struct Walked {
         commits: Arc<[Oid]>,
         places: Places,
-        parents: Vec<super::super::walk::Parents>,
+        parents: super::super::walk::ParentLists,
     }
 
     impl Walked {
@@ -815,10 +815,10 @@ mod tests {
 
     /// A range from `(commit, parents)` pairs in walk order (newest first).
     fn range(commits: &[(u8, &[u8])]) -> Walked {
-        let parents = commits
-            .iter()
-            .map(|(_, ps)| ps.iter().map(|&p| id(p)).collect())
-            .collect();
+        let mut parents = super::super::walk::ParentLists::default();
+        for (_, ps) in commits {
+            parents.push(&ps.iter().map(|&p| id(p)).collect::<Vec<_>>());
+        }
         let ids: Vec<Oid> = commits.iter().map(|(c, _)| Oid(id(*c))).collect();
         let places = Places::of(&ids);
         Walked {

@@ -1938,7 +1938,7 @@ impl Repo {
         merges: MergeChanges,
     ) -> Result<WalkedChanges<'_>, GitError> {
         let mut commits = Vec::new();
-        let mut parents = Vec::new();
+        let mut parents = walk::ParentLists::default();
         // The main-line merges' bases, read off the walk once it ends
         // (src/git/landing.rs); none in a shallow clone, whose searches
         // must fail where the boundary hides a base.
@@ -1984,7 +1984,7 @@ impl Repo {
                     // handed on with.
                     let at = u32::try_from(commits.len()).unwrap_or(u32::MAX);
                     commits.push(Oid(commit.id));
-                    parents.push(commit.parents.clone());
+                    parents.push(&commit.parents);
                     if diff(Oid(commit.id)) {
                         runs.add(commit, at);
                     }
@@ -1996,6 +1996,12 @@ impl Repo {
         // would not reuse (each thread allocates in an arena of its own).
         if commits.len() >= LONG_WALK {
             crate::platform::return_freed_memory();
+        }
+        if !parents.whole() {
+            return Err(GitError::other(
+                walk_context(tips, hidden),
+                "more parents than a walk can number",
+            ));
         }
         // The commits handed on that turned out hidden leave the range
         // (rare: a date older than a hidden commit's), and each place in
@@ -2014,12 +2020,14 @@ impl Repo {
                     kept += 1;
                 }
             }
-            let (commits, parents) = commits
-                .into_iter()
-                .zip(parents)
-                .filter(|(id, _)| !ended.dropped.contains(&id.0))
-                .unzip();
-            (commits, parents, Some(moved))
+            let mut kept_parents = walk::ParentLists::default();
+            for (id, ps) in commits.iter().zip(parents.iter()) {
+                if !ended.dropped.contains(&id.0) {
+                    kept_parents.push(ps);
+                }
+            }
+            commits.retain(|id| !ended.dropped.contains(&id.0));
+            (commits, kept_parents, Some(moved))
         };
         let commits: std::sync::Arc<[Oid]> = commits.into();
         // The range's commits by id, only while the landing and the
@@ -2054,7 +2062,7 @@ impl Repo {
         // commit's parents (4.6 MB on git/git's whole history).
         let mut parented = vec![false; commits.len()];
         let mut outside = HashSet::new();
-        for parent in parents.iter().flatten() {
+        for parent in parents.all() {
             match range.place(parent) {
                 Some(at) => parented[at] = true,
                 None => {
