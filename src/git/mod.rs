@@ -1997,10 +1997,12 @@ impl Repo {
         if commits.len() >= LONG_WALK {
             crate::platform::return_freed_memory();
         }
-        if !parents.whole() {
+        // Places in the range are `u32`s (the landing, the table of
+        // places): a range past that is an error, never a short index.
+        if !parents.whole() || u32::try_from(commits.len()).is_err() {
             return Err(GitError::other(
                 walk_context(tips, hidden),
-                "more parents than a walk can number",
+                "more commits or parents than a walk can number",
             ));
         }
         // The commits handed on that turned out hidden leave the range

@@ -33,7 +33,9 @@ impl Places {
         Places(HashTable::with_capacity(n))
     }
 
-    /// The places of `ids`: each id's first place.
+    /// The places of `ids`: each id's first place. Only the first
+    /// `u32::MAX` are held: a caller with a longer list refuses it first
+    /// (`Repo::walk_changes`).
     pub(super) fn of<T: AsRef<gix::oid>>(ids: &[T]) -> Places {
         let mut places = Places::with_capacity(ids.len());
         for at in 0..ids.len() {
