@@ -2037,7 +2037,7 @@ impl Repo {
         // with their places. A table of places, 655 KB on git/git's whole
         // history, where a map from id to place took 4.3 MB
         // (src/git/places.rs).
-        let index = places::Places::of(&commits);
+        let index = std::sync::Arc::new(places::Places::of(&commits));
         let range = landing::Range {
             commits: &commits,
             places: &index,
