@@ -17,14 +17,11 @@ use gix::hashtable::hash_table::HashTable;
 #[derive(Debug, Default, Clone)]
 pub(super) struct Places(HashTable<u32>);
 
-/// An id's hash: its first eight bytes, as gix's own tables take it
-/// (`gix::hashtable::hash`), since an object id is already a hash.
+/// An id's hash: gix's own tables' (`gix::hashtable::hash`), its first
+/// eight bytes, since an object id is already a hash.
 fn hash(id: &gix::oid) -> u64 {
-    let bytes = id.as_bytes();
-    let mut first = [0u8; 8];
-    let n = bytes.len().min(8);
-    first[..n].copy_from_slice(&bytes[..n]);
-    u64::from_ne_bytes(first)
+    use std::hash::BuildHasher;
+    gix::hashtable::hash::Builder.hash_one(id)
 }
 
 impl Places {
